@@ -1,0 +1,174 @@
+// Shared binding helpers: array aliases, the Matrix handle (a data view plus the arrays that keep it
+// alive), the loss specification, enum dispatch, the progress/interrupt bridge and trace conversion.
+// No algorithmic logic lives here.
+#pragma once
+
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <variant>
+
+#include <robustcore/data.hpp>
+#include <robustcore/losses.hpp>
+#include <robustcore/status.hpp>
+#include <robustcore/trace.hpp>
+
+namespace py = pybind11;
+
+namespace rcb {
+
+using F64 = py::array_t<double, py::array::c_style>;
+using I32 = py::array_t<int32_t, py::array::c_style>;
+using I64 = py::array_t<int64_t, py::array::c_style>;
+
+/// A data view plus the numpy arrays it points into. Built from Python by `_core.Matrix.dense` or
+/// `_core.Matrix.csr`; validated once on construction.
+struct Matrix {
+  std::variant<robustcore::DenseView, robustcore::CsrView<int32_t>, robustcore::CsrView<int64_t>> view;
+  py::object keep_alive[3];
+
+  int64_t rows() const { return std::visit([](const auto& v) { return v.rows(); }, view); }
+  int64_t cols() const { return std::visit([](const auto& v) { return v.cols(); }, view); }
+  bool is_sparse() const { return view.index() != 0; }
+};
+
+/// f(view) for the matrix's view type.
+template <class F>
+decltype(auto) visit_matrix(const Matrix& m, F&& f) {
+  return std::visit(std::forward<F>(f), m.view);
+}
+
+/// f(view, view_test_or_null) with both views of the same type (the Python layer converts the test
+/// set to the training set's format).
+template <class F>
+decltype(auto) visit_matrix_pair(const Matrix& m, const Matrix* test, F&& f) {
+  if (test && test->view.index() != m.view.index())
+    throw std::invalid_argument("the test matrix must have the same storage format as the training matrix");
+  return std::visit(
+      [&](const auto& v) -> decltype(auto) {
+        using V = std::decay_t<decltype(v)>;
+        const V* tv = test ? &std::get<V>(test->view) : nullptr;
+        return f(v, tv);
+      },
+      m.view);
+}
+
+enum class LossKind : int {
+  Hinge = 0, SquaredHinge = 1, Log = 2, ModifiedHuber = 3, Ramp = 4, SmoothRamp = 5, ReversedGompertz = 6,
+};
+
+struct LossSpec {
+  LossKind kind = LossKind::Hinge;
+  double s = -1.0, alpha = 2.65, beta = 0.0, c = 2.0;
+};
+
+/// f(loss_value) for every loss kind.
+template <class F>
+decltype(auto) visit_loss(const LossSpec& l, F&& f) {
+  using namespace robustcore;
+  switch (l.kind) {
+    case LossKind::Hinge: return f(Hinge{});
+    case LossKind::SquaredHinge: return f(SquaredHinge{});
+    case LossKind::Log: return f(Logistic{});
+    case LossKind::ModifiedHuber: return f(ModifiedHuber{});
+    case LossKind::Ramp: return f(Ramp{l.s});
+    case LossKind::SmoothRamp: return f(SmoothRamp{l.s, l.alpha, l.beta});
+    case LossKind::ReversedGompertz: return f(ReversedGompertz{l.c});
+  }
+  throw std::invalid_argument("unknown loss kind");
+}
+
+/// f(loss_value) for the smooth losses only (variance-reduced solvers need a Lipschitz gradient).
+template <class F>
+decltype(auto) visit_smooth_loss(const LossSpec& l, F&& f) {
+  using namespace robustcore;
+  switch (l.kind) {
+    case LossKind::SquaredHinge: return f(SquaredHinge{});
+    case LossKind::Log: return f(Logistic{});
+    case LossKind::ModifiedHuber: return f(ModifiedHuber{});
+    case LossKind::SmoothRamp: return f(SmoothRamp{l.s, l.alpha, l.beta});
+    case LossKind::ReversedGompertz: return f(ReversedGompertz{l.c});
+    default: break;
+  }
+  throw std::invalid_argument("this solver needs a smooth loss (log, squared_hinge, modified_huber, sramp, rgomp)");
+}
+
+/// Bridges the engine's per-epoch callback to Python: re-takes the GIL once per call, checks for
+/// Ctrl-C, calls the optional Python callable(done) and stops the solve on an exception.
+/// After the solve, rethrow() raises what was caught (KeyboardInterrupt included).
+class Progress {
+ public:
+  explicit Progress(py::object cb) : cb_(std::move(cb)) {}
+  robustcore::ProgressFn fn() {
+    return [this](int64_t done) -> bool {
+      py::gil_scoped_acquire gil;
+      if (PyErr_CheckSignals() != 0) {
+        error_ = std::make_unique<py::error_already_set>();
+        return false;
+      }
+      if (!cb_.is_none()) {
+        try {
+          py::object r = cb_(done);
+          if (!r.is_none() && !r.cast<bool>()) return false;
+        } catch (py::error_already_set& e) {
+          error_ = std::make_unique<py::error_already_set>(std::move(e));
+          return false;
+        }
+      }
+      return true;
+    };
+  }
+  void rethrow() {
+    if (error_) {
+      py::error_already_set e = std::move(*error_);
+      error_.reset();
+      throw e;
+    }
+  }
+  ~Progress() {
+    if (error_) {
+      py::gil_scoped_acquire gil;
+      error_.reset();
+    }
+  }
+
+ private:
+  py::object cb_;
+  std::unique_ptr<py::error_already_set> error_;
+};
+
+inline py::dict trace_to_dict(const robustcore::Trace& t) {
+  py::dict d;
+  auto arr = [](const std::vector<double>& v) { return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data()); };
+  d["objective"] = arr(t.objective);
+  d["train_error"] = arr(t.train_error);
+  d["test_error"] = arr(t.test_error);
+  d["grad_norm"] = arr(t.grad_norm);
+  d["seconds"] = arr(t.seconds);
+  return d;
+}
+
+/// Checks a 1-d array's length and returns its data pointer.
+template <class T>
+T* checked(py::array_t<T, py::array::c_style>& a, int64_t n, const char* name) {
+  if (a.ndim() != 1 || a.shape(0) != n)
+    throw std::invalid_argument(std::string(name) + " must be a 1-d array of length " + std::to_string(n));
+  return a.mutable_data();
+}
+template <class T>
+const T* checked_const(const py::array_t<T, py::array::c_style>& a, int64_t n, const char* name) {
+  if (a.ndim() != 1 || a.shape(0) != n)
+    throw std::invalid_argument(std::string(name) + " must be a 1-d array of length " + std::to_string(n));
+  return a.data();
+}
+
+// Registration functions, one per binding file.
+void bind_data(py::module_& m);
+void bind_linear(py::module_& m);
+
+}  // namespace rcb

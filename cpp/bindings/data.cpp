@@ -1,0 +1,97 @@
+// Bindings: data matrices (views over numpy arrays, no copies) and losses (vectorised value/deriv).
+#include "common.hpp"
+
+namespace rcb {
+
+namespace {
+
+template <class IP>
+Matrix make_csr(const F64& data, const I32& indices, const py::array_t<IP, py::array::c_style>& indptr,
+                int64_t n_cols) {
+  if (data.ndim() != 1 || indices.ndim() != 1 || indptr.ndim() != 1)
+    throw std::invalid_argument("CSR arrays must be 1-d");
+  if (indptr.shape(0) < 1) throw std::invalid_argument("CSR indptr must have at least one entry");
+  robustcore::CsrView<IP> v;
+  v.data = data.data();
+  v.indices = indices.data();
+  v.indptr = indptr.data();
+  v.n_rows = indptr.shape(0) - 1;
+  v.n_cols = n_cols;
+  {
+    py::gil_scoped_release nogil;
+    v.validate(data.shape(0), indices.shape(0));
+  }
+  Matrix m;
+  m.view = v;
+  m.keep_alive[0] = data;
+  m.keep_alive[1] = indices;
+  m.keep_alive[2] = indptr;
+  return m;
+}
+
+}  // namespace
+
+void bind_data(py::module_& m) {
+  py::class_<Matrix>(m, "Matrix", "A validated, non-owning view over numpy arrays (dense row-major or CSR).")
+      .def_static(
+          "dense",
+          [](const F64& X) {
+            if (X.ndim() != 2) throw std::invalid_argument("dense matrix must be 2-d");
+            robustcore::DenseView v{X.data(), X.shape(0), X.shape(1)};
+            {
+              py::gil_scoped_release nogil;
+              v.validate();
+            }
+            Matrix mm;
+            mm.view = v;
+            mm.keep_alive[0] = X;
+            return mm;
+          },
+          py::arg("X").noconvert())
+      .def_static("csr", &make_csr<int32_t>, py::arg("data").noconvert(), py::arg("indices").noconvert(),
+                  py::arg("indptr").noconvert(), py::arg("n_cols"))
+      .def_static("csr", &make_csr<int64_t>, py::arg("data").noconvert(), py::arg("indices").noconvert(),
+                  py::arg("indptr").noconvert(), py::arg("n_cols"))
+      .def_property_readonly("shape", [](const Matrix& mm) { return py::make_tuple(mm.rows(), mm.cols()); })
+      .def_property_readonly("is_sparse", &Matrix::is_sparse);
+
+  py::enum_<LossKind>(m, "LossKind")
+      .value("hinge", LossKind::Hinge)
+      .value("squared_hinge", LossKind::SquaredHinge)
+      .value("log", LossKind::Log)
+      .value("modified_huber", LossKind::ModifiedHuber)
+      .value("ramp", LossKind::Ramp)
+      .value("sramp", LossKind::SmoothRamp)
+      .value("rgomp", LossKind::ReversedGompertz);
+
+  py::class_<LossSpec>(m, "LossSpec")
+      .def(py::init([](LossKind kind, double s, double alpha, double beta, double c) {
+             LossSpec l{kind, s, alpha, beta, c};
+             visit_loss(l, [](const auto&) { return 0; });  // validates parameters
+             return l;
+           }),
+           py::arg("kind"), py::arg("s") = -1.0, py::arg("alpha") = 2.65, py::arg("beta") = 0.0, py::arg("c") = 2.0)
+      .def_readonly("kind", &LossSpec::kind)
+      .def_readonly("s", &LossSpec::s)
+      .def_readonly("alpha", &LossSpec::alpha)
+      .def_readonly("beta", &LossSpec::beta)
+      .def_readonly("c", &LossSpec::c)
+      .def("smoothness", [](const LossSpec& l) { return visit_loss(l, [](const auto& f) { return f.smoothness(); }); })
+      .def(
+          "value_deriv",
+          [](const LossSpec& l, const F64& z) {
+            F64 v(z.size()), d(z.size());
+            const double* zp = z.data();
+            double* vp = v.mutable_data();
+            double* dp = d.mutable_data();
+            const int64_t n = z.size();
+            visit_loss(l, [&](const auto& f) {
+              for (int64_t i = 0; i < n; ++i) f.value_deriv(zp[i], vp[i], dp[i]);
+              return 0;
+            });
+            return py::make_tuple(v, d);
+          },
+          py::arg("z").noconvert(), "Loss value and derivative at each margin z (1-d float64).");
+}
+
+}  // namespace rcb

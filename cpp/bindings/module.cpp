@@ -1,0 +1,15 @@
+// The _core extension module: registers each concept's bindings (one file per concept).
+#include "common.hpp"
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "robustcore engine (header-only C++17/Eigen), thin bindings";
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const std::length_error& e) {
+      PyErr_SetString(PyExc_MemoryError, e.what());
+    }
+  });
+  rcb::bind_data(m);
+  rcb::bind_linear(m);
+}

@@ -1,0 +1,135 @@
+// Non-owning views over the training data: CSR (sparse) and row-major dense.
+//
+// Every solver is templated on a view type `Data` that provides
+//   int64_t rows() const, cols() const;
+//   Row row(int64_t i) const;             // cheap value type
+// and the free functions below work on both row types:
+//   dot(row, w)            sum_j x_j w_j
+//   axpy(a, row, w)        w += a * x
+//   sqnorm(row)            ||x||^2
+//   for_each_nz(row, f)    f(j, x_j) over the stored entries (all columns for dense rows)
+// so one algorithm serves dense and sparse data with no virtual calls.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace robustcore {
+
+struct SparseRow {
+  const double* val;
+  const int32_t* idx;
+  int64_t nnz;
+};
+
+struct DenseRow {
+  const double* val;
+  int64_t n;
+};
+
+inline double dot(const SparseRow& r, const double* w) {
+  double s = 0.0;
+  for (int64_t k = 0; k < r.nnz; ++k) s += r.val[k] * w[r.idx[k]];
+  return s;
+}
+inline double dot(const DenseRow& r, const double* w) {
+  double s = 0.0;
+  for (int64_t k = 0; k < r.n; ++k) s += r.val[k] * w[k];
+  return s;
+}
+inline void axpy(double a, const SparseRow& r, double* w) {
+  for (int64_t k = 0; k < r.nnz; ++k) w[r.idx[k]] += a * r.val[k];
+}
+inline void axpy(double a, const DenseRow& r, double* w) {
+  for (int64_t k = 0; k < r.n; ++k) w[k] += a * r.val[k];
+}
+inline double sqnorm(const SparseRow& r) {
+  double s = 0.0;
+  for (int64_t k = 0; k < r.nnz; ++k) s += r.val[k] * r.val[k];
+  return s;
+}
+inline double sqnorm(const DenseRow& r) {
+  double s = 0.0;
+  for (int64_t k = 0; k < r.n; ++k) s += r.val[k] * r.val[k];
+  return s;
+}
+template <class F>
+inline void for_each_nz(const SparseRow& r, F&& f) {
+  for (int64_t k = 0; k < r.nnz; ++k) f(static_cast<int64_t>(r.idx[k]), r.val[k]);
+}
+template <class F>
+inline void for_each_nz(const DenseRow& r, F&& f) {
+  for (int64_t k = 0; k < r.n; ++k) f(k, r.val[k]);
+}
+inline int64_t row_nnz(const SparseRow& r) { return r.nnz; }
+inline int64_t row_nnz(const DenseRow& r) { return r.n; }
+
+/// CSR matrix view (float64 values, int32 column indices, int32 or int64 row pointers).
+/// validate() checks what the kernels rely on: shapes, monotone indptr, indices in [0, cols),
+/// finite values. Column indices need not be sorted within a row (no kernel relies on order).
+template <class IndPtr>
+struct CsrView {
+  using Row = SparseRow;
+  static constexpr bool is_sparse = true;
+  const double* data = nullptr;
+  const int32_t* indices = nullptr;
+  const IndPtr* indptr = nullptr;
+  int64_t n_rows = 0;
+  int64_t n_cols = 0;
+
+  int64_t rows() const { return n_rows; }
+  int64_t cols() const { return n_cols; }
+  int64_t nnz() const { return n_rows ? static_cast<int64_t>(indptr[n_rows] - indptr[0]) : 0; }
+  Row row(int64_t i) const {
+    const int64_t a = static_cast<int64_t>(indptr[i]), b = static_cast<int64_t>(indptr[i + 1]);
+    return Row{data + a, indices + a, b - a};
+  }
+  /// Throws std::invalid_argument naming the first broken precondition.
+  void validate(int64_t data_len, int64_t indices_len) const {
+    if (n_rows < 0 || n_cols < 0) throw std::invalid_argument("CSR matrix: negative shape");
+    if (data_len != indices_len)
+      throw std::invalid_argument("CSR matrix: data and indices have different lengths");
+    if (n_rows > 0 && indptr[0] != 0) throw std::invalid_argument("CSR matrix: indptr[0] must be 0");
+    for (int64_t i = 0; i < n_rows; ++i)
+      if (indptr[i + 1] < indptr[i]) throw std::invalid_argument("CSR matrix: indptr is not non-decreasing");
+    if (n_rows > 0 && static_cast<int64_t>(indptr[n_rows]) != data_len)
+      throw std::invalid_argument("CSR matrix: indptr[-1] does not match the number of stored values");
+    for (int64_t k = 0; k < data_len; ++k) {
+      if (indices[k] < 0 || indices[k] >= n_cols)
+        throw std::invalid_argument("CSR matrix: column index " + std::to_string(indices[k]) +
+                                    " out of range [0, " + std::to_string(n_cols) + ")");
+      if (!std::isfinite(data[k])) throw std::invalid_argument("CSR matrix: values contain NaN or infinity");
+    }
+  }
+};
+
+/// Row-major dense matrix view (float64).
+struct DenseView {
+  using Row = DenseRow;
+  static constexpr bool is_sparse = false;
+  const double* data = nullptr;
+  int64_t n_rows = 0;
+  int64_t n_cols = 0;
+
+  int64_t rows() const { return n_rows; }
+  int64_t cols() const { return n_cols; }
+  int64_t nnz() const { return n_rows * n_cols; }
+  Row row(int64_t i) const { return Row{data + i * n_cols, n_cols}; }
+  void validate() const {
+    if (n_rows < 0 || n_cols < 0) throw std::invalid_argument("dense matrix: negative shape");
+    const int64_t n = n_rows * n_cols;
+    for (int64_t k = 0; k < n; ++k)
+      if (!std::isfinite(data[k])) throw std::invalid_argument("dense matrix: values contain NaN or infinity");
+  }
+};
+
+/// Labels must be exactly -1 or +1 for the binary solvers.
+inline void validate_binary_labels(const double* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (y[i] != 1.0 && y[i] != -1.0)
+      throw std::invalid_argument("binary labels must be -1 or +1 (got " + std::to_string(y[i]) + ")");
+}
+
+}  // namespace robustcore

@@ -1,0 +1,238 @@
+// SGD, averaged SGD and Pegasos for L2-regularised linear classifiers with any margin loss:
+//
+//   min_{w,b}  (1/n) sum_i sw_i r(y_i (<w, x_i> + b)) + (lambda/2) ||w||^2
+//
+// Update (SRamp paper, Algorithm 1, updates I/II are the Smooth Ramp / Reversed Gompertz cases of r'):
+//   z = y (<w, x> + b);  w <- (1 - eta lambda) w - eta sw r'(z) y x;  b <- b - eta sw r'(z) y
+// The L2 step goes through the scale of a ScaledVector, so a step costs O(nnz of the row).
+// Averaging:  Running -> output the running average of the iterates after `average_start` steps
+//             (ASGD, Xu 2011, O(nnz) per step);  Epoch -> option B of Algorithm 1: each epoch
+//             restarts from the previous epoch's average and outputs it.
+// Pegasos: schedule 1/(lambda t) and projection onto the ball of radius 1/sqrt(lambda), with a
+// running ||w||^2 so the projection stays O(nnz).
+// Template contracts: Loss as in losses.hpp; Data as in data.hpp (CsrView or DenseView).
+#pragma once
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "data.hpp"
+#include "losses.hpp"
+#include "rng.hpp"
+#include "schedules.hpp"
+#include "status.hpp"
+#include "trace.hpp"
+#include "weights.hpp"
+
+namespace robustcore {
+
+enum class Averaging : int { None = 0, Running = 1, Epoch = 2 };
+
+struct SgdParams {
+  LearningRate lr;
+  int64_t epochs = 15;
+  Averaging average = Averaging::None;
+  int64_t average_start = 0;   ///< Running: first step (1-based count of steps taken before) to average
+  bool fit_intercept = true;
+  bool project_ball = false;   ///< Pegasos projection onto ||w|| <= 1/sqrt(lambda)
+  bool shuffle = true;
+  uint64_t seed = 0;
+  bool record_history = true;
+
+  void validate() const {
+    lr.validate();
+    if (epochs < 0) throw std::invalid_argument("the number of epochs must be >= 0");
+    if (average_start < 0) throw std::invalid_argument("average_start must be >= 0");
+    if (project_ball && !(lr.lambda > 0.0)) throw std::invalid_argument("the Pegasos projection needs lambda > 0");
+  }
+};
+
+/// Model state, in/out: a fit continues from it (partial_fit) and leaves the final state in it.
+struct SgdState {
+  std::vector<double> w;      ///< current iterate
+  double b = 0.0;
+  std::vector<double> wbar;   ///< running average (Running averaging only)
+  double bbar = 0.0;
+  int64_t avg_count = 0;      ///< iterates summarised in wbar
+  int64_t t = 0;              ///< steps taken so far (the schedule's clock)
+
+  explicit SgdState(int64_t d = 0) : w(static_cast<size_t>(d), 0.0), wbar(static_cast<size_t>(d), 0.0) {}
+};
+
+struct SgdResult {
+  Status status = Status::MaxIter;
+  int64_t epochs_done = 0;
+  Trace trace;
+};
+
+/// (1/n) sum sw_i r(y_i f(x_i)) + lambda/2 ||w||^2 and the 0/1 error, for a dense w.
+template <class Loss, class Data>
+void evaluate_linear(const Data& X, const double* y, const double* sw, const Loss& loss, const double* w,
+                     double b, double lambda, double* objective, double* error) {
+  const int64_t n = X.rows();
+  double lsum = 0.0, wsum = 0.0;
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double f = dot(X.row(i), w) + b;
+    const double s = sw ? sw[i] : 1.0;
+    lsum += s * loss.value(y[i] * f);
+    wsum += s;
+    if ((f >= 0 ? 1.0 : -1.0) != y[i]) ++wrong;
+  }
+  if (objective) {
+    double sq = 0.0;
+    for (int64_t j = 0; j < X.cols(); ++j) sq += w[j] * w[j];
+    *objective = (n ? lsum / static_cast<double>(n) : 0.0) + 0.5 * lambda * sq;
+  }
+  if (error) *error = n ? static_cast<double>(wrong) / static_cast<double>(n) : 0.0;
+  (void)wsum;
+}
+
+/// Runs params.epochs epochs from `state`. `order` (optional) gives the sample index sequence,
+/// epochs * n entries, replacing the seeded shuffle (used by the oracle tests). `X_test`/`y_test`
+/// (optional) add test error to the history. `progress` is called after every epoch.
+template <class Loss, class Data>
+SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, const Loss& loss,
+                  SgdParams params, SgdState& state, const int64_t* order = nullptr,
+                  const Data* X_test = nullptr, const double* y_test = nullptr,
+                  const ProgressFn& progress = nullptr) {
+  params.validate();
+  const int64_t n = X.rows(), d = X.cols();
+  if (static_cast<int64_t>(state.w.size()) != d || static_cast<int64_t>(state.wbar.size()) != d)
+    throw std::invalid_argument("sgd: state has the wrong number of features");
+  if (n == 0) throw std::invalid_argument("sgd: no training samples");
+  if (X_test && X_test->cols() != d) throw std::invalid_argument("sgd: test set has a different number of features");
+  if (params.lr.schedule == Schedule::Optimal) params.lr.init_optimal(loss);
+
+  const double lambda = params.lr.lambda;
+  const double radius = params.project_ball ? 1.0 / std::sqrt(lambda) : 0.0;
+  ScaledVector w(d);
+  w.assign(state.w.data());
+  double b = state.b;
+  const bool running = params.average == Averaging::Running;
+  const bool epoch_avg = params.average == Averaging::Epoch;
+  RunningAverage avg(d);
+  double bbar = state.bbar;
+  if (running && state.avg_count > 0) avg.assign(state.wbar.data(), state.avg_count);
+  double sqn = params.project_ball ? w.sqnorm() : 0.0;  // running ||w||^2 (Pegasos only)
+
+  std::vector<int64_t> perm(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) perm[static_cast<size_t>(i)] = i;
+  Rng rng(params.seed);
+  std::vector<double> wout(static_cast<size_t>(d));
+
+  SgdResult res;
+  double seconds = 0.0;
+  int64_t t = state.t;
+
+  for (int64_t epoch = 0; epoch < params.epochs; ++epoch) {
+    const auto t_start = std::chrono::steady_clock::now();
+    const int64_t* idx = perm.data();
+    if (order) {
+      idx = order + epoch * n;
+      for (int64_t k = 0; k < n; ++k)
+        if (idx[k] < 0 || idx[k] >= n) throw std::invalid_argument("sgd: sample order index out of range");
+    } else if (params.shuffle) {
+      rng.shuffle(perm.data(), n);
+    }
+    if (epoch_avg) avg.reset(), bbar = 0.0;
+    const bool use_avg = running || epoch_avg;
+
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t i = idx[k];
+      const auto row = X.row(i);
+      ++t;
+      const double eta = params.lr(static_cast<double>(t));
+      const double p = w.dot(row);
+      const double yi = y[i];
+      const double g = loss.deriv(yi * (p + b)) * (sample_weight ? sample_weight[i] : 1.0);
+
+      // L2 shrinkage through the scale (fold before underflow, keeping the average intact).
+      const double shrink = 1.0 - eta * lambda;
+      if (shrink != 1.0) {
+        if (!(shrink > 0.0) || w.scale() * shrink < ScaledVector::kFoldBelow) {
+          if (use_avg && !avg.empty()) avg.before_fold(w);
+          w.scale_by(shrink);
+          w.fold();
+        } else {
+          w.scale_by(shrink);
+        }
+        if (params.project_ball) sqn *= (shrink > 0.0 ? shrink * shrink : 0.0);
+      }
+      double c = 0.0;
+      if (g != 0.0) {
+        const double a = -eta * g * yi;
+        if (params.project_ball) {
+          // ||w + a x||^2 = ||w||^2 + 2 a <w, x> + a^2 ||x||^2, with <w, x> after shrinkage.
+          const double wx = (shrink > 0.0 ? shrink : 0.0) * p;
+          sqn += 2.0 * a * wx + a * a * sqnorm(row);
+        }
+        c = w.add(a, row);
+        if (params.fit_intercept) b -= eta * g * yi;
+      }
+      if (params.project_ball && sqn > radius * radius) {
+        const double f = radius / std::sqrt(sqn);
+        if (w.scale() * f < ScaledVector::kFoldBelow && use_avg && !avg.empty()) avg.before_fold(w);
+        w.scale_by(f);
+        if (w.needs_fold()) w.fold();
+        sqn = radius * radius;
+      }
+      if (use_avg && (epoch_avg || t > params.average_start)) {
+        const double mu = 1.0 / static_cast<double>(avg.count() + 1);
+        avg.update(w, c, row, mu);
+        bbar += mu * (b - bbar);
+      }
+    }
+
+    if (epoch_avg) {  // Algorithm 1 option B: the next epoch starts from this epoch's average.
+      avg.materialize(w, wout.data());
+      w.assign(wout.data());
+      b = bbar;
+      if (params.project_ball) sqn = w.sqnorm();
+    }
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    ++res.epochs_done;
+
+    // Output weights (what predict uses) and the divergence check, O(d) per epoch.
+    if (running && !avg.empty()) avg.materialize(w, wout.data()); else w.materialize(wout.data());
+    const double bout = (running && !avg.empty()) ? bbar : b;
+    bool finite = std::isfinite(bout) && std::isfinite(b);
+    for (int64_t j = 0; j < d && finite; ++j) finite = std::isfinite(wout[j]);
+    if (params.record_history) {
+      double obj = 0.0, err = 0.0;
+      evaluate_linear(X, y, sample_weight, loss, wout.data(), bout, lambda, &obj, &err);
+      res.trace.objective.push_back(obj);
+      res.trace.train_error.push_back(err);
+      if (X_test && y_test) {
+        double terr = 0.0;
+        evaluate_linear(*X_test, y_test, nullptr, loss, wout.data(), bout, lambda, nullptr, &terr);
+        res.trace.test_error.push_back(terr);
+      }
+      res.trace.seconds.push_back(seconds);
+    }
+    // Write the state back after every finished epoch, so an interrupted fit keeps it.
+    w.materialize(state.w.data());
+    state.b = b;
+    state.t = t;
+    if (running) {
+      if (!avg.empty()) avg.materialize(w, state.wbar.data());
+      state.bbar = bbar;
+      state.avg_count = avg.count();
+    }
+    if (!finite) {
+      res.status = Status::Diverged;
+      return res;
+    }
+    if (progress && !progress(res.epochs_done)) {
+      res.status = Status::Interrupted;
+      return res;
+    }
+  }
+  res.status = Status::MaxIter;
+  return res;
+}
+
+}  // namespace robustcore

@@ -1,0 +1,160 @@
+// Weight vectors for sparse SGD: w = scale * v, so the L2 step w <- (1 - eta lambda) w costs O(1)
+// and a sample step costs O(nnz of the row). The scale is folded into v before it underflows.
+//
+// AveragedScaledVector adds the running average wbar_t = (1 - mu_t) wbar_{t-1} + mu_t w_t in
+// O(nnz) per step (Xu 2011, "Towards optimal one pass large scale learning with averaged SGD"),
+// represented as wbar = (u + A v) / B:
+//   after v <- v + delta (sparse) with w_t = s_t v_t:
+//     B_t = B_{t-1} / (1 - mu_t),  u_t = u_{t-1} - A_{t-1} delta,  A_t = A_{t-1} + mu_t s_t B_t.
+// Folding the scale or normalising B materialises u (O(d), rare).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "data.hpp"
+
+namespace robustcore {
+
+class ScaledVector {
+ public:
+  static constexpr double kFoldBelow = 1e-9;
+
+  explicit ScaledVector(int64_t d = 0) : v_(static_cast<size_t>(d), 0.0) {}
+
+  int64_t size() const { return static_cast<int64_t>(v_.size()); }
+  double scale() const { return scale_; }
+  const double* raw() const { return v_.data(); }
+
+  /// Set w from a dense array (length size()).
+  void assign(const double* w) {
+    for (size_t j = 0; j < v_.size(); ++j) v_[j] = w[j];
+    scale_ = 1.0;
+  }
+  /// Write w = scale * v into out.
+  void materialize(double* out) const {
+    for (size_t j = 0; j < v_.size(); ++j) out[j] = scale_ * v_[j];
+  }
+  double operator[](int64_t j) const { return scale_ * v_[static_cast<size_t>(j)]; }
+
+  template <class Row>
+  double dot(const Row& r) const { return scale_ * robustcore::dot(r, v_.data()); }
+
+  /// w <- factor * w, O(1). factor must be > 0; a factor <= 0 sets w to zero (O(d)).
+  /// Does not fold: callers check needs_fold() and fold (after RunningAverage::before_fold).
+  void scale_by(double factor) {
+    if (factor > 0.0) {
+      scale_ *= factor;
+    } else {
+      for (auto& x : v_) x = 0.0;
+      scale_ = 1.0;
+    }
+  }
+  bool needs_fold() const { return scale_ < kFoldBelow; }
+  /// w <- w + a * x. Returns the change applied to v (a / scale), for averaging bookkeeping.
+  template <class Row>
+  double add(double a, const Row& r) {
+    const double c = a / scale_;
+    robustcore::axpy(c, r, v_.data());
+    return c;
+  }
+  /// Multiply v by scale and reset scale to 1 (O(d)).
+  void fold() {
+    for (auto& x : v_) x *= scale_;
+    scale_ = 1.0;
+  }
+  /// ||w||^2 in O(d) (Pegasos keeps a running norm instead, see sgd.hpp).
+  double sqnorm() const {
+    double s = 0.0;
+    for (double x : v_) s += x * x;
+    return s * scale_ * scale_;
+  }
+
+  std::vector<double>& v() { return v_; }
+
+ private:
+  std::vector<double> v_;
+  double scale_ = 1.0;
+};
+
+/// Running average of a ScaledVector's iterates in O(nnz) per step.
+class RunningAverage {
+ public:
+  explicit RunningAverage(int64_t d = 0) : u_(static_cast<size_t>(d), 0.0) {}
+
+  bool empty() const { return count_ == 0; }
+  int64_t count() const { return count_; }
+
+  /// Start from an existing average wbar (length d) that summarises `count` iterates.
+  void assign(const double* wbar, int64_t count) {
+    for (size_t j = 0; j < u_.size(); ++j) u_[j] = wbar[j];
+    A_ = 0.0;
+    B_ = 1.0;
+    count_ = count;
+  }
+  void reset() {
+    for (auto& x : u_) x = 0.0;
+    A_ = 0.0;
+    B_ = 1.0;
+    count_ = 0;
+  }
+
+  /// Record the iterate w_t after the sparse change v <- v + c * x (c from ScaledVector::add;
+  /// pass c = 0 when only the scale changed), with mu_t = weight of the new iterate.
+  template <class Row>
+  void update(const ScaledVector& w, double c, const Row& r, double mu) {
+    if (count_ == 0 || mu >= 1.0) {
+      // wbar = w: u = 0, A = s, B = 1
+      for (auto& x : u_) x = 0.0;
+      A_ = w.scale();
+      B_ = 1.0;
+      ++count_;
+      return;
+    }
+    if (c != 0.0) robustcore::axpy(-A_ * c, r, u_.data());
+    B_ /= (1.0 - mu);
+    A_ += mu * w.scale() * B_;
+    ++count_;
+    if (B_ > 1e150 || std::fabs(A_) > 1e150) normalize(w);
+  }
+  /// Record an iterate with weight mu that differs from the previous one only by scale.
+  void update_scale_only(const ScaledVector& w, double mu) {
+    if (count_ == 0 || mu >= 1.0) {
+      for (auto& x : u_) x = 0.0;
+      A_ = w.scale();
+      B_ = 1.0;
+      ++count_;
+      return;
+    }
+    B_ /= (1.0 - mu);
+    A_ += mu * w.scale() * B_;
+    ++count_;
+  }
+  /// Call *before* w.fold() changes v: keeps wbar unchanged across the fold (O(d)).
+  void before_fold(const ScaledVector& w) { normalize(w); }
+
+  /// wbar_j
+  void materialize(const ScaledVector& w, double* out) const {
+    const double* v = w.raw();
+    for (size_t j = 0; j < u_.size(); ++j) out[j] = (u_[j] + A_ * v[j]) / B_;
+  }
+  template <class Row>
+  double dot(const ScaledVector& w, const Row& r) const {
+    return (robustcore::dot(r, u_.data()) + A_ * robustcore::dot(r, w.raw())) / B_;
+  }
+
+ private:
+  /// u <- (u + A v) / B, A <- 0, B <- 1.
+  void normalize(const ScaledVector& w) {
+    const double* v = w.raw();
+    for (size_t j = 0; j < u_.size(); ++j) u_[j] = (u_[j] + A_ * v[j]) / B_;
+    A_ = 0.0;
+    B_ = 1.0;
+  }
+  std::vector<double> u_;
+  double A_ = 0.0, B_ = 1.0;
+  int64_t count_ = 0;
+};
+
+}  // namespace robustcore

@@ -1,0 +1,67 @@
+"""Input conversion shared by every estimator: one cast to the engine's layout, then a _core.Matrix.
+
+The engine's bindings accept only C-contiguous float64 / int32 arrays (``noconvert``), so every
+conversion happens here, once, and visibly.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import _core
+
+
+def to_matrix(X):
+    """Return a validated ``_core.Matrix`` over X (dense row-major float64 or CSR float64/int32).
+
+    The returned object keeps the arrays it views alive. X must already be finite and 2-d (the
+    estimators check that with scikit-learn's validation first); the engine re-checks indices.
+    """
+    if sp.issparse(X):
+        X = X.tocsr()
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+        data = np.ascontiguousarray(X.data, dtype=np.float64)
+        indices = np.ascontiguousarray(X.indices, dtype=np.int32)
+        indptr = X.indptr
+        if indptr.dtype not in (np.int32, np.int64):
+            indptr = indptr.astype(np.int64)
+        indptr = np.ascontiguousarray(indptr)
+        return _core.Matrix.csr(data, indices, indptr, int(X.shape[1]))
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-d, got an array of shape {X.shape}")
+    return _core.Matrix.dense(X)
+
+
+def seed_from_random_state(random_state) -> int:
+    """Turn a scikit-learn style random_state (None, int, RandomState, Generator) into a 63-bit seed."""
+    from sklearn.utils import check_random_state
+
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, 2**63 - 1))
+    rs = check_random_state(random_state)
+    return int(rs.randint(0, 2**31 - 1)) * (2**31) + int(rs.randint(0, 2**31 - 1))
+
+
+def check_positive(name, value, *, allow_zero=False, integer=False):
+    """Raise ValueError/TypeError unless value is a (strictly) positive finite number."""
+    if integer:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"{name} must be an integer, got {value!r}")
+    elif isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be {bound} and finite, got {value!r}")
+    return value
+
+
+def check_choice(name, value, choices):
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")
+    return value
