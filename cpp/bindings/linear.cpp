@@ -92,6 +92,25 @@ void bind_linear(py::module_& m) {
       py::arg("X_test") = nullptr, py::arg("y_test").noconvert() = py::none(), py::arg("progress") = py::none(),
       "SGD / ASGD / Pegasos epochs over X (see sgd.hpp). coef, avg_coef, scalars=[b, bbar] and "
       "counters=[t, avg_count] are the model state, read and written in place.");
+
+  m.def(
+      "sgd_calibrate_eta0",
+      [](const Matrix& X, const F64& y, std::optional<F64> sample_weight, const LossSpec& loss, double lam,
+         bool fit_intercept, uint64_t seed, int64_t n_sample) {
+        const int64_t n = X.rows();
+        const double* yp = checked_const(y, n, "y");
+        const double* swp = sample_weight ? checked_const(*sample_weight, n, "sample_weight") : nullptr;
+        py::gil_scoped_release nogil;
+        validate_binary_labels(yp, n);
+        return visit_matrix(X, [&](const auto& v) {
+          return visit_loss(loss, [&](const auto& l) {
+            return calibrate_eta0(v, yp, swp, l, lam, fit_intercept, seed, n_sample);
+          });
+        });
+      },
+      py::arg("X"), py::arg("y").noconvert(), py::arg("sample_weight").noconvert(), py::arg("loss"), py::arg("lam"),
+      py::arg("fit_intercept"), py::arg("seed"), py::arg("n_sample") = 1000,
+      "Bottou's eta0 calibration on a subsample (see sgd.hpp).");
 }
 
 }  // namespace rcb

@@ -3,11 +3,12 @@ and the stochastic optimisers behind them (header-only C++17/Eigen engine, thin 
 
 from importlib.metadata import PackageNotFoundError, version as _version
 
-from . import _core
+from . import _core, losses
+from .linear_model import LinearClassifier
 
 try:
     __version__ = _version("robustcore")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree without metadata
     __version__ = "0+unknown"
 
-__all__ = ["_core", "__version__"]
+__all__ = ["LinearClassifier", "losses", "__version__"]

@@ -15,7 +15,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -105,7 +107,6 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
     throw std::invalid_argument("sgd: state has the wrong number of features");
   if (n == 0) throw std::invalid_argument("sgd: no training samples");
   if (X_test && X_test->cols() != d) throw std::invalid_argument("sgd: test set has a different number of features");
-  if (params.lr.schedule == Schedule::Optimal) params.lr.init_optimal(loss);
 
   const double lambda = params.lr.lambda;
   const double radius = params.project_ball ? 1.0 / std::sqrt(lambda) : 0.0;
@@ -233,6 +234,63 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
   }
   res.status = Status::MaxIter;
   return res;
+}
+
+/// eta0 calibration in the spirit of Bottou's sgd code: on the first min(n, n_sample) samples of a
+/// seeded permutation, run one pass of constant-step SGD from w = 0 for each candidate eta = 2^k,
+/// k = -20..10, measure the objective on that sample, and return the eta with the lowest cost (the
+/// smaller one on ties). A full grid rather than Bottou's walk from 1: bounded losses have a
+/// plateau at large steps (every margin saturated, gradients vanish) that stops a local walk.
+template <class Loss, class Data>
+double calibrate_eta0(const Data& X, const double* y, const double* sample_weight, const Loss& loss, double lambda,
+                      bool fit_intercept, uint64_t seed, int64_t n_sample = 1000) {
+  const int64_t n = X.rows(), d = X.cols();
+  if (n == 0) throw std::invalid_argument("calibrate_eta0: no training samples");
+  if (!(lambda >= 0.0)) throw std::invalid_argument("calibrate_eta0: lambda must be >= 0");
+  std::vector<int64_t> perm(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) perm[static_cast<size_t>(i)] = i;
+  Rng rng(seed);
+  rng.shuffle(perm.data(), n);
+  const int64_t m = std::min(n, std::max<int64_t>(1, n_sample));
+  std::vector<double> wd(static_cast<size_t>(d));
+
+  auto cost = [&](double eta) {
+    ScaledVector w(d);
+    double b = 0.0;
+    for (int64_t k = 0; k < m; ++k) {
+      const int64_t i = perm[static_cast<size_t>(k)];
+      const auto row = X.row(i);
+      const double g = loss.deriv(y[i] * (w.dot(row) + b)) * (sample_weight ? sample_weight[i] : 1.0);
+      const double shrink = 1.0 - eta * lambda;
+      w.scale_by(shrink);
+      if (w.needs_fold()) w.fold();
+      if (g != 0.0) {
+        w.add(-eta * g * y[i], row);
+        if (fit_intercept) b -= eta * g * y[i];
+      }
+    }
+    w.materialize(wd.data());
+    double lsum = 0.0;
+    for (int64_t k = 0; k < m; ++k) {
+      const int64_t i = perm[static_cast<size_t>(k)];
+      lsum += (sample_weight ? sample_weight[i] : 1.0) * loss.value(y[i] * (dot(X.row(i), wd.data()) + b));
+    }
+    double sq = 0.0;
+    for (double v : wd) sq += v * v;
+    const double c = lsum / static_cast<double>(m) + 0.5 * lambda * sq;
+    return std::isfinite(c) ? c : std::numeric_limits<double>::infinity();
+  };
+
+  double best_eta = 1.0, best_cost = std::numeric_limits<double>::infinity();
+  for (int k = -20; k <= 10; ++k) {
+    const double eta = std::ldexp(1.0, k);
+    const double c = cost(eta);
+    if (c < best_cost) {
+      best_cost = c;
+      best_eta = eta;
+    }
+  }
+  return best_eta;
 }
 
 }  // namespace robustcore

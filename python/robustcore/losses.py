@@ -1,0 +1,111 @@
+"""Margin losses r(z), z = y f(x), evaluated by the engine's own C++ implementations.
+
+``value(name, z)`` / ``deriv(name, z)`` are vectorised (for plots and tests); ``fit_smooth_ramp(s)``
+finds the Smooth Ramp parameters (alpha, beta) of SRamp paper eq. (4) by least squares against the
+Ramp loss R_s.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _core
+
+#: Losses understood by the estimators (name -> engine kind).
+LOSSES = {
+    "hinge": _core.LossKind.hinge,
+    "squared_hinge": _core.LossKind.squared_hinge,
+    "log": _core.LossKind.log,
+    "modified_huber": _core.LossKind.modified_huber,
+    "ramp": _core.LossKind.ramp,
+    "sramp": _core.LossKind.sramp,
+    "rgomp": _core.LossKind.rgomp,
+}
+
+#: The (alpha, beta) the SRamp paper reports for its three s values (section 5.1).
+PAPER_SRAMP = {-0.7: (3.0, -0.15), -1.0: (2.0, -0.03), -2.0: (1.5, 0.5)}
+
+
+def ramp(z, s=-1.0):
+    """Ramp loss R_s(z) = min(1 - s, max(0, 1 - z)) in plain NumPy."""
+    z = np.asarray(z, dtype=np.float64)
+    return np.minimum(1.0 - s, np.maximum(0.0, 1.0 - z))
+
+
+def fit_smooth_ramp(s=-1.0, grid=None):
+    """Least-squares fit of the Smooth Ramp (1 - s) / (1 + exp(alpha (z + beta))) to the Ramp R_s.
+
+    The default grid is 20001 points on [s - 10 (1 - s), 1 + 10 (1 - s)], wide enough that the
+    tails add nothing. Returns (alpha, beta); expect beta = -(1 + s) / 2 and alpha ~ 5.30 / (1 - s)
+    (3.12, 2.65, 1.77 for s = -0.7, -1, -2).
+    """
+    from scipy.optimize import least_squares
+
+    s = float(s)
+    if not np.isfinite(s) or s >= 1.0:
+        raise ValueError(f"the ramp parameter s must be finite and < 1, got {s!r}")
+    width = 1.0 - s
+    if grid is None:
+        grid = np.linspace(s - 10 * width, 1 + 10 * width, 20001)
+    grid = np.asarray(grid, dtype=np.float64)
+    target = ramp(grid, s)
+
+    def resid(p):
+        a, b = p
+        u = np.clip(a * (grid + b), -700, 700)
+        return width / (1.0 + np.exp(u)) - target
+
+    sol = least_squares(resid, x0=[4.0 / width, -(1.0 + s) / 2.0], method="lm", xtol=1e-14, ftol=1e-14)
+    alpha, beta = float(sol.x[0]), float(sol.x[1])
+    return alpha, beta
+
+
+def loss_spec(loss, s=-1.0, c=2.0, sramp_params=None):
+    """Build the engine's LossSpec for a loss name (resolving Smooth Ramp parameters)."""
+    if not isinstance(loss, str) or loss not in LOSSES:
+        raise ValueError(f"loss must be one of {sorted(LOSSES)}, got {loss!r}")
+    alpha, beta = 2.65, 0.0
+    if loss == "sramp":
+        if sramp_params is None:
+            alpha, beta = _cached_fit(float(s))
+        elif isinstance(sramp_params, str) and sramp_params == "paper":
+            key = min(PAPER_SRAMP, key=lambda k: abs(k - s))
+            if abs(key - s) > 1e-12:
+                raise ValueError(f"sramp_params='paper' needs s in {sorted(PAPER_SRAMP)}, got s={s!r}")
+            alpha, beta = PAPER_SRAMP[key]
+        else:
+            try:
+                alpha, beta = (float(v) for v in sramp_params)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"sramp_params must be None (least-squares fit), 'paper' or (alpha, beta), got {sramp_params!r}"
+                ) from None
+    return _core.LossSpec(LOSSES[loss], s=float(s), alpha=alpha, beta=beta, c=float(c))
+
+
+_FIT_CACHE = {}
+
+
+def _cached_fit(s):
+    if s not in _FIT_CACHE:
+        _FIT_CACHE[s] = fit_smooth_ramp(s)
+    return _FIT_CACHE[s]
+
+
+def value(loss, z, **params):
+    """Vectorised loss value r(z) (params: s, c, sramp_params as in the estimators)."""
+    v, _ = _value_deriv(loss, z, **params)
+    return v
+
+
+def deriv(loss, z, **params):
+    """Vectorised derivative r'(z)."""
+    _, d = _value_deriv(loss, z, **params)
+    return d
+
+
+def _value_deriv(loss, z, **params):
+    z = np.asarray(z, dtype=np.float64)
+    spec = loss_spec(loss, **params)
+    v, d = spec.value_deriv(np.ascontiguousarray(z.ravel()))
+    return v.reshape(z.shape), d.reshape(z.shape)
