@@ -16,6 +16,18 @@
 namespace robustcore {
 
 namespace detail {
+/// p = 1 / (1 + exp(u)) and its complement q = 1 - p, both to full relative precision.
+inline void sigmoid_pair(double u, double& p, double& q) {
+  if (u > 0) {
+    const double e = std::exp(-u);
+    p = e / (1.0 + e);
+    q = 1.0 / (1.0 + e);
+  } else {
+    const double e = std::exp(u);
+    p = 1.0 / (1.0 + e);
+    q = e / (1.0 + e);
+  }
+}
 /// 1 / (1 + exp(u)) without overflow.
 inline double inv_one_plus_exp(double u) {
   if (u > 0) {
@@ -96,13 +108,15 @@ struct SmoothRamp {
   }
   double value(double z) const { return (1.0 - s) * detail::inv_one_plus_exp(alpha * (z + beta)); }
   double deriv(double z) const {
-    const double p = detail::inv_one_plus_exp(alpha * (z + beta));
-    return -(1.0 - s) * alpha * p * (1.0 - p);
+    double p, q;
+    detail::sigmoid_pair(alpha * (z + beta), p, q);
+    return -(1.0 - s) * alpha * p * q;
   }
   void value_deriv(double z, double& v, double& d) const {
-    const double p = detail::inv_one_plus_exp(alpha * (z + beta));
+    double p, q;
+    detail::sigmoid_pair(alpha * (z + beta), p, q);
     v = (1.0 - s) * p;
-    d = -(1.0 - s) * alpha * p * (1.0 - p);
+    d = -(1.0 - s) * alpha * p * q;
   }
   /// sup |r''| = (1 - s) alpha^2 / (6 sqrt 3)
   double smoothness() const { return (1.0 - s) * alpha * alpha / (6.0 * std::sqrt(3.0)); }

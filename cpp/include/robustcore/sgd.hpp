@@ -110,11 +110,11 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
 
   const double lambda = params.lr.lambda;
   const double radius = params.project_ball ? 1.0 / std::sqrt(lambda) : 0.0;
-  ScaledVector w(d);
-  w.assign(state.w.data());
-  double b = state.b;
   const bool running = params.average == Averaging::Running;
   const bool epoch_avg = params.average == Averaging::Epoch;
+  ScaledVector w(d, (running || epoch_avg) ? RunningAverage::kFoldBelow : ScaledVector::kFoldBelow);
+  w.assign(state.w.data());
+  double b = state.b;
   RunningAverage avg(d);
   double bbar = state.bbar;
   if (running && state.avg_count > 0) avg.assign(state.wbar.data(), state.avg_count);
@@ -154,7 +154,7 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
       // L2 shrinkage through the scale (fold before underflow, keeping the average intact).
       const double shrink = 1.0 - eta * lambda;
       if (shrink != 1.0) {
-        if (!(shrink > 0.0) || w.scale() * shrink < ScaledVector::kFoldBelow) {
+        if (!(shrink > 0.0) || w.scale() * shrink < w.fold_below()) {
           if (use_avg && !avg.empty()) avg.before_fold(w);
           w.scale_by(shrink);
           w.fold();
@@ -176,7 +176,7 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
       }
       if (params.project_ball && sqn > radius * radius) {
         const double f = radius / std::sqrt(sqn);
-        if (w.scale() * f < ScaledVector::kFoldBelow && use_avg && !avg.empty()) avg.before_fold(w);
+        if (w.scale() * f < w.fold_below() && use_avg && !avg.empty()) avg.before_fold(w);
         w.scale_by(f);
         if (w.needs_fold()) w.fold();
         sqn = radius * radius;

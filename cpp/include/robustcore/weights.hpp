@@ -21,7 +21,11 @@ class ScaledVector {
  public:
   static constexpr double kFoldBelow = 1e-9;
 
-  explicit ScaledVector(int64_t d = 0) : v_(static_cast<size_t>(d), 0.0) {}
+  /// fold_below: the scale at which v is multiplied out. 1e-9 keeps folds (O(d)) rare; a running
+  /// average wants a higher threshold (its u - A v representation loses ~eps / scale relative
+  /// precision to cancellation), see RunningAverage.
+  explicit ScaledVector(int64_t d = 0, double fold_below = kFoldBelow)
+      : v_(static_cast<size_t>(d), 0.0), fold_below_(fold_below) {}
 
   int64_t size() const { return static_cast<int64_t>(v_.size()); }
   double scale() const { return scale_; }
@@ -51,7 +55,8 @@ class ScaledVector {
       scale_ = 1.0;
     }
   }
-  bool needs_fold() const { return scale_ < kFoldBelow; }
+  bool needs_fold() const { return scale_ < fold_below_; }
+  double fold_below() const { return fold_below_; }
   /// w <- w + a * x. Returns the change applied to v (a / scale), for averaging bookkeeping.
   template <class Row>
   double add(double a, const Row& r) {
@@ -76,11 +81,15 @@ class ScaledVector {
  private:
   std::vector<double> v_;
   double scale_ = 1.0;
+  double fold_below_ = kFoldBelow;
 };
 
-/// Running average of a ScaledVector's iterates in O(nnz) per step.
+/// Running average of a ScaledVector's iterates in O(nnz) per step. Pair it with a ScaledVector whose
+/// fold_below is kFoldBelow (1e-5): between folds u and A v cancel to ~eps / scale relative error.
 class RunningAverage {
  public:
+  static constexpr double kFoldBelow = 1e-5;
+
   explicit RunningAverage(int64_t d = 0) : u_(static_cast<size_t>(d), 0.0) {}
 
   bool empty() const { return count_ == 0; }

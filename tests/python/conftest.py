@@ -1,0 +1,38 @@
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+
+def data_home():
+    """The benchmark data folder (ROBUSTCORE_DATA, else ../shared/data beside the checkout), or None."""
+    env = os.environ.get("ROBUSTCORE_DATA")
+    if env:
+        return Path(env) if Path(env).is_dir() else None
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        cand = parent / "shared" / "data"
+        if cand.is_dir():
+            return cand
+    return None
+
+
+@pytest.fixture(scope="session")
+def data_dir():
+    d = data_home()
+    if d is None:
+        pytest.skip("benchmark data folder not found (set ROBUSTCORE_DATA to ../shared/data)")
+    return d
+
+
+@pytest.fixture
+def binary_problem():
+    """A small dense binary problem with a planted linear model and a few flipped labels."""
+    rng = np.random.default_rng(0)
+    n, d = 300, 12
+    X = rng.random((n, d))
+    w = rng.normal(size=d)
+    y = np.where(X @ w - np.median(X @ w) > 0, 1.0, -1.0)
+    y[rng.choice(n, 15, replace=False)] *= -1
+    return X, y

@@ -1,0 +1,72 @@
+"""Plain-NumPy reference implementations the engine is checked against (oracle tests).
+
+Each one is written for clarity, not speed: dense vectors, no scale trick, no lazy updates.
+"""
+
+import numpy as np
+
+
+# ----------------------------------------------------------------------------- losses r(z), r'(z)
+def loss_value_deriv(name, z, s=-1.0, alpha=2.65, beta=0.0, c=2.0):
+    z = np.asarray(z, dtype=np.float64)
+    if name == "hinge":
+        return np.maximum(0, 1 - z), np.where(z < 1, -1.0, 0.0)
+    if name == "squared_hinge":
+        m = np.maximum(0, 1 - z)
+        return m**2, -2 * m
+    if name == "log":
+        return np.logaddexp(0, -z), -np.exp(-np.logaddexp(0, z))
+    if name == "modified_huber":
+        v = np.where(z >= 1, 0.0, np.where(z >= -1, (1 - z) ** 2, -4 * z))
+        d = np.where(z >= 1, 0.0, np.where(z >= -1, -2 * (1 - z), -4.0))
+        return v, d
+    if name == "ramp":
+        return np.minimum(1 - s, np.maximum(0, 1 - z)), np.where((z < 1) & (z > s), -1.0, 0.0)
+    if name == "sramp":
+        u = alpha * (z + beta)
+        p = np.exp(-np.logaddexp(0, u))  # 1 / (1 + e^u)
+        q = np.exp(-np.logaddexp(0, -u))  # 1 - p without cancellation
+        return (1 - s) * p, -(1 - s) * alpha * p * q
+    if name == "rgomp":
+        e = np.exp(np.minimum(c * z, 700))
+        return np.exp(-e), -c * e * np.exp(-e)
+    raise ValueError(name)
+
+
+# ----------------------------------------------------------------------------- SGD (SRamp Alg. 1)
+def sgd_reference(X, y, deriv, lam, eta, order, epochs, fit_intercept=True, average=None, average_start=0,
+                  project_ball=False, sample_weight=None):
+    """SGD on (1/n) sum r(y (w.x + b)) + lam/2 ||w||^2 with the sample sequence `order`.
+
+    eta(t) gives the step at global step t = 1, 2, ...; average is None, "running" or "epoch".
+    Returns the output (w, b): the running average for "running", else the last iterate.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    n, d = X.shape
+    sw = np.ones(n) if sample_weight is None else sample_weight
+    w, b, t = np.zeros(d), 0.0, 0
+    wbar, bbar, count = np.zeros(d), 0.0, 0
+    for e in range(epochs):
+        if average == "epoch":
+            count = 0
+        for i in order[e * n:(e + 1) * n]:
+            t += 1
+            step = eta(t)
+            g = deriv(y[i] * (X[i] @ w + b)) * sw[i]
+            w = max(1 - step * lam, 0.0) * w - step * g * y[i] * X[i]
+            if fit_intercept:
+                b -= step * g * y[i]
+            if project_ball:
+                r, nrm = 1 / np.sqrt(lam), np.linalg.norm(w)
+                if nrm > r:
+                    w = w * (r / nrm)
+            if average == "epoch" or (average == "running" and t > average_start):
+                mu = 1.0 / (count + 1)
+                wbar = wbar + mu * (w - wbar)
+                bbar = bbar + mu * (b - bbar)
+                count += 1
+        if average == "epoch":
+            w, b = wbar.copy(), bbar
+    if average == "running" and count > 0:
+        return wbar, bbar
+    return w, b

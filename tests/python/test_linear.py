@@ -1,0 +1,373 @@
+"""LinearClassifier and the SGD/ASGD/Pegasos engine: oracle, invariants, scikit-learn API, bad input."""
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import MinMaxScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import robustcore as rc
+from robustcore import _core
+from robustcore._validation import to_matrix
+from robustcore.losses import loss_spec
+
+from reference import loss_value_deriv, sgd_reference
+
+
+def _sparsify(X, seed=1):
+    rng = np.random.default_rng(seed)
+    X = X.copy()
+    X[rng.random(X.shape) < 0.5] = 0.0
+    return X
+
+
+def _run_core(X, y, loss, params, order=None, sparse=False):
+    d = X.shape[1]
+    coef, avg, sc, cnt = np.zeros(d), np.zeros(d), np.zeros(2), np.zeros(2, dtype=np.int64)
+    M = to_matrix(sp.csr_matrix(X) if sparse else X)
+    out = _core.sgd_fit(M, y, None, loss, params, coef, avg, sc, cnt, order)
+    running = params.average == _core.Averaging.running and cnt[1] > 0
+    return (avg, sc[1]) if running else (coef, sc[0]), out
+
+
+def _params(schedule, lam=1e-2, eta0=0.05, epochs=3, average="none", start=0, project=False, intercept=True):
+    p = _core.SgdParams()
+    p.schedule = getattr(_core.Schedule, schedule)
+    p.lam, p.eta0, p.power_t, p.epochs = lam, eta0, 0.5, epochs
+    p.average = getattr(_core.Averaging, average)
+    p.average_start, p.project_ball, p.fit_intercept = start, project, intercept
+    return p
+
+
+ETA = {
+    "constant": lambda lam, e0: (lambda t: e0),
+    "optimal": lambda lam, e0: (lambda t: e0 / (1 + lam * e0 * (t - 1))),
+    "invscaling": lambda lam, e0: (lambda t: e0 / t**0.5),
+    "asgd": lambda lam, e0: (lambda t: e0 / (1 + lam * e0 * t) ** 0.75),
+    "pegasos": lambda lam, e0: (lambda t: 1 / (lam * t)),
+}
+
+LOSS_ARGS = {"ramp": {"s": -0.7}, "sramp": {"s": -1.0}, "rgomp": {"c": 2.0}}
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge", "log", "modified_huber", "ramp", "sramp", "rgomp"])
+@pytest.mark.parametrize(
+    "schedule,average,start,project",
+    [("constant", "none", 0, False), ("optimal", "none", 0, False), ("invscaling", "epoch", 0, False),
+     ("asgd", "running", 0, False), ("asgd", "running", 500, False), ("pegasos", "none", 0, True)],
+)
+def test_sgd_matches_numpy_reference(binary_problem, loss, schedule, average, start, project, sparse):
+    X, y = binary_problem
+    X = _sparsify(X)
+    n = len(y)
+    epochs, lam, eta0 = 3, 1e-2, 0.05
+    order = np.concatenate([np.random.default_rng(e).permutation(n) for e in range(epochs)]).astype(np.int64)
+    spec = loss_spec(loss, **LOSS_ARGS.get(loss, {}))
+    (w, b), out = _run_core(X, y, spec, _params(schedule, lam, eta0, epochs, average, start, project), order, sparse)
+    kw = {"s": spec.s, "alpha": spec.alpha, "beta": spec.beta, "c": spec.c}
+    deriv = lambda z: loss_value_deriv(loss, z, **kw)[1]  # noqa: E731
+    w_ref, b_ref = sgd_reference(X, y, deriv, lam, ETA[schedule](lam, eta0), order, epochs,
+                                 average=None if average == "none" else average, average_start=start,
+                                 project_ball=project)
+    assert out["epochs_done"] == epochs
+    np.testing.assert_allclose(w, w_ref, rtol=1e-10, atol=1e-10 * max(1.0, np.abs(w_ref).max()))
+    assert b == pytest.approx(b_ref, rel=1e-10, abs=1e-10)
+
+
+def test_scale_folding_keeps_the_average_exact(binary_problem):
+    """Large steps with strong shrinkage force many folds of the scale; the average must survive them."""
+    X, y = binary_problem
+    n = len(y)
+    order = np.tile(np.arange(n), 2).astype(np.int64)
+    lam, eta0 = 0.5, 1.9  # shrink factor 0.05 per step: scale < 1e-9 every ~7 steps
+    spec = loss_spec("log")
+    (w, b), _ = _run_core(X, y, spec, _params("constant", lam, eta0, 2, "running"), order)
+    deriv = lambda z: loss_value_deriv("log", z)[1]  # noqa: E731
+    w_ref, b_ref = sgd_reference(X, y, deriv, lam, lambda t: eta0, order, 2, average="running")
+    np.testing.assert_allclose(w, w_ref, rtol=1e-9, atol=1e-12)
+    assert b == pytest.approx(b_ref, rel=1e-9)
+
+
+@pytest.mark.parametrize("solver", ["sgd", "asgd", "pegasos"])
+def test_dense_equals_csr(binary_problem, solver):
+    X, y = binary_problem
+    X = _sparsify(X)
+    a = rc.LinearClassifier(loss="log", solver=solver, random_state=3).fit(X, y)
+    b = rc.LinearClassifier(loss="log", solver=solver, random_state=3).fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(a.intercept_, b.intercept_, rtol=1e-12, atol=1e-14)
+
+
+def test_int64_indptr_and_indices_give_the_same_model(binary_problem):
+    X, y = binary_problem
+    A = sp.csr_matrix(_sparsify(X))
+    B = A.copy()
+    B.indices = B.indices.astype(np.int64)
+    B.indptr = B.indptr.astype(np.int64)
+    a = rc.LinearClassifier(random_state=0).fit(A, y)
+    b = rc.LinearClassifier(random_state=0).fit(B, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+
+
+def test_unsorted_csr_indices_give_the_same_model(binary_problem):
+    X, y = binary_problem
+    A = sp.csr_matrix(_sparsify(X))
+    B = A.copy()
+    for i in range(B.shape[0]):  # reverse each row's entries
+        lo, hi = B.indptr[i], B.indptr[i + 1]
+        B.indices[lo:hi] = B.indices[lo:hi][::-1].copy()
+        B.data[lo:hi] = B.data[lo:hi][::-1].copy()
+    B.has_sorted_indices = False
+    a = rc.LinearClassifier(loss="log", random_state=0).fit(A, y)
+    b = rc.LinearClassifier(loss="log", random_state=0).fit(B, y)
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-12, atol=1e-14)
+
+
+def test_same_seed_same_bits_and_different_seed_differs(binary_problem):
+    X, y = binary_problem
+    a = rc.LinearClassifier(loss="sramp", random_state=7).fit(X, y)
+    b = rc.LinearClassifier(loss="sramp", random_state=7).fit(X, y)
+    c = rc.LinearClassifier(loss="sramp", random_state=8).fit(X, y)
+    assert a.coef_.tobytes() == b.coef_.tobytes()
+    assert a.intercept_.tobytes() == b.intercept_.tobytes()
+    assert a.coef_.tobytes() != c.coef_.tobytes()
+
+
+def test_partial_fit_equals_fit_without_shuffling(binary_problem):
+    X, y = binary_problem
+    kw = dict(loss="log", solver="asgd", eta0=0.1, shuffle=False, random_state=0)
+    full = rc.LinearClassifier(max_epochs=4, **kw).fit(X, y)
+    inc = rc.LinearClassifier(**kw)
+    for _ in range(4):
+        inc.partial_fit(X, y, classes=[-1.0, 1.0])
+    np.testing.assert_allclose(inc.coef_, full.coef_, rtol=1e-12)
+    assert inc.t_ == full.t_ == 4 * len(y)
+
+
+def test_history_matches_the_final_model(binary_problem):
+    X, y = binary_problem
+    Xt, yt = X[:100], y[:100]
+    m = rc.LinearClassifier(loss="sramp", max_epochs=5, random_state=0).fit(X, y, eval_set=(Xt, yt))
+    h = m.history_
+    assert set(h) == {"objective", "train_error", "test_error", "seconds"}
+    assert all(len(v) == 5 for v in h.values())
+    assert h["train_error"][-1] == pytest.approx(1 - m.score(X, y))
+    assert h["test_error"][-1] == pytest.approx(1 - m.score(Xt, yt))
+    assert np.all(np.diff(h["seconds"]) >= 0)
+    _, lv = loss_value_deriv("sramp", y * m.decision_function(X), s=-1.0, alpha=m._loss_spec().alpha,
+                             beta=m._loss_spec().beta)
+    obj = loss_value_deriv("sramp", y * m.decision_function(X), s=-1.0, alpha=m._loss_spec().alpha,
+                           beta=m._loss_spec().beta)[0].mean() + 0.5 * m.alpha * (m.coef_**2).sum()
+    assert h["objective"][-1] == pytest.approx(obj, rel=1e-10)
+
+
+def test_any_two_labels_and_proba(binary_problem):
+    X, y = binary_problem
+    labels = np.where(y > 0, "spam", "ham")
+    m = rc.LinearClassifier(loss="log", random_state=0).fit(X, labels)
+    assert set(m.predict(X)) <= {"spam", "ham"}
+    assert list(m.classes_) == ["ham", "spam"]
+    P = m.predict_proba(X)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(m.classes_[P.argmax(axis=1)], m.predict(X))
+    assert not hasattr(rc.LinearClassifier(loss="hinge"), "predict_proba")
+
+
+def test_multiclass_is_one_vs_rest():
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    X = MinMaxScaler().fit_transform(X)
+    m = rc.LinearClassifier(loss="log", max_epochs=20, random_state=0).fit(X, y)
+    assert m.coef_.shape == (3, 4)
+    assert m.score(X, y) > 0.8
+    # each row equals a binary fit of class k vs rest with that problem's seed and eta0
+    for k in range(3):
+        yk = np.where(y == k, 1.0, -1.0)
+        d = X.shape[1]
+        coef, avg, sc, cnt = np.zeros(d), np.zeros(d), np.zeros(2), np.zeros(2, dtype=np.int64)
+        p = m._sgd_params(20)
+        p.eta0 = m._eta0s[k]
+        from robustcore._validation import seed_from_random_state
+
+        p.seed = (seed_from_random_state(0) + 7919 * k) % (2**63)
+        _core.sgd_fit(to_matrix(X), yk, None, m._loss_spec(), p, coef, avg, sc, cnt)
+        np.testing.assert_array_equal(m.coef_[k], coef)
+    threaded = rc.LinearClassifier(loss="log", max_epochs=20, random_state=0, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(threaded.coef_, m.coef_)
+
+
+def test_pipeline_gridsearch_clone_pickle(binary_problem):
+    X, y = binary_problem
+    pipe = make_pipeline(MinMaxScaler(), rc.LinearClassifier(random_state=0))
+    gs = GridSearchCV(pipe, {"linearclassifier__loss": ["hinge", "sramp"]}, cv=3).fit(X, y)
+    assert gs.best_score_ > 0.7
+    m = rc.LinearClassifier(loss="rgomp", random_state=0).fit(X, y)
+    m2 = pickle.loads(pickle.dumps(m))
+    np.testing.assert_array_equal(m.predict(X), m2.predict(X))
+    assert clone(m).get_params() == m.get_params()
+
+
+def test_robust_losses_resist_flipped_labels():
+    """On a separable problem with 30% of labels flipped far from the boundary, the bounded losses
+    keep a much lower clean test error than the hinge loss."""
+    rng = np.random.default_rng(0)
+    n, d = 2000, 5
+    X = rng.normal(size=(n, d))
+    w = np.ones(d)
+    y = np.sign(X @ w)
+    Xte = rng.normal(size=(2000, d))
+    yte = np.sign(Xte @ w)
+    far = np.argsort(-(y * (X @ w)))[: n // 2]  # flip confidently-classified points: outliers
+    noisy = y.copy()
+    flip = rng.choice(far, int(0.3 * n), replace=False)
+    noisy[flip] *= -1
+    err = {}
+    for loss in ["hinge", "sramp", "rgomp"]:
+        errs = [1 - rc.LinearClassifier(loss=loss, alpha=1e-4, random_state=s).fit(X, noisy).score(Xte, yte)
+                for s in range(3)]
+        err[loss] = np.mean(errs)
+    assert err["sramp"] < err["hinge"] - 0.02, err
+    assert err["rgomp"] < err["hinge"] - 0.02, err
+
+
+# ----------------------------------------------------------------------------- scikit-learn checks
+def _expected_failures(est):
+    return {
+        # Stochastic: weight 2 on a sample is not the same sample sequence as the sample twice.
+        "check_sample_weight_equivalence_on_dense_data": "SGD visits a repeated row twice, a weighted row once",
+        "check_sample_weight_equivalence_on_sparse_data": "SGD visits a repeated row twice, a weighted row once",
+    }
+
+
+@parametrize_with_checks(
+    [rc.LinearClassifier(random_state=0), rc.LinearClassifier(loss="log", solver="asgd", random_state=0),
+     rc.LinearClassifier(loss="sramp", average="epoch", random_state=0)],
+    expected_failed_checks=_expected_failures,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+# ----------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize(
+    "kwargs,exc,match",
+    [
+        ({"alpha": 0.0}, ValueError, "alpha"),
+        ({"alpha": -1.0}, ValueError, "alpha"),
+        ({"alpha": float("nan")}, ValueError, "alpha"),
+        ({"max_epochs": 0}, ValueError, "max_epochs"),
+        ({"max_epochs": 2.5}, TypeError, "max_epochs"),
+        ({"loss": "nope"}, ValueError, "loss"),
+        ({"solver": "adam"}, ValueError, "solver"),
+        ({"learning_rate": "fast"}, ValueError, "learning_rate"),
+        ({"eta0": -0.1}, ValueError, "eta0"),
+        ({"loss": "sramp", "s": 1.5}, ValueError, "s must"),
+        ({"loss": "rgomp", "c": 0.0}, ValueError, "c must"),
+        ({"loss": "sramp", "sramp_params": "abc"}, ValueError, "sramp_params"),
+        ({"average": "sometimes"}, ValueError, "average"),
+        ({"average": -3}, ValueError, "average"),
+        ({"solver": "pegasos", "loss": "sramp"}, ValueError, "pegasos"),
+    ],
+)
+def test_bad_parameters(binary_problem, kwargs, exc, match):
+    X, y = binary_problem
+    with pytest.raises(exc, match=match):
+        rc.LinearClassifier(**kwargs).fit(X, y)
+
+
+def test_bad_data(binary_problem):
+    X, y = binary_problem
+    m = rc.LinearClassifier()
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        m.fit(Xn, y)
+    Xi = X.copy()
+    Xi[1, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        m.fit(Xi, y)
+    with pytest.raises(ValueError):
+        m.fit(X[:, :, None], y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        m.fit(X, y[:-1])
+    with pytest.raises(ValueError, match="class"):
+        m.fit(X, np.ones(len(y)))
+    with pytest.raises(ValueError):
+        m.fit(np.empty((0, 3)), np.empty(0))
+    with pytest.raises(ValueError, match="Unknown label type"):
+        m.fit(X, np.linspace(0, 1, len(y)))
+    m.fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        m.predict(X[:, :5])
+    # non-contiguous input works (converted once) and equals the contiguous result
+    Xf = np.asfortranarray(X)
+    np.testing.assert_array_equal(rc.LinearClassifier(random_state=0).fit(Xf, y).coef_,
+                                  rc.LinearClassifier(random_state=0).fit(X, y).coef_)
+
+
+def test_engine_rejects_broken_csr_and_wrong_dtypes():
+    data = np.array([1.0, 2.0])
+    with pytest.raises(ValueError, match="out of range"):
+        _core.Matrix.csr(data, np.array([0, 5], dtype=np.int32), np.array([0, 1, 2], dtype=np.int32), 3)
+    with pytest.raises(ValueError, match="non-decreasing"):
+        _core.Matrix.csr(data, np.array([0, 1], dtype=np.int32), np.array([0, 2, 1], dtype=np.int32), 3)
+    with pytest.raises(ValueError, match="indptr"):
+        _core.Matrix.csr(data, np.array([0, 1], dtype=np.int32), np.array([0, 1, 3], dtype=np.int32), 3)
+    with pytest.raises(TypeError):  # int64 indices are converted by the Python layer, never silently here
+        _core.Matrix.csr(data, np.array([0, 1], dtype=np.int64), np.array([0, 1, 2], dtype=np.int32), 3)
+    with pytest.raises(TypeError):  # float32 is not silently copied
+        _core.Matrix.dense(np.ones((2, 2), dtype=np.float32))
+    M = _core.Matrix.dense(np.ones((2, 2)))
+    p = _params("constant")
+    with pytest.raises(ValueError, match="-1 or \\+1"):
+        _core.sgd_fit(M, np.array([0.0, 1.0]), None, loss_spec("log"), p, np.zeros(2), np.zeros(2), np.zeros(2),
+                      np.zeros(2, dtype=np.int64))
+    with pytest.raises(ValueError, match="length"):
+        _core.sgd_fit(M, np.array([1.0, -1.0]), None, loss_spec("log"), p, np.zeros(3), np.zeros(2), np.zeros(2),
+                      np.zeros(2, dtype=np.int64))
+    with pytest.raises(ValueError, match="order index"):
+        _core.sgd_fit(M, np.array([1.0, -1.0]), None, loss_spec("log"), p, np.zeros(2), np.zeros(2), np.zeros(2),
+                      np.zeros(2, dtype=np.int64), np.full(2 * p.epochs, 9, dtype=np.int64))
+
+
+def test_divergence_is_reported_not_silent(binary_problem):
+    X, y = binary_problem
+    with pytest.raises(ValueError, match="diverged"):
+        rc.LinearClassifier(loss="squared_hinge", learning_rate="constant", eta0=1e3, alpha=1e-6).fit(X * 100, y)
+
+
+def test_interrupt_leaves_the_estimator_unfitted(binary_problem, monkeypatch):
+    X, y = binary_problem
+    from robustcore import linear_model
+
+    def boom(self):
+        def cb(done):
+            raise KeyboardInterrupt
+
+        return cb
+
+    monkeypatch.setattr(linear_model._ProgressBar, "callback", boom)
+    m = rc.LinearClassifier(verbose=1)
+    with pytest.raises(KeyboardInterrupt):
+        m.fit(X, y)
+    assert not hasattr(m, "coef_")
+
+
+def test_progress_callback_sees_every_epoch(binary_problem):
+    X, y = binary_problem
+    seen = []
+    p = _params("constant", epochs=4)
+    d = X.shape[1]
+    _core.sgd_fit(to_matrix(X), y, None, loss_spec("log"), p, np.zeros(d), np.zeros(d), np.zeros(2),
+                  np.zeros(2, dtype=np.int64), None, None, None, lambda k: seen.append(k))
+    assert seen == [1, 2, 3, 4]
+    stop = _core.sgd_fit(to_matrix(X), y, None, loss_spec("log"), p, np.zeros(d), np.zeros(d), np.zeros(2),
+                         np.zeros(2, dtype=np.int64), None, None, None, lambda k: k < 2)
+    assert stop["status"] == "interrupted" and stop["epochs_done"] == 2

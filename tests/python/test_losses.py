@@ -1,0 +1,107 @@
+"""Losses: values and derivatives against NumPy formulas, finite differences, overflow safety, and
+the Smooth Ramp least-squares fit."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from robustcore import losses
+
+from reference import loss_value_deriv
+
+NAMES = ["hinge", "squared_hinge", "log", "modified_huber", "ramp", "sramp", "rgomp"]
+PARAMS = {"ramp": {"s": -0.5}, "sramp": {"s": -1.0, "sramp_params": (2.65, -0.1)}, "rgomp": {"c": 2.0}}
+
+
+def _ref_kw(name):
+    p = PARAMS.get(name, {})
+    kw = {}
+    if "s" in p:
+        kw["s"] = p["s"]
+    if "sramp_params" in p:
+        kw["alpha"], kw["beta"] = p["sramp_params"]
+    if "c" in p:
+        kw["c"] = p["c"]
+    return kw
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_values_and_derivatives_match_numpy(name):
+    z = np.linspace(-30, 30, 4001)
+    v_ref, d_ref = loss_value_deriv(name, z, **_ref_kw(name))
+    np.testing.assert_allclose(losses.value(name, z, **PARAMS.get(name, {})), v_ref, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(losses.deriv(name, z, **PARAMS.get(name, {})), d_ref, rtol=1e-12, atol=1e-300)
+
+
+# Points where the derivative is discontinuous (finite differences are meaningless there).
+KINKS = {"hinge": [1.0], "squared_hinge": [], "modified_huber": [], "ramp": [1.0, -0.5]}
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=200, deadline=None)
+@given(z=st.floats(-20, 20, allow_nan=False))
+def test_derivative_matches_finite_differences(name, z):
+    h = 1e-6
+    if any(abs(z - k) < 10 * h for k in KINKS.get(name, [])):
+        return
+    kw = PARAMS.get(name, {})
+    fd = (losses.value(name, np.array([z + h]), **kw)[0] - losses.value(name, np.array([z - h]), **kw)[0]) / (2 * h)
+    d = losses.deriv(name, np.array([z]), **kw)[0]
+    assert d == pytest.approx(fd, rel=1e-5, abs=1e-6)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_extreme_margins_give_limits_not_nan(name):
+    z = np.array([-1e308, -1e5, -745.0, 0.0, 745.0, 1e5, 1e308])
+    v = losses.value(name, z, **PARAMS.get(name, {}))
+    d = losses.deriv(name, z, **PARAMS.get(name, {}))
+    assert not np.any(np.isnan(v)) and not np.any(np.isnan(d))
+    if name != "squared_hinge":  # the only loss here whose derivative is unbounded (-2(1 - z))
+        assert np.all(np.isfinite(d))
+    assert v[-1] == 0.0 and d[-1] == 0.0  # every loss vanishes for very confident correct margins
+
+
+@pytest.mark.parametrize("name", ["ramp", "sramp", "rgomp"])
+def test_robust_losses_are_bounded(name):
+    z = np.linspace(-1e6, 1e6, 10001)
+    v = losses.value(name, z, **PARAMS.get(name, {}))
+    s = PARAMS[name].get("s", 0.0)
+    assert v.max() <= (1 - s if name != "rgomp" else 1.0) + 1e-12
+
+
+@pytest.mark.parametrize("s,alpha", [(-0.7, 3.12), (-1.0, 2.65), (-2.0, 1.77)])
+def test_fit_smooth_ramp_matches_design_values(s, alpha):
+    a, b = losses.fit_smooth_ramp(s)
+    assert a == pytest.approx(alpha, abs=0.006)
+    assert b == pytest.approx(-(1 + s) / 2, abs=1e-6)
+    # the fit is a least-squares minimum: perturbing it increases the squared error
+    z = np.linspace(s - 10 * (1 - s), 1 + 10 * (1 - s), 20001)
+
+    def sse(a_, b_):
+        return np.sum((losses.value("sramp", z, s=s, sramp_params=(a_, b_)) - losses.ramp(z, s)) ** 2)
+
+    base = sse(a, b)
+    for da, db in [(0.01, 0), (-0.01, 0), (0, 0.01), (0, -0.01)]:
+        assert sse(a + da, b + db) > base
+
+
+def test_smoothness_constants_bound_the_second_derivative():
+    z = np.linspace(-20, 20, 200001)
+    for name, kw in [("log", {}), ("sramp", {"s": -1.0}), ("rgomp", {"c": 2.0}), ("squared_hinge", {})]:
+        d = losses.deriv(name, z, **kw)
+        second = np.abs(np.diff(d) / np.diff(z))
+        L = losses.loss_spec(name, **kw).smoothness()
+        assert second.max() <= L * (1 + 1e-3)
+        assert second.max() >= 0.95 * L  # and the constant is tight
+
+
+def test_paper_sramp_triples_and_errors():
+    spec = losses.loss_spec("sramp", s=-2.0, sramp_params="paper")
+    assert (spec.alpha, spec.beta) == (1.5, 0.5)
+    with pytest.raises(ValueError, match="paper"):
+        losses.loss_spec("sramp", s=-1.5, sramp_params="paper")
+    with pytest.raises(ValueError, match="s must"):
+        losses.fit_smooth_ramp(1.0)
+    with pytest.raises(ValueError, match="loss must"):
+        losses.value("cubic", np.zeros(3))
