@@ -4,11 +4,11 @@ and the stochastic optimisers behind them (header-only C++17/Eigen engine, thin 
 from importlib.metadata import PackageNotFoundError, version as _version
 
 from . import _core
-from . import noise
+from . import datasets, noise
 
 try:
     __version__ = _version("robustcore")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree without metadata
     __version__ = "0+unknown"
 
-__all__ = ["_core", "noise", "__version__"]
+__all__ = ["_core", "datasets", "noise", "__version__"]
