@@ -26,10 +26,11 @@ Conventions
 * Features are float64. With ``scale=True`` (the default) every feature is scaled to [0, 1] as in the
   SRamp and MKL papers: min-max, fitted on the training part (on the whole set for ``load_full``)
   and applied to the test part, whose values are then clipped to [0, 1]. Constant columns become 0.
-  Sparse inputs stay sparse (CSR): when the training part is nonnegative each column is divided by
-  its maximum, so zeros stay zero; sparse data with negative values (ijcnn1) is min-max scaled
-  exactly and stored back as CSR (zeros of the raw data then become nonzero where the column minimum
-  is negative).
+  Dense and sparse versions of the same data get identical values. Sparse inputs stay sparse (CSR):
+  for nonnegative data only the stored entries are transformed and zeros stay zero (for a column whose
+  minimum is 0, e.g. every a7a and MNIST column, this is division by the column maximum); sparse data
+  with negative values (ijcnn1) is min-max scaled exactly and stored back as CSR, so zeros of the raw
+  data become nonzero where the column minimum is negative.
 * Binary labels are float64 -1.0 / +1.0. Mappings: ionosphere g -> +1, b -> -1; sonar M (mine) -> +1,
   R (rock) -> -1; breast-cancer 4 (malignant) -> +1, 2 (benign) -> -1; scikit-learn's breast_cancer
   malignant -> +1, benign -> -1; mnist38 / digits38 digit 8 -> +1, digit 3 -> -1.
@@ -227,7 +228,8 @@ def _read_libsvm(path: str, n_features: int):
     from sklearn.datasets import load_svmlight_file
 
     with _open_binary(Path(path)) as f:
-        X, y = load_svmlight_file(f, n_features=n_features, dtype=np.float64)
+        raw = f.read()  # decompressing in one go then parsing from memory is ~1.5x faster
+    X, y = load_svmlight_file(io.BytesIO(raw), n_features=n_features, dtype=np.float64)
     X = X.tocsr()
     X.sum_duplicates()
     X.sort_indices()
@@ -278,37 +280,44 @@ def _read_mulan_xml(path: Path):
 
 
 def _fit_scaler(X):
-    """Return a function applying [0,1] scaling fitted on X (see module docstring)."""
-    if sp.issparse(X):
-        if X.nnz == 0 or X.data.min() >= 0:
-            colmax = np.asarray(X.max(axis=0).todense()).ravel()
-            empty = colmax <= 0  # all-zero training column: constant, so it maps to 0 everywhere
-            colmax[empty] = 1.0
-            inv = 1.0 / colmax
-            inv[empty] = 0.0
+    """Return a function applying min-max [0, 1] scaling fitted on X (constant columns -> 0).
 
-            def apply(Z):
-                Z = sp.csr_matrix(Z, dtype=np.float64, copy=True)
-                Z.data *= inv[Z.indices]
-                np.clip(Z.data, 0.0, 1.0, out=Z.data)
-                Z.eliminate_zeros()
-                return Z
-            return apply
-        lo = np.asarray(X.min(axis=0).todense()).ravel()
-        hi = np.asarray(X.max(axis=0).todense()).ravel()
+    Dense and CSR inputs give identical values. For CSR data whose columns all have a nonnegative
+    minimum (counting implicit zeros) the transform is applied to the stored entries only: an implicit
+    zero would map to (0 - lo) / span <= 0, clipped to 0, so zeros stay zero and sparsity is kept
+    (when lo = 0 this is division by the column maximum). Otherwise (negative values, e.g. ijcnn1)
+    zeros map to nonzero values, so the matrix is scaled densely and stored back as CSR.
+    """
+    if sp.issparse(X):
+        lo = np.asarray(X.min(axis=0).todense(), dtype=np.float64).ravel()
+        hi = np.asarray(X.max(axis=0).todense(), dtype=np.float64).ravel()
+    elif X.shape[0]:
+        lo, hi = X.min(axis=0).astype(np.float64), X.max(axis=0).astype(np.float64)
     else:
-        lo = X.min(axis=0) if X.shape[0] else np.zeros(X.shape[1])
-        hi = X.max(axis=0) if X.shape[0] else np.ones(X.shape[1])
+        lo, hi = np.zeros(X.shape[1]), np.ones(X.shape[1])
     span = hi - lo
-    const = span <= 0
+    const = ~(span > 0)
     span[const] = 1.0
+    shift = np.where(const, 0.0, lo)
+    # Divide (not multiply by 1/span) so each column's training maximum maps to exactly 1.0.
+
+    if sp.issparse(X) and lo.min(initial=0.0) >= 0.0:
+        def apply(Z):
+            Z = sp.csr_matrix(Z, dtype=np.float64, copy=True)
+            Z.data -= shift[Z.indices]
+            Z.data /= span[Z.indices]
+            Z.data[const[Z.indices]] = 0.0  # constant training column -> 0 everywhere
+            np.clip(Z.data, 0.0, 1.0, out=Z.data)
+            Z.eliminate_zeros()
+            return Z
+        return apply
 
     def apply(Z):
         sparse = sp.issparse(Z)
         D = Z.toarray() if sparse else np.array(Z, dtype=np.float64, copy=True)
-        D -= lo
+        D -= shift
         D /= span
-        D[:, const] = 0.0
+        D[:, const] = 0.0  # constant training column -> 0 everywhere
         np.clip(D, 0.0, 1.0, out=D)
         if sparse:
             D = sp.csr_matrix(D)
