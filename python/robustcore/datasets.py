@@ -183,15 +183,26 @@ def _files(name):
         return _multilabel_files(name)
     if name in _BUILTIN_SETS:
         return ()
-    raise ValueError(f"unknown dataset {name!r}; known: {sorted(list_datasets(available_only=False, _check=False))}")
+    raise ValueError(f"unknown dataset {name!r}; known: {sorted(_catalog())}")
 
 
-def list_datasets(data_home=None, *, available_only=False, _check=True):
-    """Return ``{name: {"description", "task", "available", "builtin", "files"}}`` for every dataset.
+def list_datasets(data_home=None, *, available_only=False):
+    """Return ``{name: {"description", "task", "builtin", "files", "available"}}`` for every dataset.
 
     ``task`` is ``"binary"`` (usable with :func:`load` and :func:`load_full`) or ``"multilabel"``
-    (:func:`load_multilabel`). ``available`` says whether it can be loaded from ``data_home``.
+    (:func:`load_multilabel`); ``files`` are relative to the data folder; ``available`` says whether
+    it can be loaded from ``data_home`` (see :func:`get_data_home`). With ``available_only=True`` only
+    the loadable ones are listed. Never raises for a missing data folder.
     """
+    out = _catalog()
+    for name, info in out.items():
+        info["available"] = has_dataset(name, data_home)
+    if available_only:
+        out = {k: v for k, v in out.items() if v["available"]}
+    return out
+
+
+def _catalog():
     out = {}
     for name, desc in _BUILTIN_SETS.items():
         out[name] = {"description": desc, "task": "binary", "builtin": True, "files": ()}
@@ -201,11 +212,6 @@ def list_datasets(data_home=None, *, available_only=False, _check=True):
     for name, desc in _MULTILABEL_SETS.items():
         out[name] = {"description": desc, "task": "multilabel", "builtin": False,
                      "files": _multilabel_files(name)}
-    if _check:
-        for name, info in out.items():
-            info["available"] = has_dataset(name, data_home)
-        if available_only:
-            out = {k: v for k, v in out.items() if v["available"]}
     return out
 
 
