@@ -83,7 +83,8 @@ def flip_labels(y, rate, random_state=None, mode="exact", *, classes=None, retur
 
     Returns
     -------
-    y_noisy : ndarray of shape (n_samples,), same dtype as ``np.asarray(y)``
+    y_noisy : ndarray of shape (n_samples,), same dtype as ``np.asarray(y)`` (for string labels
+        widened if ``classes`` holds longer strings)
     flipped : ndarray of bool, shape (n_samples,) -- only if ``return_mask``; ``y_noisy != y``
         exactly where ``flipped`` is True.
     """
@@ -99,6 +100,7 @@ def flip_labels(y, rate, random_state=None, mode="exact", *, classes=None, retur
         raise TypeError("y must be a numeric or string array, not dtype object")
     if not isinstance(mode, str) or mode not in _MODES:
         raise ValueError(f"mode must be one of {list(_MODES)}, got {mode!r}")
+    out_dtype = y.dtype
 
     if classes is None:
         classes, codes = np.unique(y, return_inverse=True)
@@ -107,7 +109,18 @@ def flip_labels(y, rate, random_state=None, mode="exact", *, classes=None, retur
                 f"y must contain at least two classes to flip labels, got only {classes.tolist()!r}; "
                 "pass classes=[...] if y is a subset of a larger problem")
     else:
-        classes = np.unique(np.asarray(classes, dtype=y.dtype))
+        given = np.asarray(classes)
+        if given.ndim != 1:
+            raise ValueError(f"classes must be 1-d, got shape {given.shape}")
+        if (given.dtype.kind in "US") != (y.dtype.kind in "US"):
+            raise ValueError(f"classes ({given.dtype}) and y ({y.dtype}) must both be strings or both numbers")
+        if y.dtype.kind in "US":
+            out_dtype = np.promote_types(y.dtype, given.dtype)  # longer strings must not be cut
+            y = y.astype(out_dtype)
+        cast = given.astype(out_dtype)
+        if given.dtype.kind not in "US" and not np.array_equal(cast, given):
+            raise ValueError(f"classes {given.tolist()!r} cannot be represented in y's dtype {out_dtype}")
+        classes = np.unique(cast)
         if classes.shape[0] < 2:
             raise ValueError(f"classes must hold at least two distinct values, got {classes.tolist()!r}")
         codes = np.searchsorted(classes, y)
@@ -157,7 +170,7 @@ def flip_labels(y, rate, random_state=None, mode="exact", *, classes=None, retur
     elif where.size:
         # Uniform over the other n_classes - 1 classes.
         new_codes[where] = (codes[where] + integers(1, n_classes, where.size)) % n_classes
-    y_noisy = classes[new_codes].astype(y.dtype, copy=False)
+    y_noisy = classes[new_codes].astype(out_dtype, copy=False)
     if return_mask:
         return y_noisy, flipped
     return y_noisy

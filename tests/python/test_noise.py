@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 from scipy import stats
 
 from robustcore.noise import flip_labels
@@ -161,3 +162,30 @@ def test_bool_keys_do_not_match_integer_classes():
         flip_labels([0, 1], {True: 0.5})
     _, mask = flip_labels(np.array([False, True] * 5), {True: 1.0}, random_state=0, return_mask=True)
     assert mask.sum() == 5
+
+
+def test_classes_argument_dtypes():
+    yn = flip_labels(np.array(["a", "a", "a", "a"]), 1.0, random_state=0, classes=["a", "bb"])
+    np.testing.assert_array_equal(yn, ["bb"] * 4)  # not truncated to "b"
+    with pytest.raises(ValueError, match="cannot be represented"):
+        flip_labels(np.array([0, 1]), 0.5, classes=[0, 0.5])
+    with pytest.raises(ValueError, match="both be strings"):
+        flip_labels(np.array([0, 1]), 0.5, classes=["0", "1"])
+    yf = flip_labels(np.array([1.0, 1.0]), 1.0, random_state=0, classes=[-1, 1])
+    assert yf.dtype == np.float64 and np.array_equal(yf, [-1.0, -1.0])
+
+
+
+@settings(max_examples=60, deadline=None)
+@given(codes=st.lists(st.integers(0, 1), min_size=1, max_size=60),
+       rate=st.floats(0.0, 1.0), seed=st.integers(0, 2**31 - 1),
+       mode=st.sampled_from(["exact", "bernoulli"]))
+def test_property_flips_only_to_other_class(codes, rate, seed, mode):
+    y = np.array([-1.0, 1.0])[np.array(codes)]
+    yn, mask = flip_labels(y, rate, random_state=seed, mode=mode, classes=[-1, 1], return_mask=True)
+    assert yn.dtype == y.dtype and yn.shape == y.shape
+    np.testing.assert_array_equal(yn[mask], -y[mask])
+    np.testing.assert_array_equal(yn[~mask], y[~mask])
+    if mode == "exact":
+        assert mask.sum() == math.floor(rate * len(y) + 0.5)
+    np.testing.assert_array_equal(yn, flip_labels(y, rate, random_state=seed, mode=mode, classes=[-1, 1]))
