@@ -30,6 +30,7 @@ void bind_linear(py::module_& m) {
       .def_readwrite("average", &SgdParams::average)
       .def_readwrite("average_start", &SgdParams::average_start)
       .def_readwrite("fit_intercept", &SgdParams::fit_intercept)
+      .def_readwrite("intercept_lr", &SgdParams::intercept_lr)
       .def_readwrite("project_ball", &SgdParams::project_ball)
       .def_readwrite("shuffle", &SgdParams::shuffle)
       .def_readwrite("seed", &SgdParams::seed)
@@ -96,7 +97,7 @@ void bind_linear(py::module_& m) {
   m.def(
       "sgd_calibrate_eta0",
       [](const Matrix& X, const F64& y, std::optional<F64> sample_weight, const LossSpec& loss, double lam,
-         bool fit_intercept, uint64_t seed, int64_t n_sample) {
+         bool fit_intercept, double intercept_lr, uint64_t seed, int64_t n_sample) {
         const int64_t n = X.rows();
         const double* yp = checked_const(y, n, "y");
         const double* swp = sample_weight ? checked_const(*sample_weight, n, "sample_weight") : nullptr;
@@ -104,12 +105,12 @@ void bind_linear(py::module_& m) {
         validate_binary_labels(yp, n);
         return visit_matrix(X, [&](const auto& v) {
           return visit_loss(loss, [&](const auto& l) {
-            return calibrate_eta0(v, yp, swp, l, lam, fit_intercept, seed, n_sample);
+            return calibrate_eta0(v, yp, swp, l, lam, fit_intercept, intercept_lr, seed, n_sample);
           });
         });
       },
       py::arg("X"), py::arg("y").noconvert(), py::arg("sample_weight").noconvert(), py::arg("loss"), py::arg("lam"),
-      py::arg("fit_intercept"), py::arg("seed"), py::arg("n_sample") = 1000,
+      py::arg("fit_intercept"), py::arg("intercept_lr"), py::arg("seed"), py::arg("n_sample") = 1000,
       "Bottou's eta0 calibration on a subsample (see sgd.hpp).");
 }
 

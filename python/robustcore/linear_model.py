@@ -36,6 +36,7 @@ _SCHEDULES = {
 }
 _PROBA_LOSSES = ("log", "modified_huber")
 _PEGASOS_LOSSES = ("hinge", "log", "modified_huber")
+_BOUNDED_LOSSES = ("ramp", "sramp", "rgomp")
 
 
 class _ProgressBar:
@@ -105,6 +106,10 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         Smooth Ramp shape: None fits (alpha, beta) to the Ramp R_s by least squares
         (``robustcore.losses.fit_smooth_ramp``); "paper" uses the paper's rounded triples.
     fit_intercept : bool
+    intercept_lr : float > 0
+        The intercept's step is ``intercept_lr * eta``. Bottou's sgd code (and scikit-learn on sparse
+        data) damp it to 0.01; with the bounded losses a fast intercept can push a whole class onto
+        the loss plateau (every sample of it treated as an outlier), so small values help there.
     shuffle : bool
         Reshuffle every epoch (seeded by random_state).
     random_state : None, int, RandomState or Generator
@@ -137,6 +142,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         c=2.0,
         sramp_params=None,
         fit_intercept=True,
+        intercept_lr=1.0,
         shuffle=True,
         random_state=None,
         n_jobs=None,
@@ -154,6 +160,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         self.c = c
         self.sramp_params = sramp_params
         self.fit_intercept = fit_intercept
+        self.intercept_lr = intercept_lr
         self.shuffle = shuffle
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -209,6 +216,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"average must be None, a bool, an int >= 0 or 'epoch', got {average!r}")
         p.epochs = int(epochs)
         p.fit_intercept = bool(self.fit_intercept)
+        p.intercept_lr = float(check_positive("intercept_lr", self.intercept_lr))
         p.project_ball = self.solver == "pegasos"
         p.shuffle = bool(self.shuffle)
         return p
@@ -265,6 +273,9 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             Yt = np.stack([np.where(yt == c, 1.0, -1.0) for c in self.classes_]) if len(self.classes_) > 2 else (
                 np.where(yt == self.classes_[1], 1.0, -1.0)[None, :])
         spec = self._loss_spec()
+        # Bounded losses calibrate eta0 on the logistic loss: on their own loss the lowest one-pass
+        # cost is often the collapse of a whole class onto the plateau, reached by a huge step.
+        calib_spec = loss_spec("log") if self.loss in _BOUNDED_LOSSES else spec
         params = self._sgd_params(epochs)
         base_seed = seed_from_random_state(self.random_state)
         sw = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
@@ -278,8 +289,8 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             if self.eta0 is None and self._schedule != "pegasos":
                 if np.isnan(self._eta0s[k]):
                     self._eta0s[k] = _core.sgd_calibrate_eta0(
-                        M, np.ascontiguousarray(Y[k]), sw, spec, float(self.alpha), bool(self.fit_intercept),
-                        (base_seed + 104729 * k) % (2**63))
+                        M, np.ascontiguousarray(Y[k]), sw, calib_spec, float(self.alpha), bool(self.fit_intercept),
+                        float(self.intercept_lr), (base_seed + 104729 * k) % (2**63))
                 params_k.eta0 = float(self._eta0s[k])
             return _core.sgd_fit(
                 M, np.ascontiguousarray(Y[k]), sw, spec, params_k, self._coef[k], self._avg_coef[k],

@@ -39,6 +39,7 @@ struct SgdParams {
   Averaging average = Averaging::None;
   int64_t average_start = 0;   ///< Running: first step (1-based count of steps taken before) to average
   bool fit_intercept = true;
+  double intercept_lr = 1.0;   ///< the intercept's step is intercept_lr * eta (Bottou's sgd uses 0.01)
   bool project_ball = false;   ///< Pegasos projection onto ||w|| <= 1/sqrt(lambda)
   bool shuffle = true;
   uint64_t seed = 0;
@@ -48,6 +49,7 @@ struct SgdParams {
     lr.validate();
     if (epochs < 0) throw std::invalid_argument("the number of epochs must be >= 0");
     if (average_start < 0) throw std::invalid_argument("average_start must be >= 0");
+    if (!(intercept_lr > 0.0) || !std::isfinite(intercept_lr)) throw std::invalid_argument("intercept_lr must be > 0");
     if (project_ball && !(lr.lambda > 0.0)) throw std::invalid_argument("the Pegasos projection needs lambda > 0");
   }
 };
@@ -172,7 +174,7 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
           sqn += 2.0 * a * wx + a * a * sqnorm(row);
         }
         c = w.add(a, row);
-        if (params.fit_intercept) b -= eta * g * yi;
+        if (params.fit_intercept) b -= params.intercept_lr * eta * g * yi;
       }
       if (params.project_ball && sqn > radius * radius) {
         const double f = radius / std::sqrt(sqn);
@@ -243,7 +245,7 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
 /// plateau at large steps (every margin saturated, gradients vanish) that stops a local walk.
 template <class Loss, class Data>
 double calibrate_eta0(const Data& X, const double* y, const double* sample_weight, const Loss& loss, double lambda,
-                      bool fit_intercept, uint64_t seed, int64_t n_sample = 1000) {
+                      bool fit_intercept, double intercept_lr, uint64_t seed, int64_t n_sample = 1000) {
   const int64_t n = X.rows(), d = X.cols();
   if (n == 0) throw std::invalid_argument("calibrate_eta0: no training samples");
   if (!(lambda >= 0.0)) throw std::invalid_argument("calibrate_eta0: lambda must be >= 0");
@@ -266,7 +268,7 @@ double calibrate_eta0(const Data& X, const double* y, const double* sample_weigh
       if (w.needs_fold()) w.fold();
       if (g != 0.0) {
         w.add(-eta * g * y[i], row);
-        if (fit_intercept) b -= eta * g * y[i];
+        if (fit_intercept) b -= intercept_lr * eta * g * y[i];
       }
     }
     w.materialize(wd.data());
