@@ -170,5 +170,6 @@ const T* checked_const(const py::array_t<T, py::array::c_style>& a, int64_t n, c
 // Registration functions, one per binding file.
 void bind_data(py::module_& m);
 void bind_linear(py::module_& m);
+void bind_projections(py::module_& m);
 
 }  // namespace rcb

@@ -70,3 +70,20 @@ def sgd_reference(X, y, deriv, lam, eta, order, epochs, fit_intercept=True, aver
     if average == "running" and count > 0:
         return wbar, bbar
     return w, b
+
+
+# ----------------------------------------------------------------------------- projections
+def project_capped_simplex_reference(v, upper, budget, iters=200):
+    """argmin ||x - v|| s.t. 0 <= x <= upper, sum x <= budget, by bisection on the multiplier."""
+    v = np.asarray(v, dtype=np.float64)
+    x = np.clip(v, 0, upper)
+    if x.sum() <= budget:
+        return x
+    lo, hi = 0.0, max(float(v.max()), 0.0)
+    for _ in range(iters):
+        mid = 0.5 * (lo + hi)
+        if np.clip(v - mid, 0, upper).sum() > budget:
+            lo = mid
+        else:
+            hi = mid
+    return np.clip(v - 0.5 * (lo + hi), 0, upper)
