@@ -44,9 +44,7 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     if not argv:
-        from .experiments import _demo
-
-        return _demo.main(_demo.default_args())
+        argv = ["demo"]
     args = parser.parse_args(argv)
     if getattr(args, "_main", None) is None:
         parser.print_help()

@@ -88,10 +88,12 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
     learning_rate : {"optimal", "constant", "invscaling", "pegasos", "asgd"} or None
         Step-size schedule; None picks the solver's own ("optimal", "asgd", "pegasos").
     eta0 : float or None
-        Initial step of every schedule but "pegasos". None calibrates it as Bottou's sgd does: try
-        steps by factors of 2 from 1 on a 1000-sample subset, one pass each, and keep the lower of
-        the two best (robust to bounded losses, whose gradients vanish if a huge first step
-        saturates every margin).
+        Initial step of every schedule but "pegasos". None calibrates it in the spirit of Bottou's
+        sgd: one pass of constant-step SGD on a 1000-sample subset for each eta = 2^-20 ... 2^10,
+        keeping the eta with the lowest objective on that subset. The bounded losses ("ramp",
+        "sramp", "rgomp") calibrate on the logistic loss instead (on their own loss the cheapest
+        single pass is often a collapse of one class onto the plateau) and scale the result by
+        L_log / L_loss, the ratio of the losses' smoothness constants.
     power_t : float
         Exponent of "invscaling".
     average : None, bool, int or "epoch"
@@ -274,8 +276,14 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
                 np.where(yt == self.classes_[1], 1.0, -1.0)[None, :])
         spec = self._loss_spec()
         # Bounded losses calibrate eta0 on the logistic loss: on their own loss the lowest one-pass
-        # cost is often the collapse of a whole class onto the plateau, reached by a huge step.
-        calib_spec = loss_spec("log") if self.loss in _BOUNDED_LOSSES else spec
+        # cost is often the collapse of a whole class onto the plateau, reached by a huge step. The
+        # step found for the logistic loss is then scaled by L_log / L_loss (smoothness constants,
+        # sup |r''|), so that it matches the bounded loss's curvature: a step sized for the flatter
+        # logistic loss pushes whole groups of margins past the plateau edge in a few updates.
+        calib_spec, calib_factor = spec, 1.0
+        if self.loss in _BOUNDED_LOSSES:
+            calib_spec = loss_spec("log")
+            calib_factor = min(1.0, calib_spec.smoothness() / spec.smoothness())
         params = self._sgd_params(epochs)
         base_seed = seed_from_random_state(self.random_state)
         sw = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
@@ -290,7 +298,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
                 if np.isnan(self._eta0s[k]):
                     self._eta0s[k] = _core.sgd_calibrate_eta0(
                         M, np.ascontiguousarray(Y[k]), sw, calib_spec, float(self.alpha), bool(self.fit_intercept),
-                        float(self.intercept_lr), (base_seed + 104729 * k) % (2**63))
+                        float(self.intercept_lr), (base_seed + 104729 * k) % (2**63)) * calib_factor
                 params_k.eta0 = float(self._eta0s[k])
             return _core.sgd_fit(
                 M, np.ascontiguousarray(Y[k]), sw, spec, params_k, self._coef[k], self._avg_coef[k],
