@@ -283,7 +283,8 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         calib_spec, calib_factor = spec, 1.0
         if self.loss in _BOUNDED_LOSSES:
             calib_spec = loss_spec("log")
-            calib_factor = min(1.0, calib_spec.smoothness() / spec.smoothness())
+            if np.isfinite(spec.smoothness()):  # the Ramp is not smooth: keep the logistic step
+                calib_factor = min(1.0, calib_spec.smoothness() / spec.smoothness())
         params = self._sgd_params(epochs)
         base_seed = seed_from_random_state(self.random_state)
         sw = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)

@@ -371,3 +371,41 @@ def test_progress_callback_sees_every_epoch(binary_problem):
     stop = _core.sgd_fit(to_matrix(X), y, None, loss_spec("log"), p, np.zeros(d), np.zeros(d), np.zeros(2),
                          np.zeros(2, dtype=np.int64), None, None, None, lambda k: k < 2)
     assert stop["status"] == "interrupted" and stop["epochs_done"] == 2
+
+
+# ----------------------------------------------------------------------------- real data (SRamp paper)
+def _mean_test_error(name, data_dir, rate, seeds, alpha, **kw):
+    from robustcore import datasets
+    from robustcore.noise import flip_labels
+
+    X, y, Xt, yt = datasets.load(name, data_home=data_dir)
+    errs = []
+    for seed in seeds:
+        yn = flip_labels(y, rate, random_state=seed)
+        errs.append(1 - rc.LinearClassifier(alpha=alpha, random_state=seed, **kw).fit(X, yn).score(Xt, yt))
+    return float(np.mean(errs))
+
+
+@pytest.mark.slow
+def test_a7a_40pct_flipped_bounded_losses_beat_hinge(data_dir):
+    """SRamp paper Fig. 3: beyond 40% noise the bounded losses keep a lower test error than hinge."""
+    err = {loss: _mean_test_error("a7a", data_dir, 0.4, range(3), 1e-4, loss=loss) for loss in ("hinge", "sramp", "rgomp")}
+    assert err["sramp"] < err["hinge"] - 0.03, err
+    assert err["rgomp"] < err["hinge"] - 0.03, err
+
+
+@pytest.mark.slow
+def test_ijcnn1_clean_rgomp_beats_hinge(data_dir):
+    """SRamp paper Table 1: on clean ijcnn1 RGomp reaches a clearly lower test error than hinge
+    (paper 6.45% vs 8.40%). At 40% symmetric flips every learner here falls to the all-negative
+    classifier (9.5%), so that comparison is reported in README, not asserted."""
+    err = {loss: _mean_test_error("ijcnn1", data_dir, 0.0, range(3), 1e-5, loss=loss) for loss in ("hinge", "rgomp")}
+    assert err["rgomp"] < err["hinge"] - 0.01, err
+
+
+@pytest.mark.parametrize("loss", ["ramp", "sramp", "rgomp"])
+def test_bounded_losses_fit_with_the_calibrated_step(binary_problem, loss):
+    X, y = binary_problem
+    m = rc.LinearClassifier(loss=loss, random_state=0).fit(X, y)
+    assert np.isfinite(m._eta0s).all() and (m._eta0s > 0).all()
+    assert m.score(X, y) > 0.8
