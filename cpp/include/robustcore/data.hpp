@@ -8,6 +8,7 @@
 //   axpy(a, row, w)        w += a * x
 //   sqnorm(row)            ||x||^2
 //   for_each_nz(row, f)    f(j, x_j) over the stored entries (all columns for dense rows)
+// and prefetch_pointer(i) / prefetch_row(i) hints for passes in shuffled order (see kPrefetchAhead)
 // so one algorithm serves dense and sparse data with no virtual calls.
 #pragma once
 
@@ -86,6 +87,14 @@ struct CsrView {
     const int64_t a = static_cast<int64_t>(indptr[i]), b = static_cast<int64_t>(indptr[i + 1]);
     return Row{data + a, indices + a, b - a};
   }
+  /// Software prefetch for shuffled passes, in two stages: the row pointer of a row needed in 2k
+  /// steps, then the values and indices of a row needed in k steps (its pointer is cached by then).
+  void prefetch_pointer(int64_t i) const { __builtin_prefetch(indptr + i); }
+  void prefetch_row(int64_t i) const {
+    const int64_t a = static_cast<int64_t>(indptr[i]), b = static_cast<int64_t>(indptr[i + 1]);
+    for (int64_t p = a; p < b; p += 8) __builtin_prefetch(data + p);
+    for (int64_t p = a; p < b; p += 16) __builtin_prefetch(indices + p);
+  }
   /// Throws std::invalid_argument naming the first broken precondition.
   void validate(int64_t data_len, int64_t indices_len) const {
     if (n_rows < 0 || n_cols < 0) throw std::invalid_argument("CSR matrix: negative shape");
@@ -117,6 +126,12 @@ struct DenseView {
   int64_t cols() const { return n_cols; }
   int64_t nnz() const { return n_rows * n_cols; }
   Row row(int64_t i) const { return Row{data + i * n_cols, n_cols}; }
+  void prefetch_pointer(int64_t) const {}
+  /// The first cache lines of a row; the hardware prefetcher follows the rest.
+  void prefetch_row(int64_t i) const {
+    const double* r = data + i * n_cols;
+    for (int64_t p = 0; p < n_cols && p < 64; p += 8) __builtin_prefetch(r + p);
+  }
   void validate() const {
     if (n_rows < 0 || n_cols < 0) throw std::invalid_argument("dense matrix: negative shape");
     const int64_t n = n_rows * n_cols;
@@ -124,6 +139,18 @@ struct DenseView {
       if (!std::isfinite(data[k])) throw std::invalid_argument("dense matrix: values contain NaN or infinity");
   }
 };
+
+/// How far ahead (in samples) shuffled passes prefetch rows: prefetch_row(idx[k + kPrefetchAhead]) and
+/// prefetch_pointer(idx[k + 2 kPrefetchAhead]) at step k. Hides the memory latency of random row
+/// access (measured: a shuffled SGD epoch over a 96 MB CSR matrix ran ~4x slower than an in-order one
+/// without it).
+constexpr int64_t kPrefetchAhead = 16;
+
+template <class Data>
+inline void prefetch_ahead(const Data& X, const int64_t* idx, int64_t k, int64_t n) {
+  if (k + 2 * kPrefetchAhead < n) X.prefetch_pointer(idx[k + 2 * kPrefetchAhead]);
+  if (k + kPrefetchAhead < n) X.prefetch_row(idx[k + kPrefetchAhead]);
+}
 
 /// Labels must be exactly -1 or +1 for the binary solvers.
 inline void validate_binary_labels(const double* y, int64_t n) {

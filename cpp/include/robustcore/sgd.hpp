@@ -146,6 +146,7 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
 
     for (int64_t k = 0; k < n; ++k) {
       const int64_t i = idx[k];
+      prefetch_ahead(X, idx, k, n);
       const auto row = X.row(i);
       ++t;
       const double eta = params.lr(static_cast<double>(t));
