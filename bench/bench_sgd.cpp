@@ -1,0 +1,88 @@
+// google-benchmark: one SGD epoch over a generated sparse problem (items = nonzeros, so the rate
+// reads as nonzeros per second), shuffled and in order, next to the floor: one in-order pass
+// computing every row's dot product. Rows x features x nonzeros-per-row are the arguments
+// (default 200,000 x 50,000 x 40, as bench/bench_sgd.py's synthetic problem).
+#include <benchmark/benchmark.h>
+
+#include <robustcore/data.hpp>
+#include <robustcore/losses.hpp>
+#include <robustcore/rng.hpp>
+#include <robustcore/sgd.hpp>
+
+#include <algorithm>
+#include <vector>
+
+namespace {
+
+struct Problem {
+  std::vector<double> data, y;
+  std::vector<int32_t> indices;
+  std::vector<int64_t> indptr;
+  robustcore::CsrView<int64_t> X;
+};
+
+const Problem& problem(int64_t n, int64_t d, int64_t k) {
+  static Problem p;
+  if (p.X.rows() == n && p.X.cols() == d && p.X.nnz() == n * k) return p;
+  robustcore::Rng rng(42);
+  p.data.resize(static_cast<size_t>(n * k));
+  p.indices.resize(static_cast<size_t>(n * k));
+  p.indptr.resize(static_cast<size_t>(n + 1));
+  p.y.resize(static_cast<size_t>(n));
+  std::vector<double> w(static_cast<size_t>(d));
+  for (auto& v : w) v = rng.uniform() - 0.5;
+  for (int64_t i = 0; i < n; ++i) {
+    p.indptr[i] = i * k;
+    double f = 0.0;
+    for (int64_t j = 0; j < k; ++j) {
+      const int32_t c = static_cast<int32_t>(rng.below(static_cast<uint64_t>(d)));
+      p.indices[i * k + j] = c;
+      p.data[i * k + j] = rng.uniform() + 1e-3;
+      f += p.data[i * k + j] * w[c];
+    }
+    std::sort(p.indices.begin() + i * k, p.indices.begin() + (i + 1) * k);
+    p.y[i] = f > 0 ? 1.0 : -1.0;
+  }
+  p.indptr[n] = n * k;
+  p.X = robustcore::CsrView<int64_t>{p.data.data(), p.indices.data(), p.indptr.data(), n, d};
+  return p;
+}
+
+template <class Loss>
+void BM_sgd_epoch(benchmark::State& state, Loss loss, bool shuffle) {
+  const Problem& p = problem(state.range(0), state.range(1), state.range(2));
+  robustcore::SgdParams params;
+  params.lr.lambda = 1e-4;
+  params.lr.eta0 = 0.01;
+  params.epochs = 1;
+  params.shuffle = shuffle;
+  params.record_history = false;
+  robustcore::SgdState st(p.X.cols());
+  for (auto _ : state) {
+    auto res = robustcore::sgd_fit(p.X, p.y.data(), nullptr, loss, params, st);
+    benchmark::DoNotOptimize(res.epochs_done);
+  }
+  state.SetItemsProcessed(state.iterations() * p.X.nnz());
+}
+
+void BM_floor_dot_pass(benchmark::State& state) {
+  const Problem& p = problem(state.range(0), state.range(1), state.range(2));
+  std::vector<double> w(static_cast<size_t>(p.X.cols()), 0.5);
+  for (auto _ : state) {
+    double s = 0.0;
+    for (int64_t i = 0; i < p.X.rows(); ++i) s += robustcore::dot(p.X.row(i), w.data());
+    benchmark::DoNotOptimize(s);
+  }
+  state.SetItemsProcessed(state.iterations() * p.X.nnz());
+}
+
+#define SIZES ->Args({200000, 50000, 40})->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_floor_dot_pass) SIZES;
+BENCHMARK_CAPTURE(BM_sgd_epoch, hinge_shuffled, robustcore::Hinge{}, true) SIZES;
+BENCHMARK_CAPTURE(BM_sgd_epoch, hinge_in_order, robustcore::Hinge{}, false) SIZES;
+BENCHMARK_CAPTURE(BM_sgd_epoch, log_shuffled, robustcore::Logistic{}, true) SIZES;
+BENCHMARK_CAPTURE(BM_sgd_epoch, sramp_shuffled, robustcore::SmoothRamp{-1.0, 2.65, 0.0}, true) SIZES;
+
+}  // namespace
+
+BENCHMARK_MAIN();
