@@ -1,0 +1,62 @@
+"""Plots of what the estimators record: losses (SRamp paper Fig. 1) and per-epoch histories.
+
+Every function draws on a matplotlib Axes (a new figure when ``ax`` is None) and returns the Axes,
+so plots compose; nothing is shown or saved here. Use the Agg backend on machines without a screen.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import losses as _losses
+
+
+def _axes(ax):
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(5, 3.5))
+    return ax
+
+
+def plot_losses(names=("hinge", "log", "ramp", "sramp", "rgomp"), z=None, ax=None, **params):
+    """Loss value r(z) against the margin z for each name (keyword params such as s=-1, c=2 apply
+    to the losses that take them)."""
+    ax = _axes(ax)
+    z = np.linspace(-3, 3, 601) if z is None else np.asarray(z, dtype=np.float64)
+    for name in names:
+        ax.plot(z, _losses.value(name, z, **params), label=name)
+    ax.set_xlabel("margin z = y f(x)")
+    ax.set_ylabel("loss r(z)")
+    ax.legend()
+    return ax
+
+
+def plot_history(estimators, key="test_error", labels=None, ax=None, percent=True):
+    """One curve per fitted estimator: ``history_[key]`` against the epoch (1-based).
+
+    ``estimators`` is one estimator or a list; ``key`` one of "objective", "train_error",
+    "test_error" (needs ``fit(..., eval_set=...)``) or "seconds". One-vs-rest histories (2-d) are
+    averaged over the binary problems.
+    """
+    ax = _axes(ax)
+    if not isinstance(estimators, (list, tuple)):
+        estimators = [estimators]
+    labels = labels or [getattr(e, "loss", type(e).__name__) for e in estimators]
+    if len(labels) != len(estimators):
+        raise ValueError("labels must have one entry per estimator")
+    for est, label in zip(estimators, labels):
+        hist = getattr(est, "history_", None)
+        if hist is None:
+            raise ValueError(f"{type(est).__name__} is not fitted (no history_)")
+        if key not in hist:
+            raise ValueError(f"history_ has no {key!r} (keys: {sorted(hist)}); test_error needs eval_set")
+        y = np.asarray(hist[key], dtype=np.float64)
+        if y.ndim == 2:
+            y = y.mean(axis=0)
+        scale = 100.0 if percent and key.endswith("error") else 1.0
+        ax.plot(np.arange(1, y.size + 1), scale * y, marker=".", label=label)
+    ax.set_xlabel("epoch")
+    ax.set_ylabel(key.replace("_", " ") + (" (%)" if percent and key.endswith("error") else ""))
+    ax.legend()
+    return ax
