@@ -13,6 +13,10 @@ void bind_linear(py::module_& m) {
       .value("invscaling", Schedule::InvScaling)
       .value("pegasos", Schedule::Pegasos)
       .value("asgd", Schedule::Asgd);
+  py::enum_<Shuffle>(m, "Shuffle")
+      .value("none", Shuffle::None)
+      .value("exact", Shuffle::Exact)
+      .value("block", Shuffle::Block);
   py::enum_<Averaging>(m, "Averaging")
       .value("none", Averaging::None)
       .value("running", Averaging::Running)
@@ -33,6 +37,7 @@ void bind_linear(py::module_& m) {
       .def_readwrite("intercept_lr", &SgdParams::intercept_lr)
       .def_readwrite("project_ball", &SgdParams::project_ball)
       .def_readwrite("shuffle", &SgdParams::shuffle)
+      .def_readwrite("block_rows", &SgdParams::block_rows)
       .def_readwrite("seed", &SgdParams::seed)
       .def_readwrite("record_history", &SgdParams::record_history);
 

@@ -68,6 +68,14 @@ class _ProgressBar:
             self.bar.close()
 
 
+def _block_rows(X):
+    """Rows per block for shuffle="block": about 32 KiB of CSR storage (12 bytes per nonzero), from
+    the nonzeros per row, so that a dense matrix and its CSR form get the same blocks (and bits)."""
+    nnz = X.nnz if sp.issparse(X) else int(np.count_nonzero(X))
+    per_row = max(1.0, nnz / max(1, X.shape[0]))
+    return max(8, int(32768 // (12 * per_row)))
+
+
 class LinearClassifier(ClassifierMixin, BaseEstimator):
     """L2-regularised linear classifier trained by SGD, averaged SGD or Pegasos.
 
@@ -112,8 +120,12 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         The intercept's step is ``intercept_lr * eta``. Bottou's sgd code (and scikit-learn on sparse
         data) damp it to 0.01; with the bounded losses a fast intercept can push a whole class onto
         the loss plateau (every sample of it treated as an outlier), so small values help there.
-    shuffle : bool
-        Reshuffle every epoch (seeded by random_state).
+    shuffle : bool or "block"
+        True: a fresh uniform permutation of the rows every epoch (seeded by random_state). False:
+        the rows in their given order. "block": copy the rows once into a random order (one extra
+        copy of X), then each epoch visits blocks of ~32 KiB of consecutive rows in random order,
+        and the rows of each block in random order -- not a uniform permutation, but contiguous
+        memory reads; on large sparse data an epoch runs several times faster (bench/README.md).
     random_state : None, int, RandomState or Generator
     n_jobs : int or None
         Threads for one-vs-rest (the engine releases the GIL); None means 1.
@@ -220,7 +232,14 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         p.fit_intercept = bool(self.fit_intercept)
         p.intercept_lr = float(check_positive("intercept_lr", self.intercept_lr))
         p.project_ball = self.solver == "pegasos"
-        p.shuffle = bool(self.shuffle)
+        if isinstance(self.shuffle, str):
+            if self.shuffle != "block":
+                raise ValueError(f"shuffle must be True, False or 'block', got {self.shuffle!r}")
+            p.shuffle = _core.Shuffle.block
+        elif isinstance(self.shuffle, (bool, np.bool_)):
+            p.shuffle = _core.Shuffle.exact if self.shuffle else _core.Shuffle.none
+        else:
+            raise ValueError(f"shuffle must be True, False or 'block', got {self.shuffle!r}")
         return p
 
     def _check_epochs(self):
@@ -286,6 +305,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             if np.isfinite(spec.smoothness()):  # the Ramp is not smooth: keep the logistic step
                 calib_factor = min(1.0, calib_spec.smoothness() / spec.smoothness())
         params = self._sgd_params(epochs)
+        block_rows = _block_rows(X) if params.shuffle == _core.Shuffle.block else 0
         base_seed = seed_from_random_state(self.random_state)
         sw = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
         n_problems = Y.shape[0]
@@ -294,6 +314,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
 
         def one(k):
             params_k = self._sgd_params(epochs)
+            params_k.block_rows = block_rows
             params_k.seed = (base_seed + 7919 * k + int(self._counters[k, 0])) % (2**63)
             if self.eta0 is None and self._schedule != "pegasos":
                 if np.isnan(self._eta0s[k]):

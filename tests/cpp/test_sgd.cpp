@@ -64,6 +64,33 @@ int main() {
     const SgdState c = run(D.cv(), D, Logistic{}, p);
     for (int64_t j = 0; j < D.d; ++j) CHECK(b.w[j] == c.w[j]);  // same seed, same bits
   }
+  // Block shuffling: dense == CSR, same seed == same bits, and each epoch's order is a permutation
+  // made of whole blocks of consecutive rows.
+  p.shuffle = Shuffle::Block;
+  {
+    const SgdState a = run(D.dv(), D, Logistic{}, p), b2 = run(D.cv(), D, Logistic{}, p), c = run(D.cv(), D, Logistic{}, p);
+    for (int64_t j = 0; j < D.d; ++j) {
+      CHECK_CLOSE(a.w[j], b2.w[j], 1e-12);
+      CHECK(b2.w[j] == c.w[j]);
+    }
+    const int64_t n = 103, block = 10;
+    std::vector<int64_t> blocks(11), perm(static_cast<size_t>(n));
+    for (int64_t q = 0; q < 11; ++q) blocks[static_cast<size_t>(q)] = q;
+    Rng r(9);
+    for (int rep = 0; rep < 3; ++rep) {
+      block_shuffle_order(n, block, blocks, r, perm.data());
+      std::vector<int> seen(static_cast<size_t>(n), 0);
+      for (int64_t i : perm) seen[static_cast<size_t>(i)]++;
+      for (int v : seen) CHECK(v == 1);
+      int64_t k = 0;
+      for (int64_t bl : blocks) {  // the k-th chunk of the order is exactly block bl's rows
+        const int64_t lo = bl * block, hi = std::min(n, lo + block);
+        for (int64_t q = k; q < k + hi - lo; ++q) CHECK(perm[static_cast<size_t>(q)] >= lo && perm[static_cast<size_t>(q)] < hi);
+        k += hi - lo;
+      }
+    }
+  }
+  p.shuffle = Shuffle::Exact;
   // Injected order + constant step: compare with a plain dense update written here.
   p.average = Averaging::None;
   p.lr.schedule = Schedule::Constant;

@@ -409,3 +409,31 @@ def test_bounded_losses_fit_with_the_calibrated_step(binary_problem, loss):
     m = rc.LinearClassifier(loss=loss, random_state=0).fit(X, y)
     assert np.isfinite(m._eta0s).all() and (m._eta0s > 0).all()
     assert m.score(X, y) > 0.8
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_block_shuffle_is_reproducible_and_keeps_rows_with_their_labels_and_weights(sparse):
+    """shuffle="block" copies the rows (labels and weights with them) into a random order once: the fit
+    is bit-reproducible, dense == CSR, and it learns as well as the exact shuffle; zero-weight rows with
+    deliberately wrong labels are ignored, which fails if weights or labels were not permuted with X."""
+    rng = np.random.default_rng(1)
+    n, d = 3000, 10
+    X = rng.random((n, d))
+    w = rng.normal(size=d)
+    y = np.where(X @ w > np.median(X @ w), 1, -1)
+    bad = rng.choice(n, n // 3, replace=False)
+    y_bad = y.copy()
+    y_bad[bad] *= -1
+    sw = np.ones(n)
+    sw[bad] = 0.0
+    Xf = sp.csr_matrix(X) if sparse else X
+    kw = dict(loss="log", alpha=1e-5, max_epochs=10, random_state=3)
+    m1 = rc.LinearClassifier(shuffle="block", **kw).fit(Xf, y_bad, sample_weight=sw)
+    m2 = rc.LinearClassifier(shuffle="block", **kw).fit(Xf, y_bad, sample_weight=sw)
+    np.testing.assert_array_equal(m1.coef_, m2.coef_)
+    other = rc.LinearClassifier(shuffle="block", **kw).fit(sp.csr_matrix(X) if not sparse else X, y_bad, sample_weight=sw)
+    np.testing.assert_allclose(m1.coef_, other.coef_, rtol=1e-10, atol=1e-12)
+    exact = rc.LinearClassifier(shuffle=True, **kw).fit(Xf, y_bad, sample_weight=sw)
+    assert m1.score(X, y) > 0.93 and m1.score(X, y) > exact.score(X, y) - 0.03
+    with pytest.raises(ValueError, match="shuffle"):
+        rc.LinearClassifier(shuffle="blocks").fit(X, y)

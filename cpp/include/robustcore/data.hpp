@@ -15,7 +15,9 @@
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
+#include <algorithm>
 #include <string>
+#include <vector>
 
 namespace robustcore {
 
@@ -138,6 +140,53 @@ struct DenseView {
     for (int64_t k = 0; k < n; ++k)
       if (!std::isfinite(data[k])) throw std::invalid_argument("dense matrix: values contain NaN or infinity");
   }
+};
+
+/// An owning copy of a view's rows, reordered: row k of view() is row order[k] of the source. Block
+/// shuffling (sgd.hpp) copies the data once into a random order so that every later pass reads
+/// contiguous blocks of rows.
+template <class View>
+struct RowCopy;
+
+template <class IP>
+struct RowCopy<CsrView<IP>> {
+  std::vector<double> data;
+  std::vector<int32_t> indices;
+  std::vector<IP> indptr;
+  int64_t n_cols = 0;
+  RowCopy(const CsrView<IP>& X, const int64_t* order) : indptr(static_cast<size_t>(X.rows()) + 1), n_cols(X.cols()) {
+    data.reserve(static_cast<size_t>(X.nnz()));
+    indices.reserve(static_cast<size_t>(X.nnz()));
+    indptr[0] = 0;
+    for (int64_t k = 0; k < X.rows(); ++k) {
+      const SparseRow r = X.row(order[k]);
+      data.insert(data.end(), r.val, r.val + r.nnz);
+      indices.insert(indices.end(), r.idx, r.idx + r.nnz);
+      indptr[static_cast<size_t>(k) + 1] = static_cast<IP>(data.size());
+    }
+  }
+  CsrView<IP> view() const {
+    return CsrView<IP>{data.data(), indices.data(), indptr.data(), static_cast<int64_t>(indptr.size()) - 1, n_cols};
+  }
+  int64_t bytes_per_row() const {
+    const int64_t n = static_cast<int64_t>(indptr.size()) - 1;
+    return n ? static_cast<int64_t>(data.size() * (sizeof(double) + sizeof(int32_t))) / n + 1 : 1;
+  }
+};
+
+template <>
+struct RowCopy<DenseView> {
+  std::vector<double> data;
+  int64_t n_rows = 0, n_cols = 0;
+  RowCopy(const DenseView& X, const int64_t* order)
+      : data(static_cast<size_t>(X.rows() * X.cols())), n_rows(X.rows()), n_cols(X.cols()) {
+    for (int64_t k = 0; k < n_rows; ++k) {
+      const DenseRow r = X.row(order[k]);
+      std::copy(r.val, r.val + r.n, data.begin() + k * n_cols);
+    }
+  }
+  DenseView view() const { return DenseView{data.data(), n_rows, n_cols}; }
+  int64_t bytes_per_row() const { return static_cast<int64_t>(sizeof(double)) * n_cols + 1; }
 };
 
 /// How far ahead (in samples) shuffled passes prefetch rows: prefetch_row(idx[k + kPrefetchAhead]) and

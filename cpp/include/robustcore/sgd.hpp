@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -33,6 +34,13 @@ namespace robustcore {
 
 enum class Averaging : int { None = 0, Running = 1, Epoch = 2 };
 
+/// Sample order of each epoch. Exact: a fresh uniform permutation every epoch (rows are read in random
+/// order; on large data each row is a cache miss). Block: the rows are copied once, in a random order,
+/// into an owned buffer (one extra copy of X); every epoch then visits blocks of about 32 KiB of
+/// consecutive rows in a random block order, and the rows of a block in a random order. Not a uniform
+/// permutation, but reads memory in contiguous chunks (see bench/README.md for what it buys).
+enum class Shuffle : int { None = 0, Exact = 1, Block = 2 };
+
 struct SgdParams {
   LearningRate lr;
   int64_t epochs = 15;
@@ -41,7 +49,8 @@ struct SgdParams {
   bool fit_intercept = true;
   double intercept_lr = 1.0;   ///< the intercept's step is intercept_lr * eta (Bottou's sgd uses 0.01)
   bool project_ball = false;   ///< Pegasos projection onto ||w|| <= 1/sqrt(lambda)
-  bool shuffle = true;
+  Shuffle shuffle = Shuffle::Exact;
+  int64_t block_rows = 0;      ///< Shuffle::Block: rows per block; 0 = about 32 KiB of the stored rows
   uint64_t seed = 0;
   bool record_history = true;
 
@@ -49,6 +58,7 @@ struct SgdParams {
     lr.validate();
     if (epochs < 0) throw std::invalid_argument("the number of epochs must be >= 0");
     if (average_start < 0) throw std::invalid_argument("average_start must be >= 0");
+    if (block_rows < 0) throw std::invalid_argument("block_rows must be >= 0");
     if (!(intercept_lr > 0.0) || !std::isfinite(intercept_lr)) throw std::invalid_argument("intercept_lr must be > 0");
     if (project_ball && !(lr.lambda > 0.0)) throw std::invalid_argument("the Pegasos projection needs lambda > 0");
   }
@@ -95,6 +105,20 @@ void evaluate_linear(const Data& X, const double* y, const double* sw, const Los
   (void)wsum;
 }
 
+/// One epoch's order under Shuffle::Block: the blocks [b*block, (b+1)*block) of consecutive rows in a
+/// random order (`blocks` holds the block ids and is shuffled in place), the rows of each block in a
+/// random order. Writes a permutation of 0..n-1 into perm.
+inline void block_shuffle_order(int64_t n, int64_t block, std::vector<int64_t>& blocks, Rng& rng, int64_t* perm) {
+  rng.shuffle(blocks.data(), static_cast<int64_t>(blocks.size()));
+  int64_t k = 0;
+  for (const int64_t bl : blocks) {
+    const int64_t lo = bl * block, hi = std::min(n, lo + block);
+    for (int64_t i = lo; i < hi; ++i) perm[k + i - lo] = i;
+    rng.shuffle(perm + k, hi - lo);
+    k += hi - lo;
+  }
+}
+
 /// Runs params.epochs epochs from `state`. `order` (optional) gives the sample index sequence,
 /// epochs * n entries, replacing the seeded shuffle (used by the oracle tests). `X_test`/`y_test`
 /// (optional) add test error to the history. `progress` is called after every epoch.
@@ -127,6 +151,36 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
   Rng rng(params.seed);
   std::vector<double> wout(static_cast<size_t>(d));
 
+  // The rows the steps read: X itself, or (block shuffling) a copy of X in a random row order.
+  const Data* Xs = &X;
+  const double* ys = y;
+  const double* sws = sample_weight;
+  std::unique_ptr<RowCopy<Data>> copy;
+  Data copy_view{};
+  std::vector<double> y_copy, sw_copy;
+  int64_t block = n;
+  const bool block_shuffle = params.shuffle == Shuffle::Block && !order;
+  if (block_shuffle) {
+    rng.shuffle(perm.data(), n);
+    copy = std::make_unique<RowCopy<Data>>(X, perm.data());
+    copy_view = copy->view();
+    y_copy.resize(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) y_copy[static_cast<size_t>(k)] = y[perm[static_cast<size_t>(k)]];
+    if (sample_weight) {
+      sw_copy.resize(static_cast<size_t>(n));
+      for (int64_t k = 0; k < n; ++k) sw_copy[static_cast<size_t>(k)] = sample_weight[perm[static_cast<size_t>(k)]];
+      sws = sw_copy.data();
+    }
+    Xs = &copy_view;
+    ys = y_copy.data();
+    block = params.block_rows > 0 ? params.block_rows
+                                  : std::max<int64_t>(8, (int64_t{1} << 15) / copy->bytes_per_row());
+    for (int64_t i = 0; i < n; ++i) perm[static_cast<size_t>(i)] = i;
+  }
+  const int64_t n_blocks = (n + block - 1) / block;
+  std::vector<int64_t> blocks(static_cast<size_t>(block_shuffle ? n_blocks : 0));
+  for (int64_t b = 0; b < static_cast<int64_t>(blocks.size()); ++b) blocks[static_cast<size_t>(b)] = b;
+
   SgdResult res;
   double seconds = 0.0;
   int64_t t = state.t;
@@ -138,7 +192,9 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
       idx = order + epoch * n;
       for (int64_t k = 0; k < n; ++k)
         if (idx[k] < 0 || idx[k] >= n) throw std::invalid_argument("sgd: sample order index out of range");
-    } else if (params.shuffle) {
+    } else if (block_shuffle) {
+      block_shuffle_order(n, block, blocks, rng, perm.data());
+    } else if (params.shuffle == Shuffle::Exact) {
       rng.shuffle(perm.data(), n);
     }
     if (epoch_avg) avg.reset(), bbar = 0.0;
@@ -146,13 +202,13 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
 
     for (int64_t k = 0; k < n; ++k) {
       const int64_t i = idx[k];
-      prefetch_ahead(X, idx, k, n);
-      const auto row = X.row(i);
+      prefetch_ahead(*Xs, idx, k, n);
+      const auto row = Xs->row(i);
       ++t;
       const double eta = params.lr(static_cast<double>(t));
       const double p = w.dot(row);
-      const double yi = y[i];
-      const double g = loss.deriv(yi * (p + b)) * (sample_weight ? sample_weight[i] : 1.0);
+      const double yi = ys[i];
+      const double g = loss.deriv(yi * (p + b)) * (sws ? sws[i] : 1.0);
 
       // L2 shrinkage through the scale (fold before underflow, keeping the average intact).
       const double shrink = 1.0 - eta * lambda;
