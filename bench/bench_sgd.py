@@ -1,16 +1,17 @@
 """SGD epoch throughput: robustcore.LinearClassifier against scikit-learn's SGDClassifier.
 
 In one process, on identical CSR arrays and with equal epochs (no early stopping), times
-  - robustcore  LinearClassifier(loss, solver="sgd"|"asgd", max_epochs=E) .fit
+  - robustcore  LinearClassifier(loss, solver="sgd"|"asgd", max_epochs=E) .fit, with the exact
+    per-epoch shuffle (shuffle=True, the default, as scikit-learn does) and with shuffle="block"
   - scikit-learn SGDClassifier(loss, average=False|True, max_iter=E, tol=None) .fit
   - the floor: E in-order passes computing every row's dot product over the same CSR arrays
     (scipy's csr matvec, X @ w)
 and prints nonzeros per second (nnz * epochs / median seconds over --repeats runs) and the ratios
-robustcore / scikit-learn and floor / robustcore. Both fits include their own per-fit overheads
+robustcore / scikit-learn and floor / robustcore (exact shuffle), and block / scikit-learn. Both fits include their own per-fit overheads
 (validation, robustcore's eta0 calibration on 1000 samples and its per-epoch history, which costs one
 extra pass per epoch unless history=False).
 
-    python bench/bench_sgd.py [--datasets ijcnn1 a7a synthetic] [--epochs 5] [--repeats 5]
+    python bench/bench_sgd.py [--datasets ijcnn1 a7a synthetic] [--epochs 15] [--repeats 5]
 """
 
 from __future__ import annotations
@@ -65,15 +66,15 @@ def main(argv=None):
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--datasets", nargs="+", default=["ijcnn1", "a7a", "synthetic"])
-    p.add_argument("--epochs", type=int, default=5)
+    p.add_argument("--epochs", type=int, default=15)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--alpha", type=float, default=1e-4)
     args = p.parse_args(argv)
 
     print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, python {platform.python_version()}, "
           f"robustcore {rc.__version__}; epochs={args.epochs}, medians of {args.repeats} runs\n")
-    print(f"{'dataset':10s} {'method':22s} {'robustcore':>12s} {'sklearn':>12s} {'rc/skl':>7s} "
-          f"{'floor':>12s} {'floor/rc':>8s}   (Mnnz/s)")
+    print(f"{'dataset':10s} {'method':12s} {'robustcore':>10s} {'rc-block':>10s} {'sklearn':>10s} {'rc/skl':>7s} "
+          f"{'block/skl':>9s} {'floor':>10s} {'floor/rc':>8s}   (Mnnz/s)")
     for name in args.datasets:
         if name == "synthetic":
             X, y = synthetic()
@@ -92,15 +93,18 @@ def main(argv=None):
         for loss, avg in (("hinge", False), ("log", False), ("hinge", True), ("log", True)):
             rc_est = rc.LinearClassifier(loss=loss, solver="asgd" if avg else "sgd", alpha=args.alpha,
                                          max_epochs=args.epochs, random_state=0)
+            rc_block = rc.LinearClassifier(loss=loss, solver="asgd" if avg else "sgd", alpha=args.alpha,
+                                           max_epochs=args.epochs, random_state=0, shuffle="block")
             sk_est = SGDClassifier(loss="log_loss" if loss == "log" else "hinge", alpha=args.alpha, average=avg,
                                    max_iter=args.epochs, tol=None, random_state=0)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 t_rc = median_time(lambda: rc_est.fit(X, y), args.repeats)
+                t_bl = median_time(lambda: rc_block.fit(X, y), args.repeats)
                 t_sk = median_time(lambda: sk_est.fit(X, y), args.repeats)
-            r, s, f = (nnz_total / t / 1e6 for t in (t_rc, t_sk, t_floor))
+            r, bl, s, f = (nnz_total / t / 1e6 for t in (t_rc, t_bl, t_sk, t_floor))
             label = f"{'ASGD' if avg else 'SGD'}({loss})"
-            print(f"{name:10s} {label:22s} {r:12.1f} {s:12.1f} {r / s:7.2f} {f:12.1f} {f / r:8.2f}")
+            print(f"{name:10s} {label:12s} {r:10.1f} {bl:10.1f} {s:10.1f} {r / s:7.2f} {bl / s:9.2f} {f:10.1f} {f / r:8.2f}")
     return 0
 
 
