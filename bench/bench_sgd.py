@@ -8,8 +8,8 @@ In one process, on identical CSR arrays and with equal epochs (no early stopping
     (scipy's csr matvec, X @ w)
 and prints nonzeros per second (nnz * epochs / median seconds over --repeats runs) and the ratios
 robustcore / scikit-learn and floor / robustcore (exact shuffle), and block / scikit-learn. Both fits include their own per-fit overheads
-(validation, robustcore's eta0 calibration on 1000 samples and its per-epoch history, which costs one
-extra pass per epoch unless history=False).
+(validation, robustcore's eta0 calibration on 1000 samples). robustcore runs with history=False
+(scikit-learn records no per-epoch objective either) unless --history is given.
 
     python bench/bench_sgd.py [--datasets ijcnn1 a7a synthetic] [--epochs 15] [--repeats 5]
 """
@@ -69,10 +69,12 @@ def main(argv=None):
     p.add_argument("--epochs", type=int, default=15)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--alpha", type=float, default=1e-4)
+    p.add_argument("--history", action="store_true",
+                   help="keep robustcore's per-epoch objective/error evaluation on (one extra pass per epoch)")
     args = p.parse_args(argv)
 
     print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, python {platform.python_version()}, "
-          f"robustcore {rc.__version__}; epochs={args.epochs}, medians of {args.repeats} runs\n")
+          f"robustcore {rc.__version__}; epochs={args.epochs}, history={args.history}, medians of {args.repeats} runs\n")
     print(f"{'dataset':10s} {'method':12s} {'robustcore':>10s} {'rc-block':>10s} {'sklearn':>10s} {'rc/skl':>7s} "
           f"{'block/skl':>9s} {'floor':>10s} {'floor/rc':>8s}   (Mnnz/s)")
     for name in args.datasets:
@@ -92,9 +94,10 @@ def main(argv=None):
         t_floor = median_time(floor, args.repeats)
         for loss, avg in (("hinge", False), ("log", False), ("hinge", True), ("log", True)):
             rc_est = rc.LinearClassifier(loss=loss, solver="asgd" if avg else "sgd", alpha=args.alpha,
-                                         max_epochs=args.epochs, random_state=0)
+                                         max_epochs=args.epochs, random_state=0, history=args.history)
             rc_block = rc.LinearClassifier(loss=loss, solver="asgd" if avg else "sgd", alpha=args.alpha,
-                                           max_epochs=args.epochs, random_state=0, shuffle="block")
+                                           max_epochs=args.epochs, random_state=0, shuffle="block",
+                                           history=args.history)
             sk_est = SGDClassifier(loss="log_loss" if loss == "log" else "hinge", alpha=args.alpha, average=avg,
                                    max_iter=args.epochs, tol=None, random_state=0)
             with warnings.catch_warnings():

@@ -126,6 +126,9 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         copy of X), then each epoch visits blocks of ~32 KiB of consecutive rows in random order,
         and the rows of each block in random order -- not a uniform permutation, but contiguous
         memory reads; on large sparse data an epoch runs several times faster (bench/README.md).
+    history : bool
+        Record the objective and training error (and test error with ``eval_set``) after every epoch:
+        one extra pass over the data per epoch. False keeps only the seconds per epoch, for speed.
     random_state : None, int, RandomState or Generator
     n_jobs : int or None
         Threads for one-vs-rest (the engine releases the GIL); None means 1.
@@ -158,6 +161,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         fit_intercept=True,
         intercept_lr=1.0,
         shuffle=True,
+        history=True,
         random_state=None,
         n_jobs=None,
         verbose=0,
@@ -176,6 +180,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.intercept_lr = intercept_lr
         self.shuffle = shuffle
+        self.history = history
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -232,6 +237,9 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         p.fit_intercept = bool(self.fit_intercept)
         p.intercept_lr = float(check_positive("intercept_lr", self.intercept_lr))
         p.project_ball = self.solver == "pegasos"
+        if not isinstance(self.history, (bool, np.bool_)):
+            raise TypeError(f"history must be a bool, got {self.history!r}")
+        p.record_history = bool(self.history)
         if isinstance(self.shuffle, str):
             if self.shuffle != "block":
                 raise ValueError(f"shuffle must be True, False or 'block', got {self.shuffle!r}")
@@ -357,7 +365,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         hist = {}
         for key in keys:
             rows = [np.asarray(r["history"][key]) for r in results]
-            if rows[0].size == 0 and key == "test_error":
+            if rows[0].size == 0 and key != "seconds":
                 continue
             hist[key] = rows[0] if len(rows) == 1 else np.vstack(rows)
         self.history_ = hist

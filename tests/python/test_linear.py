@@ -437,3 +437,14 @@ def test_block_shuffle_is_reproducible_and_keeps_rows_with_their_labels_and_weig
     assert m1.score(X, y) > 0.93 and m1.score(X, y) > exact.score(X, y) - 0.03
     with pytest.raises(ValueError, match="shuffle"):
         rc.LinearClassifier(shuffle="blocks").fit(X, y)
+
+
+def test_history_off_gives_the_same_model_and_only_seconds(binary_problem):
+    X, y = binary_problem
+    a = rc.LinearClassifier(loss="log", random_state=0, max_epochs=5).fit(X, y)
+    b = rc.LinearClassifier(loss="log", random_state=0, max_epochs=5, history=False).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert set(b.history_) == {"seconds"} and b.history_["seconds"].shape == (5,)
+    assert {"objective", "train_error", "seconds"} <= set(a.history_)
+    with pytest.raises(TypeError, match="history"):
+        rc.LinearClassifier(history="yes").fit(X, y)

@@ -52,7 +52,7 @@ struct SgdParams {
   Shuffle shuffle = Shuffle::Exact;
   int64_t block_rows = 0;      ///< Shuffle::Block: rows per block; 0 = about 32 KiB of the stored rows
   uint64_t seed = 0;
-  bool record_history = true;
+  bool record_history = true;  ///< objective / errors per epoch (one extra pass each); seconds always
 
   void validate() const {
     lr.validate();
@@ -271,8 +271,8 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
         evaluate_linear(*X_test, y_test, nullptr, loss, wout.data(), bout, lambda, nullptr, &terr);
         res.trace.test_error.push_back(terr);
       }
-      res.trace.seconds.push_back(seconds);
     }
+    res.trace.seconds.push_back(seconds);
     // Write the state back after every finished epoch, so an interrupted fit keeps it.
     w.materialize(state.w.data());
     state.b = b;
