@@ -78,7 +78,7 @@ int main() {
     for (int64_t q = 0; q < 11; ++q) blocks[static_cast<size_t>(q)] = q;
     Rng r(9);
     for (int rep = 0; rep < 3; ++rep) {
-      block_shuffle_order(n, block, blocks, r, perm.data());
+      BlockShuffledRows<CsrView<int64_t>>::block_shuffle_order(n, block, blocks, r, perm.data());
       std::vector<int> seen(static_cast<size_t>(n), 0);
       for (int64_t i : perm) seen[static_cast<size_t>(i)]++;
       for (int v : seen) CHECK(v == 1);

@@ -105,19 +105,55 @@ void evaluate_linear(const Data& X, const double* y, const double* sw, const Los
   (void)wsum;
 }
 
-/// One epoch's order under Shuffle::Block: the blocks [b*block, (b+1)*block) of consecutive rows in a
-/// random order (`blocks` holds the block ids and is shuffled in place), the rows of each block in a
-/// random order. Writes a permutation of 0..n-1 into perm.
-inline void block_shuffle_order(int64_t n, int64_t block, std::vector<int64_t>& blocks, Rng& rng, int64_t* perm) {
-  rng.shuffle(blocks.data(), static_cast<int64_t>(blocks.size()));
-  int64_t k = 0;
-  for (const int64_t bl : blocks) {
-    const int64_t lo = bl * block, hi = std::min(n, lo + block);
-    for (int64_t i = lo; i < hi; ++i) perm[k + i - lo] = i;
-    rng.shuffle(perm + k, hi - lo);
-    k += hi - lo;
+/// Shuffle::Block: the rows of X (with their labels and weights) copied once into a random order, and
+/// each epoch's order over the copy: blocks [b*block, (b+1)*block) of consecutive rows in a random
+/// order, the rows of each block in a random order. The default block holds about 32 KiB of rows.
+template <class Data>
+struct BlockShuffledRows {
+  std::vector<int64_t> perm;  ///< source row of each copied row (then reused for the epoch orders)
+  RowCopy<Data> copy;
+  Data view;
+  std::vector<double> y, sw;
+  int64_t block = 1;
+  std::vector<int64_t> blocks;
+
+  BlockShuffledRows(const Data& X, const double* y_src, const double* sw_src, int64_t block_rows, Rng& rng)
+      : perm(shuffled_identity(X.rows(), rng)), copy(X, perm.data()), view(copy.view()) {
+    const int64_t n = X.rows();
+    y.resize(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) y[static_cast<size_t>(k)] = y_src[perm[static_cast<size_t>(k)]];
+    if (sw_src) {
+      sw.resize(static_cast<size_t>(n));
+      for (int64_t k = 0; k < n; ++k) sw[static_cast<size_t>(k)] = sw_src[perm[static_cast<size_t>(k)]];
+    }
+    block = block_rows > 0 ? block_rows : std::max<int64_t>(8, (int64_t{1} << 15) / copy.bytes_per_row());
+    blocks.resize(static_cast<size_t>((n + block - 1) / block));
+    for (size_t b = 0; b < blocks.size(); ++b) blocks[b] = static_cast<int64_t>(b);
   }
-}
+  const double* weights() const { return sw.empty() ? nullptr : sw.data(); }
+
+  /// Writes this epoch's order (a permutation of the copied rows) into perm and returns it.
+  const int64_t* epoch_order(Rng& rng) { return block_shuffle_order(view.rows(), block, blocks, rng, perm.data()); }
+
+  static std::vector<int64_t> shuffled_identity(int64_t n, Rng& rng) {
+    std::vector<int64_t> p(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) p[static_cast<size_t>(i)] = i;
+    rng.shuffle(p.data(), n);
+    return p;
+  }
+  static const int64_t* block_shuffle_order(int64_t n, int64_t block, std::vector<int64_t>& blocks, Rng& rng,
+                                            int64_t* out) {
+    rng.shuffle(blocks.data(), static_cast<int64_t>(blocks.size()));
+    int64_t k = 0;
+    for (const int64_t bl : blocks) {
+      const int64_t lo = bl * block, hi = std::min(n, lo + block);
+      for (int64_t i = lo; i < hi; ++i) out[k + i - lo] = i;
+      rng.shuffle(out + k, hi - lo);
+      k += hi - lo;
+    }
+    return out;
+  }
+};
 
 /// Runs params.epochs epochs from `state`. `order` (optional) gives the sample index sequence,
 /// epochs * n entries, replacing the seeded shuffle (used by the oracle tests). `X_test`/`y_test`
@@ -152,34 +188,12 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
   std::vector<double> wout(static_cast<size_t>(d));
 
   // The rows the steps read: X itself, or (block shuffling) a copy of X in a random row order.
-  const Data* Xs = &X;
-  const double* ys = y;
-  const double* sws = sample_weight;
-  std::unique_ptr<RowCopy<Data>> copy;
-  Data copy_view{};
-  std::vector<double> y_copy, sw_copy;
-  int64_t block = n;
-  const bool block_shuffle = params.shuffle == Shuffle::Block && !order;
-  if (block_shuffle) {
-    rng.shuffle(perm.data(), n);
-    copy = std::make_unique<RowCopy<Data>>(X, perm.data());
-    copy_view = copy->view();
-    y_copy.resize(static_cast<size_t>(n));
-    for (int64_t k = 0; k < n; ++k) y_copy[static_cast<size_t>(k)] = y[perm[static_cast<size_t>(k)]];
-    if (sample_weight) {
-      sw_copy.resize(static_cast<size_t>(n));
-      for (int64_t k = 0; k < n; ++k) sw_copy[static_cast<size_t>(k)] = sample_weight[perm[static_cast<size_t>(k)]];
-      sws = sw_copy.data();
-    }
-    Xs = &copy_view;
-    ys = y_copy.data();
-    block = params.block_rows > 0 ? params.block_rows
-                                  : std::max<int64_t>(8, (int64_t{1} << 15) / copy->bytes_per_row());
-    for (int64_t i = 0; i < n; ++i) perm[static_cast<size_t>(i)] = i;
-  }
-  const int64_t n_blocks = (n + block - 1) / block;
-  std::vector<int64_t> blocks(static_cast<size_t>(block_shuffle ? n_blocks : 0));
-  for (int64_t b = 0; b < static_cast<int64_t>(blocks.size()); ++b) blocks[static_cast<size_t>(b)] = b;
+  std::unique_ptr<BlockShuffledRows<Data>> blk;
+  if (params.shuffle == Shuffle::Block && !order)
+    blk = std::make_unique<BlockShuffledRows<Data>>(X, y, sample_weight, params.block_rows, rng);
+  const Data& Xs = blk ? blk->view : X;
+  const double* ys = blk ? blk->y.data() : y;
+  const double* sws = blk ? blk->weights() : sample_weight;
 
   SgdResult res;
   double seconds = 0.0;
@@ -192,8 +206,8 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
       idx = order + epoch * n;
       for (int64_t k = 0; k < n; ++k)
         if (idx[k] < 0 || idx[k] >= n) throw std::invalid_argument("sgd: sample order index out of range");
-    } else if (block_shuffle) {
-      block_shuffle_order(n, block, blocks, rng, perm.data());
+    } else if (blk) {
+      idx = blk->epoch_order(rng);
     } else if (params.shuffle == Shuffle::Exact) {
       rng.shuffle(perm.data(), n);
     }
@@ -202,8 +216,8 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
 
     for (int64_t k = 0; k < n; ++k) {
       const int64_t i = idx[k];
-      prefetch_ahead(*Xs, idx, k, n);
-      const auto row = Xs->row(i);
+      prefetch_ahead(Xs, idx, k, n);
+      const auto row = Xs.row(i);
       ++t;
       const double eta = params.lr(static_cast<double>(t));
       const double p = w.dot(row);
