@@ -118,14 +118,15 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
     fit_intercept : bool
     intercept_lr : float > 0
         The intercept's step is ``intercept_lr * eta``. Bottou's sgd code (and scikit-learn on sparse
-        data) damp it to 0.01; with the bounded losses a fast intercept can push a whole class onto
-        the loss plateau (every sample of it treated as an outlier), so small values help there.
+        data) damp it to 0.01. With the bounded losses on imbalanced data the intercept can push the
+        minority class onto the loss plateau; a small intercept_lr slows that but was not enough to
+        prevent it on ijcnn1 (README, "What we measured").
     shuffle : bool or "block"
         True: a fresh uniform permutation of the rows every epoch (seeded by random_state). False:
         the rows in their given order. "block": copy the rows once into a random order (one extra
         copy of X), then each epoch visits blocks of ~32 KiB of consecutive rows in random order,
         and the rows of each block in random order -- not a uniform permutation, but contiguous
-        memory reads; on large sparse data an epoch runs several times faster (bench/README.md).
+        memory reads; on large sparse data about 2x faster per epoch (bench/README.md).
     history : bool
         Record the objective and training error (and test error with ``eval_set``) after every epoch:
         one extra pass over the data per epoch. False keeps only the seconds per epoch, for speed.
