@@ -54,3 +54,5 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except (ValueError, TypeError, FileNotFoundError) as exc:  # bad arguments or missing data: no traceback
+        parser.exit(2, f"{parser.prog} {args.command}: error: {exc}\n")

@@ -448,3 +448,14 @@ def test_history_off_gives_the_same_model_and_only_seconds(binary_problem):
     assert {"objective", "train_error", "seconds"} <= set(a.history_)
     with pytest.raises(TypeError, match="history"):
         rc.LinearClassifier(history="yes").fit(X, y)
+
+
+def test_cli_reports_bad_arguments_without_a_traceback(capsys):
+    from robustcore import cli
+
+    for argv, match in ((["sramp", "--datasets", "nosuch"], "unknown dataset"), (["sramp", "--cv", "1"], "folds"),
+                        (["sramp", "--noise", "1.5"], "noise"), (["demo", "--dataset", "nosuch"], "unknown dataset")):
+        with pytest.raises(SystemExit) as exc:
+            cli.main(argv)
+        assert exc.value.code == 2
+        assert match in capsys.readouterr().err

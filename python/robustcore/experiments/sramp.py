@@ -109,6 +109,26 @@ def tune(method, X, y, lambdas, folds, epochs, seed):
     return best, best_score
 
 
+def check_args(args):
+    """Fail before any work on arguments that cannot run."""
+    from .. import datasets
+
+    known = datasets.list_datasets()
+    for ds in args.datasets:
+        if ds not in known:
+            raise ValueError(f"unknown dataset {ds!r}; choose from {sorted(known)}")
+        if not known[ds]["builtin"]:
+            datasets.get_data_home(args.data_home)  # FileNotFoundError saying where it looked
+    if any(not 0.0 <= r <= 1.0 for r in args.noise):
+        raise ValueError(f"--noise rates must be in [0, 1], got {args.noise}")
+    if args.repeats < 1 or args.epochs < 1:
+        raise ValueError("--repeats and --epochs must be >= 1")
+    if args.cv < 2:
+        raise ValueError("--cv needs at least 2 folds")
+    if any(not (lam > 0) for lam in args.lambdas):
+        raise ValueError(f"--lambdas must be > 0, got {args.lambdas}")
+
+
 def run(args):
     import warnings
 
@@ -228,6 +248,7 @@ def plot(rows, curves, datasets, noise, methods, out):
 
 def main(args):
     t0 = time.perf_counter()
+    check_args(args)
     rows, curves = run(args)
     out = Path(args.out)
     table = format_tables(rows, args.datasets, args.noise, args.methods)
