@@ -63,6 +63,8 @@ def add_arguments(p):
     p.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     p.add_argument("--lambdas", type=float, nargs="+", default=list(LAMBDA_GRID))
     p.add_argument("--data-home", default=None)
+    p.add_argument("--raw-features", action="store_true",
+                   help="keep the files' own feature values instead of the paper's [0, 1] min-max scaling")
     p.add_argument("--out", default="results/sramp")
     p.add_argument("--verbose", type=int, default=1)
 
@@ -144,7 +146,7 @@ def run(args):
     total = len(args.datasets) * len(args.noise) * len(args.methods)
     bar = tqdm(total=total, desc="sramp", disable=not args.verbose)
     for ds in args.datasets:
-        X, y, Xt, yt = datasets.load(ds, data_home=args.data_home)
+        X, y, Xt, yt = datasets.load(ds, data_home=args.data_home, scale=not args.raw_features)
         n = X.shape[0]
         for rate in args.noise:
             noisy = [flip_labels(y, rate, random_state=1000 + r, mode="exact") for r in range(args.repeats)]
@@ -252,7 +254,8 @@ def main(args):
     rows, curves = run(args)
     out = Path(args.out)
     table = format_tables(rows, args.datasets, args.noise, args.methods)
-    header = (f"SRamp reproduction: datasets {args.datasets}, noise {args.noise}, {args.repeats} repeats, "
+    header = (f"SRamp reproduction: datasets {args.datasets}"
+              f"{' (raw feature values, not scaled)' if args.raw_features else ''}, noise {args.noise}, {args.repeats} repeats, "
               f"{args.cv}-fold CV of lambda over {list(args.lambdas)} (and s for SRamp over {list(S_GRID)}) on "
               f"the first repeat's noisy labels, {args.epochs} epochs.\n\n")
     (out / "table.md").write_text(header + table)
