@@ -131,10 +131,12 @@ def fol_reference(X, y, order, *, learner="perceptron", loss=None, lam=0.0, eta0
         if slack_budget is not None:
             l = np.maximum(0.0, l - xi[idx])
         for j in range(batch_size):
-            weights[idx[j]] *= np.exp(eta * l[j] / (batch_size * p[j]))
+            if l[j] > 0:
+                weights[idx[j]] *= np.exp(eta * l[j] / (batch_size * p[j]))
         if slack_budget is not None:
             for j in range(batch_size):
-                xi[idx[j]] += slack_lr / batch_size
+                if l[j] > 0:  # the slack grows only while the loss exceeds it
+                    xi[idx[j]] += slack_lr / batch_size
             if xi.sum() > slack_budget or xi.max() > 1:
                 xi = project(xi, 1.0, slack_budget)
     return w, b, weights, xi

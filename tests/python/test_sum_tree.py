@@ -153,7 +153,7 @@ def test_same_seed_same_samples():
         (lambda: _core.SumTree(np.array([1.0, -1.0])), ValueError, ">= 0"),
         (lambda: _core.SumTree(np.array([1.0, np.nan])), ValueError, "finite"),
         (lambda: _core.SumTree(np.zeros(3)), ValueError, "positive"),
-        (lambda: _core.SumTree(np.array([1, 2])), TypeError, ""),
+        (lambda: _core.SumTree(np.array([1, 2])), TypeError, "incompatible"),
         (lambda: _core.SumTree(3).update(5, 2.0), ValueError, "out of range"),
         (lambda: _core.SumTree(3).update(0, 0.0), ValueError, "factor"),
         (lambda: _core.SumTree(3).update(0, np.inf), ValueError, "factor"),

@@ -24,8 +24,9 @@
 // on any loss of losses.hpp, L2 shrinkage through a ScaledVector so sparse steps cost O(nnz)).
 //
 // Robust variant, slack variables (section 4.2, additive slack): the p player sees
-// max(0, l_i - xi_i), and after each step the slack player moves xi_{i_t} += slack_lr / b (a gradient
-// step on -xi_i, the stochastic gradient of E_{i~p}[l_i - xi_i]), then projects xi onto
+// max(0, l_i - xi_i), and after each step the slack player moves xi_{i_t} += slack_lr / b for the sampled
+// examples whose loss still exceeds their slack (a stochastic gradient step on E_{i~p}[max(0, l_i - xi_i)],
+// whose xi_i-derivative is -1[l_i > xi_i]), then projects xi onto
 // {xi in [0, 1]^m, sum xi <= K} (projections.hpp; the O(m log m) projection runs only on steps that
 // leave the set through the budget, the box alone is a clip).
 #pragma once
@@ -272,12 +273,16 @@ FolResult fol_fit(const Data& X, const double* y, Learner& learner, const FolPar
     for (int64_t j = 0; j < bsz; ++j) {
       double l = params.focus == Focus::ZeroOne ? (ys[j] * sc[j] <= 0.0 ? 1.0 : 0.0)
                                                 : std::min(1.0, learner.surrogate(ys[j], sc[j]));
-      if (slack) l = std::max(0.0, l - xi[idx[j]]);
-      if (l > 0.0) tree.update_log(idx[j], scale * l / pr[j]);
+      if (slack) {
+        l = std::max(0.0, l - xi[idx[j]]);
+        pr[j] = l > 0.0 ? -pr[j] : pr[j];  // sign marks "slack still active" for the slack step below
+      }
+      if (l > 0.0) tree.update_log(idx[j], scale * l / std::fabs(pr[j]));
     }
     if (slack) {
       bool over_box = false;
       for (int64_t j = 0; j < bsz; ++j) {
+        if (pr[j] > 0.0) continue;  // d/dxi_i max(0, l_i - xi_i) = -1[l_i > xi_i]
         double& x = xi[idx[j]];
         const double nx = x + params.slack_lr / static_cast<double>(bsz);
         xi_sum += nx - x;
