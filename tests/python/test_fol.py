@@ -16,7 +16,6 @@ from robustcore.losses import loss_spec
 
 from reference import fol_reference, loss_value_deriv, project_capped_simplex_reference
 
-_SCHED = {"constant": 0}
 
 
 def _separable(n=200, d=6, seed=0, margin=0.05):
@@ -173,7 +172,6 @@ def test_python_protocol_estimator_and_partial_fit_learner():
 def test_slack_variables_ignore_outliers():
     X, y = _separable(600, 5, seed=5, margin=0.1)
     rng = np.random.default_rng(0)
-    Xte, yte = _separable(2000, 5, seed=5, margin=0.0)
     noisy = y.copy()
     out = rng.choice(len(y), 6, replace=False)
     noisy[out] *= -1

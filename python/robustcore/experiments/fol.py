@@ -199,10 +199,8 @@ def run_realisable(args, out, log, with_adaboost):
         h = est.history_
         res[name] = {"train_error": h["train_error"].tolist(), "test_error": h["test_error"].tolist(),
                      "epochs_to_zero_train": _epochs_to_zero(h["train_error"]), "seconds": time.time() - t0}
-        maj = rc.FocusedOnlineClassifier(**{**est.get_params(), "output": "majority"})
         log(f"{name}: final train {h['train_error'][-1]:.4%} test {h['test_error'][-1]:.4%}, "
             f"zero train error at epoch {res[name]['epochs_to_zero_train']}")
-        del maj
     md = [f"Realisable {args.dataset} ({X.shape[0]} train / {Xt.shape[0]} test rows, {epochs} epochs)", "",
           "| method | final train error | min train error | final test error | epochs to zero train error |",
           "|---|---|---|---|---|"]
