@@ -246,6 +246,10 @@ class FocusedOnlineClassifier(ClassifierMixin, BaseEstimator):
     last_ : (n_problems, n_features + 1) the last iterate
     history_ : dict of per-epoch arrays (one row per binary problem for one-vs-rest)
     q_ : (n_problems, m) final sampler distribution q
+    xi_ : (n_problems, m) final slack variables (with ``slack_budget``)
+    learners_, last_learners_ : the kept / last learner objects (Python protocol learners)
+
+    Ctrl-C during ``fit`` raises KeyboardInterrupt and leaves the estimator as it was before the call.
     """
 
     def __init__(self, learner="perceptron", loss="hinge", alpha=1e-4, learning_rate="constant", eta0=0.1,
@@ -343,8 +347,6 @@ class FocusedOnlineClassifier(ClassifierMixin, BaseEstimator):
         problems = [classes[1]] if len(classes) == 2 else list(classes)
         T = -(-self.n_iter * m // self.batch_size)
         k = default_k(m) if self.k is None else int(self.k)
-        self.classes_ = classes
-        self.n_steps_ = T
         results = []
         for j, pos in enumerate(problems):
             yy = np.where(y == pos, 1.0, -1.0)
@@ -354,6 +356,10 @@ class FocusedOnlineClassifier(ClassifierMixin, BaseEstimator):
                 results.append(self._fit_python(X, yy, Xt, yyt, T, k, s))
             else:
                 results.append(self._fit_core(X, yy, Xt, yyt, T, k, s))
+        # Attributes are set only once every problem finished: Ctrl-C (KeyboardInterrupt, checked once
+        # per epoch by the engine) leaves the estimator as it was before fit.
+        self.classes_ = classes
+        self.n_steps_ = T
         self._set_output(results, d)
         return self
 
