@@ -281,3 +281,35 @@ def test_bad_data(binary_problem):
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_experiment_gap_smoke(tmp_path):
+    import argparse
+
+    from robustcore.experiments import fol as exp
+
+    p = argparse.ArgumentParser()
+    exp.add_arguments(p)
+    args = p.parse_args(["--parts", "gap", "--seeds", "1", "--out", str(tmp_path), "--verbose", "0"])
+    exp.main(args)
+    assert (tmp_path / "gap.png").exists() and (tmp_path / "gap.csv").exists()
+    md = (tmp_path / "gap.md").read_text()
+    assert "Fitted log-log slopes" in md
+    import json
+
+    slopes = json.loads((tmp_path / "fol.json").read_text())["gap"]["slopes"]
+    assert 0.7 < slopes["sgd_vs_1/(a eps)"] < 1.5  # Lemma 2: SGD ~ 1/(a eps)
+
+
+def test_experiment_real_data_smoke(tmp_path, data_dir):
+    import argparse
+
+    from robustcore.experiments import fol as exp
+
+    p = argparse.ArgumentParser()
+    exp.add_arguments(p)
+    args = p.parse_args(["--parts", "realisable", "adaboost", "--epochs", "4", "--out", str(tmp_path),
+                         "--data-home", str(data_dir), "--verbose", "0"])
+    exp.main(args)
+    assert (tmp_path / "realisable.png").exists() and (tmp_path / "adaboost.png").exists()
+    assert "FOL vs AdaBoost" in (tmp_path / "realisable.md").read_text()
