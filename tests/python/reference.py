@@ -87,3 +87,56 @@ def project_capped_simplex_reference(v, upper, budget, iters=200):
         else:
             hi = mid
     return np.clip(v - 0.5 * (lo + hi), 0, upper)
+
+
+# ----------------------------------------------------------------------------- FOL (sum tree, FOL loop)
+def sum_tree_probs_reference(weights, gamma):
+    """p_i = gamma / m + (1 - gamma) q_i with q = weights / sum(weights) (FOL paper, section 2.3)."""
+    w = np.asarray(weights, dtype=np.float64)
+    return gamma / w.size + (1.0 - gamma) * w / w.sum()
+
+
+def fol_reference(X, y, order, *, learner="perceptron", loss=None, lam=0.0, eta0=0.1, batch_size=1, eta=None,
+                  gamma=0.5, focus="zero_one", fit_intercept=True, slack_budget=None, slack_lr=0.1,
+                  project=None):
+    """Plain-NumPy FOL with injected sample indices (order: n_steps * batch_size). loss: (value, deriv)
+    functions of z for learner="sgd" (constant step eta0, L2 lam). Returns (w, b, weights, xi)."""
+    X = np.asarray(X, dtype=np.float64)
+    m, d = X.shape
+    eta = 1.0 / (2 * m) if eta is None else eta
+    w, b = np.zeros(d), 0.0
+    weights = np.ones(m)
+    xi = np.zeros(m)
+    order = np.asarray(order).reshape(-1, batch_size)
+    for t, idx in enumerate(order, start=1):
+        p = gamma / m + (1 - gamma) * weights[idx] / weights.sum()
+        s = X[idx] @ w + b
+        ys = y[idx]
+        if learner == "perceptron":
+            for j in range(batch_size):
+                if ys[j] * s[j] <= 0:
+                    w = w + ys[j] * X[idx[j]]
+                    if fit_intercept:
+                        b += ys[j]
+            sur = np.maximum(0.0, -ys * s)
+        else:
+            value, deriv = loss
+            w = w * (1 - eta0 * lam)
+            g = np.array([deriv(ys[j] * s[j]) * ys[j] for j in range(batch_size)])
+            w = w - eta0 / batch_size * (g[:, None] * X[idx]).sum(axis=0)
+            if fit_intercept:
+                b -= eta0 / batch_size * g.sum()
+            sur = np.array([value(ys[j] * s[j]) for j in range(batch_size)])
+        l = (ys * s <= 0).astype(float) if focus == "zero_one" else np.minimum(1.0, sur)
+        if slack_budget is not None:
+            l = np.maximum(0.0, l - xi[idx])
+        for j in range(batch_size):
+            if l[j] > 0:
+                weights[idx[j]] *= np.exp(eta * l[j] / (batch_size * p[j]))
+        if slack_budget is not None:
+            for j in range(batch_size):
+                if l[j] > 0:  # the slack grows only while the loss exceeds it
+                    xi[idx[j]] += slack_lr / batch_size
+            if xi.sum() > slack_budget or xi.max() > 1:
+                xi = project(xi, 1.0, slack_budget)
+    return w, b, weights, xi

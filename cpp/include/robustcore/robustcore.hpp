@@ -9,3 +9,5 @@
 #include "status.hpp"
 #include "trace.hpp"
 #include "weights.hpp"
+#include "sum_tree.hpp"
+#include "fol.hpp"

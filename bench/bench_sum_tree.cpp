@@ -1,0 +1,133 @@
+// google-benchmark: the FOL sampler. One FOL p-player round (sample(1/2) + update with a factor in
+// [1, e]) for m = 1e3 .. 1e7 with the 8-ary tree (the default), the binary tree, and a naive O(m)
+// sampler (linear scan of the weights) for contrast; then one FOL step (sample + Perceptron/SGD step +
+// update) against one plain SGD step (uniform index, same learner) on a sparse problem shaped like
+// ijcnn1 (49,990 rows x 22 features, ~13 nonzeros per row, generated with a fixed seed).
+#include <benchmark/benchmark.h>
+
+#include <robustcore/fol.hpp>
+#include <robustcore/losses.hpp>
+#include <robustcore/sum_tree.hpp>
+
+#include <cmath>
+#include <vector>
+
+using namespace robustcore;
+
+namespace {
+
+template <int B>
+void BM_TreeSampleUpdate(benchmark::State& state) {
+  const int64_t m = state.range(0);
+  BasicSumTree<B> tree(m);
+  Rng rng(1);
+  // warm the tree up into a non-uniform state
+  for (int64_t s = 0; s < std::min<int64_t>(m, 1000000); ++s) tree.update(static_cast<int64_t>(rng.below(m)), 1.0 + rng.uniform());
+  const double eta = 1.0 / (2.0 * static_cast<double>(m));
+  for (auto _ : state) {
+    auto ip = tree.sample(0.5, rng);
+    tree.update(ip.first, std::exp(eta * 1.0 / ip.second));
+    benchmark::DoNotOptimize(ip);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_NaiveSampleUpdate(benchmark::State& state) {
+  const int64_t m = state.range(0);
+  std::vector<double> w(static_cast<size_t>(m), 1.0);
+  double total = static_cast<double>(m);
+  Rng rng(1);
+  const double eta = 1.0 / (2.0 * static_cast<double>(m));
+  for (auto _ : state) {
+    int64_t i;
+    if (rng.uniform() < 0.5) {
+      i = static_cast<int64_t>(rng.below(m));
+    } else {
+      double u = rng.uniform() * total;
+      i = 0;
+      for (; i < m - 1; ++i) {
+        if (u < w[i]) break;
+        u -= w[i];
+      }
+    }
+    const double p = 0.5 / m + 0.5 * w[i] / total;
+    const double nv = w[i] * std::exp(eta / p);
+    total += nv - w[i];
+    w[i] = nv;
+    benchmark::DoNotOptimize(i);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+struct Sparse {
+  std::vector<double> data, y;
+  std::vector<int32_t> indices;
+  std::vector<int64_t> indptr;
+  CsrView<int64_t> X;
+};
+
+const Sparse& ijcnn1_like() {
+  static Sparse p;
+  if (p.X.rows()) return p;
+  const int64_t n = 49990, d = 22;
+  Rng rng(42);
+  p.indptr.push_back(0);
+  for (int64_t i = 0; i < n; ++i) {
+    p.indices.push_back(static_cast<int32_t>(rng.below(10)));  // one-hot block (features 1-10)
+    p.data.push_back(1.0);
+    for (int32_t j = 10; j < d; ++j) {
+      if (rng.uniform() < 0.05) continue;  // a few explicit zeros, as in the real file
+      p.indices.push_back(j);
+      p.data.push_back(rng.uniform() * 2.0 - 1.0);
+    }
+    p.indptr.push_back(static_cast<int64_t>(p.data.size()));
+    p.y.push_back(rng.uniform() < 0.1 ? 1.0 : -1.0);
+  }
+  p.X = CsrView<int64_t>{p.data.data(), p.indices.data(), p.indptr.data(), n, d};
+  return p;
+}
+
+template <bool Focused>
+void BM_Step(benchmark::State& state) {
+  const Sparse& P = ijcnn1_like();
+  const int64_t m = P.X.rows();
+  LearningRate lr;
+  lr.schedule = Schedule::Constant;
+  lr.eta0 = 0.01;
+  lr.lambda = 1e-5;
+  SgdLearner<Logistic> learner(P.X.cols(), Logistic{}, lr, true, 1.0);
+  SumTree tree(m);
+  Rng rng(3);
+  const double eta = 1.0 / (2.0 * static_cast<double>(m));
+  int64_t t = 0;
+  SparseRow row{};
+  for (auto _ : state) {
+    ++t;
+    int64_t i;
+    double p = 1.0;
+    if (Focused) {
+      auto ip = tree.sample(0.5, rng);
+      i = ip.first;
+      p = ip.second;
+    } else {
+      i = static_cast<int64_t>(rng.below(static_cast<uint64_t>(m)));
+    }
+    row = P.X.row(i);
+    const double yi = P.y[i];
+    double s = learner.score(row);
+    learner.step(&row, &yi, &s, 1, t);
+    if (Focused && yi * s <= 0.0) tree.update_log(i, eta / p);
+    benchmark::DoNotOptimize(s);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+}  // namespace
+
+BENCHMARK_TEMPLATE(BM_TreeSampleUpdate, 8)->RangeMultiplier(10)->Range(1000, 10000000);
+BENCHMARK_TEMPLATE(BM_TreeSampleUpdate, 2)->RangeMultiplier(10)->Range(1000, 10000000);
+BENCHMARK(BM_NaiveSampleUpdate)->RangeMultiplier(10)->Range(1000, 100000);
+BENCHMARK_TEMPLATE(BM_Step, true)->Name("BM_FolStep_ijcnn1_like");
+BENCHMARK_TEMPLATE(BM_Step, false)->Name("BM_SgdStep_ijcnn1_like");
+
+BENCHMARK_MAIN();

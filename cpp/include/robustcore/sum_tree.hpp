@@ -1,0 +1,235 @@
+// Sum tree: the p-player's sampler of Focused Online Learning (FOL paper, section 2.3, "Tree").
+//
+// Holds m non-negative leaf weights v_1..v_m and q_i = v_i / sum_j v_j. Operations:
+//   sample(gamma, rng) -> (i, p_i)  with probability gamma draw i uniformly from [m], otherwise descend
+//                                   the tree choosing children in proportion to their sums; returns
+//                                   p_i = gamma/m + (1 - gamma) q_i exactly as the paper defines it
+//                                   (the probability of i under the mixture, whichever branch was taken)
+//   update(i, f)                    v_i <- f v_i (multiplicative, f > 0 finite)
+//   update_log(i, log_f)            the same with f = exp(log_f), safe for any finite log_f
+//   total(), leaf(i), q(i), rebuild()
+// Sample and update are O(log_B m).
+//
+// Layout: a B-ary tree (B = 8 by default: the children of a node are one 64-byte cache line) stored
+// level by level in one flat array, leaves first, every level padded with zeros to a multiple of B.
+// Any m >= 1 works (no power-of-two padding of the leaf count).
+//
+// Numerical robustness over billions of multiplicative updates:
+//   * No drift. update() does not add a delta along the path; it recomputes each ancestor as the sum of
+//     its B children (one cache line). Every internal node therefore always equals exactly what
+//     rebuild() would compute from the current leaves, bit for bit, however many updates happened.
+//   * No overflow/underflow. q is invariant to a common scale, so when the total would leave
+//     [2^-kRescaleExp, 2^kRescaleExp] every leaf is multiplied by the same power of two (exact in binary
+//     floating point), positive leaves below 2^-800 * total are raised to that floor (so a leaf can always come
+//     back: a leaf that underflowed to zero could never grow again under multiplicative updates;
+//     leaves set to exactly 0 by the caller stay 0), and the tree is rebuilt.
+//     The floor bounds q_i from below by about 2^-800, far below anything a sampler can observe.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rng.hpp"
+
+namespace robustcore {
+
+template <int B = 8>
+class BasicSumTree {
+  static_assert(B >= 2 && B <= 64, "fan-out must be in [2, 64]");
+
+ public:
+  static constexpr int kFanout = B;
+  /// Rescale when the total leaves [2^-kRescaleExp, 2^kRescaleExp].
+  static constexpr int kRescaleExp = 512;
+  /// Relative floor for leaves, applied at each rescale: v_i >= 2^-800 * total.
+  static constexpr double kFloorRel = 0x1.0p-800;
+
+  BasicSumTree() = default;
+  /// m leaves, all equal to 1 (the paper's initialize(m)).
+  explicit BasicSumTree(int64_t m) { initialize(m); }
+  /// Leaves set to the given non-negative finite weights (at least one positive).
+  BasicSumTree(const double* weights, int64_t m) { assign(weights, m); }
+
+  void initialize(int64_t m) {
+    layout(m);
+    std::fill(a_.begin(), a_.begin() + m_, 1.0);
+    rebuild();
+  }
+
+  void assign(const double* weights, int64_t m) {
+    layout(m);
+    for (int64_t i = 0; i < m; ++i) {
+      const double w = weights[i];
+      if (!(w >= 0.0) || !std::isfinite(w))
+        throw std::invalid_argument("sum tree: weights must be finite and >= 0 (weight " + std::to_string(i) +
+                                    " is " + std::to_string(w) + ")");
+      a_[i] = w;
+    }
+    rebuild();
+    if (!(total() > 0.0)) throw std::invalid_argument("sum tree: at least one weight must be positive");
+    if (!std::isfinite(total()) || std::ilogb(total()) > kRescaleExp || std::ilogb(total()) < -kRescaleExp)
+      renormalise();
+  }
+
+  int64_t size() const { return m_; }
+  double total() const { return a_[root_]; }
+  double leaf(int64_t i) const { return a_[i]; }
+  double q(int64_t i) const { return a_[i] / a_[root_]; }
+  /// p_i = gamma/m + (1 - gamma) q_i.
+  double prob(int64_t i, double gamma) const { return gamma / static_cast<double>(m_) + (1.0 - gamma) * q(i); }
+  /// Number of rescales done so far (for tests and diagnostics).
+  int64_t rescales() const { return rescales_; }
+  int levels() const { return static_cast<int>(off_.size()); }
+
+  /// Recomputes every internal node from the leaves, O(m).
+  void rebuild() {
+    for (size_t l = 1; l < off_.size(); ++l) {
+      const int64_t nodes = len_[l];
+      const double* c = a_.data() + off_[l - 1];
+      double* p = a_.data() + off_[l];
+      for (int64_t j = 0; j < nodes; ++j) p[j] = block_sum(c + j * B);
+    }
+  }
+
+  /// The paper's sample(gamma). Draws one uniform for the branch and one for the index.
+  std::pair<int64_t, double> sample(double gamma, Rng& rng) const {
+    int64_t i;
+    if (rng.uniform() < gamma) {
+      i = static_cast<int64_t>(rng.below(static_cast<uint64_t>(m_)));
+    } else {
+      i = descend(rng.uniform());
+    }
+    return {i, prob(i, gamma)};
+  }
+
+  /// Index drawn from q (gamma = 0) given a uniform u in [0, 1).
+  int64_t descend(double u) const {
+    double target = u * a_[root_];
+    int64_t node = 0;  // index within the current level
+    for (int l = static_cast<int>(off_.size()) - 2; l >= 0; --l) {
+      const double* c = a_.data() + off_[l] + node * B;
+      int last = -1;
+      int k = 0;
+      for (; k < B; ++k) {
+        const double v = c[k];
+        if (v > 0.0) {
+          last = k;
+          if (target < v) break;
+          target -= v;
+        }
+      }
+      // Rounding can leave target >= the children's sum: take the last positive child.
+      if (k == B) k = last;
+      node = node * B + k;
+    }
+    return node;
+  }
+
+  /// v_i <- f v_i for a finite f > 0; O(log_B m).
+  void update(int64_t i, double f) {
+    if (!(f > 0.0) || !std::isfinite(f))
+      throw std::invalid_argument("sum tree: update factor must be finite and > 0");
+    double v = a_[i] * f;
+    if (!(v <= kHigh) || (v < kLow && v < a_[i])) {
+      // Out of the safe range: apply the factor through the log domain with a rescale.
+      update_log(i, std::log(f));
+      return;
+    }
+    a_[i] = v;
+    propagate(i);
+    const int e = std::ilogb(a_[root_]);
+    if (e > kRescaleExp || e < -kRescaleExp) renormalise();
+  }
+
+  /// v_i <- exp(log_f) v_i for any finite log_f (huge factors included).
+  void update_log(int64_t i, double log_f) {
+    if (!std::isfinite(log_f)) throw std::invalid_argument("sum tree: log factor must be finite");
+    if (log_f > -300.0 && log_f < 300.0) {
+      const double v = a_[i] * std::exp(log_f);
+      if (v <= kHigh && v >= kLow) {
+        a_[i] = v;
+        propagate(i);
+        const int e = std::ilogb(a_[root_]);
+        if (e > kRescaleExp || e < -kRescaleExp) renormalise();
+        return;
+      }
+    }
+    // General case: log-domain rescale. Scale every leaf so that the new total is ~1: the new leaf i is
+    // exp(log v_i + log_f - log S'), the others v_j / S', where S' = sum_{j != i} v_j + v_i exp(log_f)
+    // computed in the log domain.
+    const double li = std::log(a_[i]) + log_f;
+    const double rest = a_[root_] - a_[i];
+    const double lrest = rest > 0.0 ? std::log(rest) : -INFINITY;
+    const double mx = std::max(li, lrest);
+    const double ls = mx + std::log(std::exp(li - mx) + (rest > 0.0 ? std::exp(lrest - mx) : 0.0));
+    const double scale_rest = std::exp(-ls);  // may underflow to 0; the floor below handles it
+    const double fl = kFloorRel;
+    for (int64_t j = 0; j < m_; ++j)
+      if (a_[j] > 0.0) a_[j] = std::max(a_[j] * scale_rest, fl);
+    a_[i] = std::max(std::exp(li - ls), a_[i] > 0.0 ? fl : 0.0);
+    rebuild();
+    ++rescales_;
+  }
+
+  /// Multiplies all leaves by a power of two so the total is in [1, 2), applies the floor, rebuilds.
+  void renormalise() {
+    const double t = a_[root_];
+    const int e = std::ilogb(t);
+    const double fl = kFloorRel * std::ldexp(t, -e);
+    for (int64_t j = 0; j < m_; ++j)
+      if (a_[j] > 0.0) a_[j] = std::max(std::ldexp(a_[j], -e), fl);
+    rebuild();
+    ++rescales_;
+  }
+
+ private:
+  static constexpr double kHigh = 0x1.0p+900;
+  static constexpr double kLow = 0x1.0p-900;
+
+  static double block_sum(const double* c) {
+    double s = 0.0;
+    for (int k = 0; k < B; ++k) s += c[k];
+    return s;
+  }
+
+  void propagate(int64_t i) {
+    int64_t node = i;
+    for (size_t l = 1; l < off_.size(); ++l) {
+      node /= B;
+      a_[off_[l] + node] = block_sum(a_.data() + off_[l - 1] + node * B);
+    }
+  }
+
+  void layout(int64_t m) {
+    if (m < 1) throw std::invalid_argument("sum tree: need at least one leaf (m >= 1)");
+    m_ = m;
+    off_.clear();
+    len_.clear();
+    int64_t n = m, total = 0;
+    // Level l holds len_[l] nodes padded to a multiple of B (except the root level).
+    while (true) {
+      const int64_t padded = n == 1 ? 1 : (n + B - 1) / B * B;
+      off_.push_back(total);
+      len_.push_back(n);
+      total += padded;
+      if (n == 1) break;
+      n = (n + B - 1) / B;
+    }
+    a_.assign(static_cast<size_t>(total), 0.0);
+    root_ = off_.back();
+    rescales_ = 0;
+  }
+
+  std::vector<double> a_;
+  std::vector<int64_t> off_, len_;
+  int64_t m_ = 0, root_ = 0, rescales_ = 0;
+};
+
+using SumTree = BasicSumTree<8>;
+
+}  // namespace robustcore

@@ -1,0 +1,119 @@
+// C++ checks for sum_tree.hpp and fol.hpp: totals and probabilities against a plain array, sampling
+// frequencies, no drift after many updates (incremental == rebuild bit for bit), long multiplicative
+// growth stays finite with the ratios kept, FOL + Perceptron reaches zero training error.
+#include "check.hpp"
+
+#include <robustcore/fol.hpp>
+#include <robustcore/sum_tree.hpp>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+using namespace robustcore;
+
+template <int B>
+void totals_and_probs() {
+  for (int64_t m : {1, 2, 5, 8, 9, 64, 65, 1000, 4099}) {
+    BasicSumTree<B> t(m);
+    std::vector<double> ref(static_cast<size_t>(m), 1.0);
+    Rng rng(static_cast<uint64_t>(m));
+    for (int64_t s = 0; s < 10 * m; ++s) {
+      const int64_t i = static_cast<int64_t>(rng.below(static_cast<uint64_t>(m)));
+      const double f = std::exp(rng.uniform() * 2.0 - 1.0);
+      t.update(i, f);
+      ref[i] *= f;
+    }
+    double sum = 0.0;
+    for (double v : ref) sum += v;
+    CHECK_CLOSE(t.total(), sum, 1e-12);
+    for (int64_t i = 0; i < m; ++i) {
+      CHECK_CLOSE(t.leaf(i), ref[i], 1e-13);
+      CHECK_CLOSE(t.prob(i, 0.5), 0.5 / m + 0.5 * ref[i] / sum, 1e-12);
+    }
+    const double before = t.total();
+    t.rebuild();
+    CHECK(t.total() == before);  // ancestors are recomputed from children: no drift
+  }
+}
+
+void sampling_frequencies() {
+  const int64_t m = 13;
+  std::vector<double> w(m);
+  for (int64_t i = 0; i < m; ++i) w[i] = 1.0 + static_cast<double>(i);
+  SumTree t(w.data(), m);
+  Rng rng(7);
+  const int64_t n = 1300000;
+  std::vector<int64_t> c(m, 0);
+  for (int64_t s = 0; s < n; ++s) ++c[t.sample(0.25, rng).first];
+  double chi2 = 0.0;
+  for (int64_t i = 0; i < m; ++i) {
+    const double e = t.prob(i, 0.25) * n;
+    chi2 += (c[i] - e) * (c[i] - e) / e;
+  }
+  CHECK(chi2 < 40.0);  // 12 degrees of freedom: P[chi2 > 40] ~ 7e-5
+}
+
+void long_growth() {
+  const int64_t m = 100;
+  SumTree t(m);
+  std::vector<double> logw(m, 0.0);
+  Rng rng(3);
+  for (int64_t s = 0; s < 3000000; ++s) {
+    const int64_t i = static_cast<int64_t>(rng.below(10));  // 10 leaves grow by up to e per update
+    const double lf = rng.uniform();
+    t.update(i, std::exp(lf));
+    logw[i] += lf;
+  }
+  CHECK(t.rescales() > 0);
+  CHECK(std::isfinite(t.total()) && t.total() > 0.0);
+  double mx = logw[0];
+  for (int64_t i = 0; i < 10; ++i) mx = std::max(mx, logw[i]);
+  double z = 0.0;
+  for (int64_t i = 0; i < 10; ++i) z += std::exp(logw[i] - mx);
+  for (int64_t i = 0; i < 10; ++i) CHECK_CLOSE(t.q(i), std::exp(logw[i] - mx) / z, 1e-8);
+  for (int64_t i = 10; i < m; ++i) CHECK(t.leaf(i) > 0.0 && t.q(i) < 1e-200);
+}
+
+void fol_separable() {
+  // Separable data (first coordinate carries the label with margin 0.1): FOL + Perceptron must find a consistent iterate.
+  const int64_t n = 400, d = 5;
+  Rng rng(11);
+  std::vector<double> X(n * d), y(n);
+  for (int64_t i = 0; i < n; ++i) {
+    y[i] = i % 2 ? 1.0 : -1.0;
+    for (int64_t j = 0; j < d; ++j) X[i * d + j] = rng.uniform() - 0.5;
+    X[i * d] = y[i] * (0.1 + rng.uniform());  // separable by w = e_1 with margin 0.1
+  }
+  DenseView V{X.data(), n, d};
+  Perceptron p(d, true);
+  FolParams params;
+  params.n_steps = 40 * n;
+  params.seed = 1;
+  SumTree tree(n);
+  auto res = fol_fit(V, y.data(), p, params, tree, nullptr, nullptr, nullptr, static_cast<const DenseView*>(nullptr),
+                     nullptr, ProgressFn());
+  CHECK(res.status == Status::MaxIter);
+  CHECK(!res.trace.train_error.empty() && res.trace.train_error.back() == 0.0);
+  FolParams bad = params;
+  bad.gamma = 0.0;
+  CHECK_THROWS(fol_fit(V, y.data(), p, bad, tree, nullptr, nullptr, nullptr, static_cast<const DenseView*>(nullptr),
+                       nullptr, ProgressFn()),
+               std::invalid_argument);
+}
+
+int main() {
+  totals_and_probs<2>();
+  totals_and_probs<8>();
+  totals_and_probs<16>();
+  sampling_frequencies();
+  long_growth();
+  fol_separable();
+  CHECK_THROWS(SumTree(0), std::invalid_argument);
+  {
+    SumTree t(3);
+    CHECK_THROWS(t.update(0, -1.0), std::invalid_argument);
+    CHECK_THROWS(t.update(0, INFINITY), std::invalid_argument);
+  }
+  return check::report();
+}

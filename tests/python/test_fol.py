@@ -1,0 +1,315 @@
+"""Focused Online Learning: engine vs NumPy reference (injected indices), theory checks (zero training
+error on separable data), Python protocol == C++ learner, robust variants, AdaBoost, sklearn checks."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.linear_model import SGDClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import robustcore as rc
+from robustcore import _core
+from robustcore.fol import (NumpyPerceptron, PartialFitLearner, focused_online_learning, subsample_with_repetitions,
+                            theorem3_failure_bound, theorem3_sample_size)
+from robustcore._validation import to_matrix
+from robustcore.losses import loss_spec
+
+from reference import fol_reference, loss_value_deriv, project_capped_simplex_reference
+
+
+
+def _separable(n=200, d=6, seed=0, margin=0.05):
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=d)
+    X = rng.normal(size=(n, d))
+    s = X @ w / np.linalg.norm(w)
+    keep = np.abs(s) > margin
+    return X[keep], np.where(s[keep] > 0, 1.0, -1.0)
+
+
+def _core_fol(X, y, order, *, learner="perceptron", loss="hinge", lam=0.0, eta0=0.1, batch_size=1, eta=0.0,
+              gamma=0.5, focus=0, slack=-1.0, slack_lr=0.0, k=3, seed=0, n_steps=None, sparse=False):
+    m, d = X.shape
+    coef, weights, snaps = np.zeros(d + 1), np.ones(m), np.zeros((k, d + 1))
+    xi = np.zeros(m) if slack >= 0 else None
+    n_steps = len(order) // batch_size if order is not None else n_steps
+    M = to_matrix(sp.csr_matrix(X) if sparse else X)
+    out = _core.fol_fit(M, y, learner, loss_spec(loss), 0, lam, eta0, 0.5, True, 1.0, n_steps, batch_size, eta, gamma,
+                        focus, 0, True, slack, slack_lr, seed, coef, weights, snaps, xi, order)
+    return coef, weights, snaps, xi, out
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("batch_size", [1, 4])
+def test_perceptron_matches_reference(binary_problem, sparse, batch_size):
+    X, y = binary_problem
+    rng = np.random.default_rng(1)
+    order = rng.integers(0, X.shape[0], size=600 * batch_size).astype(np.int64)
+    coef, weights, _, _, _ = _core_fol(X, y, order, batch_size=batch_size, sparse=sparse)
+    w, b, wref, _ = fol_reference(X, y, order, batch_size=batch_size)
+    np.testing.assert_allclose(coef[:-1], w, rtol=1e-10, atol=1e-10)
+    assert coef[-1] == pytest.approx(b, abs=1e-10)
+    np.testing.assert_allclose(weights, wref, rtol=1e-10)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "log", "sramp", "rgomp"])
+@pytest.mark.parametrize("focus", [0, 1])
+def test_sgd_learner_matches_reference(binary_problem, loss, focus):
+    X, y = binary_problem
+    rng = np.random.default_rng(2)
+    order = rng.integers(0, X.shape[0], size=800).astype(np.int64)
+    spec = loss_spec(loss)
+    coef, weights, _, _, _ = _core_fol(X, y, order, learner="sgd", loss=loss, lam=1e-3, eta0=0.05, batch_size=2,
+                                       focus=focus)
+
+    kw = dict(s=spec.s, alpha=spec.alpha, beta=spec.beta, c=spec.c)
+
+    def value(z):
+        return float(loss_value_deriv(loss, z, **kw)[0])
+
+    def deriv(z):
+        return float(loss_value_deriv(loss, z, **kw)[1])
+
+    w, b, wref, _ = fol_reference(X, y, order, learner="sgd", loss=(value, deriv), lam=1e-3, eta0=0.05, batch_size=2,
+                                  focus="zero_one" if focus == 0 else "clipped")
+    np.testing.assert_allclose(coef[:-1], w, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(weights, wref, rtol=1e-9)
+
+
+def test_slack_variant_matches_reference(binary_problem):
+    X, y = binary_problem
+    order = np.random.default_rng(3).integers(0, X.shape[0], size=900).astype(np.int64)
+    coef, weights, _, xi, _ = _core_fol(X, y, order, slack=2.5, slack_lr=0.2)
+    w, b, wref, xiref = fol_reference(X, y, order, slack_budget=2.5, slack_lr=0.2,
+                                      project=project_capped_simplex_reference)
+    np.testing.assert_allclose(xi, xiref, atol=1e-9)
+    np.testing.assert_allclose(coef[:-1], w, atol=1e-10)
+    np.testing.assert_allclose(weights, wref, rtol=1e-8)
+    assert xi.sum() <= 2.5 + 1e-9 and xi.max() <= 1 + 1e-12 and xi.min() >= 0
+
+
+def test_snapshots_are_iterates_at_drawn_times(binary_problem):
+    X, y = binary_problem
+    T, k = 400, 7
+    coef, _, snaps, _, out = _core_fol(X, y, None, n_steps=T, k=k, seed=9)
+    times = out["snapshot_times"]
+    assert np.array_equal(times, _core.fol_snapshot_times(T, k, 9))
+    assert np.all(np.diff(times) >= 0) and times.min() >= 1 and times.max() <= T
+    for j, t in enumerate(times):  # rerun for exactly t steps: the last iterate is snapshot j
+        c, _, _, _, _ = _core_fol(X, y, None, n_steps=int(t), k=1, seed=9)
+        np.testing.assert_array_equal(c, snaps[j])
+
+
+def test_same_seed_same_bits(binary_problem):
+    X, y = binary_problem
+    a = _core_fol(X, y, None, n_steps=500, seed=4, learner="sgd", loss="log")
+    b = _core_fol(X, y, None, n_steps=500, seed=4, learner="sgd", loss="log")
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) and np.array_equal(a[2], b[2])
+    c = _core_fol(X, y, None, n_steps=500, seed=5, learner="sgd", loss="log")
+    assert not np.array_equal(a[0], c[0])
+
+
+def test_dense_equals_csr(binary_problem):
+    X, y = binary_problem
+    a = _core_fol(X, y, None, n_steps=500, seed=4)
+    b = _core_fol(X, y, None, n_steps=500, seed=4, sparse=True)
+    np.testing.assert_allclose(a[0], b[0], rtol=1e-12, atol=1e-12)
+
+
+def test_fol_perceptron_reaches_zero_training_error():
+    # Separable with margin: Theorem 1 / Corollary 1 — the majority vote is consistent.
+    X, y = _separable(400, 8, seed=3, margin=0.1)
+    clf = rc.FocusedOnlineClassifier(n_iter=30, random_state=0).fit(X, y)
+    assert clf.score(X, y) == 1.0
+    assert clf.history_["train_error"][-1] == 0.0
+    last = rc.FocusedOnlineClassifier(n_iter=30, output="last", random_state=0).fit(X, y)
+    assert last.score(X, y) == 1.0
+
+
+def test_fol_focuses_on_rare_examples():
+    # Section 3.1's distribution: FOL with the Perceptron is consistent within 5 epochs.
+    a, eps, m = 0.05, 0.01, 2000
+    rng = np.random.default_rng(0)
+    yy = rng.choice([-1.0, 1.0], size=m)
+    rare = rng.random(m) < eps
+    rare[:3] = True
+    Z = np.where(rare[:, None], [a, -2 * a], [a, 1.0])
+    X = yy[:, None] * Z
+    clf = rc.FocusedOnlineClassifier(n_iter=5, output="last", fit_intercept=False, random_state=0).fit(X, yy)
+    assert clf.score(X, yy) == 1.0
+    q = clf.q_[0]
+    assert q[rare].max() > 1.2 * np.median(q)  # the sampler moved mass to the rare examples it got wrong
+
+
+def test_python_protocol_agrees_with_cpp(binary_problem):
+    X, y = _separable(150, 5, seed=2)
+    T = 700
+    coef, weights, snaps, _, out = _core_fol(X, y, None, n_steps=T, k=5, seed=13, batch_size=2)
+    learner = NumpyPerceptron(X.shape[1])
+    r = focused_online_learning(learner, X, y, n_steps=T, batch_size=2, k=5, seed=13)
+    np.testing.assert_allclose(learner.w, coef[:-1], atol=1e-10)
+    assert learner.b == pytest.approx(coef[-1], abs=1e-10)
+    leaves = np.empty(X.shape[0])
+    r["tree"].leaves(leaves)
+    np.testing.assert_allclose(leaves, weights, rtol=1e-10)
+    for s, row in zip(r["snapshots"], snaps):
+        np.testing.assert_allclose(s.w, row[:-1], atol=1e-10)
+
+
+def test_python_protocol_estimator_and_partial_fit_learner():
+    X, y = _separable(300, 5, seed=4, margin=0.1)
+    clf = rc.FocusedOnlineClassifier(learner=NumpyPerceptron(5), n_iter=20, k=5, random_state=0).fit(X, y)
+    ref = rc.FocusedOnlineClassifier(learner="perceptron", n_iter=20, k=5, random_state=0).fit(X, y)
+    assert np.array_equal(clf.predict(X), ref.predict(X))
+    assert clf.score(X, y) == 1.0
+    sk = rc.FocusedOnlineClassifier(learner=PartialFitLearner(SGDClassifier(loss="hinge", random_state=0)),
+                                    n_iter=3, batch_size=20, k=3, output="last", random_state=0).fit(X, y)
+    assert sk.score(X, y) > 0.95
+    with pytest.raises(TypeError, match="step"):
+        rc.FocusedOnlineClassifier(learner=object()).fit(X, y)
+
+
+def test_slack_variables_ignore_outliers():
+    X, y = _separable(600, 5, seed=5, margin=0.1)
+    rng = np.random.default_rng(0)
+    noisy = y.copy()
+    out = rng.choice(len(y), 6, replace=False)
+    noisy[out] *= -1
+    plain = rc.FocusedOnlineClassifier(n_iter=20, output="last", random_state=0).fit(X, noisy)
+    slack = rc.FocusedOnlineClassifier(n_iter=20, output="last", slack_budget=6, slack_lr=0.5, random_state=0).fit(X, noisy)
+    assert slack.xi_.sum() <= 6 + 1e-9
+    # the slack mass sits on the flipped examples
+    assert slack.xi_[0, out].sum() > 0.5 * slack.xi_.sum()
+    assert plain.q_[0, out].sum() > slack.q_[0, out].sum()
+
+
+def test_theorem3_helpers():
+    n, bound = theorem3_sample_size(100_000, 10)
+    assert n == 100
+    n2, b2 = theorem3_sample_size(100_000, 10, n_rare=10_000)
+    assert 1 <= n2 <= 100_000 and b2 == pytest.approx(theorem3_failure_bound(100_000, 10, 10_000, n2))
+    for c in (max(1, n2 - 5), n2 + 5):
+        assert theorem3_failure_bound(100_000, 10, 10_000, c) >= b2 - 1e-15
+    # the paper's example: n = m / (100 k), m2 >= 1000 log(100) k -> bound <= 0.03
+    m, k = 10**7, 5
+    assert theorem3_failure_bound(m, k, int(1000 * np.log(100) * k) + 1, m // (100 * k)) <= 0.03
+    with pytest.raises(ValueError, match="m >= 10 k"):
+        theorem3_failure_bound(50, 10, 5, 3)
+    X = np.arange(20.0).reshape(10, 2)
+    Xs, ys, idx = subsample_with_repetitions(X, np.arange(10), 30, random_state=0)
+    assert Xs.shape == (30, 2) and np.array_equal(Xs[:, 0] / 2, ys)
+    clf = rc.FocusedOnlineClassifier(subsample=150, n_iter=5, random_state=0).fit(*_separable(300, 4, seed=1))
+    assert clf.q_.shape == (1, 150)
+
+
+def test_adaboost_baseline():
+    X, y = _separable(400, 6, seed=6, margin=0.05)
+    ada = rc.AdaBoostOnlineClassifier(n_rounds=8, random_state=0, eta0=0.5).fit(X, y, eval_set=(X, y))
+    r = len(ada.alphas_)
+    assert r >= 1 and ada.history_["epochs"][-1] == 2 * r
+    assert ada.history_["train_error"][-1] == pytest.approx(1 - ada.score(X, y))
+    np.testing.assert_allclose(ada.history_["train_error"], ada.history_["test_error"])
+    assert ada.score(X, y) > 0.95
+    assert np.all(ada.history_["weighted_error"][:r] < 0.5)
+
+
+def test_history_and_outputs(binary_problem):
+    X, y = binary_problem
+    clf = rc.FocusedOnlineClassifier(learner="sgd", loss="log", n_iter=4, k=5, random_state=0)
+    clf.fit(X[:200], y[:200], eval_set=(X[200:], y[200:]))
+    h = clf.history_
+    for key in ("max_loss", "train_error", "test_error", "max_q", "seconds"):
+        assert len(h[key]) == 4, key
+    assert np.all(np.diff(h["seconds"]) >= 0)
+    assert clf.snapshots_.shape == (1, 5, X.shape[1] + 1)
+    avg = clf.set_params(output="average")
+    np.testing.assert_allclose(avg.coef_[0], clf.snapshots_[0, :, :-1].mean(axis=0))
+    s = clf.set_params(output="majority").decision_function(X)
+    assert np.all(np.abs(s) <= 1)
+
+
+def test_multiclass_one_vs_rest():
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    clf = rc.FocusedOnlineClassifier(learner="sgd", loss="log", n_iter=10, random_state=0).fit(X, y)
+    assert clf.decision_function(X).shape == (150, 3) and clf.score(X, y) > 0.7
+
+
+@pytest.mark.parametrize(
+    "kwargs,exc,match",
+    [
+        ({"learner": "adam"}, ValueError, "learner"),
+        ({"loss": "nope"}, ValueError, "loss"),
+        ({"n_iter": 0}, ValueError, "n_iter"),
+        ({"n_iter": 2.5}, TypeError, "n_iter"),
+        ({"batch_size": 0}, ValueError, "batch_size"),
+        ({"eta": -1.0}, ValueError, "eta"),
+        ({"gamma": 0.0}, ValueError, "gamma"),
+        ({"gamma": 1.5}, ValueError, "gamma"),
+        ({"k": 0}, ValueError, "k"),
+        ({"output": "vote"}, ValueError, "output"),
+        ({"focus": "max"}, ValueError, "focus"),
+        ({"slack_budget": -1.0}, ValueError, "slack_budget"),
+        ({"eta0": 0.0}, ValueError, "eta0"),
+        ({"alpha": float("nan")}, ValueError, "alpha"),
+    ],
+)
+def test_bad_parameters(binary_problem, kwargs, exc, match):
+    X, y = binary_problem
+    with pytest.raises(exc, match=match):
+        rc.FocusedOnlineClassifier(**kwargs).fit(X, y)
+
+
+def test_bad_data(binary_problem):
+    X, y = binary_problem
+    with pytest.raises(ValueError):
+        rc.FocusedOnlineClassifier().fit(X, np.zeros(len(y)))
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError):
+        rc.FocusedOnlineClassifier().fit(Xn, y)
+    with pytest.raises(ValueError, match="labels"):
+        _core_fol(X, y * 2, None, n_steps=10)
+    with pytest.raises(ValueError, match="injected index"):
+        _core_fol(X, y, np.array([0, len(y)], dtype=np.int64))
+
+
+@parametrize_with_checks(
+    [rc.FocusedOnlineClassifier(random_state=0, n_iter=3),
+     rc.FocusedOnlineClassifier(learner="sgd", loss="log", output="average", n_iter=3, random_state=0)],
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_experiment_gap_smoke(tmp_path):
+    import argparse
+
+    from robustcore.experiments import fol as exp
+
+    p = argparse.ArgumentParser()
+    exp.add_arguments(p)
+    args = p.parse_args(["--parts", "gap", "--seeds", "1", "--out", str(tmp_path), "--verbose", "0"])
+    exp.main(args)
+    assert (tmp_path / "gap.png").exists() and (tmp_path / "gap.csv").exists()
+    md = (tmp_path / "gap.md").read_text()
+    assert "Fitted log-log slopes" in md
+    import json
+
+    slopes = json.loads((tmp_path / "fol.json").read_text())["gap"]["slopes"]
+    assert 0.7 < slopes["sgd_vs_1/(a eps)"] < 1.5  # Lemma 2: SGD ~ 1/(a eps)
+
+
+def test_experiment_real_data_smoke(tmp_path, data_dir):
+    import argparse
+
+    from robustcore.experiments import fol as exp
+
+    p = argparse.ArgumentParser()
+    exp.add_arguments(p)
+    args = p.parse_args(["--parts", "realisable", "adaboost", "--epochs", "4", "--out", str(tmp_path),
+                         "--data-home", str(data_dir), "--verbose", "0"])
+    exp.main(args)
+    assert (tmp_path / "realisable.png").exists() and (tmp_path / "adaboost.png").exists()
+    assert "FOL vs AdaBoost" in (tmp_path / "realisable.md").read_text()
