@@ -4,6 +4,7 @@ and the stochastic optimisers behind them (header-only C++17/Eigen engine, thin 
 from importlib.metadata import PackageNotFoundError, version as _version
 
 from . import _core, datasets, losses, noise, plotting
+from . import mkl
 from .linear_model import LinearClassifier
 
 try:
@@ -11,4 +12,4 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree without metadata
     __version__ = "0+unknown"
 
-__all__ = ["LinearClassifier", "datasets", "losses", "noise", "plotting", "__version__"]
+__all__ = ["LinearClassifier", "datasets", "losses", "mkl", "noise", "plotting", "__version__"]
