@@ -27,7 +27,7 @@ import time
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.svm import SVC
-from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
@@ -157,14 +157,45 @@ class _KernelMixin(ClassifierMixin, BaseEstimator):
             return validate_data(self, X, y, dtype=np.float64)
         return validate_data(self, X, dtype=np.float64, reset=False)
 
-    def _encode(self, y):
+    def _targets(self, y):
+        """+-1 targets: one for two classes, one per class (one-vs-rest) for more."""
+        check_classification_targets(y)
         kind = type_of_target(y)
-        if kind not in ("binary",):
-            if kind == "multiclass" and len(np.unique(y)) == 1 or len(np.unique(y)) < 2:
-                raise ValueError("y must contain two classes; got only one class")
-            raise ValueError(f"{type(self).__name__} is a binary classifier; y has target type {kind!r}")
+        if len(np.unique(y)) < 2:
+            raise ValueError("y must contain at least two classes; got only one class")
+        if kind not in ("binary", "multiclass"):
+            raise ValueError(f"{type(self).__name__} needs class labels; y has target type {kind!r}")
         self.classes_ = np.unique(y)
-        return np.where(y == self.classes_[1], 1.0, -1.0)
+        if len(self.classes_) == 2:
+            return [np.where(y == self.classes_[1], 1.0, -1.0)]
+        return [np.where(y == c, 1.0, -1.0) for c in self.classes_]
+
+    def fit(self, X, y):
+        """Fit on (X, y); more than two classes are handled one-vs-rest over one shared kernel bank.
+
+        With two classes the fitted attributes are as documented; with k > 2 classes, ``coef_`` is
+        (k, m, n_train), ``kernel_weights_`` (k, m), ``intercept_`` (k,) and ``history_`` a list of k dicts.
+        """
+        self._check_params()
+        X, y = self._validate_X(X, reset=True, y=y)
+        targets = self._targets(y)
+        n = targets[0].shape[0]
+        K = self._train_bank(X)
+        self._set_train(X, n)
+        fits = [self._fit_binary(K, t) for t in targets]
+        if len(fits) == 1:
+            for k, v in fits[0].items():
+                setattr(self, k, v)
+        else:
+            for k in fits[0]:
+                vals = [f[k] for f in fits]
+                if k == "n_iter_":
+                    setattr(self, k, int(max(vals)))
+                elif isinstance(vals[0], (np.ndarray, float, int, np.floating)) and k != "status_":
+                    setattr(self, k, np.stack([np.asarray(v) for v in vals]))
+                else:
+                    setattr(self, k, vals)
+        return self
 
     def _train_bank(self, X):
         dtype = _DTYPES[self.dtype]
@@ -190,8 +221,13 @@ class _KernelMixin(ClassifierMixin, BaseEstimator):
             self.X_fit_ = np.ascontiguousarray(X, dtype=np.float64)
 
     def _raw_decision(self, X):
-        """sum_j sum_i coef_[j, i] k_j(x, x_i) for new rows x."""
-        coef = np.ascontiguousarray(self.coef_, dtype=np.float64)
+        """sum_j sum_i coef_[j, i] k_j(x, x_i) for new rows x (one column per class when one-vs-rest)."""
+        if self.coef_.ndim == 3:
+            return np.stack([self._raw_decision_one(X, c) for c in self.coef_], axis=1)
+        return self._raw_decision_one(X, self.coef_)
+
+    def _raw_decision_one(self, X, coef):
+        coef = np.ascontiguousarray(coef, dtype=np.float64)
         if isinstance(self.kernels, str) and self.kernels == "precomputed":
             return np.einsum("jti,ji->t", np.asarray(X, dtype=np.float64), coef)
         if self.kernels == "gaussian_bank":
@@ -211,12 +247,14 @@ class _KernelMixin(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         d = self.decision_function(X)
+        if d.ndim == 2:
+            return self.classes_[np.argmax(d, axis=1)]
         return self.classes_[(d > 0).astype(int)]
 
-    def _kernel_weights_from_coef(self, K):
-        G = np.einsum("jil,jl->ji", K, self.coef_, dtype=np.float64) if K.dtype == np.float64 else \
-            np.einsum("jil,jl->ji", K.astype(np.float64), self.coef_)
-        norms = np.sqrt(np.maximum(np.einsum("ji,ji->j", self.coef_, G), 0.0))
+    @staticmethod
+    def _kernel_weights_from_coef(K, coef):
+        G = np.einsum("jil,jl->ji", K.astype(np.float64, copy=False), coef)
+        norms = np.sqrt(np.maximum(np.einsum("ji,ji->j", coef, G), 0.0))
         tot = norms.sum()
         return norms / tot if tot > 0 else np.full(len(norms), 1.0 / len(norms)), norms
 
@@ -328,28 +366,21 @@ class NoisyMKLClassifier(_KernelMixin):
         check_positive("gamma0", self.gamma0)
         self._check_kernel_params()
 
-    def fit(self, X, y):
-        self._check_params()
-        X, y = self._validate_X(X, reset=True, y=y)
-        ypm = self._encode(y)
+    def _fit_binary(self, K, ypm):
         tau = self._resolve_tau()
         n = ypm.shape[0]
-        K = self._train_bank(X)
-        self._set_train(X, n)
         self.upper_ = 1.0 + tau
         self.rho_ = float(self.rho) if self.rho is not None else default_rho(n, float(self.noise_level), tau)
-        self.coef_, self.alpha_, res = _solve(
+        coef, alpha, res = _solve(
             K, ypm, lam=self.lam, upper=self.upper_, rho=self.rho_,
             step_size=0.0 if self.step_size is None else self.step_size, gamma0=self.gamma0,
             max_iter=self.max_iter, tol=self.tol, method=self.method, verbose=self.verbose)
-        self.status_ = res["status"]
-        self.n_iter_ = int(res["iterations"])
-        self.step_size_ = float(res["gamma"])
-        self.duality_gap_ = float(res["gap"])
-        self.history_ = {"gap": res["gap_hist"], "primal": res["primal_hist"], "dual": res["dual_hist"],
-                         "seconds": res["seconds"]}
-        self.kernel_weights_, self.kernel_norms_ = self._kernel_weights_from_coef(K)
-        return self
+        w, norms = self._kernel_weights_from_coef(K, coef)
+        return {"coef_": coef, "alpha_": alpha, "status_": res["status"], "n_iter_": int(res["iterations"]),
+                "step_size_": float(res["gamma"]), "duality_gap_": float(res["gap"]),
+                "history_": {"gap": res["gap_hist"], "primal": res["primal_hist"], "dual": res["dual_hist"],
+                             "seconds": res["seconds"]},
+                "kernel_weights_": w, "kernel_norms_": norms}
 
 
 class MiPMKLClassifier(_KernelMixin):
@@ -377,7 +408,7 @@ class MiPMKLClassifier(_KernelMixin):
         self.max_memory_mb = max_memory_mb
         self.verbose = verbose
 
-    def fit(self, X, y):
+    def _check_params(self):
         check_positive("lam", self.lam)
         q = self.noise_level
         check_positive("noise_level", q, allow_zero=True)
@@ -388,11 +419,10 @@ class MiPMKLClassifier(_KernelMixin):
         check_positive("tol", self.tol, allow_zero=True)
         check_positive("n_alternations", self.n_alternations, integer=True)
         self._check_kernel_params()
-        X, y = self._validate_X(X, reset=True, y=y)
-        ypm = self._encode(y)
+
+    def _fit_binary(self, K, ypm):
+        q = self.noise_level
         n = ypm.shape[0]
-        K = self._train_bank(X)
-        self._set_train(X, n)
         budget = int(math.floor((1.0 - q) * n + self.tau * math.sqrt(n)))
         keep = np.ones(n, dtype=bool)
         coef = np.zeros((K.shape[0], n))
@@ -414,7 +444,7 @@ class MiPMKLClassifier(_KernelMixin):
             new_keep = np.zeros(n, dtype=bool)
             cand = order[loss[order] < 1.0][:budget]
             new_keep[cand] = True
-            G = np.einsum("jil,jl->ji", K[:, :, idx].astype(np.float64, copy=False), c_s)
+            G = np.einsum("jil,jl->ji", Ks.astype(np.float64, copy=False), c_s)
             norms = np.sqrt(np.maximum(np.einsum("ji,ji->j", c_s, G), 0.0))
             p = new_keep.astype(float)
             hist["objective"].append(0.5 * self.lam * norms.sum() ** 2 + np.mean(p * loss + 1.0 - p))
@@ -425,12 +455,10 @@ class MiPMKLClassifier(_KernelMixin):
                 break
             seen.add(key)
             keep = new_keep
-        self.coef_ = coef
-        self.p_ = keep.astype(float)
-        self.n_iter_ = len(hist["objective"])
-        self.history_ = {k: np.asarray(v) for k, v in hist.items()}
-        self.kernel_weights_, self.kernel_norms_ = self._kernel_weights_from_coef(K)
-        return self
+        w, norms = self._kernel_weights_from_coef(K, coef)
+        return {"coef_": coef, "p_": keep.astype(float), "n_iter_": len(hist["objective"]),
+                "history_": {k: np.asarray(v) for k, v in hist.items()}, "kernel_weights_": w,
+                "kernel_norms_": norms}
 
 
 class SimpleMKLClassifier(_KernelMixin):
@@ -456,17 +484,15 @@ class SimpleMKLClassifier(_KernelMixin):
         self.max_memory_mb = max_memory_mb
         self.verbose = verbose
 
-    def fit(self, X, y):
+    def _check_params(self):
         check_positive("lam", self.lam)
         check_positive("max_iter", self.max_iter, integer=True)
         check_positive("tol", self.tol, allow_zero=True)
         check_positive("svm_tol", self.svm_tol)
         self._check_kernel_params()
-        X, y = self._validate_X(X, reset=True, y=y)
-        ypm = self._encode(y)
+
+    def _fit_binary(self, K, ypm):
         n = ypm.shape[0]
-        K = self._train_bank(X)
-        self._set_train(X, n)
         m = K.shape[0]
         C = 1.0 / (self.lam * n)
         Kf = K.reshape(m, -1)
@@ -516,10 +542,9 @@ class SimpleMKLClassifier(_KernelMixin):
                 break
             d, J, s, ay, clf = d_new, J_new, s_new, ay_new, clf_new
         d[d < 1e-12 * d.max()] = 0.0
-        self.kernel_weights_ = d / d.sum()
-        self.coef_ = self.kernel_weights_[:, None] * ay[None, :]
-        self.intercept_ = float(clf.intercept_[0]) * (1.0 if clf.classes_[1] == 1.0 else -1.0)
-        self.n_iter_ = len(hist["gap"])
-        self.duality_gap_ = float(hist["gap"][-1]) if hist["gap"] else float("nan")
-        self.history_ = {k: np.asarray(v) for k, v in hist.items()}
-        return self
+        d = d / d.sum()
+        return {"kernel_weights_": d, "coef_": d[:, None] * ay[None, :],
+                "intercept_": float(clf.intercept_[0]) * (1.0 if clf.classes_[1] == 1.0 else -1.0),
+                "n_iter_": len(hist["gap"]),
+                "duality_gap_": float(hist["gap"][-1]) if hist["gap"] else float("nan"),
+                "history_": {k: np.asarray(v) for k, v in hist.items()}}

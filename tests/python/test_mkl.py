@@ -226,8 +226,10 @@ def test_bad_data():
         NoisyMKLClassifier().fit(Xn, y)
     with pytest.raises(ValueError, match="class"):
         NoisyMKLClassifier().fit(X, np.ones(20))
-    with pytest.raises(ValueError):
-        NoisyMKLClassifier().fit(X, np.arange(20) % 3)
+    with pytest.raises(ValueError, match="Unknown label type"):
+        NoisyMKLClassifier().fit(X, np.linspace(0, 1, 20))
+    three = NoisyMKLClassifier(max_iter=50).fit(X, np.arange(20) % 3)  # one-vs-rest
+    assert three.coef_.shape[0] == 3 and three.decision_function(X).shape == (20, 3)
     with pytest.raises(ValueError):
         NoisyMKLClassifier().fit(X[:0], y[:0])
     with pytest.raises(TypeError):
@@ -252,8 +254,8 @@ def test_engine_rejects_bad_arrays():
     with pytest.raises(ValueError, match="coef"):
         _core.mkl_solve(K, y, 0.1, 1.0, 5.0, 0.0, 1.0, 5, 0.0, 0, coef[:, :3], alpha)
     with pytest.raises(TypeError):
-        _core.mkl_solve(np.asfortranarray(K[0:1].transpose(0, 2, 1))[:, ::1].T, y, 0.1, 1.0, 5.0, 0.0, 1.0, 5, 0.0, 0,
-                        coef, alpha)
+        _core.mkl_solve(gaussian_bank(np.r_[X, X], widths=(1.0,))[:, ::2, ::2], y, 0.1, 1.0, 5.0, 0.0, 1.0, 5, 0.0,
+                        0, coef, alpha)
 
 
 # ----------------------------------------------------------------------------- baselines
