@@ -252,7 +252,7 @@ def test_engine_rejects_bad_arrays():
     with pytest.raises(ValueError, match="y must be in"):
         _core.mkl_solve(K, y * 2, 0.1, 1.0, 5.0, 0.0, 1.0, 5, 0.0, 0, coef, alpha)
     with pytest.raises(ValueError, match="coef"):
-        _core.mkl_solve(K, y, 0.1, 1.0, 5.0, 0.0, 1.0, 5, 0.0, 0, coef[:, :3], alpha)
+        _core.mkl_solve(K, y, 0.1, 1.0, 5.0, 0.0, 1.0, 5, 0.0, 0, np.zeros((K.shape[0], 3)), alpha)
     with pytest.raises(TypeError):
         _core.mkl_solve(gaussian_bank(np.r_[X, X], widths=(1.0,))[:, ::2, ::2], y, 0.1, 1.0, 5.0, 0.0, 1.0, 5, 0.0,
                         0, coef, alpha)
