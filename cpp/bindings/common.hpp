@@ -172,5 +172,6 @@ void bind_data(py::module_& m);
 void bind_linear(py::module_& m);
 void bind_projections(py::module_& m);
 void bind_fol(py::module_& m);
+void bind_mkl(py::module_& m);
 
 }  // namespace rcb

@@ -14,4 +14,5 @@ PYBIND11_MODULE(_core, m) {
   rcb::bind_linear(m);
   rcb::bind_projections(m);
   rcb::bind_fol(m);
+  rcb::bind_mkl(m);
 }

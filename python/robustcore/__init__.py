@@ -5,6 +5,7 @@ from importlib.metadata import PackageNotFoundError, version as _version
 
 from . import _core, datasets, losses, noise, plotting
 from .fol import AdaBoostOnlineClassifier, FocusedOnlineClassifier
+from . import mkl
 from .linear_model import LinearClassifier
 
 try:
@@ -12,4 +13,5 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree without metadata
     __version__ = "0+unknown"
 
-__all__ = ["AdaBoostOnlineClassifier", "FocusedOnlineClassifier", "LinearClassifier", "datasets", "losses", "noise", "plotting", "__version__"]
+__all__ = ["AdaBoostOnlineClassifier", "FocusedOnlineClassifier", "LinearClassifier", "datasets", "losses", "mkl",
+           "noise", "plotting", "__version__"]

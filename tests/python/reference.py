@@ -140,3 +140,40 @@ def fol_reference(X, y, order, *, learner="perceptron", loss=None, lam=0.0, eta0
             if xi.sum() > slack_budget or xi.max() > 1:
                 xi = project(xi, 1.0, slack_budget)
     return w, b, weights, xi
+# ----------------------------------------------------------------------------- MKL (StPMKL, issue 5)
+def group_lasso_squared_prox_reference(a, c, iters=200):
+    """Scale factors of argmin 1/2 sum (t_j - a_j)^2 + c/2 (sum t_j)^2, t >= 0: bisection on S = sum t."""
+    a = np.asarray(a, dtype=np.float64)
+    lo, hi = 0.0, float(a.sum())
+    for _ in range(iters):
+        S = 0.5 * (lo + hi)
+        if np.maximum(a - c * S, 0).sum() > S:
+            lo = S
+        else:
+            hi = S
+    t = np.maximum(a - c * 0.5 * (lo + hi), 0)
+    return np.where(a > 0, t / np.where(a > 0, a, 1), 0.0)
+
+
+def mkl_amp_reference(K, y, lam, upper, rho, gamma, T):
+    """Algorithm 1 on problem (11) in coefficient form, plain NumPy; returns averaged (coef, alpha, gaps)."""
+    m, n = K.shape[0], K.shape[1]
+    C = np.zeros((m, n)); beta = np.zeros(n); Cs = np.zeros((m, n)); As = np.zeros(n); gaps = []
+    f = lambda C: np.einsum("jil,jl->i", K, C)
+    s = gamma / n
+    for t in range(1, T + 1):
+        alpha = project_capped_simplex_reference(beta + s * (1 - y * f(C)), upper, rho)
+        Ch = C + s * (alpha * y)[None, :]
+        norms = np.sqrt(np.maximum(np.einsum("ji,jil,jl->j", Ch, K, Ch), 0))
+        C = group_lasso_squared_prox_reference(norms, gamma * lam)[:, None] * Ch
+        beta = project_capped_simplex_reference(beta + s * (1 - y * f(C)), upper, rho)
+        Cs += C; As += alpha
+        Cb, ab = Cs / t, As / t
+        nb = np.sqrt(np.maximum(np.einsum("ji,jil,jl->j", Cb, K, Cb), 0)).sum()
+        w = np.sort((1 - y * f(Cb)) / n)[::-1]
+        caps = np.clip(rho - upper * np.arange(n), 0, upper)  # greedy fill of the largest positive w
+        P = 0.5 * lam * nb**2 + np.sum(caps * np.maximum(w, 0))
+        v = ab * y
+        D = ab.sum() / n - np.einsum("i,jil,l->j", v, K, v).max() / (2 * lam * n * n)
+        gaps.append(P - D)
+    return Cs / T, As / T, np.array(gaps)

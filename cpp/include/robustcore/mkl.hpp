@@ -1,0 +1,320 @@
+// Multiple kernel learning from noisy labels (Yang, Mahdavi, Jin, Zhang, Zhou, ICML 2012):
+// the Gaussian kernel bank, StPMKL by the accelerated mirror prox method (Algorithm 1), the
+// variational-inequality baseline (gradient descent-ascent) and the duality gap of problem (11).
+//
+// Problem (11):  min_f max_{alpha in Q}  F(f, alpha) = R(f) + L(f, alpha)
+//     R(f) = (lambda/2) (sum_j ||f_j||_{H_j})^2,   L(f, alpha) = (1/n) sum_i alpha_i (1 - y_i f(x_i)),
+//     Q = {alpha in [0, upper]^n, sum_i alpha_i <= rho}    (upper = 1 + tau in the paper).
+// Coefficient form (remark after Lemma 3): f_j = sum_i c_ji k_j(x_i, .). Every gradient step on f_j adds
+// (gamma/n) (alpha o y) to c_j, so with g_j = K_j c_j (kept up to date) and h_j = K_j (alpha o y),
+//     ||fhat_j||^2 = (c_j + s u)^T (g_j + s h_j),  u = alpha o y, s = gamma/n,
+// and one pass over the kernel bank (one matrix-vector product per kernel, done as a single
+// (m n) x n GEMV) is the only O(n^2 m) work per iteration, for AMP and VI alike.
+//
+// Duality gap at the averaged pair (fbar, alphabar) (step 8), computed in O(n m + n log n) from running
+// averages of c, g, alpha and h (all linear in the iterates, so no extra kernel pass):
+//     P(fbar)     = max_{alpha in Q} F(fbar, alpha) = R(fbar) + max_{alpha in Q} (1/n) sum_i alpha_i (1 - y_i fbar(x_i))
+//                   (a linear maximisation over Q: greedy on the largest positive coefficients),
+//     D(alphabar) = min_f F(f, alphabar) = (1/n) sum_i alphabar_i - max_j (v^T K_j v) / (2 lambda n^2),  v = alphabar o y
+//                   (put all of f on the kernel with the largest ||sum_i v_i k_j(x_i, .)||).
+// gap = P - D >= 0 by weak duality; the solver stops when gap < tol.
+#pragma once
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "projections.hpp"
+#include "status.hpp"
+
+namespace robustcore {
+namespace mkl {
+
+/// m kernel matrices of size n x n stored kernel-major: K_j(i, l) = data[(j n + i) n + l].
+/// Scalar is double or float (float halves the memory and the bandwidth of the GEMV).
+template <class Scalar>
+struct KernelBank {
+  const Scalar* data;
+  int64_t m;
+  int64_t n;
+};
+
+/// Number of kernels in the Gaussian bank: n_widths on all features plus n_widths per feature.
+inline int64_t gaussian_bank_size(int64_t d, int64_t n_widths) { return n_widths * (d + 1); }
+
+/// Gaussian kernel bank between rows of A (na x d) and B (nb x d), written kernel-major into
+/// out (m x na x nb): kernel j = g * n_widths + w uses k(a, b) = exp(-||a_G - b_G||^2 / (2 sigma_w^2)) with
+/// G = all features for g = 0 and G = {feature g - 1} otherwise (Xu et al. 2010; section 4 of the paper).
+template <class Scalar>
+void gaussian_bank(const double* A, int64_t na, const double* B, int64_t nb, int64_t d, const double* widths,
+                   int64_t nw, Scalar* out) {
+  if (na < 0 || nb < 0 || d < 1 || nw < 1) throw std::invalid_argument("gaussian_bank: bad sizes");
+  std::vector<double> g(static_cast<size_t>(nw));
+  for (int64_t w = 0; w < nw; ++w) {
+    if (!(widths[w] > 0.0) || !std::isfinite(widths[w]))
+      throw std::invalid_argument("gaussian_bank: every width must be > 0 and finite");
+    g[static_cast<size_t>(w)] = 1.0 / (2.0 * widths[w] * widths[w]);
+  }
+  const int64_t plane = na * nb;
+  std::vector<double> diff2(static_cast<size_t>(d));
+  for (int64_t i = 0; i < na; ++i) {
+    const double* a = A + i * d;
+    for (int64_t l = 0; l < nb; ++l) {
+      const double* b = B + l * d;
+      double D = 0.0;
+      for (int64_t k = 0; k < d; ++k) {
+        const double t = a[k] - b[k];
+        diff2[static_cast<size_t>(k)] = t * t;
+        D += t * t;
+      }
+      Scalar* o = out + i * nb + l;
+      for (int64_t w = 0; w < nw; ++w) o[w * plane] = static_cast<Scalar>(std::exp(-D * g[static_cast<size_t>(w)]));
+      for (int64_t k = 0; k < d; ++k)
+        for (int64_t w = 0; w < nw; ++w)
+          o[((k + 1) * nw + w) * plane] =
+              static_cast<Scalar>(std::exp(-diff2[static_cast<size_t>(k)] * g[static_cast<size_t>(w)]));
+    }
+  }
+}
+
+/// Decision values f(x_t) = sum_j sum_i coef(j, i) k_j(x_t, x_i) of a Gaussian-bank model on new rows
+/// Xt (nt x d), through the stored training rows Xtr (n x d), without storing the cross kernels.
+/// coef is m x n row-major (m = gaussian_bank_size(d, nw)).
+inline void gaussian_bank_decision(const double* Xt, int64_t nt, const double* Xtr, int64_t n, int64_t d,
+                                   const double* widths, int64_t nw, const double* coef, double* out) {
+  const int64_t m = gaussian_bank_size(d, nw);
+  std::vector<double> g(static_cast<size_t>(nw));
+  for (int64_t w = 0; w < nw; ++w) {
+    if (!(widths[w] > 0.0) || !std::isfinite(widths[w]))
+      throw std::invalid_argument("gaussian_bank_decision: every width must be > 0 and finite");
+    g[static_cast<size_t>(w)] = 1.0 / (2.0 * widths[w] * widths[w]);
+  }
+  // Transpose coef to n x m so the inner loop over kernels is contiguous.
+  std::vector<double> ct(static_cast<size_t>(n * m));
+  for (int64_t j = 0; j < m; ++j)
+    for (int64_t i = 0; i < n; ++i) ct[static_cast<size_t>(i * m + j)] = coef[j * n + i];
+  for (int64_t t = 0; t < nt; ++t) {
+    const double* a = Xt + t * d;
+    double acc = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+      const double* b = Xtr + i * d;
+      const double* c = ct.data() + i * m;
+      double D = 0.0;
+      for (int64_t k = 0; k < d; ++k) D += (a[k] - b[k]) * (a[k] - b[k]);
+      for (int64_t w = 0; w < nw; ++w)
+        if (c[w] != 0.0) acc += c[w] * std::exp(-D * g[static_cast<size_t>(w)]);
+      for (int64_t k = 0; k < d; ++k) {
+        const double t2 = (a[k] - b[k]) * (a[k] - b[k]);
+        const double* ck = c + (k + 1) * nw;
+        for (int64_t w = 0; w < nw; ++w)
+          if (ck[w] != 0.0) acc += ck[w] * std::exp(-t2 * g[static_cast<size_t>(w)]);
+      }
+    }
+    out[t] = acc;
+  }
+}
+
+/// Operator-norm bound of the coupling alpha -> (1/n) (alpha o y) in H: L <= sqrt(sum_j max_i sum_l |K_j(i,l)|) / n
+/// (Gershgorin). For Gaussian kernels this is sqrt(m/n), and gamma = 1/(sqrt(2) L) is Algorithm 1's
+/// sqrt(n / (2m)).
+template <class Scalar>
+double coupling_norm_bound(const KernelBank<Scalar>& K) {
+  double tot = 0.0;
+  for (int64_t j = 0; j < K.m; ++j) {
+    double best = 0.0;
+    for (int64_t i = 0; i < K.n; ++i) {
+      const Scalar* r = K.data + (j * K.n + i) * K.n;
+      double s = 0.0;
+      for (int64_t l = 0; l < K.n; ++l) s += std::abs(static_cast<double>(r[l]));
+      best = std::max(best, s);
+    }
+    tot += best;
+  }
+  return K.n > 0 ? std::sqrt(tot) / static_cast<double>(K.n) : 0.0;
+}
+
+/// max_{alpha in Q} sum_i alpha_i w_i over Q = {0 <= alpha <= upper, sum alpha <= budget}: fill the largest
+/// positive w_i up to upper until the budget runs out. O(n log n).
+inline double max_linear_capped(const std::vector<double>& w, double upper, double budget, std::vector<int64_t>& idx) {
+  idx.resize(w.size());
+  std::iota(idx.begin(), idx.end(), int64_t{0});
+  std::sort(idx.begin(), idx.end(), [&](int64_t a, int64_t b) { return w[static_cast<size_t>(a)] > w[static_cast<size_t>(b)]; });
+  double left = budget, val = 0.0;
+  for (int64_t i : idx) {
+    const double wi = w[static_cast<size_t>(i)];
+    if (!(wi > 0.0) || left <= 0.0) break;
+    const double a = std::min(upper, left);
+    val += a * wi;
+    left -= a;
+  }
+  return val;
+}
+
+enum class Method : int { AMP = 0, VI = 1 };
+
+struct Options {
+  double lambda = 0.01;     ///< regulariser of R(f)
+  double upper = 1.0;       ///< box bound on alpha (1 + tau)
+  double rho = 0.0;         ///< l1 budget on alpha
+  double gamma = 0.0;       ///< step size; <= 0 means AMP: 1/(sqrt(2) L) (Algorithm 1), VI: gamma0 / sqrt(T)
+  double gamma0 = 1.0;      ///< VI only: step gamma0 / sqrt(max_iter) when gamma <= 0
+  int64_t max_iter = 1000;  ///< T
+  double tol = 1e-2;        ///< stop when the duality gap < tol (0 disables)
+  Method method = Method::AMP;
+};
+
+struct Result {
+  Status status = Status::MaxIter;
+  int64_t iterations = 0;
+  double gamma = 0.0;
+  double gap = 0.0, primal = 0.0, dual = 0.0;
+  std::vector<double> gap_hist, primal_hist, dual_hist, seconds;
+};
+
+/// Solves problem (11) by Algorithm 1 (method AMP) or by gradient descent-ascent (method VI, the
+/// paper's variational-inequality baseline; the R part is taken by the same composite step).
+/// Writes the averaged coefficients cbar (m x n row-major; fbar_j = sum_i cbar_ji k_j(x_i, .)) into
+/// coef and the averaged dual alphabar (n) into alpha. y must be in {-1, +1}.
+/// AMP iteration t (f^{t-1} with g = K c, beta_{t-1}):
+///   4: alpha_t = P_Q[beta + (gamma/n)(1 - y o f^{t-1}(X))]           (Lemma 2, project_capped_simplex)
+///   5: chat_j = c_j + (gamma/n) alpha_t o y;  c_j = s_j chat_j         (Lemma 3, group_lasso_squared_prox)
+///   6: beta_t = P_Q[beta + (gamma/n)(1 - y o f^t(X))]
+/// VI iteration: (c, alpha) <- (prox_{gamma R}(c + (gamma/n) alpha o y), P_Q[alpha + (gamma/n)(1 - y o f(X))]);
+/// its average pairs f^t with the alpha that produced it.
+template <class Scalar>
+Result solve(const KernelBank<Scalar>& K, const double* y, const Options& opt, double* coef, double* alpha_out,
+             const ProgressFn& progress = {}) {
+  const int64_t n = K.n, m = K.m;
+  if (n < 1 || m < 1) throw std::invalid_argument("mkl::solve: need at least one sample and one kernel");
+  if (!(opt.lambda > 0.0) || !std::isfinite(opt.lambda)) throw std::invalid_argument("mkl::solve: lambda must be > 0 and finite");
+  if (!(opt.upper > 0.0) || !std::isfinite(opt.upper)) throw std::invalid_argument("mkl::solve: the upper bound (1 + tau) must be > 0 and finite");
+  if (!(opt.rho > 0.0) || !std::isfinite(opt.rho)) throw std::invalid_argument("mkl::solve: rho must be > 0 and finite");
+  if (opt.max_iter < 1) throw std::invalid_argument("mkl::solve: max_iter must be >= 1");
+  if (!(opt.tol >= 0.0) || !std::isfinite(opt.tol)) throw std::invalid_argument("mkl::solve: tol must be >= 0 and finite");
+  if (!std::isfinite(opt.gamma) || (opt.gamma <= 0.0 && !(opt.gamma0 > 0.0 && std::isfinite(opt.gamma0))))
+    throw std::invalid_argument("mkl::solve: the step size must be finite (gamma0 > 0)");
+  for (int64_t i = 0; i < n; ++i)
+    if (y[i] != 1.0 && y[i] != -1.0) throw std::invalid_argument("mkl::solve: y must be in {-1, +1}");
+
+  using MatK = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using VecK = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+  using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Vec = Eigen::VectorXd;
+  Eigen::Map<const MatK> Kall(K.data, m * n, n);
+  Eigen::Map<const Eigen::VectorXd> yv(y, n);
+
+  Result res;
+  double gamma = opt.gamma;
+  if (gamma <= 0.0) {
+    if (opt.method == Method::AMP) {
+      const double L = coupling_norm_bound(K);
+      if (!(L > 0.0)) throw std::invalid_argument("mkl::solve: every kernel matrix is zero");
+      gamma = 1.0 / (std::sqrt(2.0) * L);
+    } else {
+      gamma = opt.gamma0 / std::sqrt(static_cast<double>(opt.max_iter));
+    }
+  }
+  res.gamma = gamma;
+  const double s = gamma / static_cast<double>(n);
+  const double c_prox = gamma * opt.lambda;
+
+  Mat C = Mat::Zero(m, n), G = Mat::Zero(m, n), H(m, n);
+  Mat Csum = Mat::Zero(m, n), Gsum = Mat::Zero(m, n), Hsum = Mat::Zero(m, n);
+  Vec fX = Vec::Zero(n), alpha = Vec::Zero(n), beta = Vec::Zero(n), asum = Vec::Zero(n), u(n), tmp(n);
+  VecK uK(n), HK(m * n);
+  std::vector<double> a(static_cast<size_t>(m)), scale(static_cast<size_t>(m)), w(static_cast<size_t>(n));
+  std::vector<int64_t> idx;
+
+  // Ascent step on alpha from point p: P_Q[p + (gamma/n)(1 - y o fX)].
+  auto ascent = [&](const Vec& from, Vec& to) {
+    tmp = from.array() + s * (1.0 - yv.array() * fX.array());
+    project_capped_simplex(tmp.data(), n, opt.upper, opt.rho, to.data());
+  };
+  // H = [K_j u]_j for u = v o y.
+  auto kernel_pass = [&](const Vec& v) {
+    u = v.cwiseProduct(yv);
+    uK = u.template cast<Scalar>();
+    HK.noalias() = Kall * uK;
+    H = Eigen::Map<const Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(HK.data(), m, n)
+            .template cast<double>();
+  };
+  // Composite step (13) from (c + s u, g + s h).
+  auto composite = [&]() {
+    C.rowwise() += s * u.transpose();
+    G += s * H;
+    for (int64_t j = 0; j < m; ++j) a[static_cast<size_t>(j)] = std::sqrt(std::max(0.0, C.row(j).dot(G.row(j))));
+    group_lasso_squared_prox(a.data(), m, c_prox, scale.data());
+    for (int64_t j = 0; j < m; ++j) {
+      C.row(j) *= scale[static_cast<size_t>(j)];
+      G.row(j) *= scale[static_cast<size_t>(j)];
+    }
+    fX = G.colwise().sum().transpose();
+  };
+
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int64_t t = 1; t <= opt.max_iter; ++t) {
+    if (opt.method == Method::AMP) {
+      ascent(beta, alpha);  // step 4 (fX = f^{t-1}(X))
+      kernel_pass(alpha);
+      composite();          // step 5
+      ascent(beta, beta);   // step 6 (fX = f^t(X))
+      asum += alpha;
+    } else {
+      kernel_pass(alpha);
+      Vec alpha_used = alpha;
+      ascent(alpha, alpha);  // uses f^{t-1}
+      composite();
+      asum += alpha_used;
+    }
+    Csum += C;
+    Gsum += G;
+    Hsum += H;
+
+    // Duality gap at the averages.
+    const double inv_t = 1.0 / static_cast<double>(t);
+    double normsum = 0.0;
+    for (int64_t j = 0; j < m; ++j) normsum += std::sqrt(std::max(0.0, Csum.row(j).dot(Gsum.row(j)))) * inv_t;
+    const Vec fbar = Gsum.colwise().sum().transpose() * inv_t;
+    for (int64_t i = 0; i < n; ++i) w[static_cast<size_t>(i)] = (1.0 - y[i] * fbar[i]) / static_cast<double>(n);
+    const double P = 0.5 * opt.lambda * normsum * normsum + max_linear_capped(w, opt.upper, opt.rho, idx);
+    const Vec vbar = asum.cwiseProduct(yv) * inv_t;
+    double qmax = 0.0;
+    for (int64_t j = 0; j < m; ++j) qmax = std::max(qmax, vbar.dot(Hsum.row(j).transpose()) * inv_t);
+    const double nn = static_cast<double>(n);
+    const double D = asum.sum() * inv_t / nn - qmax / (2.0 * opt.lambda * nn * nn);
+    res.primal = P;
+    res.dual = D;
+    res.gap = P - D;
+    res.iterations = t;
+    res.gap_hist.push_back(res.gap);
+    res.primal_hist.push_back(P);
+    res.dual_hist.push_back(D);
+    res.seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (!std::isfinite(res.gap)) {
+      res.status = Status::Diverged;
+      break;
+    }
+    if (res.gap < opt.tol) {
+      res.status = Status::Converged;
+      break;
+    }
+    if (progress && !progress(t)) {
+      res.status = Status::Interrupted;
+      break;
+    }
+  }
+  const double inv_T = 1.0 / static_cast<double>(std::max<int64_t>(res.iterations, 1));
+  Eigen::Map<Mat>(coef, m, n) = Csum * inv_T;
+  Eigen::Map<Vec>(alpha_out, n) = asum * inv_T;
+  return res;
+}
+
+}  // namespace mkl
+}  // namespace robustcore

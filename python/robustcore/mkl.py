@@ -1,0 +1,550 @@
+"""Multiple kernel learning from noisy labels (Yang et al., ICML 2012) and its baselines.
+
+* :class:`NoisyMKLClassifier` -- StPMKL: problem (11), the worst case over the label-correctness
+  probabilities p, solved by the accelerated mirror prox method (Algorithm 1, ``method="amp"``) or the
+  variational-inequality baseline (gradient descent-ascent with step gamma0 / sqrt(T), ``method="vi"``).
+* :class:`MiPMKLClassifier` -- the best case over p (robust hinge loss of section 3.2's remark),
+  solved by alternating between p and an MKL problem on the examples p keeps.
+* :class:`SimpleMKLClassifier` -- SimpleMKL (Rakotomamonjy et al. 2008): reduced gradient on the kernel
+  weights over the simplex, scikit-learn's ``SVC(kernel="precomputed")`` as inner solver.
+
+Kernels: ``"gaussian_bank"`` (widths 2^-3 ... 2^6 on all features and on each single feature,
+m = 10 (d + 1), as in the paper's experiments), a list of callables ``k(A, B) -> (len(A), len(B))``,
+or ``"precomputed"`` (then X is an (m, n_samples, n_train) array of kernel values).
+The bank holds n^2 m values; its size is checked against ``max_memory_mb`` before anything is
+computed. ``dtype="float32"`` halves it (the solver then multiplies in float32 and accumulates the
+rest in float64). Predictions go through the stored training points (``X_fit_``).
+
+Interrupting a fit with Ctrl-C raises ``KeyboardInterrupt`` and leaves the estimator unfitted.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.svm import SVC
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _core
+from ._validation import check_choice, check_positive
+
+__all__ = [
+    "DEFAULT_WIDTHS",
+    "NoisyMKLClassifier",
+    "MiPMKLClassifier",
+    "SimpleMKLClassifier",
+    "gaussian_bank",
+    "gaussian_bank_size",
+    "kernel_bank_bytes",
+    "group_lasso_squared_prox",
+    "mkl_objective",
+    "default_rho",
+]
+
+#: Gaussian widths of the paper's bank: 2^-3 ... 2^6.
+DEFAULT_WIDTHS = tuple(2.0**k for k in range(-3, 7))
+_METHODS = {"amp": 0, "vi": 1}
+_DTYPES = {"float64": np.float64, "float32": np.float32}
+
+
+def gaussian_bank_size(n_features, widths=DEFAULT_WIDTHS):
+    """Number of kernels in the Gaussian bank: len(widths) * (n_features + 1)."""
+    return len(widths) * (int(n_features) + 1)
+
+
+def kernel_bank_bytes(n_a, n_b, n_kernels, dtype="float64"):
+    """Bytes needed to store n_kernels kernel matrices of size n_a x n_b."""
+    return int(n_a) * int(n_b) * int(n_kernels) * np.dtype(_DTYPES.get(dtype, dtype)).itemsize
+
+
+def _check_memory(n_a, n_b, m, dtype, max_memory_mb):
+    need = kernel_bank_bytes(n_a, n_b, m, dtype)
+    if need > max_memory_mb * 2**20:
+        raise MemoryError(
+            f"the kernel bank needs {need / 2**20:.1f} MiB ({m} kernels x {n_a} x {n_b} values of "
+            f"{np.dtype(dtype).name}), above max_memory_mb={max_memory_mb}; raise max_memory_mb, use "
+            f"dtype='float32', fewer kernels or fewer samples")
+
+
+def _widths_array(widths):
+    w = np.ascontiguousarray(DEFAULT_WIDTHS if widths is None else widths, dtype=np.float64)
+    if w.ndim != 1 or w.size == 0 or not np.all(np.isfinite(w)) or np.any(w <= 0):
+        raise ValueError(f"widths must be a non-empty 1-d sequence of positive finite numbers, got {widths!r}")
+    return w
+
+
+def gaussian_bank(A, B=None, widths=DEFAULT_WIDTHS, *, dtype="float64", max_memory_mb=2048.0):
+    """Gaussian kernel bank between the rows of A and B (B = A if None), shape (m, len(A), len(B)).
+
+    Kernel ``g * len(widths) + w`` is ``exp(-||a_G - b_G||^2 / (2 widths[w]^2))`` with G all features
+    for g = 0 and the single feature g - 1 otherwise. Refuses with MemoryError past ``max_memory_mb``.
+    """
+    A = np.ascontiguousarray(A, dtype=np.float64)
+    B = A if B is None else np.ascontiguousarray(B, dtype=np.float64)
+    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1]:
+        raise ValueError(f"A and B must be 2-d with the same number of columns, got {A.shape} and {B.shape}")
+    dtype = check_choice("dtype", dtype, tuple(_DTYPES))
+    w = _widths_array(widths)
+    m = gaussian_bank_size(A.shape[1], w)
+    _check_memory(A.shape[0], B.shape[0], m, dtype, max_memory_mb)
+    out = np.empty((m, A.shape[0], B.shape[0]), dtype=_DTYPES[dtype])
+    _core.gaussian_bank(A, B, w, out)
+    return out
+
+
+def group_lasso_squared_prox(norms, c):
+    """Lemma 3 / problem (13): scale factors s (f_j* = s_j fhat_j) and S = sum_j ||f_j*||.
+
+    ``norms`` are ||fhat_j||, ``c = gamma * lambda``.
+    """
+    a = np.ascontiguousarray(norms, dtype=np.float64)
+    s = np.empty_like(a)
+    S = _core.group_lasso_squared_prox(a, float(c), s)
+    return s, S
+
+
+def default_rho(n, noise_level, tau=0.0):
+    """rho = (1 - q + tau + tau / sqrt(n)) n (section 3.3)."""
+    return (1.0 - noise_level + tau + tau / math.sqrt(n)) * n
+
+
+def mkl_objective(K, y, coef, lam):
+    """Plain MKL objective (2): lam/2 (sum_j ||f_j||)^2 + mean hinge, f_j = sum_i coef[j, i] k_j(x_i, .)."""
+    K = np.asarray(K, dtype=np.float64)
+    G = np.einsum("jil,jl->ji", K, coef)
+    norms = np.sqrt(np.maximum(np.einsum("ji,ji->j", coef, G), 0.0))
+    f = G.sum(axis=0)
+    return 0.5 * lam * norms.sum() ** 2 + np.maximum(0.0, 1.0 - y * f).mean()
+
+
+class _KernelMixin(ClassifierMixin, BaseEstimator):
+    """Shared kernel handling, label mapping and prediction through the stored training points."""
+
+    def _check_kernel_params(self):
+        check_positive("max_memory_mb", self.max_memory_mb)
+        check_choice("dtype", self.dtype, tuple(_DTYPES))
+        k = self.kernels
+        if isinstance(k, str):
+            check_choice("kernels", k, ("gaussian_bank", "precomputed"))
+        elif not (isinstance(k, (list, tuple)) and len(k) > 0 and all(callable(f) for f in k)):
+            raise ValueError("kernels must be 'gaussian_bank', 'precomputed' or a non-empty list of callables k(A, B)")
+
+    def _validate_X(self, X, reset, y=None):
+        if isinstance(self.kernels, str) and self.kernels == "precomputed":
+            X = np.asarray(X)
+            if X.ndim != 3:
+                raise ValueError(f"with kernels='precomputed' X must have shape (m, n_samples, n_train), got {X.shape}")
+            if not np.all(np.isfinite(X)):
+                raise ValueError("the precomputed kernels contain NaN or infinity")
+            if reset:
+                if X.shape[1] != X.shape[2]:
+                    raise ValueError("the training kernels must be square: X.shape[1] == X.shape[2]")
+                if y is None:
+                    raise ValueError("y is required")
+                y = np.asarray(y)
+                if y.ndim != 1 or y.shape[0] != X.shape[1]:
+                    raise ValueError(f"y must be 1-d of length {X.shape[1]}")
+                self.n_kernels_ = X.shape[0]
+            elif X.shape[0] != self.n_kernels_ or X.shape[2] != self.n_train_:
+                raise ValueError(f"X must have shape ({self.n_kernels_}, n_samples, {self.n_train_})")
+            return (X, y) if reset else X
+        if reset:
+            return validate_data(self, X, y, dtype=np.float64)
+        return validate_data(self, X, dtype=np.float64, reset=False)
+
+    def _targets(self, y):
+        """+-1 targets: one for two classes, one per class (one-vs-rest) for more."""
+        check_classification_targets(y)
+        kind = type_of_target(y)
+        if len(np.unique(y)) < 2:
+            raise ValueError("y must contain at least two classes; got only one class")
+        if kind not in ("binary", "multiclass"):
+            raise ValueError(f"{type(self).__name__} needs class labels; y has target type {kind!r}")
+        self.classes_ = np.unique(y)
+        if len(self.classes_) == 2:
+            return [np.where(y == self.classes_[1], 1.0, -1.0)]
+        return [np.where(y == c, 1.0, -1.0) for c in self.classes_]
+
+    def fit(self, X, y):
+        """Fit on (X, y); more than two classes are handled one-vs-rest over one shared kernel bank.
+
+        With two classes the fitted attributes are as documented; with k > 2 classes, ``coef_`` is
+        (k, m, n_train), ``kernel_weights_`` (k, m), ``intercept_`` (k,) and ``history_`` a list of k dicts.
+        """
+        self._check_params()
+        X, y = self._validate_X(X, reset=True, y=y)
+        targets = self._targets(y)
+        n = targets[0].shape[0]
+        K = self._train_bank(X)
+        self._set_train(X, n)
+        fits = [self._fit_binary(K, t) for t in targets]
+        if len(fits) == 1:
+            for k, v in fits[0].items():
+                setattr(self, k, v)
+        else:
+            for k in fits[0]:
+                vals = [f[k] for f in fits]
+                if k == "n_iter_":
+                    setattr(self, k, int(max(vals)))
+                elif isinstance(vals[0], (np.ndarray, float, int, np.floating)) and k != "status_":
+                    setattr(self, k, np.stack([np.asarray(v) for v in vals]))
+                else:
+                    setattr(self, k, vals)
+        return self
+
+    def _train_bank(self, X):
+        dtype = _DTYPES[self.dtype]
+        if isinstance(self.kernels, str) and self.kernels == "precomputed":
+            return np.ascontiguousarray(X, dtype=dtype)
+        n = X.shape[0]
+        if self.kernels == "gaussian_bank":
+            self.widths_ = _widths_array(self.widths)
+            return gaussian_bank(X, None, self.widths_, dtype=self.dtype, max_memory_mb=self.max_memory_mb)
+        m = len(self.kernels)
+        _check_memory(n, n, m, self.dtype, self.max_memory_mb)
+        K = np.empty((m, n, n), dtype=dtype)
+        for j, k in enumerate(self.kernels):
+            Kj = np.asarray(k(X, X), dtype=np.float64)
+            if Kj.shape != (n, n) or not np.all(np.isfinite(Kj)):
+                raise ValueError(f"kernel {j} must return a finite ({n}, {n}) matrix, got shape {Kj.shape}")
+            K[j] = Kj
+        return K
+
+    def _set_train(self, X, n):
+        self.n_train_ = n
+        if not (isinstance(self.kernels, str) and self.kernels == "precomputed"):
+            self.X_fit_ = np.ascontiguousarray(X, dtype=np.float64)
+
+    def _raw_decision(self, X):
+        """sum_j sum_i coef_[j, i] k_j(x, x_i) for new rows x (one column per class when one-vs-rest)."""
+        if self.coef_.ndim == 3:
+            return np.stack([self._raw_decision_one(X, c) for c in self.coef_], axis=1)
+        return self._raw_decision_one(X, self.coef_)
+
+    def _raw_decision_one(self, X, coef):
+        coef = np.ascontiguousarray(coef, dtype=np.float64)
+        if isinstance(self.kernels, str) and self.kernels == "precomputed":
+            return np.einsum("jti,ji->t", np.asarray(X, dtype=np.float64), coef)
+        if self.kernels == "gaussian_bank":
+            out = np.empty(X.shape[0])
+            _core.gaussian_bank_decision(np.ascontiguousarray(X, dtype=np.float64), self.X_fit_, self.widths_, coef, out)
+            return out
+        out = np.zeros(X.shape[0])
+        for j, k in enumerate(self.kernels):
+            out += np.asarray(k(X, self.X_fit_), dtype=np.float64) @ coef[j]
+        return out
+
+    def decision_function(self, X):
+        """f(x) = sum_j f_j(x) (+ intercept_ for SimpleMKL); positive means classes_[1]."""
+        check_is_fitted(self, "coef_")
+        X = self._validate_X(X, reset=False)
+        return self._raw_decision(X) + getattr(self, "intercept_", 0.0)
+
+    def predict(self, X):
+        d = self.decision_function(X)
+        if d.ndim == 2:
+            return self.classes_[np.argmax(d, axis=1)]
+        return self.classes_[(d > 0).astype(int)]
+
+    @staticmethod
+    def _kernel_weights_from_coef(K, coef):
+        G = np.einsum("jil,jl->ji", K.astype(np.float64, copy=False), coef)
+        norms = np.sqrt(np.maximum(np.einsum("ji,ji->j", coef, G), 0.0))
+        tot = norms.sum()
+        return norms / tot if tot > 0 else np.full(len(norms), 1.0 / len(norms)), norms
+
+
+def _solve(K, y, *, lam, upper, rho, step_size, gamma0, max_iter, tol, method, verbose=0):
+    """Run the engine on a (m, n, n) bank; returns (coef, alpha, result dict)."""
+    m, n = K.shape[0], K.shape[1]
+    coef = np.zeros((m, n))
+    alpha = np.zeros(n)
+    cb = None
+    if verbose:
+        try:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=max_iter, desc=f"mkl {method}", leave=False)
+
+            def cb(done):
+                bar.update(done - bar.n)
+                return True
+        except ImportError:  # pragma: no cover
+            bar = None
+    try:
+        res = _core.mkl_solve(K, np.ascontiguousarray(y, dtype=np.float64), float(lam), float(upper), float(rho),
+                              float(step_size), float(gamma0), int(max_iter), float(tol), _METHODS[method],
+                              coef, alpha, cb)
+    finally:
+        if verbose and cb is not None:
+            bar.close()
+    return coef, alpha, res
+
+
+class NoisyMKLClassifier(_KernelMixin):
+    """StPMKL: multiple kernel learning from noisy labels (problem (11), Algorithm 1).
+
+    min_f max_{alpha in Q} lam/2 (sum_j ||f_j||)^2 + 1/n sum_i alpha_i (1 - y_i f(x_i)),
+    Q = {alpha in [0, 1 + tau]^n, sum_i alpha_i <= rho}.
+
+    Parameters
+    ----------
+    noise_level : float in [0, 0.5), q. Used for rho when ``rho`` is None.
+    lam : float > 0, lambda.
+    rho : float > 0 or None. None: rho = (1 - q + tau + tau / sqrt(n)) n (section 3.3). A number is
+        used as given (the paper's Fig. 1 right uses rho = 100).
+    tau : float >= 0 or None. The box is [0, 1 + tau]. Default 0: the paper's experiments absorb
+        1 + tau into lambda and rho (alpha in [0, 1], rho = (1 - q) n). None: tau = sqrt(ln(1/epsilon) / 2)
+        (Proposition 1).
+    epsilon : float in (0, 1), used when tau is None.
+    kernels : "gaussian_bank", "precomputed" or a list of callables k(A, B).
+    widths : Gaussian widths of the bank (default 2^-3 ... 2^6).
+    max_iter, tol : stop at T = max_iter or when the duality gap < tol.
+    method : "amp" (Algorithm 1) or "vi" (gradient descent-ascent, step gamma0 / sqrt(max_iter)).
+    step_size : None (AMP: 1 / (sqrt(2) L) = sqrt(n / (2m)) for Gaussian kernels; VI: gamma0 / sqrt(T))
+        or a positive number.
+    gamma0 : VI's step constant.
+    dtype : kernel storage, "float64" or "float32".
+    max_memory_mb : refuse to build a kernel bank larger than this.
+
+    Attributes
+    ----------
+    coef_ : (m, n_train) averaged coefficients, f_j = sum_i coef_[j, i] k_j(x_i, .).
+    alpha_ : (n_train,) averaged dual variables.
+    kernel_weights_ : (m,) ||f_j|| / sum_k ||f_k|| (the optimal simplex weights u of problem (1)).
+    history_ : dict of arrays per iteration: "gap", "primal", "dual", "seconds".
+    n_iter_, status_, rho_, upper_, step_size_, duality_gap_.
+    """
+
+    def __init__(self, noise_level=0.2, lam=0.01, rho=None, tau=0.0, epsilon=0.1, kernels="gaussian_bank",
+                 widths=None, max_iter=1000, tol=1e-2, method="amp", step_size=None, gamma0=1.0,
+                 dtype="float64", max_memory_mb=2048.0, verbose=0):
+        self.noise_level = noise_level
+        self.lam = lam
+        self.rho = rho
+        self.tau = tau
+        self.epsilon = epsilon
+        self.kernels = kernels
+        self.widths = widths
+        self.max_iter = max_iter
+        self.tol = tol
+        self.method = method
+        self.step_size = step_size
+        self.gamma0 = gamma0
+        self.dtype = dtype
+        self.max_memory_mb = max_memory_mb
+        self.verbose = verbose
+
+    def _resolve_tau(self):
+        if self.tau is None:
+            eps = self.epsilon
+            check_positive("epsilon", eps)
+            if not eps < 1:
+                raise ValueError(f"epsilon must be in (0, 1), got {eps!r}")
+            return math.sqrt(0.5 * math.log(1.0 / eps))
+        check_positive("tau", self.tau, allow_zero=True)
+        return float(self.tau)
+
+    def _check_params(self):
+        check_positive("lam", self.lam)
+        q = self.noise_level
+        check_positive("noise_level", q, allow_zero=True)
+        if not q < 0.5:
+            raise ValueError(f"noise_level must be in [0, 0.5), got {q!r}")
+        if self.rho is not None:
+            check_positive("rho", self.rho)
+        check_positive("max_iter", self.max_iter, integer=True)
+        check_positive("tol", self.tol, allow_zero=True)
+        check_choice("method", self.method, tuple(_METHODS))
+        if self.step_size is not None:
+            check_positive("step_size", self.step_size)
+        check_positive("gamma0", self.gamma0)
+        self._check_kernel_params()
+
+    def _fit_binary(self, K, ypm):
+        tau = self._resolve_tau()
+        n = ypm.shape[0]
+        self.upper_ = 1.0 + tau
+        self.rho_ = float(self.rho) if self.rho is not None else default_rho(n, float(self.noise_level), tau)
+        coef, alpha, res = _solve(
+            K, ypm, lam=self.lam, upper=self.upper_, rho=self.rho_,
+            step_size=0.0 if self.step_size is None else self.step_size, gamma0=self.gamma0,
+            max_iter=self.max_iter, tol=self.tol, method=self.method, verbose=self.verbose)
+        w, norms = self._kernel_weights_from_coef(K, coef)
+        return {"coef_": coef, "alpha_": alpha, "status_": res["status"], "n_iter_": int(res["iterations"]),
+                "step_size_": float(res["gamma"]), "duality_gap_": float(res["gap"]),
+                "history_": {"gap": res["gap_hist"], "primal": res["primal_hist"], "dual": res["dual_hist"],
+                             "seconds": res["seconds"]},
+                "kernel_weights_": w, "kernel_norms_": norms}
+
+
+class MiPMKLClassifier(_KernelMixin):
+    """MiPMKL: the best case over p (robust hinge loss, section 3.2's remark and section 4).
+
+    min_f min_{p in Q} lam/2 (sum_j ||f_j||)^2 + 1/n sum_i (p_i l_i + 1 - p_i),
+    Q = {p in [0, 1]^n, sum p <= (1 - q) n + tau sqrt(n)}, l_i the hinge loss. Solved by alternating:
+    given f, p is the indicator of the (at most budget) examples with the smallest losses among those
+    with l_i < 1 (a linear minimisation over Q); given p, the MKL problem on the kept examples is solved by
+    the accelerated mirror prox engine (box [0, 1], no budget, lambda rescaled so the 1/n weighting holds).
+    Stops when p repeats or after ``n_alternations``. Non-convex: a local solution from p = 1.
+    """
+
+    def __init__(self, noise_level=0.2, lam=0.01, tau=0.0, kernels="gaussian_bank", widths=None, max_iter=1000,
+                 tol=1e-2, n_alternations=10, dtype="float64", max_memory_mb=2048.0, verbose=0):
+        self.noise_level = noise_level
+        self.lam = lam
+        self.tau = tau
+        self.kernels = kernels
+        self.widths = widths
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_alternations = n_alternations
+        self.dtype = dtype
+        self.max_memory_mb = max_memory_mb
+        self.verbose = verbose
+
+    def _check_params(self):
+        check_positive("lam", self.lam)
+        q = self.noise_level
+        check_positive("noise_level", q, allow_zero=True)
+        if not q < 0.5:
+            raise ValueError(f"noise_level must be in [0, 0.5), got {q!r}")
+        check_positive("tau", self.tau, allow_zero=True)
+        check_positive("max_iter", self.max_iter, integer=True)
+        check_positive("tol", self.tol, allow_zero=True)
+        check_positive("n_alternations", self.n_alternations, integer=True)
+        self._check_kernel_params()
+
+    def _fit_binary(self, K, ypm):
+        q = self.noise_level
+        n = ypm.shape[0]
+        budget = int(math.floor((1.0 - q) * n + self.tau * math.sqrt(n)))
+        keep = np.ones(n, dtype=bool)
+        coef = np.zeros((K.shape[0], n))
+        hist = {"objective": [], "n_kept": [], "seconds": []}
+        t0 = time.perf_counter()
+        seen = set()
+        for _ in range(self.n_alternations):
+            idx = np.flatnonzero(keep)
+            Ks = np.ascontiguousarray(K[:, idx][:, :, idx])
+            c_s, _, res = _solve(Ks, ypm[idx], lam=self.lam * n / idx.size, upper=1.0, rho=float(idx.size),
+                                 step_size=0.0, gamma0=1.0, max_iter=self.max_iter, tol=self.tol, method="amp",
+                                 verbose=self.verbose)
+            coef = np.zeros((K.shape[0], n))
+            coef[:, idx] = c_s
+            f = np.einsum("jil,jl->i", K[:, :, idx], c_s, dtype=np.float64) if K.dtype == np.float64 else \
+                np.einsum("jil,jl->i", K[:, :, idx].astype(np.float64), c_s)
+            loss = np.maximum(0.0, 1.0 - ypm * f)
+            order = np.argsort(loss, kind="stable")
+            new_keep = np.zeros(n, dtype=bool)
+            cand = order[loss[order] < 1.0][:budget]
+            new_keep[cand] = True
+            G = np.einsum("jil,jl->ji", Ks.astype(np.float64, copy=False), c_s)
+            norms = np.sqrt(np.maximum(np.einsum("ji,ji->j", c_s, G), 0.0))
+            p = new_keep.astype(float)
+            hist["objective"].append(0.5 * self.lam * norms.sum() ** 2 + np.mean(p * loss + 1.0 - p))
+            hist["n_kept"].append(int(idx.size))
+            hist["seconds"].append(time.perf_counter() - t0)
+            key = new_keep.tobytes()
+            if new_keep.sum() == 0 or key in seen or np.array_equal(new_keep, keep):
+                break
+            seen.add(key)
+            keep = new_keep
+        w, norms = self._kernel_weights_from_coef(K, coef)
+        return {"coef_": coef, "p_": keep.astype(float), "n_iter_": len(hist["objective"]),
+                "history_": {k: np.asarray(v) for k, v in hist.items()}, "kernel_weights_": w,
+                "kernel_norms_": norms}
+
+
+class SimpleMKLClassifier(_KernelMixin):
+    """SimpleMKL (Rakotomamonjy et al., JMLR 2008) for the plain MKL objective (1)/(2).
+
+    Outer loop: reduced gradient on the kernel weights d in the simplex (gradient
+    dJ/dd_j = -1/2 (alpha o y)^T K_j (alpha o y)), descent direction as in the paper's eq. (12), the step
+    capped where a weight reaches 0 and chosen by Armijo backtracking on J(d). Inner solver: scikit-learn's
+    SVC(kernel="precomputed", C = 1 / (lam n)) on K(d) = sum_j d_j K_j (with an intercept, as SimpleMKL).
+    Stops when the MKL duality gap, in the units of objective (1) (lam times the SVM gap), is below
+    ``tol`` or after ``max_iter`` outer iterations. ``history_``: "gap", "objective", "seconds".
+    """
+
+    def __init__(self, lam=0.01, kernels="gaussian_bank", widths=None, max_iter=100, tol=1e-2, svm_tol=1e-3,
+                 dtype="float64", max_memory_mb=2048.0, verbose=0):
+        self.lam = lam
+        self.kernels = kernels
+        self.widths = widths
+        self.max_iter = max_iter
+        self.tol = tol
+        self.svm_tol = svm_tol
+        self.dtype = dtype
+        self.max_memory_mb = max_memory_mb
+        self.verbose = verbose
+
+    def _check_params(self):
+        check_positive("lam", self.lam)
+        check_positive("max_iter", self.max_iter, integer=True)
+        check_positive("tol", self.tol, allow_zero=True)
+        check_positive("svm_tol", self.svm_tol)
+        self._check_kernel_params()
+
+    def _fit_binary(self, K, ypm):
+        n = ypm.shape[0]
+        m = K.shape[0]
+        C = 1.0 / (self.lam * n)
+        Kf = K.reshape(m, -1)
+
+        def svm(d):
+            Kd = (d.astype(K.dtype) @ Kf).reshape(n, n).astype(np.float64)
+            clf = SVC(kernel="precomputed", C=C, tol=self.svm_tol).fit(Kd, ypm)
+            ay = np.zeros(n)
+            ay[clf.support_] = clf.dual_coef_[0] * (1.0 if clf.classes_[1] == 1.0 else -1.0)
+            s = np.einsum("i,jil,l->j", ay, K, ay) if K.dtype == np.float64 else \
+                np.einsum("i,jil,l->j", ay, K.astype(np.float64), ay)
+            J = np.abs(ay).sum() - 0.5 * d @ s  # SVM dual value at the solution
+            return J, s, ay, clf
+
+        d = np.full(m, 1.0 / m)
+        J, s, ay, clf = svm(d)
+        hist = {"gap": [], "objective": [], "seconds": []}
+        t0 = time.perf_counter()
+        for _ in range(self.max_iter):
+            gap = self.lam * 0.5 * (s.max() - d @ s)
+            hist["gap"].append(gap)
+            hist["objective"].append(self.lam * J)
+            hist["seconds"].append(time.perf_counter() - t0)
+            if gap < self.tol:
+                break
+            grad = -0.5 * s
+            mu = int(np.argmax(d))
+            D = -(grad - grad[mu])
+            D[(d <= 0) & (grad - grad[mu] > 0)] = 0.0
+            D[mu] = 0.0
+            D[mu] = -D.sum()
+            neg = D < 0
+            if not neg.any():
+                break
+            step_max = np.min(-d[neg] / D[neg])
+            slope = grad @ D
+            step, accepted = step_max, False
+            for _ls in range(30):
+                d_new = np.maximum(d + step * D, 0.0)
+                d_new /= d_new.sum()
+                J_new, s_new, ay_new, clf_new = svm(d_new)
+                if J_new <= J + 1e-4 * step * slope or J_new < J - 1e-12:
+                    accepted = True
+                    break
+                step *= 0.5
+            if not accepted:
+                break
+            d, J, s, ay, clf = d_new, J_new, s_new, ay_new, clf_new
+        d[d < 1e-12 * d.max()] = 0.0
+        d = d / d.sum()
+        return {"kernel_weights_": d, "coef_": d[:, None] * ay[None, :],
+                "intercept_": float(clf.intercept_[0]) * (1.0 if clf.classes_[1] == 1.0 else -1.0),
+                "n_iter_": len(hist["gap"]),
+                "duality_gap_": float(hist["gap"][-1]) if hist["gap"] else float("nan"),
+                "history_": {k: np.asarray(v) for k, v in hist.items()}}

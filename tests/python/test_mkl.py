@@ -1,0 +1,298 @@
+"""Multiple kernel learning from noisy labels: kernel bank, composite step, AMP/VI, baselines."""
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import robustcore as rc
+from robustcore import _core
+from robustcore.mkl import (MiPMKLClassifier, NoisyMKLClassifier, SimpleMKLClassifier, gaussian_bank,
+                            gaussian_bank_size, group_lasso_squared_prox, mkl_objective)
+
+from reference import group_lasso_squared_prox_reference, mkl_amp_reference, project_capped_simplex_reference
+
+
+def _problem(n=40, d=3, seed=0, flip=0.0):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d))
+    y = np.where(np.sin(4 * X[:, 0]) + X[:, 1] - 0.9 > 0, 1.0, -1.0)
+    if flip:
+        y = np.where(rng.random(n) < flip, -y, y)
+    return X, y
+
+
+# ----------------------------------------------------------------------------- kernel bank
+def test_gaussian_bank_matches_numpy():
+    X, _ = _problem(n=15, d=3)
+    Z = np.random.default_rng(1).random((7, 3))
+    w = (0.5, 2.0)
+    K = gaussian_bank(X, Z, w)
+    assert K.shape == (gaussian_bank_size(3, w), 15, 7) == (8, 15, 7)
+    D = ((X[:, None, :] - Z[None, :, :]) ** 2)
+    for g in range(4):
+        d2 = D.sum(-1) if g == 0 else D[:, :, g - 1]
+        for k, s in enumerate(w):
+            np.testing.assert_allclose(K[g * 2 + k], np.exp(-d2 / (2 * s * s)), rtol=1e-14, atol=0)
+    K32 = gaussian_bank(X, Z, w, dtype="float32")
+    assert K32.dtype == np.float32
+    np.testing.assert_allclose(K32, K, rtol=1e-6)
+
+
+def test_default_bank_has_10_d_plus_1_kernels():
+    X, _ = _problem(n=5, d=4)
+    assert gaussian_bank(X).shape == (50, 5, 5)
+
+
+def test_bank_memory_limit_refuses_before_computing():
+    X = np.zeros((3000, 10))
+    with pytest.raises(MemoryError, match="max_memory_mb"):
+        gaussian_bank(X, max_memory_mb=100)
+    with pytest.raises(MemoryError, match="MiB"):
+        NoisyMKLClassifier(max_memory_mb=1).fit(np.random.default_rng(0).random((200, 3)), np.r_[[1] * 100, [0] * 100])
+
+
+# ----------------------------------------------------------------------------- projections
+@pytest.mark.parametrize("seed", range(5))
+def test_capped_simplex_projection_reference_and_kkt(seed):
+    rng = np.random.default_rng(seed)
+    v = rng.normal(size=30) * 2
+    upper, budget = 1.3, 7.0
+    out = np.empty(30)
+    theta = _core.project_capped_simplex(v, upper, budget, out)
+    np.testing.assert_allclose(out, project_capped_simplex_reference(v, upper, budget), atol=1e-10)
+    assert out.min() >= 0 and out.max() <= upper + 1e-15 and out.sum() <= budget + 1e-10
+    np.testing.assert_allclose(out, np.clip(v - theta, 0, upper), atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_composite_step_minimises_problem_13(seed):
+    """Lemma 3's step against a direct numerical minimisation of (13) over the function coefficients."""
+    rng = np.random.default_rng(seed)
+    m, n = 3, 3
+    A = rng.normal(size=(m, n, n))
+    K = np.einsum("jab,jcb->jac", A, A) + 0.1 * np.eye(n)  # SPD Gram matrices, ||f||^2 = c^T K c
+    ch = rng.normal(size=(m, n)) * rng.choice([0.05, 1.0, 3.0], size=(m, 1))
+    c = [0.3, 1.0, 3.0][seed]
+    a = np.sqrt(np.einsum("ji,jil,jl->j", ch, K, ch))
+    s, S = group_lasso_squared_prox(a, c)
+    np.testing.assert_allclose(s, group_lasso_squared_prox_reference(a, c), atol=1e-10)
+    np.testing.assert_allclose(S, (s * a).sum(), rtol=1e-12)
+    L = np.linalg.cholesky(K)  # whiten: ||f_j - fhat_j|| = ||L_j^T (c_j - chat_j)||
+
+    def obj(z):
+        Z = z.reshape(m, n)
+        diff = np.einsum("jil,jl->ji", np.transpose(L, (0, 2, 1)), Z - ch)
+        norms = np.sqrt(np.einsum("ji,jil,jl->j", Z, K, Z) + 1e-300)
+        return 0.5 * (diff**2).sum() + 0.5 * c * norms.sum() ** 2
+
+    best = min((minimize(obj, x0, method="Powell", options={"xtol": 1e-10, "ftol": 1e-14, "maxfev": 200000})
+                for x0 in (ch.ravel(), 0.5 * ch.ravel(), np.zeros(m * n) + 1e-3)), key=lambda r: r.fun)
+    ours = obj((s[:, None] * ch).ravel())
+    assert ours <= best.fun + 1e-8, (ours, best.fun)
+    # and the paper's printed factor gamma*lam*mu/(2 a_j) is not the minimiser of (13) (when it differs)
+    sp = group_lasso_squared_prox_reference(a, c / 2)
+    if np.abs(sp - s).max() > 1e-6:
+        assert obj((sp[:, None] * ch).ravel()) > ours + 1e-9
+
+
+def test_composite_step_edge_cases():
+    s, S = group_lasso_squared_prox(np.zeros(3), 1.0)
+    assert S == 0 and np.all(s == 0)
+    s, S = group_lasso_squared_prox(np.array([2.0, 1.0]), 0.0)
+    np.testing.assert_array_equal(s, [1.0, 1.0])
+    with pytest.raises(ValueError, match="norms"):
+        group_lasso_squared_prox(np.array([1.0, -1.0]), 1.0)
+    with pytest.raises(ValueError, match="gamma"):
+        group_lasso_squared_prox(np.array([1.0]), -1.0)
+
+
+# ----------------------------------------------------------------------------- solver
+def test_amp_matches_numpy_reference():
+    X, y = _problem(n=25, d=2, seed=3, flip=0.1)
+    K = gaussian_bank(X, widths=(0.3, 1.0))
+    m, n = K.shape[0], K.shape[1]
+    gamma = np.sqrt(n / (2 * m))
+    coef, alpha = np.zeros((m, n)), np.zeros(n)
+    res = _core.mkl_solve(K, y, 0.05, 1.0, 0.8 * n, gamma, 1.0, 30, 0.0, 0, coef, alpha)
+    rc_, ra, rg = mkl_amp_reference(K, y, 0.05, 1.0, 0.8 * n, gamma, 30)
+    np.testing.assert_allclose(coef, rc_, atol=1e-10)
+    np.testing.assert_allclose(alpha, ra, atol=1e-10)
+    np.testing.assert_allclose(res["gap_hist"], rg, atol=1e-10)
+    assert res["iterations"] == 30 and res["status"] == "max_iter"
+
+
+@pytest.mark.parametrize("method", ["amp", "vi"])
+def test_duality_gap_nonnegative_and_decreasing(method):
+    X, y = _problem(n=60, d=3, seed=1, flip=0.2)
+    clf = NoisyMKLClassifier(noise_level=0.2, lam=0.05, tol=0, max_iter=400, method=method, gamma0=10.0).fit(X, y)
+    g = clf.history_["gap"]
+    assert len(g) == 400 and np.all(g >= -1e-12)
+    np.testing.assert_allclose(g, clf.history_["primal"] - clf.history_["dual"], atol=1e-12)
+    # decreasing on average: block means shrink
+    blocks = g.reshape(8, 50).mean(axis=1)
+    assert np.all(np.diff(blocks) < 0), blocks
+    assert g[-1] < 0.5 * g[0]
+
+
+def test_stops_on_gap_tolerance():
+    X, y = _problem(n=40, d=2, seed=0)
+    clf = NoisyMKLClassifier(lam=0.1, tol=0.05, max_iter=5000).fit(X, y)
+    assert clf.status_ == "converged" and clf.duality_gap_ < 0.05 and clf.n_iter_ < 5000
+
+
+def test_q0_reduces_to_plain_mkl_objective_2():
+    """With q = 0, tau = 0 (rho = n, box [0, 1]) the primal value max_alpha F(f, alpha) is objective (2)."""
+    X, y = _problem(n=50, d=2, seed=4, flip=0.1)
+    clf = NoisyMKLClassifier(noise_level=0.0, lam=0.05, tol=0, max_iter=200).fit(X, y)
+    assert clf.rho_ == 50 and clf.upper_ == 1.0
+    K = gaussian_bank(X)
+    ypm = np.where(y == clf.classes_[1], 1.0, -1.0)
+    np.testing.assert_allclose(clf.history_["primal"][-1], mkl_objective(K, ypm, clf.coef_, 0.05), rtol=1e-10)
+    # and, solved further, its optimum agrees with SimpleMKL's value of the same objective
+    long = NoisyMKLClassifier(noise_level=0.0, lam=0.05, tol=1e-3, max_iter=20000).fit(X, y)
+    smkl = SimpleMKLClassifier(lam=0.05, tol=1e-4, svm_tol=1e-6).fit(X, y)
+    assert abs(long.history_["primal"][-1] - smkl.history_["objective"][-1]) < 2e-2
+
+
+def test_tau_and_rho_defaults():
+    X, y = _problem(n=64, d=2)
+    clf = NoisyMKLClassifier(noise_level=0.2, tau=None, epsilon=0.1, max_iter=5).fit(X, y)
+    tau = np.sqrt(0.5 * np.log(10))
+    np.testing.assert_allclose(clf.upper_, 1 + tau)
+    np.testing.assert_allclose(clf.rho_, (1 - 0.2 + tau + tau / 8) * 64)
+    clf = NoisyMKLClassifier(rho=100.0, max_iter=5).fit(X, y)
+    assert clf.rho_ == 100.0
+    # Algorithm 1's step for Gaussian kernels: sqrt(n / (2 m)) (row sums bounded by n)
+    assert clf.step_size_ >= np.sqrt(64 / (2 * 30)) - 1e-12
+
+
+def test_float32_close_to_float64_and_deterministic():
+    X, y = _problem(n=40, d=3, seed=5, flip=0.1)
+    a = NoisyMKLClassifier(max_iter=100, tol=0).fit(X, y)
+    b = NoisyMKLClassifier(max_iter=100, tol=0).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    c = NoisyMKLClassifier(max_iter=100, tol=0, dtype="float32").fit(X, y)
+    np.testing.assert_allclose(c.coef_, a.coef_, atol=1e-4)
+    assert np.mean(a.predict(X) == c.predict(X)) > 0.95
+
+
+def test_prediction_through_training_points_and_kernel_options():
+    X, y = _problem(n=50, d=2, seed=6)
+    clf = NoisyMKLClassifier(max_iter=100, tol=0).fit(X, y)
+    Kc = gaussian_bank(X[:10], X)
+    np.testing.assert_allclose(clf.decision_function(X[:10]), np.einsum("jti,ji->t", Kc, clf.coef_), atol=1e-12)
+    np.testing.assert_allclose(clf.kernel_weights_.sum(), 1.0)
+    assert np.all(clf.kernel_weights_ >= 0)
+    # precomputed bank == gaussian bank
+    pre = NoisyMKLClassifier(kernels="precomputed", max_iter=100, tol=0).fit(gaussian_bank(X), y)
+    np.testing.assert_allclose(pre.coef_, clf.coef_, atol=1e-12)
+    np.testing.assert_allclose(pre.decision_function(Kc), clf.decision_function(X[:10]), atol=1e-12)
+    # callables
+    ks = [lambda A, B, s=s: np.exp(-((A[:, None] - B[None]) ** 2).sum(-1) / (2 * s * s)) for s in (0.5, 1.0)]
+    cal = NoisyMKLClassifier(kernels=ks, max_iter=100, tol=0).fit(X, y)
+    K2 = gaussian_bank(X, widths=(0.5, 1.0))[:2]
+    pre2 = NoisyMKLClassifier(kernels="precomputed", max_iter=100, tol=0).fit(K2, y)
+    np.testing.assert_allclose(cal.coef_, pre2.coef_, atol=1e-12)
+    np.testing.assert_allclose(cal.decision_function(X[:5]), pre2.decision_function(K2[:, :5]), atol=1e-12)
+
+
+def test_labels_any_two_values():
+    X, y = _problem(n=40, d=2, seed=7)
+    lab = np.where(y > 0, "spam", "ham")
+    clf = NoisyMKLClassifier(max_iter=50, tol=0).fit(X, lab)
+    assert set(clf.predict(X)) <= {"spam", "ham"}
+    np.testing.assert_array_equal(clf.classes_, ["ham", "spam"])
+
+
+# ----------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(lam=0.0), "lam"), (dict(lam=-1.0), "lam"), (dict(noise_level=0.5), "noise_level"),
+    (dict(noise_level=-0.1), "noise_level"), (dict(rho=0.0), "rho"), (dict(tau=-1.0), "tau"),
+    (dict(tau=None, epsilon=1.5), "epsilon"), (dict(method="sgd"), "method"), (dict(kernels="rbf"), "kernels"),
+    (dict(dtype="float16"), "dtype"), (dict(tol=-1.0), "tol"), (dict(step_size=-1.0), "step_size"),
+    (dict(widths=[1.0, -2.0]), "widths"),
+])
+def test_bad_parameters(kwargs, match):
+    X, y = _problem(n=20, d=2)
+    with pytest.raises(ValueError, match=match):
+        NoisyMKLClassifier(**kwargs).fit(X, y)
+
+
+def test_bad_data():
+    X, y = _problem(n=20, d=2)
+    Xn = X.copy(); Xn[0, 0] = np.nan
+    with pytest.raises(ValueError):
+        NoisyMKLClassifier().fit(Xn, y)
+    with pytest.raises(ValueError, match="class"):
+        NoisyMKLClassifier().fit(X, np.ones(20))
+    with pytest.raises(ValueError, match="Unknown label type"):
+        NoisyMKLClassifier().fit(X, np.linspace(0, 1, 20))
+    three = NoisyMKLClassifier(max_iter=50).fit(X, np.arange(20) % 3)  # one-vs-rest
+    assert three.coef_.shape[0] == 3 and three.decision_function(X).shape == (20, 3)
+    with pytest.raises(ValueError):
+        NoisyMKLClassifier().fit(X[:0], y[:0])
+    with pytest.raises(TypeError):
+        NoisyMKLClassifier(max_iter=1.5).fit(X, y)
+    clf = NoisyMKLClassifier(max_iter=5).fit(X, y)
+    with pytest.raises(ValueError):
+        clf.predict(X[:, :1])
+    with pytest.raises(ValueError, match="square"):
+        NoisyMKLClassifier(kernels="precomputed").fit(np.zeros((2, 20, 19)), y)
+    with pytest.raises(ValueError, match="kernel 0"):
+        NoisyMKLClassifier(kernels=[lambda A, B: np.zeros((2, 2))]).fit(X, y)
+
+
+def test_engine_rejects_bad_arrays():
+    X, y = _problem(n=10, d=2)
+    K = gaussian_bank(X, widths=(1.0,))
+    coef, alpha = np.zeros((K.shape[0], 10)), np.zeros(10)
+    with pytest.raises(TypeError):
+        _core.mkl_solve(K.astype(np.float16), y, 0.1, 1.0, 5.0, 0.0, 1.0, 5, 0.0, 0, coef, alpha)
+    with pytest.raises(ValueError, match="y must be in"):
+        _core.mkl_solve(K, y * 2, 0.1, 1.0, 5.0, 0.0, 1.0, 5, 0.0, 0, coef, alpha)
+    with pytest.raises(ValueError, match="coef"):
+        _core.mkl_solve(K, y, 0.1, 1.0, 5.0, 0.0, 1.0, 5, 0.0, 0, np.zeros((K.shape[0], 3)), alpha)
+    with pytest.raises(TypeError):
+        _core.mkl_solve(gaussian_bank(np.r_[X, X], widths=(1.0,))[:, ::2, ::2], y, 0.1, 1.0, 5.0, 0.0, 1.0, 5, 0.0,
+                        0, coef, alpha)
+
+
+# ----------------------------------------------------------------------------- baselines
+def test_simplemkl_weights_on_simplex_and_gap():
+    X, y = _problem(n=60, d=3, seed=8)
+    s = SimpleMKLClassifier(lam=0.05, max_iter=50).fit(X, y)
+    assert abs(s.kernel_weights_.sum() - 1) < 1e-12 and np.all(s.kernel_weights_ >= 0)
+    assert np.all(s.history_["gap"] >= -1e-6)
+    assert s.history_["objective"][-1] <= s.history_["objective"][0] + 1e-9
+    assert s.score(X, y) > 0.85
+
+
+def test_mipmkl_keeps_budget():
+    X, y = _problem(n=60, d=2, seed=9, flip=0.2)
+    m = MiPMKLClassifier(noise_level=0.2, lam=0.05, max_iter=200).fit(X, y)
+    assert m.p_.sum() <= 0.8 * 60 + 1e-9
+    assert 1 <= m.n_iter_ <= 10 and m.score(X, y) > 0.6
+
+
+def test_stpmkl_at_least_as_accurate_as_simplemkl_on_flipped_labels(data_dir):
+    """On ionosphere-like real data with 30% flipped training labels, over seeds."""
+    X, y = rc.datasets.load_full("heart", data_home=data_dir)
+    acc_st, acc_si = [], []
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        idx = rng.permutation(len(y))
+        tr, te = idx[: int(0.8 * len(y))], idx[int(0.8 * len(y)):]
+        ytr = rc.noise.flip_labels(y[tr], 0.3, random_state=seed, mode="bernoulli")
+        acc_st.append(NoisyMKLClassifier(noise_level=0.3, lam=0.1, max_iter=300).fit(X[tr], ytr).score(X[te], y[te]))
+        acc_si.append(SimpleMKLClassifier(lam=0.1, max_iter=30).fit(X[tr], ytr).score(X[te], y[te]))
+    assert np.mean(acc_st) >= np.mean(acc_si) - 0.02, (acc_st, acc_si)
+
+
+# ----------------------------------------------------------------------------- scikit-learn
+@parametrize_with_checks(
+    [NoisyMKLClassifier(max_iter=100, widths=(0.5, 2.0)), NoisyMKLClassifier(max_iter=100, method="vi", widths=(1.0,)),
+     MiPMKLClassifier(max_iter=100, widths=(1.0,), n_alternations=3), SimpleMKLClassifier(max_iter=10, widths=(1.0,))],
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
