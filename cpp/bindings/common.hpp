@@ -171,5 +171,6 @@ const T* checked_const(const py::array_t<T, py::array::c_style>& a, int64_t n, c
 void bind_data(py::module_& m);
 void bind_linear(py::module_& m);
 void bind_projections(py::module_& m);
+void bind_vr(py::module_& m);
 
 }  // namespace rcb

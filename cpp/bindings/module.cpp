@@ -13,4 +13,5 @@ PYBIND11_MODULE(_core, m) {
   rcb::bind_data(m);
   rcb::bind_linear(m);
   rcb::bind_projections(m);
+  rcb::bind_vr(m);
 }
