@@ -1,6 +1,7 @@
 // Bindings: variance-reduced solvers (vr.hpp) for binary linear models.
 #include "common.hpp"
 
+#include <robustcore/multinomial.hpp>
 #include <robustcore/vr.hpp>
 
 namespace rcb {
@@ -32,6 +33,7 @@ void bind_vr(py::module_& m) {
       .def_readwrite("passes", &VrParams::passes)
       .def_readwrite("inner", &VrParams::inner)
       .def_readwrite("batch", &VrParams::batch)
+      .def_readwrite("batch_growth", &VrParams::batch_growth)
       .def_readwrite("s2gd_nu", &VrParams::s2gd_nu)
       .def_readwrite("tol", &VrParams::tol)
       .def_readwrite("fit_intercept", &VrParams::fit_intercept)
@@ -88,6 +90,39 @@ void bind_vr(py::module_& m) {
           });
         },
         py::arg("X"), py::arg("loss"), py::arg("method"), py::arg("lam"), py::arg("fit_intercept"));
+  m.def(
+      "softmax_fit",
+      [](const Matrix& X, const I64& y, int64_t K, std::optional<F64> sample_weight, const VrParams& params_in,
+         F64 coef, F64 intercept, std::optional<I64> order, py::object progress) {
+        const int64_t n = X.rows(), d = X.cols();
+        const int64_t* yp = checked_const(y, n, "y");
+        if (K < 2) throw std::invalid_argument("the softmax model needs K >= 2 classes");
+        VrParams params = params_in;
+        params.sample_weight = sample_weight ? checked_const(*sample_weight, n, "sample_weight") : nullptr;
+        double* cp = checked(coef, d * K, "coef (d * K, feature-major)");
+        double* bp = checked(intercept, K, "intercept");
+        if (order && order->ndim() != 1) throw std::invalid_argument("order must be a 1-d int64 array");
+        const int64_t* op = order ? order->data() : nullptr;
+        const int64_t olen = order ? static_cast<int64_t>(order->size()) : 0;
+        Progress prog(progress);
+        vr::VrResult res;
+        {
+          py::gil_scoped_release nogil;
+          res = visit_matrix(X, [&](const auto& v) { return vr::softmax_fit(v, yp, K, params, cp, bp, op, olen, prog.fn()); });
+        }
+        prog.rethrow();
+        py::dict out;
+        out["status"] = status_name(res.status);
+        out["eta"] = res.eta;
+        out["passes_done"] = res.passes_done;
+        out["passes"] = py::array_t<double>(static_cast<py::ssize_t>(res.passes.size()), res.passes.data());
+        out["history"] = trace_to_dict(res.trace);
+        return out;
+      },
+      py::arg("X"), py::arg("y").noconvert(), py::arg("K"), py::arg("sample_weight").noconvert(), py::arg("params"),
+      py::arg("coef").noconvert(), py::arg("intercept").noconvert(), py::arg("order").noconvert() = py::none(),
+      py::arg("progress") = py::none(),
+      "Softmax model (multinomial.hpp) by SAGA/SAG/SVRG/S2GD; coef is (d, K) C-order, written in place.");
   m.def("finito_check_size", &vr::finito_check_size, py::arg("n"), py::arg("d"), py::arg("max_bytes"));
 }
 

@@ -68,7 +68,8 @@ struct VrParams {
   double eta = 0.0;            ///< step size; <= 0 picks default_step(method, L, lambda, n)
   int64_t passes = 50;         ///< budget in effective passes (gradient evaluations / n)
   int64_t inner = 0;           ///< SVRG-family inner steps m per outer iteration; 0 = n
-  int64_t batch = 0;           ///< Batching/Mixed SVRG batch size B; 0 = n / 2 (at least 1)
+  int64_t batch = 0;           ///< Batching/Mixed SVRG first batch size B_1; 0 = n / 8 (at least 1)
+  double batch_growth = 2.0;   ///< B_{k+1} = min(n, ceil(growth * B_k)) (Harikandeh et al.'s growing batches)
   double s2gd_nu = -1.0;       ///< S2GD's nu (lower bound on strong convexity); < 0 = lambda
   double tol = 0.0;            ///< stop when max_j |w_j - w_j^prev| <= tol max_j |w_j| over a pass; 0 = never
   bool fit_intercept = true;
@@ -85,6 +86,7 @@ struct VrParams {
     if (passes < 0) throw std::invalid_argument("the number of passes must be >= 0");
     if (inner < 0) throw std::invalid_argument("the number of inner steps must be >= 0");
     if (batch < 0) throw std::invalid_argument("the batch size must be >= 0");
+    if (!(batch_growth >= 1.0) || !std::isfinite(batch_growth)) throw std::invalid_argument("batch_growth must be >= 1");
     if (!(tol >= 0.0) || !std::isfinite(tol)) throw std::invalid_argument("tol must be >= 0 and finite");
     if (max_dense_bytes < 0) throw std::invalid_argument("max_dense_bytes must be >= 0");
   }

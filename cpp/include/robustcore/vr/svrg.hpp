@@ -7,6 +7,9 @@
 // Mixed SVRG takes a plain SGD step w <- w - eta (lambda w + r'_i(w) y_i x_i) when i is not in B.
 // (The paper's Alg. 4.9 prints line 9 again as line 12, which would undo the branch; we follow
 // Harikandeh et al.) The L2 term is exact, so lambda w_k cancels and is never stored.
+// Batching/Mixed SVRG grow the batch geometrically, B_{k+1} = min(n, ceil(batch_growth B_k)) (Harikandeh
+// et al.: a fixed batch leaves an error floor of the order of the batch gradient's error), so they
+// become SVRG once B = n; batch_growth = 1 keeps the batch fixed as printed in Alg. 4.8/4.9.
 // The next outer iterate: SVRG option (a) last, (b) average of the m inner iterates, (c) a uniformly
 // chosen inner iterate; S2GD picks inner iterate t with probability ~ (1 - nu eta)^(m - t); Batching
 // and Mixed SVRG pick uniformly (line 10 / 14).
@@ -33,7 +36,7 @@ VrResult svrg_family_fit(const Data& X, const double* y, const Loss& loss, const
   const bool average = meth == Method::Svrg && p.option == SvrgOption::Average;
   const bool pick = meth != Method::Svrg || p.option == SvrgOption::Random;
   const int64_t m_inner = p.inner > 0 ? p.inner : n;
-  const int64_t B = batching ? std::min(n, p.batch > 0 ? p.batch : std::max<int64_t>(1, n / 2)) : n;
+  int64_t B = batching ? std::min(n, p.batch > 0 ? p.batch : std::max<int64_t>(1, n / 8)) : n;
   const double nu = p.s2gd_nu >= 0.0 ? p.s2gd_nu : p.lambda;
   VrResult res;
   res.eta = eta;
@@ -70,6 +73,7 @@ VrResult svrg_family_fit(const Data& X, const double* y, const Loss& loss, const
       mub += g * inv_b;
     }
     evals += static_cast<double>(B);
+    const int64_t B_next = std::min<int64_t>(n, static_cast<int64_t>(std::ceil(p.batch_growth * static_cast<double>(B))));
     int64_t chosen = -1;
     if (pick) chosen = meth == Method::S2gd ? idx.geometric(m_inner, 1.0 - nu * eta) : idx.below(m_inner);
     if (average) W.clear_sums();
@@ -119,6 +123,7 @@ VrResult svrg_family_fit(const Data& X, const double* y, const Loss& loss, const
       W.materialize(w);
     }
     ++count;
+    B = B_next;
     if (!mon.end_pass(w, b, evals / static_cast<double>(n), count)) return res;
   }
   return res;
