@@ -3,12 +3,13 @@ and the stochastic optimisers behind them (header-only C++17/Eigen engine, thin 
 
 from importlib.metadata import PackageNotFoundError, version as _version
 
-from . import _core, datasets, losses, noise, plotting
+from . import _core, datasets, losses, noise, plotting, variance_reduced, multilabel
 from .linear_model import LinearClassifier
+from .multilabel import BinaryRelevanceClassifier, LabelPowersetClassifier
 
 try:
     __version__ = _version("robustcore")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree without metadata
     __version__ = "0+unknown"
 
-__all__ = ["LinearClassifier", "datasets", "losses", "noise", "plotting", "__version__"]
+__all__ = ["LinearClassifier", "BinaryRelevanceClassifier", "LabelPowersetClassifier", "multilabel", "variance_reduced", "datasets", "losses", "noise", "plotting", "__version__"]

@@ -84,7 +84,8 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    loss : {"hinge", "log", "squared_hinge", "modified_huber", "ramp", "sramp", "rgomp"}
+    loss : {"hinge", "log", "squared_hinge", "modified_huber", "ramp", "sramp", "rgomp", "softmax"}
+        "softmax": one multinomial model over all classes (solvers "saga", "sag", "svrg", "s2gd").
         "sramp" is the Smooth Ramp loss (SRamp paper eq. 4), "rgomp" the Reversed Gompertz (eq. 5),
         "ramp" the (non-smooth) Ramp loss R_s.
     solver : {"sgd", "asgd", "pegasos", "saga", "sag", "svrg", "s2gd", "finito", "vrlite", "batching_svrg", "mixed_svrg"}
@@ -392,6 +393,8 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None, eval_set=None):
         """Fit on (X, y). ``eval_set=(X_test, y_test)`` adds test error per epoch to ``history_``."""
+        if self.loss == "softmax":
+            return _vr.fit_softmax_classifier(self, X, y, sample_weight, eval_set)
         if self.solver in _vr.VR_SOLVERS:
             return _vr.fit_linear_classifier(self, X, y, sample_weight, eval_set)
         self._check_epochs()
@@ -419,6 +422,8 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         """One epoch over (X, y), continuing from the current model. ``classes`` is required on the
         first call (as in scikit-learn). With a variance-reduced solver: 2 effective passes warm-started
         from the current model (a fresh solve on the first call)."""
+        if self.loss == "softmax":
+            raise ValueError("loss='softmax' has no partial_fit; use fit")
         if self.solver in _vr.VR_SOLVERS:
             if not hasattr(self, "coef_"):
                 if classes is not None and not np.array_equal(np.unique(classes), np.unique(y)):

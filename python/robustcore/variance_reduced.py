@@ -182,3 +182,56 @@ def fit_linear_classifier(est, X, y, sample_weight=None, eval_set=None, warm_sta
             hist[key] = np.vstack([np.pad(r, (0, width - r.size), constant_values=np.nan) for r in rows])
     est.history_ = hist
     return est
+
+
+SOFTMAX_SOLVERS = ("saga", "sag", "svrg", "s2gd")
+
+
+def fit_softmax(M, y, K, params, *, sample_weight=None, order=None, progress=None):
+    """Softmax model (multinomial.hpp) on a ``_core.Matrix`` with labels y in 0..K-1.
+    Returns (coef (K, d), intercept (K,), info)."""
+    d = M.shape[1]
+    W = np.zeros((d, K))
+    b = np.zeros(K)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    sw = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
+    if order is not None:
+        order = np.ascontiguousarray(order, dtype=np.int64)
+    info = _core.softmax_fit(M, y, int(K), sw, params, W.reshape(-1), b, order, progress)
+    return np.ascontiguousarray(W.T), b, info
+
+
+def fit_softmax_classifier(est, X, y, sample_weight=None, eval_set=None):
+    """LinearClassifier(loss="softmax"): one multinomial model over all classes (coef_ has one row per
+    class, also for two classes)."""
+    check_choice("solver", est.solver, SOFTMAX_SOLVERS)
+    if eval_set is not None:
+        raise ValueError("eval_set is not supported by the variance-reduced solvers (history_ records the objective)")
+    if est.learning_rate is not None or est.average is not None:
+        raise ValueError("loss='softmax' uses a constant step eta0; leave learning_rate and average as None")
+    est._check_epochs()
+    if not isinstance(est.fit_intercept, (bool, np.bool_)):
+        raise TypeError(f"fit_intercept must be a bool, got {est.fit_intercept!r}")
+    params = make_params(est.solver, alpha=est.alpha, passes=est.max_epochs, eta=est.eta0,
+                         svrg_option=getattr(est, "svrg_option", "last"), tol=getattr(est, "tol", 0.0) or 0.0,
+                         fit_intercept=est.fit_intercept, seed=seed_from_random_state(est.random_state),
+                         history=est.history)
+    X, y = est._validate_Xy(X, y, reset=True)
+    est.classes_, yi = np.unique(y, return_inverse=True)
+    if len(est.classes_) < 2:
+        raise ValueError(f"{type(est).__name__} needs samples of at least 2 classes; got 1 class ({est.classes_[0]!r})")
+    if sample_weight is not None:
+        from sklearn.utils.validation import _check_sample_weight
+
+        sample_weight = _check_sample_weight(sample_weight, X)
+    W, b, info = fit_softmax(to_matrix(X), yi, len(est.classes_), params, sample_weight=sample_weight)
+    if info["status"] == "diverged":
+        raise ValueError(f"{type(est).__name__} (loss='softmax') diverged; use a smaller eta0 or a larger alpha")
+    est.coef_, est.intercept_ = W, b
+    est.n_iter_ = int(np.ceil(info["passes_done"]))
+    est.status_ = info["status"]
+    est.eta_ = float(info["eta"])
+    est.t_ = 0
+    est.history_ = {"passes": info["passes"], **{k: info["history"][k] for k in ("objective", "grad_norm", "seconds")
+                                                  if info["history"][k].size}}
+    return est

@@ -209,3 +209,31 @@ def finito_reference(X, y, deriv, lam, eta, seq, passes, fit_intercept=True):
     w = pbar - eta * (X.T @ u / n + lam * pbar)
     b = phib.mean() - eta * u.mean() if fit_intercept else 0.0
     return w, b
+
+
+def softmax_saga_reference(X, y, K, lam, eta, seq, passes, sag=False):
+    """SAGA / SAG on the softmax model (multinomial.hpp) with the injected draws; returns W (K, d), b."""
+    n, d = X.shape
+    W, b = np.zeros((K, d)), np.zeros(K)
+    E = np.eye(K)[y]
+
+    def grad(i):
+        s = W @ X[i] + b
+        p = np.exp(s - s.max())
+        return p / p.sum() - E[i]
+
+    U = np.array([grad(i) for i in range(n)])  # (n, K)
+    seq = iter(seq)
+    for _ in range(passes - 1):
+        for _ in range(n):
+            i = next(seq)
+            g = grad(i)
+            if sag:
+                U[i] = g
+                W = W - eta * (lam * W + U.T @ X / n)
+                b = b - eta * U.mean(axis=0)
+            else:
+                W = W - eta * (lam * W + np.outer(g - U[i], X[i]) + U.T @ X / n)
+                b = b - eta * (g - U[i] + U.mean(axis=0))
+                U[i] = g
+    return W, b
