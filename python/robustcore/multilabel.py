@@ -162,21 +162,27 @@ class LabelPowersetClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
                                                        if info["history"][k].size}}
         return self
 
-    def decision_function(self, X):
-        """(n_samples, n_combinations) softmax scores."""
+    def combination_scores(self, X):
+        """(n_samples, n_combinations) softmax scores of the combinations ``combinations_``."""
         check_is_fitted(self, "combinations_")
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         return np.asarray(X @ self.coef_.T) + self.intercept_
 
-    def predict_proba(self, X):
-        """(n_samples, n_combinations) probabilities of the combinations ``combinations_``."""
-        s = self.decision_function(X)
+    def predict_combination_proba(self, X):
+        """(n_samples, n_combinations) softmax probabilities of the combinations ``combinations_``."""
+        s = self.combination_scores(X)
         s = s - s.max(axis=1, keepdims=True)
         p = np.exp(s)
         return p / p.sum(axis=1, keepdims=True)
 
+    def predict_proba(self, X):
+        """(n_samples, n_labels) marginal probability of each label under the softmax over combinations
+        (note: ``predict`` returns the most probable combination, not these marginals thresholded)."""
+        return self.predict_combination_proba(X) @ self.combinations_
+
     def predict(self, X):
-        return self.combinations_[np.argmax(self.decision_function(X), axis=1)]
+        s = self.combination_scores(X)
+        return self.combinations_[np.argmax(s, axis=1)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
