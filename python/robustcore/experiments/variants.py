@@ -65,7 +65,7 @@ PAIRS = [
 def add_arguments(p):
     p.add_argument("--dataset", default="emotions", choices=["emotions", "yeast", "scene"])
     p.add_argument("--passes", type=int, default=50, help="budget in effective passes")
-    p.add_argument("--alpha", type=float, default=1e-3, help="L2 strength lambda")
+    p.add_argument("--alpha", type=float, default=1e-2, help="L2 strength lambda")
     p.add_argument("--step", type=float, default=1.0, help="the common step size, in units of 1/L")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--data-home", default=None)
