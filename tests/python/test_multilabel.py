@@ -148,3 +148,23 @@ def _expected(est):
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_variants_command_smoke(data_dir, tmp_path):
+    import argparse
+
+    from robustcore.experiments import variants
+
+    p = argparse.ArgumentParser()
+    variants.add_arguments(p)
+    args = p.parse_args(["--passes", "4", "--out", str(tmp_path), "--verbose", "0", "--data-home", str(data_dir)])
+    variants.main(args)
+    for f in ["hamming_all.png", "subset_all.png", "fig4_3_saga_svrg.png", "results.csv", "curves.json", "table.md"]:
+        assert (tmp_path / f).stat().st_size > 0, f
+    import json
+
+    c = json.loads((tmp_path / "curves.json").read_text())
+    assert set(c["hamming"]) == set(variants.VARIANTS) | {"SGD"}
+    assert len(c["subset"]) == 6
+    # suboptimality is measured against the lbfgs optimum: never (meaningfully) negative
+    assert min(min(v) for v in c["hamming"].values()) > -1e-8
