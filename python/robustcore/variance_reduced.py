@@ -111,7 +111,8 @@ def solve(X, y, loss="log", solver="saga", alpha=1e-4, passes=50, **kwargs):
 
 def fit_linear_classifier(est, X, y, sample_weight=None, eval_set=None, warm_start=False, passes=None):
     """The LinearClassifier hook for ``solver`` in VR_SOLVERS: fit (one-vs-rest when multi-class, labels
-    on ``n_jobs`` threads) and set the fitted attributes. Returns est."""
+    on ``n_jobs`` threads) and set the fitted attributes. Returns est. Ctrl-C raises KeyboardInterrupt
+    (checked once per pass) and leaves the estimator as it was (unfitted after fit)."""
     if est.loss not in SMOOTH_LOSSES:
         check_choice("loss", est.loss, SMOOTH_LOSSES + ("hinge", "ramp"))
         raise ValueError(f"solver={est.solver!r} needs a smooth loss {SMOOTH_LOSSES}, got loss={est.loss!r}")
@@ -149,17 +150,25 @@ def fit_linear_classifier(est, X, y, sample_weight=None, eval_set=None, warm_sta
     coef0 = est.coef_ if warm_start else np.zeros((n_problems, X.shape[1]))
     b0 = est.intercept_ if warm_start else np.zeros(n_problems)
 
+    from .linear_model import _ProgressBar  # tqdm over passes when verbose (as the SGD solvers)
+
+    bar = _ProgressBar(est.verbose, n_passes * n_problems, type(est).__name__)
+    cb = bar.callback()
+
     def one(k):
         p = make_params(est.solver, alpha=est.alpha, passes=n_passes, eta=est.eta0, svrg_option=svrg_option, tol=tol,
                         fit_intercept=est.fit_intercept, seed=base_seed + 7919 * k, history=est.history)
-        return fit_binary(M, Y[k], spec, p, sample_weight=sample_weight, coef=coef0[k], intercept=b0[k])
+        return fit_binary(M, Y[k], spec, p, sample_weight=sample_weight, coef=coef0[k], intercept=b0[k], progress=cb)
 
     del params
-    if est.n_jobs and est.n_jobs > 1 and n_problems > 1:
-        with ThreadPoolExecutor(max_workers=est.n_jobs) as ex:
-            results = list(ex.map(one, range(n_problems)))
-    else:
-        results = [one(k) for k in range(n_problems)]
+    try:
+        if est.n_jobs and est.n_jobs > 1 and n_problems > 1:
+            with ThreadPoolExecutor(max_workers=est.n_jobs) as ex:
+                results = list(ex.map(one, range(n_problems)))
+        else:
+            results = [one(k) for k in range(n_problems)]
+    finally:
+        bar.close()
     for k, (_, _, info) in enumerate(results):
         if info["status"] == "diverged":
             raise ValueError(f"{type(est).__name__} (solver={est.solver!r}) diverged (non-finite weights) in problem {k}; "
