@@ -8,7 +8,7 @@ In one process, on identical CSR arrays, for L2-regularised logistic regression
     median wall time (--repeats) of the fit with the largest tol that reached the gap, including each
     library's input validation.
   - peak memory (--memory): a child process builds the generated problem, then fits robustcore SAGA;
-    reports the growth of the resident set (ru_maxrss) during the fit, next to n * 8 and d * 8 bytes.
+    reports the peak resident set during the fit (VmHWM, reset just before) minus the resident set before it, next to n * 8 and d * 8 bytes.
 
     python bench/bench_vr.py [--datasets ijcnn1 a7a synthetic] [--alpha 1e-4] [--gap 1e-6] [--repeats 3] [--memory]
 """
@@ -107,10 +107,18 @@ def memory_child(alpha):
     from robustcore._validation import to_matrix
 
     M = to_matrix(X)
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+    def status(key):  # kB
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(key):
+                return int(line.split()[1])
+        raise RuntimeError(key)
+
+    Path("/proc/self/clear_refs").write_text("5")  # reset the peak resident set (VmHWM) to the current one
+    before = status("VmRSS:")
     p = vr.make_params("saga", alpha=alpha, passes=5, history=False)
     vr.fit_binary(M, y, __import__("robustcore").losses.loss_spec("log"), p)
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    after = status("VmHWM:")
     print(f"{X.shape[0]} {X.shape[1]} {X.nnz} {before} {after}")
 
 
@@ -152,7 +160,7 @@ def main():
         out = subprocess.run([sys.executable, __file__, "--memory-child", "--alpha", str(args.alpha)],
                              capture_output=True, text=True, check=True).stdout.split()
         n, d, nnz, before, after = map(int, out)
-        print(f"\nSAGA on the generated problem ({n} x {d}, {nnz} nnz): resident set grew by {(after - before) / 1024:.1f} MiB "
+        print(f"\nSAGA on the generated problem ({n} x {d}, {nnz} nnz): peak resident set grew by {(after - before) / 1024:.1f} MiB "
               f"during the fit (n*8 = {n * 8 / 2**20:.1f} MiB, d*8 = {d * 8 / 2**20:.2f} MiB; X itself is "
               f"{nnz * 12 / 2**20:.0f} MiB; an n x d table would be {n * d * 8 / 2**30:.0f} GiB)")
 

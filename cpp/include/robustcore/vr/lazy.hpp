@@ -220,6 +220,24 @@ class LazyWeights {
   void catch_up_all() {
     for (int64_t j = 0; j < size(); ++j) catch_up(j);
   }
+  /// Catch up the row's features and return <w, x> (one traversal of the row).
+  template <class Row>
+  double catch_up_dot(const Row& r) {
+    double acc = 0.0;
+    for_each_nz(r, [&](int64_t j, double x) {
+      catch_up(j);
+      acc += x * v_[j];
+    });
+    return s_ * acc;
+  }
+  /// Catch up the row's features and add c * x to w (one traversal of the row).
+  template <class Row>
+  void catch_up_add(const Row& r, double c) {
+    for_each_nz(r, [&](int64_t j, double x) {
+      catch_up(j);
+      add(j, c * x);
+    });
+  }
   /// <w, x> for a caught-up row.
   template <class Row>
   double dot_row(const Row& r) const { return s_ * robustcore::dot(r, v_.data()); }

@@ -35,12 +35,15 @@ VrResult saga_fit(const Data& X, const double* y, const Loss& loss, const VrPara
   }
   int64_t count = 1;
   if (!mon.end_pass(w, b, 1.0, count)) return res;
+  std::vector<int64_t> draws(static_cast<size_t>(n));
   while (count < p.passes) {
+    // draw the pass's indices first (same order of draws) so rows can be prefetched ahead
+    for (int64_t k = 0; k < n; ++k) draws[static_cast<size_t>(k)] = idx.below(n);
     for (int64_t k = 0; k < n; ++k) {
-      const int64_t i = idx.below(n);
+      prefetch_ahead(X, draws.data(), k, n);
+      const int64_t i = draws[static_cast<size_t>(k)];
       const auto r = X.row(i);
-      W.catch_up_row(r);
-      const double gi = loss.deriv(y[i] * (W.dot_row(r) + b)) * y[i] * sw(p, i);
+      const double gi = loss.deriv(y[i] * (W.catch_up_dot(r) + b)) * y[i] * sw(p, i);
       const double delta = gi - u[static_cast<size_t>(i)];
       u[static_cast<size_t>(i)] = gi;
       if (sag) {
@@ -51,8 +54,9 @@ VrResult saga_fit(const Data& X, const double* y, const Loss& loss, const VrPara
         if (p.fit_intercept) b -= eta * mb;
       } else {
         W.advance();
-        W.catch_up_row(r);  // this step's dense term uses the table mean before the update
+        // this step's dense term uses the table mean before the update
         for_each_nz(r, [&](int64_t j, double x) {
+          W.catch_up(j);
           W.add(j, -eta * delta * x);
           m[j] += delta * inv_n * x;
         });

@@ -49,7 +49,7 @@ VrResult svrg_family_fit(const Data& X, const double* y, const Loss& loss, const
   std::vector<double> gs(static_cast<size_t>(n), 0.0), wk(static_cast<size_t>(batching ? d : 0)),
       wpick(static_cast<size_t>(pick ? d : 0));
   std::vector<char> in_batch(static_cast<size_t>(n), batching ? 0 : 1);
-  std::vector<int64_t> perm;
+  std::vector<int64_t> perm, draws;
   double evals = 0.0;  // gradient evaluations
   int64_t count = 0;
   while (evals < static_cast<double>(p.passes) * static_cast<double>(n)) {
@@ -78,16 +78,17 @@ VrResult svrg_family_fit(const Data& X, const double* y, const Loss& loss, const
     if (pick) chosen = meth == Method::S2gd ? idx.geometric(m_inner, 1.0 - nu * eta) : idx.below(m_inner);
     if (average) W.clear_sums();
     double bsum = 0.0, bpick = b;
+    draws.resize(static_cast<size_t>(m_inner));
+    for (int64_t t = 0; t < m_inner; ++t) draws[static_cast<size_t>(t)] = idx.below(n);
     for (int64_t t = 0; t < m_inner; ++t) {
-      const int64_t i = idx.below(n);
+      prefetch_ahead(X, draws.data(), t, m_inner);
+      const int64_t i = draws[static_cast<size_t>(t)];
       const auto r = X.row(i);
-      W.catch_up_row(r);
-      const double gi = loss.deriv(y[i] * (W.dot_row(r) + b)) * y[i] * sw(p, i);
+      const double gi = loss.deriv(y[i] * (W.catch_up_dot(r) + b)) * y[i] * sw(p, i);
       evals += 1.0;
       if (mixed && !in_batch[static_cast<size_t>(i)]) {
         W.advance(false);
-        W.catch_up_row(r);
-        for_each_nz(r, [&](int64_t j, double x) { W.add(j, -eta * gi * x); });
+        W.catch_up_add(r, -eta * gi);
         if (p.fit_intercept) b -= eta * gi;
       } else {
         double gsi;
@@ -99,8 +100,7 @@ VrResult svrg_family_fit(const Data& X, const double* y, const Loss& loss, const
         }
         const double c = gi - gsi;
         W.advance(true);
-        W.catch_up_row(r);
-        for_each_nz(r, [&](int64_t j, double x) { W.add(j, -eta * c * x); });
+        W.catch_up_add(r, -eta * c);
         if (p.fit_intercept) b -= eta * (c + mub);
       }
       bsum += b;

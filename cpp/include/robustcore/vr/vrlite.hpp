@@ -31,11 +31,9 @@ VrResult vrlite_fit(const Data& X, const double* y, const Loss& loss, const VrPa
   for (int64_t k = 0; k < n; ++k) {
     const int64_t i = idx.below(n);
     const auto r = X.row(i);
-    W.catch_up_row(r);
-    const double gi = loss.deriv(y[i] * (W.dot_row(r) + b)) * y[i] * sw(p, i);
+    const double gi = loss.deriv(y[i] * (W.catch_up_dot(r) + b)) * y[i] * sw(p, i);
     W.advance();
-    W.catch_up_row(r);
-    for_each_nz(r, [&](int64_t j, double x) { W.add(j, -eta * gi * x); });
+    W.catch_up_add(r, -eta * gi);
     axpy(gi * inv_n, r, gbar.data());
     gbar_b += gi * inv_n;
     if (p.fit_intercept) b -= eta * gi;
@@ -58,13 +56,11 @@ VrResult vrlite_fit(const Data& X, const double* y, const Loss& loss, const VrPa
     for (int64_t k = 0; k < n; ++k) {
       const int64_t i = perm[static_cast<size_t>(k)];
       const auto r = X.row(i);
-      W.catch_up_row(r);
-      const double gi = loss.deriv(y[i] * (W.dot_row(r) + b)) * y[i] * sw(p, i);
+      const double gi = loss.deriv(y[i] * (W.catch_up_dot(r) + b)) * y[i] * sw(p, i);
       const double gs = loss.deriv(y[i] * (dot(r, wbar.data()) + bbar)) * y[i] * sw(p, i);
       const double c = gi - gs;
       W.advance();
-      W.catch_up_row(r);
-      for_each_nz(r, [&](int64_t j, double x) { W.add(j, -eta * c * x); });
+      W.catch_up_add(r, -eta * c);
       axpy(gi * inv_n, r, gnext.data());
       gnext_b += gi * inv_n;
       if (p.fit_intercept) b -= eta * (c + gbar_b);
