@@ -173,5 +173,6 @@ void bind_linear(py::module_& m);
 void bind_projections(py::module_& m);
 void bind_fol(py::module_& m);
 void bind_mkl(py::module_& m);
+void bind_vr(py::module_& m);
 
 }  // namespace rcb

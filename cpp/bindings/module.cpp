@@ -15,4 +15,5 @@ PYBIND11_MODULE(_core, m) {
   rcb::bind_projections(m);
   rcb::bind_fol(m);
   rcb::bind_mkl(m);
+  rcb::bind_vr(m);
 }

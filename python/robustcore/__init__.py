@@ -3,15 +3,16 @@ and the stochastic optimisers behind them (header-only C++17/Eigen engine, thin 
 
 from importlib.metadata import PackageNotFoundError, version as _version
 
-from . import _core, datasets, losses, noise, plotting
+from . import _core, datasets, losses, mkl, multilabel, noise, plotting, variance_reduced
 from .fol import AdaBoostOnlineClassifier, FocusedOnlineClassifier
-from . import mkl
 from .linear_model import LinearClassifier
+from .multilabel import BinaryRelevanceClassifier, LabelPowersetClassifier
 
 try:
     __version__ = _version("robustcore")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree without metadata
     __version__ = "0+unknown"
 
-__all__ = ["AdaBoostOnlineClassifier", "FocusedOnlineClassifier", "LinearClassifier", "datasets", "losses", "mkl",
-           "noise", "plotting", "__version__"]
+__all__ = ["AdaBoostOnlineClassifier", "BinaryRelevanceClassifier", "FocusedOnlineClassifier", "LabelPowersetClassifier",
+           "LinearClassifier", "datasets", "losses", "mkl", "multilabel", "noise", "plotting", "variance_reduced",
+           "__version__"]

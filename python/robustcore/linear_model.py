@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data, _check_samp
 from . import _core
 from ._validation import check_choice, check_positive, seed_from_random_state, to_matrix
 from .losses import LOSSES, loss_spec
+from . import variance_reduced as _vr
 
 #: solver -> (default schedule, default averaging)
 _SGD_SOLVERS = {
@@ -83,12 +84,15 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    loss : {"hinge", "log", "squared_hinge", "modified_huber", "ramp", "sramp", "rgomp"}
+    loss : {"hinge", "log", "squared_hinge", "modified_huber", "ramp", "sramp", "rgomp", "softmax"}
+        "softmax": one multinomial model over all classes (solvers "saga", "sag", "svrg", "s2gd").
         "sramp" is the Smooth Ramp loss (SRamp paper eq. 4), "rgomp" the Reversed Gompertz (eq. 5),
         "ramp" the (non-smooth) Ramp loss R_s.
-    solver : {"sgd", "asgd", "pegasos"}
+    solver : {"sgd", "asgd", "pegasos", "saga", "sag", "svrg", "s2gd", "finito", "vrlite", "batching_svrg", "mixed_svrg"}
         "sgd": plain SGD (SRamp paper Algorithm 1, option A by default); "asgd": averaged SGD
         (Xu 2011); "pegasos": 1/(alpha t) steps and projection onto the 1/sqrt(alpha) ball.
+        The others are the variance-reduced solvers of ``robustcore.variance_reduced`` (smooth losses
+        only; ``max_epochs`` is then the budget in effective passes and ``eta0`` the constant step).
     alpha : float > 0
         L2 regularisation strength (lambda in the papers).
     max_epochs : int >= 1
@@ -135,6 +139,11 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         Threads for one-vs-rest (the engine releases the GIL); None means 1.
     verbose : int
         > 0 shows a progress bar over epochs.
+    svrg_option : {"last", "average", "random"}
+        solver="svrg" only: SVRG option (a), (b) or (c) of the variants paper's Algorithm 4.2.
+    tol : float >= 0
+        Variance-reduced solvers only: stop when a pass changes no weight by more than tol times the
+        largest weight (0 = run all passes).
 
     Attributes
     ----------
@@ -166,6 +175,8 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         random_state=None,
         n_jobs=None,
         verbose=0,
+        svrg_option="last",
+        tol=0.0,
     ):
         self.loss = loss
         self.solver = solver
@@ -185,6 +196,8 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.svrg_option = svrg_option
+        self.tol = tol
 
     # ------------------------------------------------------------------ parameters
     def _loss_spec(self):
@@ -381,6 +394,10 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None, eval_set=None):
         """Fit on (X, y). ``eval_set=(X_test, y_test)`` adds test error per epoch to ``history_``."""
+        if self.loss == "softmax":
+            return _vr.fit_softmax_classifier(self, X, y, sample_weight, eval_set)
+        if self.solver in _vr.VR_SOLVERS:
+            return _vr.fit_linear_classifier(self, X, y, sample_weight, eval_set)
         self._check_epochs()
         self._loss_spec()
         self._sgd_params(1)
@@ -404,7 +421,16 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One epoch over (X, y), continuing from the current model. ``classes`` is required on the
-        first call (as in scikit-learn)."""
+        first call (as in scikit-learn). With a variance-reduced solver: 2 effective passes warm-started
+        from the current model (a fresh solve on the first call)."""
+        if self.loss == "softmax":
+            raise ValueError("loss='softmax' has no partial_fit; use fit")
+        if self.solver in _vr.VR_SOLVERS:
+            if not hasattr(self, "coef_"):
+                if classes is not None and not np.array_equal(np.unique(classes), np.unique(y)):
+                    raise ValueError("partial_fit with a variance-reduced solver needs every class in the first batch")
+                return _vr.fit_linear_classifier(self, X, y, sample_weight, passes=2)
+            return _vr.fit_linear_classifier(self, X, y, sample_weight, warm_start=True, passes=2)
         self._check_epochs()
         first = not hasattr(self, "classes_")
         X, y = self._validate_Xy(X, y, reset=first)

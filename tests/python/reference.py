@@ -177,3 +177,151 @@ def mkl_amp_reference(K, y, lam, upper, rho, gamma, T):
         D = ab.sum() / n - np.einsum("i,jil,l->j", v, K, v).max() / (2 * lam * n * n)
         gaps.append(P - D)
     return Cs / T, As / T, np.array(gaps)
+# ============================================================================= variance-reduced solvers
+# Plain dense NumPy versions of the variants paper's Algorithms 4.2-4.9 (robustcore.variance_reduced),
+# consuming the injected draws `seq` in the engine's order. f_i(w) = r(y_i (w.x_i + b)); the L2 term
+# lam/2 ||w||^2 is applied exactly in every step. deriv(z) is r'(z).
+def _vr_g(deriv, X, y, i, w, b):
+    return deriv(y[i] * (X[i] @ w + b)) * y[i]
+
+
+def saga_reference(X, y, deriv, lam, eta, seq, passes, sag=False, fit_intercept=True):
+    n, d = X.shape
+    w, b = np.zeros(d), 0.0
+    u = np.array([_vr_g(deriv, X, y, i, w, b) for i in range(n)])
+    seq = iter(seq)
+    for _ in range(passes - 1):
+        for _ in range(n):
+            i = next(seq)
+            g = _vr_g(deriv, X, y, i, w, b)
+            if sag:
+                u[i] = g
+                w = w - eta * (lam * w + X.T @ u / n)
+                b = b - eta * u.mean() if fit_intercept else b
+            else:
+                w = w - eta * (lam * w + (g - u[i]) * X[i] + X.T @ u / n)
+                b = b - eta * (g - u[i] + u.mean()) if fit_intercept else b
+                u[i] = g
+    return w, b
+
+
+def svrg_reference(X, y, deriv, lam, eta, seq, outer, method="svrg", option="last", batch=None, growth=2.0,
+                   fit_intercept=True):
+    """SVRG (a/b/c), S2GD, Batching and Mixed SVRG with m = n inner steps. For S2GD the injected value
+    is the chosen inner step directly."""
+    n, d = X.shape
+    w, b = np.zeros(d), 0.0
+    seq = iter(seq)
+    batching = method in ("batching_svrg", "mixed_svrg")
+    for _ in range(outer):
+        wk, bk = w.copy(), b
+        if batching:
+            perm = [next(seq) for _ in range(n)]
+            B = set(perm[:batch])
+            batch = min(n, int(np.ceil(growth * batch)))
+        else:
+            B = set(range(n))
+        gk = np.array([_vr_g(deriv, X, y, i, wk, bk) for i in range(n)])
+        Bl = sorted(B)
+        mu = X[Bl].T @ gk[Bl] / len(Bl)
+        mub = gk[Bl].mean()
+        pick = method != "svrg" or option == "random"
+        chosen = next(seq) if pick else -1
+        iterates = []
+        for t in range(n):
+            i = next(seq)
+            g = _vr_g(deriv, X, y, i, w, b)
+            if method == "mixed_svrg" and i not in B:
+                w = w - eta * (lam * w + g * X[i])
+                b = b - eta * g if fit_intercept else b
+            else:
+                c = g - gk[i]
+                w = w - eta * (lam * w + c * X[i] + mu)
+                b = b - eta * (c + mub) if fit_intercept else b
+            iterates.append((w.copy(), b))
+        if method == "svrg" and option == "average":
+            w = np.mean([it[0] for it in iterates], axis=0)
+            b = np.mean([it[1] for it in iterates])
+        elif pick:
+            w, b = iterates[chosen]
+    return w, b
+
+
+def vrlite_reference(X, y, deriv, lam, eta, seq, passes, fit_intercept=True):
+    n, d = X.shape
+    w, b = np.zeros(d), 0.0
+    seq = iter(seq)
+    ws, bs, gbar, gbar_b = [], [], np.zeros(d), 0.0
+    for _ in range(n):
+        i = next(seq)
+        g = _vr_g(deriv, X, y, i, w, b)
+        w = w - eta * (lam * w + g * X[i])
+        b = b - eta * g if fit_intercept else b
+        gbar += g * X[i] / n
+        gbar_b += g / n
+        ws.append(w.copy())
+        bs.append(b)
+    wbar, bbar = np.mean(ws, axis=0), np.mean(bs)
+    done = 1
+    while done < passes:
+        perm = [next(seq) for _ in range(n)]
+        ws, bs, gn, gn_b = [], [], np.zeros(d), 0.0
+        for i in perm:
+            g = _vr_g(deriv, X, y, i, w, b)
+            c = g - _vr_g(deriv, X, y, i, wbar, bbar)
+            w = w - eta * (lam * w + c * X[i] + gbar)
+            b = b - eta * (c + gbar_b) if fit_intercept else b
+            gn += g * X[i] / n
+            gn_b += g / n
+            ws.append(w.copy())
+            bs.append(b)
+        wbar, bbar, gbar, gbar_b = np.mean(ws, axis=0), np.mean(bs), gn, gn_b
+        done += 2
+    return w, b
+
+
+def finito_reference(X, y, deriv, lam, eta, seq, passes, fit_intercept=True):
+    n, d = X.shape
+    phi, phib = np.zeros((n, d)), np.zeros(n)
+    u = np.array([_vr_g(deriv, X, y, i, np.zeros(d), 0.0) for i in range(n)])
+    seq = iter(seq)
+    for _ in range(passes - 1):
+        for _ in range(n):
+            i = next(seq)
+            pbar = phi.mean(axis=0)
+            w = pbar - eta * (X.T @ u / n + lam * pbar)
+            b = phib.mean() - eta * u.mean() if fit_intercept else 0.0
+            phi[i], phib[i] = w, b
+            u[i] = _vr_g(deriv, X, y, i, w, b)
+    pbar = phi.mean(axis=0)
+    w = pbar - eta * (X.T @ u / n + lam * pbar)
+    b = phib.mean() - eta * u.mean() if fit_intercept else 0.0
+    return w, b
+
+
+def softmax_saga_reference(X, y, K, lam, eta, seq, passes, sag=False):
+    """SAGA / SAG on the softmax model (multinomial.hpp) with the injected draws; returns W (K, d), b."""
+    n, d = X.shape
+    W, b = np.zeros((K, d)), np.zeros(K)
+    E = np.eye(K)[y]
+
+    def grad(i):
+        s = W @ X[i] + b
+        p = np.exp(s - s.max())
+        return p / p.sum() - E[i]
+
+    U = np.array([grad(i) for i in range(n)])  # (n, K)
+    seq = iter(seq)
+    for _ in range(passes - 1):
+        for _ in range(n):
+            i = next(seq)
+            g = grad(i)
+            if sag:
+                U[i] = g
+                W = W - eta * (lam * W + U.T @ X / n)
+                b = b - eta * U.mean(axis=0)
+            else:
+                W = W - eta * (lam * W + np.outer(g - U[i], X[i]) + U.T @ X / n)
+                b = b - eta * (g - U[i] + U.mean(axis=0))
+                U[i] = g
+    return W, b

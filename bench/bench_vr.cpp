@@ -1,0 +1,86 @@
+// google-benchmark: SAGA and SVRG steps on a generated sparse problem (items = nonzeros visited by the
+// steps, so rates read as nonzeros per second), next to the floor of one in-order dot-product pass.
+// SAGA: 5 effective passes (1 table pass + 4 step passes); SVRG (a): 2 outer iterations of n steps.
+// Rows x features x nonzeros-per-row are the arguments (default 200,000 x 50,000 x 40).
+#include <benchmark/benchmark.h>
+
+#include <robustcore/rng.hpp>
+#include <robustcore/vr.hpp>
+
+#include <algorithm>
+#include <vector>
+
+namespace {
+
+struct Problem {
+  std::vector<double> data, y;
+  std::vector<int32_t> indices;
+  std::vector<int64_t> indptr;
+  robustcore::CsrView<int64_t> X;
+};
+
+const Problem& problem(int64_t n, int64_t d, int64_t k) {
+  static Problem p;
+  if (p.X.rows() == n && p.X.cols() == d && p.X.nnz() == n * k) return p;
+  robustcore::Rng rng(42);
+  p.data.resize(static_cast<size_t>(n * k));
+  p.indices.resize(static_cast<size_t>(n * k));
+  p.indptr.resize(static_cast<size_t>(n + 1));
+  p.y.resize(static_cast<size_t>(n));
+  std::vector<double> w(static_cast<size_t>(d));
+  for (auto& v : w) v = rng.uniform() - 0.5;
+  for (int64_t i = 0; i < n; ++i) {
+    p.indptr[i] = i * k;
+    double f = 0.0;
+    for (int64_t j = 0; j < k; ++j) {
+      const int32_t c = static_cast<int32_t>(rng.below(static_cast<uint64_t>(d)));
+      p.indices[i * k + j] = c;
+      p.data[i * k + j] = rng.uniform() + 1e-3;
+      f += p.data[i * k + j] * w[c];
+    }
+    std::sort(p.indices.begin() + i * k, p.indices.begin() + (i + 1) * k);
+    p.y[i] = f > 0 ? 1.0 : -1.0;
+  }
+  p.indptr[n] = n * k;
+  p.X = robustcore::CsrView<int64_t>{p.data.data(), p.indices.data(), p.indptr.data(), n, d};
+  return p;
+}
+
+void BM_floor_dot_pass(benchmark::State& state) {
+  const auto& p = problem(state.range(0), state.range(1), state.range(2));
+  std::vector<double> w(static_cast<size_t>(p.X.cols()), 0.1);
+  for (auto _ : state) {
+    double s = 0.0;
+    for (int64_t i = 0; i < p.X.rows(); ++i) s += robustcore::dot(p.X.row(i), w.data());
+    benchmark::DoNotOptimize(s);
+  }
+  state.SetItemsProcessed(state.iterations() * p.X.nnz());
+}
+
+void BM_vr(benchmark::State& state, robustcore::vr::Method method, int64_t passes, int64_t step_passes) {
+  const auto& p = problem(state.range(0), state.range(1), state.range(2));
+  robustcore::vr::VrParams prm;
+  prm.method = method;
+  prm.lambda = 1e-4;
+  prm.passes = passes;
+  prm.record_history = false;
+  std::vector<double> w(static_cast<size_t>(p.X.cols()));
+  for (auto _ : state) {
+    std::fill(w.begin(), w.end(), 0.0);
+    double b = 0.0;
+    auto r = robustcore::vr::fit(p.X, p.y.data(), robustcore::Logistic{}, prm, w.data(), b);
+    benchmark::DoNotOptimize(r.passes_done);
+  }
+  // nonzeros visited by the stochastic steps (the table / snapshot passes are included in the time)
+  state.SetItemsProcessed(state.iterations() * p.X.nnz() * step_passes);
+}
+
+}  // namespace
+
+#define SIZES ->Args({200000, 50000, 40})->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_floor_dot_pass) SIZES;
+BENCHMARK_CAPTURE(BM_vr, saga_5passes, robustcore::vr::Method::Saga, 5, 4) SIZES;
+BENCHMARK_CAPTURE(BM_vr, sag_5passes, robustcore::vr::Method::Sag, 5, 4) SIZES;
+BENCHMARK_CAPTURE(BM_vr, svrg_2outer, robustcore::vr::Method::Svrg, 4, 2) SIZES;
+
+BENCHMARK_MAIN();

@@ -1,0 +1,246 @@
+"""Variance-reduced solvers (sgd-variants-multilabel paper, Algorithms 4.2-4.9) for linear models.
+
+The engine (``cpp/include/robustcore/vr/``) minimises
+
+    F(w, b) = (1/n) sum_i sw_i r(y_i (w.x_i + b)) + (alpha/2) ||w||^2
+
+for a smooth margin loss r ("log", "squared_hinge", "modified_huber", "sramp", "rgomp") with
+
+* ``"saga"`` (Alg. 4.3), ``"sag"`` (Alg. 4.4): one stored loss derivative per sample;
+* ``"svrg"`` (Alg. 4.2) with ``svrg_option`` "last" (a), "average" (b) or "random" (c);
+* ``"s2gd"`` (Alg. 4.5): the next outer iterate drawn with probability ~ (1 - nu eta)^(m - t);
+* ``"batching_svrg"`` (Alg. 4.8) and ``"mixed_svrg"`` (Alg. 4.9): the batch starts at n/8 and doubles
+  each outer iteration up to n (Harikandeh et al.'s growing batches; ``batch_growth=1`` keeps it fixed);
+* ``"vrlite"`` (Alg. 4.7);
+* ``"finito"`` (Alg. 4.6): O(n d) memory, refused with a ValueError naming the size above 2 GiB.
+
+On CSR input a step costs O(nnz of the row): the dense correction term is applied lazily.
+
+Default step sizes (``eta0=None``) from L = sup r'' * max_i sw_i (||x_i||^2 + fit_intercept) + alpha:
+SAG 1/L; SAGA max(1/(2(L + alpha n)), 1/(3L)); SVRG, S2GD, Batching/Mixed SVRG, VR-Lite 1/(4L);
+Finito min(1/(2 alpha), n/(2L)).
+
+Effective passes count gradient evaluations / n: SAG/SAGA/Finito spend the first pass filling their
+tables; an SVRG outer iteration with m = n inner steps costs 2 passes; a VR-Lite pass after the first costs 2.
+"""
+
+from __future__ import annotations
+
+import numbers
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import _core
+from ._validation import check_choice, check_positive, seed_from_random_state, to_matrix
+from .losses import loss_spec
+
+VR_SOLVERS = {
+    "saga": _core.VrMethod.saga,
+    "sag": _core.VrMethod.sag,
+    "svrg": _core.VrMethod.svrg,
+    "s2gd": _core.VrMethod.s2gd,
+    "finito": _core.VrMethod.finito,
+    "vrlite": _core.VrMethod.vrlite,
+    "batching_svrg": _core.VrMethod.batching_svrg,
+    "mixed_svrg": _core.VrMethod.mixed_svrg,
+}
+SVRG_OPTIONS = {
+    "last": _core.SvrgOption.last,
+    "average": _core.SvrgOption.average,
+    "random": _core.SvrgOption.random,
+}
+SMOOTH_LOSSES = ("log", "squared_hinge", "modified_huber", "sramp", "rgomp")
+
+
+def make_params(solver, *, alpha, passes, eta=None, svrg_option="last", tol=0.0, fit_intercept=True, seed=0,
+                history=True, inner=0, batch=0, batch_growth=2.0, s2gd_nu=None, max_dense_bytes=None):
+    """Validated ``_core.VrParams``."""
+    check_choice("solver", solver, VR_SOLVERS)
+    check_choice("svrg_option", svrg_option, SVRG_OPTIONS)
+    check_positive("alpha", alpha, allow_zero=True)
+    check_positive("passes", passes, integer=True)
+    check_positive("tol", tol, allow_zero=True)
+    p = _core.VrParams()
+    p.method = VR_SOLVERS[solver]
+    p.option = SVRG_OPTIONS[svrg_option]
+    p.lam = float(alpha)
+    p.eta = 0.0 if eta is None else float(check_positive("eta0", eta))
+    p.passes = int(passes)
+    p.tol = float(tol)
+    p.fit_intercept = bool(fit_intercept)
+    p.seed = int(seed) % (2**63)
+    p.record_history = bool(history)
+    p.inner = int(check_positive("inner", inner, allow_zero=True, integer=True))
+    p.batch = int(check_positive("batch", batch, allow_zero=True, integer=True))
+    if isinstance(batch_growth, bool) or not isinstance(batch_growth, numbers.Real) or not batch_growth >= 1:
+        raise ValueError(f"batch_growth must be a number >= 1, got {batch_growth!r}")
+    p.batch_growth = float(batch_growth)
+    if s2gd_nu is not None:
+        p.s2gd_nu = float(check_positive("s2gd_nu", s2gd_nu, allow_zero=True))
+    if max_dense_bytes is not None:
+        p.max_dense_bytes = int(max_dense_bytes)
+    return p
+
+
+def fit_binary(M, y, spec, params, *, sample_weight=None, coef=None, intercept=0.0, order=None, progress=None):
+    """Run one solve on a ``_core.Matrix`` with +-1 labels. Returns (coef, intercept, info dict)."""
+    d = M.cols() if callable(getattr(M, "cols", None)) else M.shape[1]
+    w = np.zeros(d) if coef is None else np.array(coef, dtype=np.float64, copy=True)
+    b = np.array([float(intercept)])
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    sw = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
+    if order is not None:
+        order = np.ascontiguousarray(order, dtype=np.int64)
+    info = _core.vr_fit(M, y, sw, spec, params, w, b, order, progress)
+    return w, float(b[0]), info
+
+
+def solve(X, y, loss="log", solver="saga", alpha=1e-4, passes=50, **kwargs):
+    """Convenience: fit a binary model on X (dense or CSR) and +-1 labels y.
+
+    kwargs: eta, svrg_option, tol, fit_intercept, seed, history, inner, batch, s2gd_nu,
+    sample_weight, order (injected draws), coef, intercept. Returns (coef, intercept, info)."""
+    fit_kw = {k: kwargs.pop(k) for k in ("sample_weight", "order", "coef", "intercept", "progress") if k in kwargs}
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+    params = make_params(solver, alpha=alpha, passes=passes, **kwargs)
+    return fit_binary(to_matrix(X), y, loss_spec(loss), params, **fit_kw)
+
+
+def fit_linear_classifier(est, X, y, sample_weight=None, eval_set=None, warm_start=False, passes=None):
+    """The LinearClassifier hook for ``solver`` in VR_SOLVERS: fit (one-vs-rest when multi-class, labels
+    on ``n_jobs`` threads) and set the fitted attributes. Returns est. Ctrl-C raises KeyboardInterrupt
+    (checked once per pass) and leaves the estimator as it was (unfitted after fit)."""
+    if est.loss not in SMOOTH_LOSSES:
+        check_choice("loss", est.loss, SMOOTH_LOSSES + ("hinge", "ramp"))
+        raise ValueError(f"solver={est.solver!r} needs a smooth loss {SMOOTH_LOSSES}, got loss={est.loss!r}")
+    if eval_set is not None:
+        raise ValueError("eval_set is not supported by the variance-reduced solvers (history_ records the objective)")
+    if est.learning_rate is not None or est.average is not None:
+        raise ValueError(f"solver={est.solver!r} uses a constant step eta0 (default from the smoothness constant); "
+                         "leave learning_rate and average as None")
+    est._check_epochs()
+    spec = est._loss_spec()
+    if not isinstance(est.fit_intercept, (bool, np.bool_)):
+        raise TypeError(f"fit_intercept must be a bool, got {est.fit_intercept!r}")
+    if not isinstance(est.history, (bool, np.bool_)):
+        raise TypeError(f"history must be a bool, got {est.history!r}")
+    svrg_option = getattr(est, "svrg_option", "last")
+    tol = getattr(est, "tol", 0.0)
+    if tol is None:
+        tol = 0.0
+    base_seed = seed_from_random_state(est.random_state)
+    n_passes = est.max_epochs if passes is None else passes
+    params = [make_params(est.solver, alpha=est.alpha, passes=n_passes, eta=est.eta0, svrg_option=svrg_option,
+                          tol=tol, fit_intercept=est.fit_intercept, seed=base_seed, history=est.history)]
+    X, y = est._validate_Xy(X, y, reset=not warm_start)
+    if not warm_start:
+        est.classes_ = np.unique(y)
+        if len(est.classes_) < 2:
+            raise ValueError(f"{type(est).__name__} needs samples of at least 2 classes; got 1 class ({est.classes_[0]!r})")
+    if sample_weight is not None:
+        from sklearn.utils.validation import _check_sample_weight
+
+        sample_weight = _check_sample_weight(sample_weight, X)
+    Y = est._binary_targets(y)
+    M = to_matrix(X)
+    n_problems = Y.shape[0]
+    coef0 = est.coef_ if warm_start else np.zeros((n_problems, X.shape[1]))
+    b0 = est.intercept_ if warm_start else np.zeros(n_problems)
+
+    from .linear_model import _ProgressBar  # tqdm over passes when verbose (as the SGD solvers)
+
+    bar = _ProgressBar(est.verbose, n_passes * n_problems, type(est).__name__)
+    cb = bar.callback()
+
+    def one(k):
+        p = make_params(est.solver, alpha=est.alpha, passes=n_passes, eta=est.eta0, svrg_option=svrg_option, tol=tol,
+                        fit_intercept=est.fit_intercept, seed=base_seed + 7919 * k, history=est.history)
+        return fit_binary(M, Y[k], spec, p, sample_weight=sample_weight, coef=coef0[k], intercept=b0[k], progress=cb)
+
+    del params
+    try:
+        if est.n_jobs and est.n_jobs > 1 and n_problems > 1:
+            with ThreadPoolExecutor(max_workers=est.n_jobs) as ex:
+                results = list(ex.map(one, range(n_problems)))
+        else:
+            results = [one(k) for k in range(n_problems)]
+    finally:
+        bar.close()
+    for k, (_, _, info) in enumerate(results):
+        if info["status"] == "diverged":
+            raise ValueError(f"{type(est).__name__} (solver={est.solver!r}) diverged (non-finite weights) in problem {k}; "
+                             "use a smaller eta0 or a larger alpha")
+    est.coef_ = np.vstack([r[0] for r in results])
+    est.intercept_ = np.array([r[1] for r in results])
+    est.n_iter_ = int(np.ceil(max(r[2]["passes_done"] for r in results)))
+    est.status_ = "converged" if all(r[2]["status"] == "converged" for r in results) else results[0][2]["status"]
+    est.eta_ = float(results[0][2]["eta"])
+    est.t_ = 0
+    hist = {}
+    for key, src in (("passes", None), ("objective", "history"), ("grad_norm", "history"), ("seconds", "history")):
+        rows = [np.asarray(r[2]["passes"] if src is None else r[2]["history"][key]) for r in results]
+        if rows[0].size == 0:
+            continue
+        if len(rows) == 1:
+            hist[key] = rows[0]
+        else:  # problems may stop at different passes under tol: pad with NaN
+            width = max(r.size for r in rows)
+            hist[key] = np.vstack([np.pad(r, (0, width - r.size), constant_values=np.nan) for r in rows])
+    est.history_ = hist
+    return est
+
+
+SOFTMAX_SOLVERS = ("saga", "sag", "svrg", "s2gd")
+
+
+def fit_softmax(M, y, K, params, *, sample_weight=None, order=None, progress=None):
+    """Softmax model (multinomial.hpp) on a ``_core.Matrix`` with labels y in 0..K-1.
+    Returns (coef (K, d), intercept (K,), info)."""
+    d = M.shape[1]
+    W = np.zeros((d, K))
+    b = np.zeros(K)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    sw = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
+    if order is not None:
+        order = np.ascontiguousarray(order, dtype=np.int64)
+    info = _core.softmax_fit(M, y, int(K), sw, params, W.reshape(-1), b, order, progress)
+    return np.ascontiguousarray(W.T), b, info
+
+
+def fit_softmax_classifier(est, X, y, sample_weight=None, eval_set=None):
+    """LinearClassifier(loss="softmax"): one multinomial model over all classes (coef_ has one row per
+    class, also for two classes)."""
+    check_choice("solver", est.solver, SOFTMAX_SOLVERS)
+    if eval_set is not None:
+        raise ValueError("eval_set is not supported by the variance-reduced solvers (history_ records the objective)")
+    if est.learning_rate is not None or est.average is not None:
+        raise ValueError("loss='softmax' uses a constant step eta0; leave learning_rate and average as None")
+    est._check_epochs()
+    if not isinstance(est.fit_intercept, (bool, np.bool_)):
+        raise TypeError(f"fit_intercept must be a bool, got {est.fit_intercept!r}")
+    params = make_params(est.solver, alpha=est.alpha, passes=est.max_epochs, eta=est.eta0,
+                         svrg_option=getattr(est, "svrg_option", "last"), tol=getattr(est, "tol", 0.0) or 0.0,
+                         fit_intercept=est.fit_intercept, seed=seed_from_random_state(est.random_state),
+                         history=est.history)
+    X, y = est._validate_Xy(X, y, reset=True)
+    est.classes_, yi = np.unique(y, return_inverse=True)
+    if len(est.classes_) < 2:
+        raise ValueError(f"{type(est).__name__} needs samples of at least 2 classes; got 1 class ({est.classes_[0]!r})")
+    if sample_weight is not None:
+        from sklearn.utils.validation import _check_sample_weight
+
+        sample_weight = _check_sample_weight(sample_weight, X)
+    W, b, info = fit_softmax(to_matrix(X), yi, len(est.classes_), params, sample_weight=sample_weight)
+    if info["status"] == "diverged":
+        raise ValueError(f"{type(est).__name__} (loss='softmax') diverged; use a smaller eta0 or a larger alpha")
+    est.coef_, est.intercept_ = W, b
+    est.n_iter_ = int(np.ceil(info["passes_done"]))
+    est.status_ = info["status"]
+    est.eta_ = float(info["eta"])
+    est.t_ = 0
+    est.history_ = {"passes": info["passes"], **{k: info["history"][k] for k in ("objective", "grad_norm", "seconds")
+                                                  if info["history"][k].size}}
+    return est

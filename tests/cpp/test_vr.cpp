@@ -1,0 +1,102 @@
+// Variance-reduced solvers: sparse (lazy) == dense, same seed == same bits, every method approaches
+// the optimum on a small problem, Finito's size guard, bad input throws.
+#include <robustcore/vr.hpp>
+
+#include <stdexcept>
+#include <vector>
+
+#include "check.hpp"
+
+using namespace robustcore;
+
+namespace {
+struct Problem {
+  int64_t n = 60, d = 12;
+  std::vector<double> dense, data, y;
+  std::vector<int32_t> idx;
+  std::vector<int32_t> ptr;
+  Problem() {
+    Rng rng(7);
+    dense.assign(static_cast<size_t>(n * d), 0.0);
+    ptr.push_back(0);
+    for (int64_t i = 0; i < n; ++i) {
+      double s = 0.0;
+      for (int64_t j = 0; j < d; ++j) {
+        if (rng.uniform() < 0.3) {
+          const double v = rng.uniform() * 2 - 1;
+          dense[static_cast<size_t>(i * d + j)] = v;
+          data.push_back(v);
+          idx.push_back(static_cast<int32_t>(j));
+          s += v * (j % 3 == 0 ? 1.0 : -0.5);
+        }
+      }
+      ptr.push_back(static_cast<int32_t>(data.size()));
+      y.push_back((s + 0.3 * (rng.uniform() - 0.5)) > 0 ? 1.0 : -1.0);
+    }
+  }
+  DenseView dv() const { return DenseView{dense.data(), n, d}; }
+  CsrView<int32_t> cv() const { return CsrView<int32_t>{data.data(), idx.data(), ptr.data(), n, d}; }
+};
+}  // namespace
+
+int main() {
+  Problem P;
+  const vr::Method methods[] = {vr::Method::Saga, vr::Method::Sag, vr::Method::Svrg, vr::Method::S2gd,
+                                vr::Method::Finito, vr::Method::VrLite, vr::Method::BatchingSvrg,
+                                vr::Method::MixedSvrg};
+  // reference optimum: long SAG run
+  vr::VrParams ref;
+  ref.method = vr::Method::Sag;
+  ref.lambda = 1e-2;
+  ref.passes = 3000;
+  ref.record_history = false;
+  std::vector<double> wref(static_cast<size_t>(P.d), 0.0);
+  double bref = 0.0;
+  vr::fit(P.dv(), P.y.data(), Logistic{}, ref, wref.data(), bref);
+  double fopt, g;
+  std::vector<double> buf;
+  vr::objective_and_grad(P.dv(), P.y.data(), Logistic{}, wref.data(), bref, 1e-2, true, &fopt, &g, buf);
+  CHECK(g < 1e-10);
+  for (auto m : methods) {
+    vr::VrParams p;
+    p.method = m;
+    p.lambda = 1e-2;
+    p.passes = 30;
+    p.seed = 3;
+    std::vector<double> w1(static_cast<size_t>(P.d), 0.0), w2 = w1, w3 = w1;
+    double b1 = 0, b2 = 0, b3 = 0;
+    auto r1 = vr::fit(P.dv(), P.y.data(), Logistic{}, p, w1.data(), b1);
+    vr::fit(P.cv(), P.y.data(), Logistic{}, p, w2.data(), b2);
+    vr::fit(P.cv(), P.y.data(), Logistic{}, p, w3.data(), b3);
+    for (int64_t j = 0; j < P.d; ++j) {
+      CHECK_CLOSE(w1[static_cast<size_t>(j)], w2[static_cast<size_t>(j)], 1e-10);
+      CHECK(w2[static_cast<size_t>(j)] == w3[static_cast<size_t>(j)]);
+    }
+    CHECK(r1.status == Status::MaxIter);
+    CHECK(r1.trace.objective.front() > r1.trace.objective.back());
+    if (!(r1.trace.objective.back() - fopt < 1e-2 * fopt)) std::fprintf(stderr, "%s gap %g eta %g\n", vr::method_name(m), r1.trace.objective.back() - fopt, r1.eta);
+    CHECK(r1.trace.objective.back() - fopt < 1e-2 * fopt);
+  }
+  // Finito's size guard names the size
+  bool threw = false;
+  try {
+    vr::finito_check_size(1000000, 100000, int64_t(1) << 30);
+  } catch (const std::invalid_argument& e) {
+    threw = std::string(e.what()).find("1000000 x 100001") != std::string::npos;
+  }
+  CHECK(threw);
+  // labels other than +-1 are refused
+  std::vector<double> bad = P.y;
+  bad[0] = 0.0;
+  threw = false;
+  vr::VrParams p;
+  std::vector<double> w(static_cast<size_t>(P.d), 0.0);
+  double b = 0;
+  try {
+    vr::fit(P.dv(), bad.data(), Logistic{}, p, w.data(), b);
+  } catch (const std::invalid_argument&) {
+    threw = true;
+  }
+  CHECK(threw);
+  return check::report();
+}
