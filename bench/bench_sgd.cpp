@@ -10,6 +10,8 @@
 #include <robustcore/rng.hpp>
 #include <robustcore/sgd.hpp>
 
+#include "synthetic.hpp"
+
 #include <algorithm>
 #include <vector>
 
@@ -17,43 +19,9 @@ namespace {
 
 constexpr int64_t kEpochs = 15;
 
-struct Problem {
-  std::vector<double> data, y;
-  std::vector<int32_t> indices;
-  std::vector<int64_t> indptr;
-  robustcore::CsrView<int64_t> X;
-};
-
-const Problem& problem(int64_t n, int64_t d, int64_t k) {
-  static Problem p;
-  if (p.X.rows() == n && p.X.cols() == d && p.X.nnz() == n * k) return p;
-  robustcore::Rng rng(42);
-  p.data.resize(static_cast<size_t>(n * k));
-  p.indices.resize(static_cast<size_t>(n * k));
-  p.indptr.resize(static_cast<size_t>(n + 1));
-  p.y.resize(static_cast<size_t>(n));
-  std::vector<double> w(static_cast<size_t>(d));
-  for (auto& v : w) v = rng.uniform() - 0.5;
-  for (int64_t i = 0; i < n; ++i) {
-    p.indptr[i] = i * k;
-    double f = 0.0;
-    for (int64_t j = 0; j < k; ++j) {
-      const int32_t c = static_cast<int32_t>(rng.below(static_cast<uint64_t>(d)));
-      p.indices[i * k + j] = c;
-      p.data[i * k + j] = rng.uniform() + 1e-3;
-      f += p.data[i * k + j] * w[c];
-    }
-    std::sort(p.indices.begin() + i * k, p.indices.begin() + (i + 1) * k);
-    p.y[i] = f > 0 ? 1.0 : -1.0;
-  }
-  p.indptr[n] = n * k;
-  p.X = robustcore::CsrView<int64_t>{p.data.data(), p.indices.data(), p.indptr.data(), n, d};
-  return p;
-}
-
 template <class Loss>
 void BM_sgd_fit(benchmark::State& state, Loss loss, robustcore::Shuffle shuffle) {
-  const Problem& p = problem(state.range(0), state.range(1), state.range(2));
+  const bench::Problem& p = bench::problem(state.range(0), state.range(1), state.range(2));
   robustcore::SgdParams params;
   params.lr.lambda = 1e-4;
   params.lr.eta0 = 0.01;
@@ -69,7 +37,7 @@ void BM_sgd_fit(benchmark::State& state, Loss loss, robustcore::Shuffle shuffle)
 }
 
 void BM_floor_dot_pass(benchmark::State& state) {
-  const Problem& p = problem(state.range(0), state.range(1), state.range(2));
+  const bench::Problem& p = bench::problem(state.range(0), state.range(1), state.range(2));
   std::vector<double> w(static_cast<size_t>(p.X.cols()), 0.5);
   for (auto _ : state) {
     double s = 0.0;

@@ -7,47 +7,15 @@
 #include <robustcore/rng.hpp>
 #include <robustcore/vr.hpp>
 
+#include "synthetic.hpp"
+
 #include <algorithm>
 #include <vector>
 
 namespace {
 
-struct Problem {
-  std::vector<double> data, y;
-  std::vector<int32_t> indices;
-  std::vector<int64_t> indptr;
-  robustcore::CsrView<int64_t> X;
-};
-
-const Problem& problem(int64_t n, int64_t d, int64_t k) {
-  static Problem p;
-  if (p.X.rows() == n && p.X.cols() == d && p.X.nnz() == n * k) return p;
-  robustcore::Rng rng(42);
-  p.data.resize(static_cast<size_t>(n * k));
-  p.indices.resize(static_cast<size_t>(n * k));
-  p.indptr.resize(static_cast<size_t>(n + 1));
-  p.y.resize(static_cast<size_t>(n));
-  std::vector<double> w(static_cast<size_t>(d));
-  for (auto& v : w) v = rng.uniform() - 0.5;
-  for (int64_t i = 0; i < n; ++i) {
-    p.indptr[i] = i * k;
-    double f = 0.0;
-    for (int64_t j = 0; j < k; ++j) {
-      const int32_t c = static_cast<int32_t>(rng.below(static_cast<uint64_t>(d)));
-      p.indices[i * k + j] = c;
-      p.data[i * k + j] = rng.uniform() + 1e-3;
-      f += p.data[i * k + j] * w[c];
-    }
-    std::sort(p.indices.begin() + i * k, p.indices.begin() + (i + 1) * k);
-    p.y[i] = f > 0 ? 1.0 : -1.0;
-  }
-  p.indptr[n] = n * k;
-  p.X = robustcore::CsrView<int64_t>{p.data.data(), p.indices.data(), p.indptr.data(), n, d};
-  return p;
-}
-
 void BM_floor_dot_pass(benchmark::State& state) {
-  const auto& p = problem(state.range(0), state.range(1), state.range(2));
+  const auto& p = bench::problem(state.range(0), state.range(1), state.range(2));
   std::vector<double> w(static_cast<size_t>(p.X.cols()), 0.1);
   for (auto _ : state) {
     double s = 0.0;
@@ -58,7 +26,7 @@ void BM_floor_dot_pass(benchmark::State& state) {
 }
 
 void BM_vr(benchmark::State& state, robustcore::vr::Method method, int64_t passes, int64_t step_passes) {
-  const auto& p = problem(state.range(0), state.range(1), state.range(2));
+  const auto& p = bench::problem(state.range(0), state.range(1), state.range(2));
   robustcore::vr::VrParams prm;
   prm.method = method;
   prm.lambda = 1e-4;

@@ -65,3 +65,23 @@ def check_choice(name, value, choices):
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")
     return value
+
+
+def check_eval_set(estimator, eval_set, sparse):
+    """Validate ``eval_set=(X_test, y_test)`` against a fitted-in-progress estimator's features and
+    return (X_test, y_test) with X_test in the training set's storage (CSR when ``sparse``, else dense)."""
+    from sklearn.utils.validation import validate_data
+
+    try:
+        Xt, yt = eval_set
+    except (TypeError, ValueError):
+        raise ValueError("eval_set must be a pair (X_test, y_test)") from None
+    Xt = validate_data(estimator, Xt, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
+    yt = np.asarray(yt)
+    if yt.shape != (Xt.shape[0],):
+        raise ValueError("eval_set: y_test must be 1-d with one label per row of X_test")
+    if sparse and not sp.issparse(Xt):
+        Xt = sp.csr_matrix(Xt)
+    elif not sparse and sp.issparse(Xt):
+        Xt = Xt.toarray()
+    return Xt, yt

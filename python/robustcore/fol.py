@@ -37,7 +37,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
-from ._validation import check_choice, check_positive, seed_from_random_state, to_matrix
+from ._validation import check_choice, check_eval_set, check_positive, seed_from_random_state, to_matrix
 from .losses import LOSSES, loss_spec
 
 _SCHEDULES = {"constant": 0, "optimal": 1, "invscaling": 2, "pegasos": 3, "asgd": 4}
@@ -334,15 +334,7 @@ class FocusedOnlineClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError("the sub-sample contains one class only; use a larger subsample")
         Xt = yt = None
         if eval_set is not None:
-            try:
-                Xt, yt = eval_set
-            except (TypeError, ValueError):
-                raise ValueError("eval_set must be a pair (X_test, y_test)") from None
-            Xt = validate_data(self, Xt, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
-            yt = np.asarray(yt)
-            if yt.shape != (Xt.shape[0],):
-                raise ValueError("eval_set: y_test must be 1-d with one label per row of X_test")
-            Xt = (sp.csr_matrix(Xt) if sp.issparse(X) else Xt.toarray()) if sp.issparse(X) != sp.issparse(Xt) else Xt
+            Xt, yt = check_eval_set(self, eval_set, sp.issparse(X))
         m, d = X.shape
         problems = [classes[1]] if len(classes) == 2 else list(classes)
         T = -(-self.n_iter * m // self.batch_size)
@@ -521,10 +513,7 @@ class AdaBoostOnlineClassifier(ClassifierMixin, BaseEstimator):
         yy = np.where(y == classes[1], 1.0, -1.0)
         Mt, yt = None, None
         if eval_set is not None:
-            Xt, yt_raw = eval_set
-            Xt = validate_data(self, Xt, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
-            if sp.issparse(X) != sp.issparse(Xt):
-                Xt = sp.csr_matrix(Xt) if sp.issparse(X) else Xt.toarray()
+            Xt, yt_raw = check_eval_set(self, eval_set, sp.issparse(X))
             Mt = to_matrix(Xt)
             yt = np.where(np.asarray(yt_raw) == classes[1], 1.0, -1.0)
         d = X.shape[1]

@@ -18,7 +18,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data, _check_sample_weight
 
 from . import _core
-from ._validation import check_choice, check_positive, seed_from_random_state, to_matrix
+from ._validation import check_choice, check_eval_set, check_positive, seed_from_random_state, to_matrix
 from .losses import LOSSES, loss_spec
 from . import variance_reduced as _vr
 
@@ -284,18 +284,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
     def _eval_matrix(self, eval_set, sparse):
         if eval_set is None:
             return None, None
-        try:
-            Xt, yt = eval_set
-        except (TypeError, ValueError):
-            raise ValueError("eval_set must be a pair (X_test, y_test)") from None
-        Xt = validate_data(self, Xt, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
-        yt = np.asarray(yt)
-        if yt.shape != (Xt.shape[0],):
-            raise ValueError("eval_set: y_test must be 1-d with one label per row of X_test")
-        if sparse and not sp.issparse(Xt):
-            Xt = sp.csr_matrix(Xt)
-        elif not sparse and sp.issparse(Xt):
-            Xt = Xt.toarray()
+        Xt, yt = check_eval_set(self, eval_set, sparse)
         return to_matrix(Xt), yt
 
     # ------------------------------------------------------------------ fitting
