@@ -21,7 +21,6 @@ Interrupting a fit with Ctrl-C raises ``KeyboardInterrupt`` and leaves the estim
 from __future__ import annotations
 
 import math
-import numbers
 import time
 
 import numpy as np

@@ -453,8 +453,11 @@ def test_history_off_gives_the_same_model_and_only_seconds(binary_problem):
 def test_cli_reports_bad_arguments_without_a_traceback(capsys):
     from robustcore import cli
 
-    for argv, match in ((["sramp", "--datasets", "nosuch"], "unknown dataset"), (["sramp", "--cv", "1"], "folds"),
-                        (["sramp", "--noise", "1.5"], "noise"), (["demo", "--dataset", "nosuch"], "unknown dataset")):
+    for argv, match in ((["sramp", "--datasets", "nosuch"], "unknown dataset"),
+                        (["sramp", "--datasets", "digits38", "--cv", "1"], "folds"),
+                        (["sramp", "--datasets", "digits38", "--noise", "1.5"], "noise"),
+                        (["sramp", "--datasets", "a7a", "--data-home", "/nonexistent/robustcore"], "data folder"),
+                        (["demo", "--dataset", "nosuch"], "unknown dataset")):
         with pytest.raises(SystemExit) as exc:
             cli.main(argv)
         assert exc.value.code == 2

@@ -98,8 +98,6 @@ def tune(method, X, y, lambdas, folds, epochs, seed):
     best, best_score = None, -np.inf
     for lam in lambdas:
         for s in s_values:
-            if method == "PEGASOS" and lam <= 0:
-                continue
             scores = []
             for tr, va in splits:
                 with warnings.catch_warnings():
@@ -115,12 +113,6 @@ def check_args(args):
     """Fail before any work on arguments that cannot run."""
     from .. import datasets
 
-    known = datasets.list_datasets()
-    for ds in args.datasets:
-        if ds not in known:
-            raise ValueError(f"unknown dataset {ds!r}; choose from {sorted(known)}")
-        if not known[ds]["builtin"]:
-            datasets.get_data_home(args.data_home)  # FileNotFoundError saying where it looked
     if any(not 0.0 <= r <= 1.0 for r in args.noise):
         raise ValueError(f"--noise rates must be in [0, 1], got {args.noise}")
     if args.repeats < 1 or args.epochs < 1:
@@ -129,6 +121,12 @@ def check_args(args):
         raise ValueError("--cv needs at least 2 folds")
     if any(not (lam > 0) for lam in args.lambdas):
         raise ValueError(f"--lambdas must be > 0, got {args.lambdas}")
+    known = datasets.list_datasets()
+    for ds in args.datasets:
+        if ds not in known:
+            raise ValueError(f"unknown dataset {ds!r}; choose from {sorted(known)}")
+        if not known[ds]["builtin"]:
+            datasets.get_data_home(args.data_home)  # FileNotFoundError saying where it looked
 
 
 def run(args):
