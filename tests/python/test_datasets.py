@@ -8,7 +8,6 @@ data (skipped with a reason when the data folder is absent).
 import gzip
 import lzma
 import os
-import time
 
 import numpy as np
 import pytest
@@ -349,14 +348,11 @@ def test_real_a7a_is_binary_and_unchanged_by_scaling():
     assert Ste[:, unseen].nnz == 0
 
 
-def test_real_ijcnn1_minmax_and_speed():
+def test_real_ijcnn1_minmax_and_cache():
     _real_data_or_skip("ijcnn1")
     ds._load_cached.cache_clear()
     ds._read_libsvm.cache_clear()
-    t = time.perf_counter()
     Xtr, _, Xte, _ = ds.load("ijcnn1")
-    elapsed = time.perf_counter() - t
-    assert elapsed < 20.0, f"loading ijcnn1 took {elapsed:.1f}s"
     Rtr, _, Rte, _ = ds.load("ijcnn1", scale=False)
     Rtr, Rte = Rtr.toarray(), Rte.toarray()
     assert Rtr.min() < 0  # has negative features -> exact min-max path
