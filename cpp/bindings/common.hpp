@@ -142,9 +142,13 @@ class Progress {
   std::unique_ptr<py::error_already_set> error_;
 };
 
+/// A new numpy array holding a copy of v.
+inline py::array_t<double> arr(const std::vector<double>& v) {
+  return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data());
+}
+
 inline py::dict trace_to_dict(const robustcore::Trace& t) {
   py::dict d;
-  auto arr = [](const std::vector<double>& v) { return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data()); };
   d["objective"] = arr(t.objective);
   d["train_error"] = arr(t.train_error);
   d["test_error"] = arr(t.test_error);

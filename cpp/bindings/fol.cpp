@@ -50,7 +50,6 @@ decltype(auto) with_learner(const LearnerSpec& s, const LossSpec& loss, int64_t 
 
 py::dict fol_trace_to_dict(const robustcore::FolTrace& t) {
   py::dict d;
-  auto arr = [](const std::vector<double>& v) { return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data()); };
   d["max_loss"] = arr(t.max_loss);
   d["train_error"] = arr(t.train_error);
   d["test_error"] = arr(t.test_error);
@@ -243,7 +242,6 @@ void bind_fol(py::module_& m) {
           });
         }
         prog.rethrow();
-        auto arr = [](const std::vector<double>& v) { return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data()); };
         py::dict out;
         out["rounds_done"] = res.rounds_done;
         out["alpha"] = arr(res.alpha);

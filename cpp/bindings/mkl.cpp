@@ -64,7 +64,6 @@ py::dict solve_bank(const py::array_t<Scalar, py::array::c_style>& K, const F64&
     r = robustcore::mkl::solve(bank, yp, opt, cp, ap, prog.fn());
   }
   prog.rethrow();
-  auto arr = [](const std::vector<double>& v) { return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data()); };
   py::dict d;
   d["status"] = robustcore::status_name(r.status);
   d["iterations"] = r.iterations;
