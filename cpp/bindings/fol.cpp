@@ -36,6 +36,22 @@ struct LearnerSpec {
   double intercept_lr = 1.0;
 };
 
+LearnerSpec make_learner_spec(const std::string& learner, int schedule, double lam, double eta0, double power_t,
+                              bool fit_intercept, double intercept_lr) {
+  LearnerSpec spec;
+  if (learner == "perceptron") spec.kind = LearnerKind::Perceptron;
+  else if (learner == "sgd") spec.kind = LearnerKind::Sgd;
+  else throw std::invalid_argument("learner must be 'perceptron' or 'sgd'");
+  if (schedule < 0 || schedule > 4) throw std::invalid_argument("unknown schedule");
+  spec.lr.schedule = static_cast<robustcore::Schedule>(schedule);
+  spec.lr.lambda = lam;
+  spec.lr.eta0 = eta0;
+  spec.lr.power_t = power_t;
+  spec.fit_intercept = fit_intercept;
+  spec.intercept_lr = intercept_lr;
+  return spec;
+}
+
 template <class F>
 decltype(auto) with_learner(const LearnerSpec& s, const LossSpec& loss, int64_t d, F&& f) {
   if (s.kind == LearnerKind::Perceptron) {
@@ -124,17 +140,7 @@ void bind_fol(py::module_& m) {
          std::optional<I64> order, const Matrix* X_test, std::optional<F64> y_test, py::object progress) {
         const int64_t n = X.rows(), d = X.cols();
         const double* yp = checked_const(y, n, "y");
-        LearnerSpec spec;
-        if (learner == "perceptron") spec.kind = LearnerKind::Perceptron;
-        else if (learner == "sgd") spec.kind = LearnerKind::Sgd;
-        else throw std::invalid_argument("learner must be 'perceptron' or 'sgd'");
-        if (schedule < 0 || schedule > 4) throw std::invalid_argument("unknown schedule");
-        spec.lr.schedule = static_cast<Schedule>(schedule);
-        spec.lr.lambda = lam;
-        spec.lr.eta0 = eta0;
-        spec.lr.power_t = power_t;
-        spec.fit_intercept = fit_intercept;
-        spec.intercept_lr = intercept_lr;
+        const LearnerSpec spec = make_learner_spec(learner, schedule, lam, eta0, power_t, fit_intercept, intercept_lr);
         FolParams p;
         p.n_steps = n_steps;
         p.batch_size = batch_size;
@@ -205,17 +211,7 @@ void bind_fol(py::module_& m) {
          uint64_t seed, F64 hyps, const Matrix* X_test, std::optional<F64> y_test, py::object progress) {
         const int64_t n = X.rows(), d = X.cols();
         const double* yp = checked_const(y, n, "y");
-        LearnerSpec spec;
-        if (learner == "perceptron") spec.kind = LearnerKind::Perceptron;
-        else if (learner == "sgd") spec.kind = LearnerKind::Sgd;
-        else throw std::invalid_argument("learner must be 'perceptron' or 'sgd'");
-        if (schedule < 0 || schedule > 4) throw std::invalid_argument("unknown schedule");
-        spec.lr.schedule = static_cast<Schedule>(schedule);
-        spec.lr.lambda = lam;
-        spec.lr.eta0 = eta0;
-        spec.lr.power_t = power_t;
-        spec.fit_intercept = fit_intercept;
-        spec.intercept_lr = intercept_lr;
+        const LearnerSpec spec = make_learner_spec(learner, schedule, lam, eta0, power_t, fit_intercept, intercept_lr);
         AdaBoostParams p;
         if (hyps.ndim() != 2 || hyps.shape(1) != d + 1)
           throw std::invalid_argument("hyps must have shape (rounds, n_features + 1)");
