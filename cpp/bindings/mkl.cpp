@@ -35,16 +35,8 @@ void bank_into(const F64& A, const F64& B, const F64& widths, py::array_t<Scalar
   robustcore::mkl::gaussian_bank<Scalar>(a, na, b, nb, d, widths.data(), nw, o);
 }
 
-template <class Scalar>
-py::dict solve_bank(const py::array_t<Scalar, py::array::c_style>& K, const F64& y, double lam, double upper,
-                    double rho, double gamma, double gamma0, int64_t max_iter, double tol, int method, F64 coef,
-                    F64 alpha, py::object callback) {
-  if (K.ndim() != 3 || K.shape(1) != K.shape(2)) throw std::invalid_argument("K must have shape (m, n, n)");
-  const int64_t m = K.shape(0), n = K.shape(1);
-  const double* yp = checked_const(y, n, "y");
-  if (coef.ndim() != 2 || coef.shape(0) != m || coef.shape(1) != n)
-    throw std::invalid_argument("coef must have shape (m, n)");
-  double* ap = checked(alpha, n, "alpha");
+robustcore::mkl::Options make_options(double lam, double upper, double rho, double gamma, double gamma0,
+                                      int64_t max_iter, double tol, int method) {
   if (method != 0 && method != 1) throw std::invalid_argument("method must be 0 (amp) or 1 (vi)");
   robustcore::mkl::Options opt;
   opt.lambda = lam;
@@ -55,7 +47,17 @@ py::dict solve_bank(const py::array_t<Scalar, py::array::c_style>& K, const F64&
   opt.max_iter = max_iter;
   opt.tol = tol;
   opt.method = static_cast<robustcore::mkl::Method>(method);
-  robustcore::mkl::KernelBank<Scalar> bank{K.data(), m, n};
+  return opt;
+}
+
+template <class Bank>
+py::dict run_solve(const Bank& bank, const F64& y, const robustcore::mkl::Options& opt, F64& coef, F64& alpha,
+                   py::object callback) {
+  const int64_t m = bank.m, n = bank.n;
+  const double* yp = checked_const(y, n, "y");
+  if (coef.ndim() != 2 || coef.shape(0) != m || coef.shape(1) != n)
+    throw std::invalid_argument("coef must have shape (m, n)");
+  double* ap = checked(alpha, n, "alpha");
   Progress prog(std::move(callback));
   robustcore::mkl::Result r;
   double* cp = coef.mutable_data();
@@ -76,6 +78,113 @@ py::dict solve_bank(const py::array_t<Scalar, py::array::c_style>& K, const F64&
   d["dual_hist"] = arr(r.dual_hist);
   d["seconds"] = arr(r.seconds);
   return d;
+}
+
+template <class Scalar>
+py::dict solve_dense(const py::array_t<Scalar, py::array::c_style>& K, const F64& y, double lam, double upper,
+                     double rho, double gamma, double gamma0, int64_t max_iter, double tol, int method, F64 coef,
+                     F64 alpha, py::object callback) {
+  if (K.ndim() != 3 || K.shape(1) != K.shape(2)) throw std::invalid_argument("K must have shape (m, n, n)");
+  const robustcore::mkl::KernelBank<Scalar> bank{K.data(), K.shape(0), K.shape(1)};
+  return run_solve(bank, y, make_options(lam, upper, rho, gamma, gamma0, max_iter, tol, method), coef, alpha,
+                   std::move(callback));
+}
+
+py::dict solve_factored(const robustcore::FactoredBank& bank, const F64& y, double lam, double upper, double rho,
+                        double gamma, double gamma0, int64_t max_iter, double tol, int method, F64 coef, F64 alpha,
+                        py::object callback) {
+  return run_solve(bank, y, make_options(lam, upper, rho, gamma, gamma0, max_iter, tol, method), coef, alpha,
+                   std::move(callback));
+}
+
+// (m, n) row-major array argument of a bank method.
+const double* bank_rows(const F64& a, const robustcore::FactoredBank& b, const char* name) {
+  if (a.ndim() != 2 || a.shape(0) != b.m || a.shape(1) != b.n)
+    throw std::invalid_argument(std::string(name) + " must have shape (" + std::to_string(b.m) + ", " +
+                                std::to_string(b.n) + ")");
+  return a.data();
+}
+
+void bind_factored_bank(py::module_& m) {
+  using robustcore::FactoredBank;
+  py::class_<FactoredBank>(m, "FactoredKernelBank",
+                           "m PSD kernels over n points, each dense or as a pivoted-Cholesky factor (factored_bank.hpp).")
+      .def_readonly("m", &FactoredBank::m)
+      .def_readonly("n", &FactoredBank::n)
+      .def_property_readonly("nbytes", &FactoredBank::bytes)
+      .def_property_readonly("fill", &FactoredBank::fill, "stored values / (n^2 m)")
+      .def_property_readonly("ranks",
+                             [](const FactoredBank& b) {
+                               py::array_t<int64_t> r(b.m);
+                               for (int64_t j = 0; j < b.m; ++j) r.mutable_data()[j] = b.rank(j);
+                               return r;
+                             },
+                             "rank of each factor; -1 for a kernel stored dense")
+      .def("apply_each",
+           [](const FactoredBank& b, const F64& C) {
+             const double* c = bank_rows(C, b, "C");
+             py::array_t<double, py::array::c_style> G({b.m, b.n});
+             double* g = G.mutable_data();
+             py::gil_scoped_release nogil;
+             b.apply_each(c, g);
+             return G;
+           },
+           py::arg("C").noconvert(), "G[j] = K_j C[j] for C of shape (m, n)")
+      .def("quad",
+           [](const FactoredBank& b, const F64& v) {
+             const double* vp = checked_const(v, b.n, "v");
+             py::array_t<double> q(b.m);
+             double* qp = q.mutable_data();
+             py::gil_scoped_release nogil;
+             b.quad(vp, qp);
+             return q;
+           },
+           py::arg("v").noconvert(), "q[j] = v^T K_j v")
+      .def("combine",
+           [](const FactoredBank& b, const F64& w) {
+             const double* wp = checked_const(w, b.m, "w");
+             py::array_t<double, py::array::c_style> out({b.n, b.n});
+             double* o = out.mutable_data();
+             py::gil_scoped_release nogil;
+             b.combine(wp, o);
+             return out;
+           },
+           py::arg("w").noconvert(), "sum_j w[j] K_j as a dense (n, n) array")
+      .def("to_dense",
+           [](const FactoredBank& b) {
+             py::array_t<double, py::array::c_style> out({b.m, b.n, b.n});
+             double* o = out.mutable_data();
+             py::gil_scoped_release nogil;
+             b.to_dense(o);
+             return out;
+           },
+           "dense (m, n, n) copy")
+      .def("subset",
+           [](const FactoredBank& b, const I64& idx) {
+             if (idx.ndim() != 1) throw std::invalid_argument("idx must be 1-d");
+             return b.subset(idx.data(), idx.shape(0));
+           },
+           py::arg("idx").noconvert(), "the bank on the points idx");
+  m.def(
+      "gaussian_bank_factored",
+      [](const F64& X, const F64& widths, double tol, int64_t max_rank, int64_t max_bytes) {
+        int64_t n, d;
+        const double* x = rows_of<double>(X, n, d, "X");
+        if (widths.ndim() != 1) throw std::invalid_argument("widths must be 1-d");
+        const double* w = widths.data();
+        const int64_t nw = widths.shape(0);
+        try {
+          py::gil_scoped_release nogil;
+          return robustcore::mkl::gaussian_bank_factored(x, n, d, w, nw, tol, max_rank, max_bytes);
+        } catch (const robustcore::BankTooLarge& e) {
+          PyErr_SetString(PyExc_MemoryError, e.what());
+          throw py::error_already_set();
+        }
+      },
+      py::arg("X").noconvert(), py::arg("widths").noconvert(), py::arg("tol"), py::arg("max_rank") = 0,
+      py::arg("max_bytes") = 0,
+      "The Gaussian bank of gaussian_bank(X, X) as a FactoredKernelBank, every entry within tol; kernels of "
+      "rank > max_rank (0: n / 2) stored dense; MemoryError past max_bytes (0: no limit).");
 }
 
 }  // namespace
@@ -115,14 +224,19 @@ void bind_mkl(py::module_& m) {
       py::arg("a").noconvert(), py::arg("c"), py::arg("scale").noconvert(),
       "MKL Lemma 3 / problem (13): scale factors s_j (written into scale) of the minimiser f_j = s_j fhat_j of "
       "1/2 sum ||f_j - fhat_j||^2 + c/2 (sum ||f_j||)^2 given a_j = ||fhat_j||; returns sum_j ||f_j||.");
-  m.def("mkl_solve", &solve_bank<double>, py::arg("K").noconvert(), py::arg("y").noconvert(), py::arg("lam"),
+  bind_factored_bank(m);
+  m.def("mkl_solve", &solve_dense<double>, py::arg("K").noconvert(), py::arg("y").noconvert(), py::arg("lam"),
         py::arg("upper"), py::arg("rho"), py::arg("gamma"), py::arg("gamma0"), py::arg("max_iter"), py::arg("tol"),
         py::arg("method"), py::arg("coef").noconvert(), py::arg("alpha").noconvert(), py::arg("callback") = py::none(),
         "StPMKL on problem (11) by accelerated mirror prox (method 0) or gradient descent-ascent (method 1).");
-  m.def("mkl_solve", &solve_bank<float>, py::arg("K").noconvert(), py::arg("y").noconvert(), py::arg("lam"),
+  m.def("mkl_solve", &solve_dense<float>, py::arg("K").noconvert(), py::arg("y").noconvert(), py::arg("lam"),
         py::arg("upper"), py::arg("rho"), py::arg("gamma"), py::arg("gamma0"), py::arg("max_iter"), py::arg("tol"),
         py::arg("method"), py::arg("coef").noconvert(), py::arg("alpha").noconvert(), py::arg("callback") = py::none(),
         "float32 kernel storage variant.");
+  m.def("mkl_solve", &solve_factored, py::arg("K"), py::arg("y").noconvert(), py::arg("lam"), py::arg("upper"),
+        py::arg("rho"), py::arg("gamma"), py::arg("gamma0"), py::arg("max_iter"), py::arg("tol"), py::arg("method"),
+        py::arg("coef").noconvert(), py::arg("alpha").noconvert(), py::arg("callback") = py::none(),
+        "factored kernel bank variant.");
 }
 
 }  // namespace rcb

@@ -8,8 +8,9 @@
 // Coefficient form (remark after Lemma 3): f_j = sum_i c_ji k_j(x_i, .). Every gradient step on f_j adds
 // (gamma/n) (alpha o y) to c_j, so with g_j = K_j c_j (kept up to date) and h_j = K_j (alpha o y),
 //     ||fhat_j||^2 = (c_j + s u)^T (g_j + s h_j),  u = alpha o y, s = gamma/n,
-// and one pass over the kernel bank (one matrix-vector product per kernel, done as a single
-// (m n) x n GEMV) is the only O(n^2 m) work per iteration, for AMP and VI alike.
+// and one pass over the kernel bank (one matrix-vector product per kernel: a single (m n) x n GEMV on a
+// dense KernelBank, two thin GEMVs per factored kernel of a FactoredBank) is the only work above
+// O(n m) per iteration, for AMP and VI alike.
 //
 // Duality gap at the averaged pair (fbar, alphabar) (step 8), computed in O(n m + n log n) from running
 // averages of c, g, alpha and h (all linear in the iterates, so no extra kernel pass):
@@ -29,8 +30,10 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "factored_bank.hpp"
 #include "projections.hpp"
 #include "status.hpp"
 
@@ -140,6 +143,79 @@ double coupling_norm_bound(const KernelBank<Scalar>& K) {
   return K.n > 0 ? std::sqrt(tot) / static_cast<double>(K.n) : 0.0;
 }
 
+/// Kernel pass of the solvers on a dense bank: H (m x n row-major) = [K_j u]_j, one (m n) x n GEMV
+/// (in Scalar; float storage multiplies in float).
+template <class Scalar>
+void kernel_pass(const KernelBank<Scalar>& K, const double* u, double* H) {
+  using MatK = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using VecK = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+  Eigen::Map<const MatK> Kall(K.data, K.m * K.n, K.n);
+  Eigen::Map<Eigen::VectorXd> out(H, K.m * K.n);
+  if constexpr (std::is_same_v<Scalar, double>) {
+    out.noalias() = Kall * Eigen::Map<const Eigen::VectorXd>(u, K.n);
+  } else {
+    const VecK uK = Eigen::Map<const Eigen::VectorXd>(u, K.n).template cast<Scalar>();
+    const VecK HK = Kall * uK;
+    out = HK.template cast<double>();
+  }
+}
+
+/// The Gaussian bank of gaussian_bank(X, X) (n x d rows, nw widths) as a FactoredBank: every kernel by
+/// pivoted Cholesky to entrywise accuracy tol, stored dense when its rank would exceed max_rank
+/// (<= 0: n / 2). Throws BankTooLarge past max_bytes (<= 0: no limit). Never forms more than one
+/// dense n x n kernel at a time, and that only for kernels stored dense.
+inline FactoredBank gaussian_bank_factored(const double* X, int64_t n, int64_t d, const double* widths, int64_t nw,
+                                           double tol, int64_t max_rank = 0, int64_t max_bytes = 0) {
+  if (n < 1 || d < 1 || nw < 1) throw std::invalid_argument("gaussian_bank_factored: bad sizes");
+  if (!(tol >= 0.0) || !std::isfinite(tol)) throw std::invalid_argument("gaussian_bank_factored: tol must be >= 0 and finite");
+  std::vector<double> g(static_cast<size_t>(nw));
+  for (int64_t w = 0; w < nw; ++w) {
+    if (!(widths[w] > 0.0) || !std::isfinite(widths[w]))
+      throw std::invalid_argument("gaussian_bank_factored: every width must be > 0 and finite");
+    g[static_cast<size_t>(w)] = 1.0 / (2.0 * widths[w] * widths[w]);
+  }
+  if (max_rank <= 0) max_rank = n / 2;
+  FactoredBank bank(n, max_bytes);
+  const std::vector<double> ones(static_cast<size_t>(n), 1.0);
+  std::vector<double> L, rows, D(static_cast<size_t>(n));
+  for (int64_t grp = 0; grp <= d; ++grp) {
+    // squared distances from point p on the group's features
+    auto dist = [&](int64_t p, double* out) {
+      const double* a = X + p * d;
+      for (int64_t i = 0; i < n; ++i) {
+        const double* b = X + i * d;
+        double s = 0.0;
+        if (grp == 0) {
+          for (int64_t k = 0; k < d; ++k) s += (a[k] - b[k]) * (a[k] - b[k]);
+        } else {
+          const double t = a[grp - 1] - b[grp - 1];
+          s = t * t;
+        }
+        out[i] = s;
+      }
+    };
+    for (int64_t w = 0; w < nw; ++w) {
+      const double gw = g[static_cast<size_t>(w)];
+      auto col = [&](int64_t p, double* out) {
+        dist(p, D.data());
+        for (int64_t i = 0; i < n; ++i) out[i] = std::exp(-D[static_cast<size_t>(i)] * gw);
+      };
+      const int64_t r = pivoted_cholesky(n, ones.data(), col, tol, max_rank, L);
+      if (r < 0) {
+        rows.resize(static_cast<size_t>(n * n));
+        for (int64_t p = 0; p < n; ++p) col(p, rows.data() + p * n);
+        bank.push(rows.data(), -1);
+      } else {
+        rows.resize(static_cast<size_t>(n * r));
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t k = 0; k < r; ++k) rows[static_cast<size_t>(i * r + k)] = L[static_cast<size_t>(k * n + i)];
+        bank.push(rows.data(), r);
+      }
+    }
+  }
+  return bank;
+}
+
 /// max_{alpha in Q} sum_i alpha_i w_i over Q = {0 <= alpha <= upper, sum alpha <= budget}: fill the largest
 /// positive w_i up to upper until the budget runs out. O(n log n).
 inline double max_linear_capped(const std::vector<double>& w, double upper, double budget, std::vector<int64_t>& idx) {
@@ -188,8 +264,10 @@ struct Result {
 ///   6: beta_t = P_Q[beta + (gamma/n)(1 - y o f^t(X))]
 /// VI iteration: (c, alpha) <- (prox_{gamma R}(c + (gamma/n) alpha o y), P_Q[alpha + (gamma/n)(1 - y o f(X))]);
 /// its average pairs f^t with the alpha that produced it.
-template <class Scalar>
-Result solve(const KernelBank<Scalar>& K, const double* y, const Options& opt, double* coef, double* alpha_out,
+/// Bank: KernelBank<double|float> or FactoredBank (anything with fields m, n and the overloads
+/// kernel_pass(bank, u, H) and coupling_norm_bound(bank)).
+template <class Bank>
+Result solve(const Bank& K, const double* y, const Options& opt, double* coef, double* alpha_out,
              const ProgressFn& progress = {}) {
   const int64_t n = K.n, m = K.m;
   if (n < 1 || m < 1) throw std::invalid_argument("mkl::solve: need at least one sample and one kernel");
@@ -203,11 +281,8 @@ Result solve(const KernelBank<Scalar>& K, const double* y, const Options& opt, d
   for (int64_t i = 0; i < n; ++i)
     if (y[i] != 1.0 && y[i] != -1.0) throw std::invalid_argument("mkl::solve: y must be in {-1, +1}");
 
-  using MatK = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  using VecK = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
   using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using Vec = Eigen::VectorXd;
-  Eigen::Map<const MatK> Kall(K.data, m * n, n);
   Eigen::Map<const Eigen::VectorXd> yv(y, n);
 
   Result res;
@@ -228,7 +303,6 @@ Result solve(const KernelBank<Scalar>& K, const double* y, const Options& opt, d
   Mat C = Mat::Zero(m, n), G = Mat::Zero(m, n), H(m, n);
   Mat Csum = Mat::Zero(m, n), Gsum = Mat::Zero(m, n), Hsum = Mat::Zero(m, n);
   Vec fX = Vec::Zero(n), alpha = Vec::Zero(n), beta = Vec::Zero(n), asum = Vec::Zero(n), u(n), tmp(n);
-  VecK uK(n), HK(m * n);
   std::vector<double> a(static_cast<size_t>(m)), scale(static_cast<size_t>(m)), w(static_cast<size_t>(n));
   std::vector<int64_t> idx;
 
@@ -238,12 +312,9 @@ Result solve(const KernelBank<Scalar>& K, const double* y, const Options& opt, d
     project_capped_simplex(tmp.data(), n, opt.upper, opt.rho, to.data());
   };
   // H = [K_j u]_j for u = v o y.
-  auto kernel_pass = [&](const Vec& v) {
+  auto pass_over_bank = [&](const Vec& v) {
     u = v.cwiseProduct(yv);
-    uK = u.template cast<Scalar>();
-    HK.noalias() = Kall * uK;
-    H = Eigen::Map<const Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(HK.data(), m, n)
-            .template cast<double>();
+    kernel_pass(K, u.data(), H.data());
   };
   // Composite step (13) from (c + s u, g + s h).
   auto composite = [&]() {
@@ -262,12 +333,12 @@ Result solve(const KernelBank<Scalar>& K, const double* y, const Options& opt, d
   for (int64_t t = 1; t <= opt.max_iter; ++t) {
     if (opt.method == Method::AMP) {
       ascent(beta, alpha);  // step 4 (fX = f^{t-1}(X))
-      kernel_pass(alpha);
+      pass_over_bank(alpha);
       composite();          // step 5
       ascent(beta, beta);   // step 6 (fX = f^t(X))
       asum += alpha;
     } else {
-      kernel_pass(alpha);
+      pass_over_bank(alpha);
       Vec alpha_used = alpha;
       ascent(alpha, alpha);  // uses f^{t-1}
       composite();
