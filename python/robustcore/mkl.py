@@ -529,22 +529,25 @@ class MiPMKLClassifier(_KernelMixin):
 class SimpleMKLClassifier(_KernelMixin):
     """SimpleMKL (Rakotomamonjy et al., JMLR 2008) for the plain MKL objective (1)/(2).
 
-    Outer loop: reduced gradient on the kernel weights d in the simplex (gradient
-    dJ/dd_j = -1/2 (alpha o y)^T K_j (alpha o y)), descent direction as in the paper's eq. (12), the step
-    capped where a weight reaches 0 and chosen by Armijo backtracking on J(d). Inner solver: scikit-learn's
+    Outer loop (their Algorithm 1): reduced gradient on the kernel weights d in the simplex (gradient
+    dJ/dd_j = -1/2 (alpha o y)^T K_j (alpha o y)), descent direction as in the paper's eq. (12); follow it to
+    the boundary where a weight reaches 0, updating the direction there, while J(d) decreases, then a
+    golden-section line search (``line_search_steps`` rounds of two SVM solves) over the last segment.
+    Stops when no step decreases J to the inner solver's accuracy. Inner solver: scikit-learn's
     SVC(kernel="precomputed", C = 1 / (lam n)) on K(d) = sum_j d_j K_j (with an intercept, as SimpleMKL).
     Stops when the MKL duality gap, in the units of objective (1) (lam times the SVM gap), is below
     ``tol`` or after ``max_iter`` outer iterations. ``history_``: "gap", "objective", "seconds".
     """
 
     def __init__(self, lam=0.01, kernels="gaussian_bank", widths=None, max_iter=100, tol=1e-2, svm_tol=1e-3,
-                 dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, verbose=0):
+                 line_search_steps=6, dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, verbose=0):
         self.lam = lam
         self.kernels = kernels
         self.widths = widths
         self.max_iter = max_iter
         self.tol = tol
         self.svm_tol = svm_tol
+        self.line_search_steps = line_search_steps
         self.dtype = dtype
         self.low_rank_tol = low_rank_tol
         self.max_memory_mb = max_memory_mb
@@ -555,6 +558,7 @@ class SimpleMKLClassifier(_KernelMixin):
         check_positive("max_iter", self.max_iter, integer=True)
         check_positive("tol", self.tol, allow_zero=True)
         check_positive("svm_tol", self.svm_tol)
+        check_positive("line_search_steps", self.line_search_steps, integer=True)
         self._check_kernel_params()
 
     def _fit_binary(self, K, ypm):
@@ -571,10 +575,26 @@ class SimpleMKLClassifier(_KernelMixin):
             J = np.abs(ay).sum() - 0.5 * d @ s  # SVM dual value at the solution
             return J, s, ay, clf
 
+        def direction(d, s):
+            # reduced gradient (paper's eq. 12) with mu = argmax d; weights at 0 with a positive reduced
+            # gradient stay at 0
+            grad = -0.5 * s
+            mu = int(np.argmax(d))
+            D = -(grad - grad[mu])
+            D[(d <= 0) & (grad - grad[mu] > 0)] = 0.0
+            D[mu] = 0.0
+            D[mu] = -D.sum()
+            return D, mu
+
+        def along(d, D, step):
+            d_new = np.maximum(d + step * D, 0.0)
+            return d_new / d_new.sum()
+
         d = np.full(m, 1.0 / m)
         J, s, ay, clf = svm(d)
         hist = {"gap": [], "objective": [], "seconds": []}
         t0 = time.perf_counter()
+        golden = (math.sqrt(5.0) - 1.0) / 2.0
         for _ in range(self.max_iter):
             gap = self.lam * 0.5 * (s.max() - d @ s)
             hist["gap"].append(gap)
@@ -582,29 +602,50 @@ class SimpleMKLClassifier(_KernelMixin):
             hist["seconds"].append(time.perf_counter() - t0)
             if gap < self.tol:
                 break
-            grad = -0.5 * s
-            mu = int(np.argmax(d))
-            D = -(grad - grad[mu])
-            D[(d <= 0) & (grad - grad[mu] > 0)] = 0.0
-            D[mu] = 0.0
-            D[mu] = -D.sum()
-            neg = D < 0
-            if not neg.any():
+            D, mu = direction(d, s)
+            if not (D < 0).any():
                 break
-            step_max = np.min(-d[neg] / D[neg])
-            slope = grad @ D
-            step, accepted = step_max, False
-            for _ls in range(30):
-                d_new = np.maximum(d + step * D, 0.0)
-                d_new /= d_new.sum()
-                J_new, s_new, ay_new, clf_new = svm(d_new)
-                if J_new <= J + 1e-4 * step * slope or J_new < J - 1e-12:
-                    accepted = True
+            # Algorithm 1 of Rakotomamonjy et al.: follow D to the boundary (a weight reaches 0), update D
+            # there, and repeat while the objective keeps decreasing ...
+            moved = False
+            while True:
+                neg = np.flatnonzero(D < 0)
+                if neg.size == 0:
                     break
-                step *= 0.5
-            if not accepted:
+                nu = neg[np.argmin(-d[neg] / D[neg])]
+                step_max = -d[nu] / D[nu]
+                d_b = along(d, D, step_max)
+                d_b[nu] = 0.0
+                d_b /= d_b.sum()
+                J_b, s_b, ay_b, clf_b = svm(d_b)
+                if not J_b < J:
+                    break
+                d, J, s, ay, clf, moved = d_b, J_b, s_b, ay_b, clf_b, True
+                D = D.copy()
+                D[mu] -= D[nu]
+                D[nu] = 0.0
+            # ... then a golden-section line search for the step in [0, step_max] along the last D.
+            if (D < 0).any():
+                neg = D < 0
+                step_max = float(np.min(-d[neg] / D[neg]))
+                lo, hi = 0.0, step_max
+                best = (J, d, s, ay, clf)
+                for _ls in range(self.line_search_steps):
+                    a_, b_ = hi - golden * (hi - lo), lo + golden * (hi - lo)
+                    Ja, *ra = svm(along(d, D, a_))
+                    Jb, *rb = svm(along(d, D, b_))
+                    for Jx, rx, x in ((Ja, ra, a_), (Jb, rb, b_)):
+                        if Jx < best[0]:
+                            best = (Jx, along(d, D, x), *rx)
+                    if Ja < Jb:
+                        hi = b_
+                    else:
+                        lo = a_
+                if best[0] < J:
+                    J, d, s, ay, clf = best
+                    moved = True
+            if not moved:  # no decrease to the SVM solver's accuracy
                 break
-            d, J, s, ay, clf = d_new, J_new, s_new, ay_new, clf_new
         d[d < 1e-12 * d.max()] = 0.0
         d = d / d.sum()
         return {"kernel_weights_": d, "coef_": d[:, None] * ay[None, :],
