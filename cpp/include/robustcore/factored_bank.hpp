@@ -36,7 +36,7 @@ int64_t pivoted_cholesky(int64_t n, const double* diag, ColFn&& col, double tol,
                          std::vector<double>& L) {
   if (!(tol >= 0.0) || !std::isfinite(tol)) throw std::invalid_argument("pivoted_cholesky: tol must be >= 0 and finite");
   std::vector<double> resid(diag, diag + n), c(static_cast<size_t>(n));
-  L.assign(static_cast<size_t>(n) * static_cast<size_t>(std::max<int64_t>(max_rank, 0)), 0.0);
+  L.clear();  // grows one column at a time: the work space never exceeds the factor
   for (int64_t k = 0;; ++k) {
     int64_t p = 0;
     for (int64_t i = 1; i < n; ++i)
@@ -47,6 +47,7 @@ int64_t pivoted_cholesky(int64_t n, const double* diag, ColFn&& col, double tol,
     }
     if (k >= max_rank) return -1;
     col(p, c.data());
+    L.resize(static_cast<size_t>(n * (k + 1)));
     for (int64_t q = 0; q < k; ++q) {
       const double* Lq = L.data() + q * n;
       const double f = Lq[p];
@@ -64,7 +65,8 @@ int64_t pivoted_cholesky(int64_t n, const double* diag, ColFn&& col, double tol,
   }
 }
 
-/// m kernels over the same n points, each dense (n x n rows) or factored (L_j, n x r_j row-major).
+/// m kernels over the same n points, each dense (n x n rows, symmetric: products read the upper half)
+/// or factored (L_j, n x r_j row-major).
 /// Every kernel is assumed to have non-negative entries (true of the Gaussian bank), which
 /// coupling_norm_bound uses to get the Gershgorin row sums from the factor in O(n r).
 class FactoredBank {
@@ -78,14 +80,22 @@ class FactoredBank {
   FactoredBank() = default;
   FactoredBank(int64_t n_points, int64_t max_bytes) : n(n_points), max_bytes_(max_bytes) {}
 
-  /// Appends a kernel: dense rows (rank < 0; `values` holds n*n) or a factor (n x rank, row-major).
-  void push(const double* values, int64_t rank) {
-    const int64_t count = rank < 0 ? n * n : n * rank;
-    const int64_t need = static_cast<int64_t>((data_.size() + static_cast<size_t>(count)) * sizeof(double));
-    if (max_bytes_ > 0 && need > max_bytes_)
+  /// Values that can still be stored within max_bytes (-1: no limit).
+  int64_t room() const {
+    return max_bytes_ > 0 ? max_bytes_ / static_cast<int64_t>(sizeof(double)) - static_cast<int64_t>(data_.size())
+                          : -1;
+  }
+  /// Throws BankTooLarge unless `count` more values fit within max_bytes.
+  void check_room(int64_t count) const {
+    if (max_bytes_ > 0 && count > room())
       throw BankTooLarge("the kernel bank needs more than " + std::to_string(max_bytes_ / (1 << 20)) +
                          " MiB after " + std::to_string(m) + " kernels of " + std::to_string(n) +
                          " points; raise max_memory_mb, loosen low_rank_tol, or use fewer kernels or samples");
+  }
+  /// Appends a kernel: dense rows (rank < 0; `values` holds n*n) or a factor (n x rank, row-major).
+  void push(const double* values, int64_t rank) {
+    const int64_t count = rank < 0 ? n * n : n * rank;
+    check_room(count);
     off_.push_back(static_cast<int64_t>(data_.size()));
     rank_.push_back(rank);
     data_.insert(data_.end(), values, values + count);
@@ -106,7 +116,7 @@ class FactoredBank {
     Eigen::Map<Eigen::VectorXd> o(out, n);
     const int64_t r = rank(j);
     if (r < 0) {
-      o.noalias() = CMap(block(j), n, n) * vv;
+      o.noalias() = CMap(block(j), n, n).selfadjointView<Eigen::Upper>() * vv;  // symmetric: read half
     } else if (r == 0) {
       o.setZero();
     } else {
@@ -133,7 +143,7 @@ class FactoredBank {
     for (int64_t j = 0; j < m; ++j) {
       const int64_t r = rank(j);
       if (r < 0) {
-        h.noalias() = CMap(block(j), n, n) * vv;
+        h.noalias() = CMap(block(j), n, n).selfadjointView<Eigen::Upper>() * vv;
         q[j] = vv.dot(h);
       } else {
         q[j] = r == 0 ? 0.0 : (CMap(block(j), n, r).transpose() * vv).squaredNorm();

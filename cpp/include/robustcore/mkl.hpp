@@ -200,8 +200,12 @@ inline FactoredBank gaussian_bank_factored(const double* X, int64_t n, int64_t d
         dist(p, D.data());
         for (int64_t i = 0; i < n; ++i) out[i] = std::exp(-D[static_cast<size_t>(i)] * gw);
       };
-      const int64_t r = pivoted_cholesky(n, ones.data(), col, tol, max_rank, L);
+      // never hold a factor (or its work space) larger than the memory left
+      const int64_t room = bank.room();
+      const int64_t cap = room < 0 ? max_rank : std::min(max_rank, room / n);
+      const int64_t r = pivoted_cholesky(n, ones.data(), col, tol, cap, L);
       if (r < 0) {
+        bank.check_room(n * n);
         rows.resize(static_cast<size_t>(n * n));
         for (int64_t p = 0; p < n; ++p) col(p, rows.data() + p * n);
         bank.push(rows.data(), -1);
