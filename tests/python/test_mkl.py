@@ -342,3 +342,43 @@ def test_stpmkl_at_least_as_accurate_as_simplemkl_on_flipped_labels(data_dir):
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_mkl_command_smoke(data_dir, tmp_path):
+    import argparse
+    import csv
+    import json
+
+    from robustcore.experiments import mkl as exp
+
+    p = argparse.ArgumentParser()
+    exp.add_arguments(p)
+    args = p.parse_args(["--datasets", "heart", "--noise", "0", "0.3", "--repeats", "1", "--max-iter", "40",
+                         "--gap-iters", "30", "--lambdas", "0.1", "--out", str(tmp_path), "--verbose", "0",
+                         "--data-home", str(data_dir)])
+    exp.main(args)
+    rows = list(csv.DictReader(open(tmp_path / "mkl_runs.csv")))
+    assert len(rows) == 2 * len(exp.METHODS)
+    assert {r["method"] for r in rows} == set(exp.METHODS)
+    assert all(0.0 <= float(r["accuracy"]) <= 1.0 and float(r["rho_fraction"]) in exp.RHO_FRACTIONS for r in rows)
+    curves = json.loads((tmp_path / "mkl_gap_curves.json").read_text())["heart"]
+    assert len(curves["amp"]) == len(curves["vi"]) == 30 and min(curves["amp"]) >= -1e-9
+    assert curves["gamma0"] in exp.GAMMA0_GRID
+    assert (tmp_path / "mkl_fig1.png").stat().st_size > 0 and "| heart | 0.3 |" in (tmp_path / "mkl_table.md").read_text()
+
+
+def test_mkl_command_rejects_bad_arguments(capsys, tmp_path):
+    from robustcore import cli
+
+    out = tmp_path / "never"
+    for argv, match in ((["mkl", "--low-rank-tol", "-1"], "low-rank-tol"),
+                        (["mkl", "--low-rank-tol", "abc"], "low-rank-tol"),
+                        (["mkl", "--noise", "0.6"], "noise"),
+                        (["mkl", "--repeats", "0"], "repeats"),
+                        (["mkl", "--lambdas", "0"], "lambdas"),
+                        (["mkl", "--datasets", "nosuch"], "unknown dataset")):
+        with pytest.raises(SystemExit) as exc:
+            cli.main(argv + ["--out", str(out)])
+        assert exc.value.code == 2
+        assert match in capsys.readouterr().err
+    assert not out.exists()  # refused before writing anything
