@@ -1,5 +1,6 @@
 // C++ checks for mkl.hpp and the Lemma 3 composite step (projections.hpp).
 #include <robustcore/mkl.hpp>
+#include <robustcore/robustcore.hpp>  // the umbrella header compiles as a whole
 #include <robustcore/projections.hpp>
 #include <robustcore/rng.hpp>
 

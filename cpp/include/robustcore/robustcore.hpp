@@ -11,3 +11,8 @@
 #include "weights.hpp"
 #include "sum_tree.hpp"
 #include "fol.hpp"
+#include "projections.hpp"
+#include "factored_bank.hpp"
+#include "mkl.hpp"
+#include "vr.hpp"
+#include "multinomial.hpp"
