@@ -85,7 +85,8 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     loss : {"hinge", "log", "squared_hinge", "modified_huber", "ramp", "sramp", "rgomp", "softmax"}
-        "softmax": one multinomial model over all classes (solvers "saga", "sag", "svrg", "s2gd").
+        "softmax": one multinomial model over all classes, with any variance-reduced solver or
+        "sgd" (plain SGD with the constant step ``eta0``; learning_rate None or "constant").
         "sramp" is the Smooth Ramp loss (SRamp paper eq. 4), "rgomp" the Reversed Gompertz (eq. 5),
         "ramp" the (non-smooth) Ramp loss R_s.
     solver : {"sgd", "asgd", "pegasos", "saga", "sag", "svrg", "s2gd", "finito", "vrlite", "batching_svrg", "mixed_svrg"}
@@ -149,7 +150,9 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
     ----------
     classes_, coef_ (n_classes or 1, n_features), intercept_, n_features_in_, n_iter_ (epochs run),
     t_ (steps taken), history_ (dict of per-epoch arrays: objective, train_error, test_error if
-    ``eval_set`` was given, seconds; 2-d with one row per one-vs-rest problem when multi-class),
+    ``eval_set`` was given, seconds; 2-d with one row per one-vs-rest problem when multi-class; the
+    variance-reduced solvers and loss="softmax" record them per effective pass, with "passes" and
+    "grad_norm"),
     status_ ("max_iter" or "converged").
 
     Interrupting ``fit`` with Ctrl-C raises KeyboardInterrupt and leaves the estimator unfitted.
@@ -382,7 +385,8 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         return p.average == _core.Averaging.running
 
     def fit(self, X, y, sample_weight=None, eval_set=None):
-        """Fit on (X, y). ``eval_set=(X_test, y_test)`` adds test error per epoch to ``history_``."""
+        """Fit on (X, y). ``eval_set=(X_test, y_test)`` adds test error per epoch (per effective pass for the
+        variance-reduced solvers and loss="softmax") to ``history_``."""
         if self.loss == "softmax":
             return _vr.fit_softmax_classifier(self, X, y, sample_weight, eval_set)
         if self.solver in _vr.VR_SOLVERS:

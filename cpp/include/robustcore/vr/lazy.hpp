@@ -42,6 +42,7 @@ namespace vr {
 
 enum class Method : int {
   Saga = 0, Sag = 1, Svrg = 2, S2gd = 3, Finito = 4, VrLite = 5, BatchingSvrg = 6, MixedSvrg = 7,
+  Sgd = 8,  ///< plain constant-step SGD: softmax model only (binary SGD lives in sgd.hpp)
 };
 /// SVRG Algorithm 4.2: the next outer iterate is (a) the last, (b) the average, (c) a uniformly chosen
 /// inner iterate.
@@ -57,6 +58,7 @@ inline const char* method_name(Method m) {
     case Method::VrLite: return "vrlite";
     case Method::BatchingSvrg: return "batching_svrg";
     case Method::MixedSvrg: return "mixed_svrg";
+    case Method::Sgd: return "sgd";
   }
   return "unknown";
 }
@@ -117,7 +119,8 @@ double max_smoothness(const Data& X, const Loss& loss, double lambda, bool fit_i
 /// Default steps from L = L_max (documented in the Python docstring):
 ///   SAG 1/L (Schmidt, Le Roux, Bach 2017);  SAGA 1/(2(L + lambda n)) capped at 1/(3L) (Defazio et al.
 ///   2014, Thm 1 and its 1/(3L) practical choice);  SVRG, S2GD, Batching/Mixed SVRG, VR-Lite 1/(4L)
-///   (inside Johnson & Zhang's 1/(4L) condition for option (b));  Finito min(1/(2 lambda), n/(2L)).
+///   (inside Johnson & Zhang's 1/(4L) condition for option (b));  Finito min(1/(2 lambda), n/(2L));
+///   plain SGD (softmax model) 1/(4L) as well.
 inline double default_step(Method m, double L, double lambda, int64_t n) {
   switch (m) {
     case Method::Sag: return 1.0 / L;
@@ -297,14 +300,17 @@ class LazyWeights {
 template <class Loss, class Data>
 void objective_and_grad(const Data& X, const double* y, const Loss& loss, const double* w, double b, double lambda,
                         bool fit_intercept, double* obj, double* gnorm, std::vector<double>& gbuf,
-                        const double* sample_weight = nullptr) {
+                        const double* sample_weight = nullptr, double* error = nullptr) {
   const int64_t n = X.rows(), d = X.cols();
   gbuf.assign(static_cast<size_t>(d), 0.0);
   double lsum = 0.0, gb = 0.0;
+  int64_t wrong = 0;
   for (int64_t i = 0; i < n; ++i) {
     const auto r = X.row(i);
     double v, dv;
-    loss.value_deriv(y[i] * (dot(r, w) + b), v, dv);
+    const double f = dot(r, w) + b;
+    if ((f >= 0 ? 1.0 : -1.0) != y[i]) ++wrong;
+    loss.value_deriv(y[i] * f, v, dv);
     const double s = sample_weight ? sample_weight[i] : 1.0;
     lsum += s * v;
     const double c = s * dv * y[i] / static_cast<double>(n);
@@ -319,14 +325,33 @@ void objective_and_grad(const Data& X, const double* y, const Loss& loss, const 
   }
   if (obj) *obj = (n ? lsum / static_cast<double>(n) : 0.0) + 0.5 * lambda * sq;
   if (gnorm) *gnorm = std::sqrt(g2);
+  if (error) *error = n ? static_cast<double>(wrong) / static_cast<double>(n) : 0.0;
 }
+
+/// 0/1 error of sign(<w, x_i> + b) against +-1 labels (the SGD solvers' rule: f >= 0 predicts +1).
+template <class Data>
+double binary_error(const Data& X, const double* y, const double* w, double b) {
+  const int64_t n = X.rows();
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i)
+    if (((dot(X.row(i), w) + b) >= 0 ? 1.0 : -1.0) != y[i]) ++wrong;
+  return n ? static_cast<double>(wrong) / static_cast<double>(n) : 0.0;
+}
+
+/// Optional evaluation set of a binary solve (X_test rows, +-1 labels): test error per effective pass.
+template <class Data>
+struct EvalSet {
+  const Data* X = nullptr;
+  const double* y = nullptr;
+};
 
 /// Per-pass bookkeeping shared by the drivers: history, divergence, the tol rule, the progress callback.
 template <class Loss, class Data>
 class PassMonitor {
  public:
-  PassMonitor(const Data& X, const double* y, const Loss& loss, const VrParams& p, VrResult& res, ProgressFn progress)
-      : X_(X), y_(y), loss_(loss), p_(p), res_(res), progress_(std::move(progress)),
+  PassMonitor(const Data& X, const double* y, const Loss& loss, const VrParams& p, VrResult& res, ProgressFn progress,
+              EvalSet<Data> eval = {})
+      : X_(X), y_(y), loss_(loss), p_(p), res_(res), progress_(std::move(progress)), eval_(eval),
         prev_(static_cast<size_t>(X.cols()), 0.0), cur_(static_cast<size_t>(X.cols()), 0.0),
         t0_(std::chrono::steady_clock::now()) {}
   /// Called at the end of a pass with the current model (w caught up and written into w). Returns false
@@ -344,10 +369,13 @@ class PassMonitor {
       prev_[static_cast<size_t>(j)] = w[j];
     }
     if (p_.record_history) {
-      double obj = NAN, gn = NAN;
-      if (finite) objective_and_grad(X_, y_, loss_, w, b, p_.lambda, p_.fit_intercept, &obj, &gn, cur_, p_.sample_weight);
+      double obj = NAN, gn = NAN, err = NAN;
+      if (finite)
+        objective_and_grad(X_, y_, loss_, w, b, p_.lambda, p_.fit_intercept, &obj, &gn, cur_, p_.sample_weight, &err);
       res_.trace.objective.push_back(obj);
       res_.trace.grad_norm.push_back(gn);
+      res_.trace.train_error.push_back(err);
+      if (eval_.X && eval_.y) res_.trace.test_error.push_back(finite ? binary_error(*eval_.X, eval_.y, w, b) : NAN);
     }
     res_.trace.seconds.push_back(secs);
     res_.passes.push_back(passes_done);
@@ -376,6 +404,7 @@ class PassMonitor {
   const VrParams& p_;
   VrResult& res_;
   ProgressFn progress_;
+  EvalSet<Data> eval_;
   std::vector<double> prev_, cur_;
   std::chrono::steady_clock::time_point t0_;
   double elapsed_ = 0.0;

@@ -14,12 +14,12 @@ namespace vr {
 
 template <class Loss, class Data>
 VrResult saga_fit(const Data& X, const double* y, const Loss& loss, const VrParams& p, double eta, double* w,
-                  double& b, IndexStream& idx, ProgressFn progress, bool sag) {
+                  double& b, IndexStream& idx, ProgressFn progress, bool sag, EvalSet<Data> eval = {}) {
   const int64_t n = X.rows(), d = X.cols();
   const double inv_n = 1.0 / static_cast<double>(n);
   VrResult res;
   res.eta = eta;
-  PassMonitor<Loss, Data> mon(X, y, loss, p, res, std::move(progress));
+  PassMonitor<Loss, Data> mon(X, y, loss, p, res, std::move(progress), eval);
   mon.end_pass(w, b, 0.0, 0);
   mon.restart_clock();
   LazyWeights W(d, eta, p.lambda, false);

@@ -28,7 +28,7 @@ namespace vr {
 
 template <class Loss, class Data>
 VrResult svrg_family_fit(const Data& X, const double* y, const Loss& loss, const VrParams& p, double eta,
-                         double* w, double& b, IndexStream& idx, ProgressFn progress) {
+                         double* w, double& b, IndexStream& idx, ProgressFn progress, EvalSet<Data> eval = {}) {
   const int64_t n = X.rows(), d = X.cols();
   const Method meth = p.method;
   const bool batching = meth == Method::BatchingSvrg || meth == Method::MixedSvrg;
@@ -40,7 +40,7 @@ VrResult svrg_family_fit(const Data& X, const double* y, const Loss& loss, const
   const double nu = p.s2gd_nu >= 0.0 ? p.s2gd_nu : p.lambda;
   VrResult res;
   res.eta = eta;
-  PassMonitor<Loss, Data> mon(X, y, loss, p, res, std::move(progress));
+  PassMonitor<Loss, Data> mon(X, y, loss, p, res, std::move(progress), eval);
   mon.end_pass(w, b, 0.0, 0);
   mon.restart_clock();
   LazyWeights W(d, eta, p.lambda, average);
