@@ -47,7 +47,7 @@ VrResult vrlite_fit(const Data& X, const double* y, const Loss& loss, const VrPa
   W.materialize(w);
   if (!mon.end_pass(w, b, 1.0, count)) return res;
   while (evals < static_cast<double>(p.passes) * static_cast<double>(n)) {
-    std::copy(gbar.begin(), gbar.end(), W.m());  // all features are caught up here
+    W.set_m(gbar.data());
     W.clear_sums();
     std::fill(gnext.begin(), gnext.end(), 0.0);
     double gnext_b = 0.0;
