@@ -460,13 +460,18 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(scores, axis=1)]
 
     def _has_proba(self):
-        return self.loss in _PROBA_LOSSES
+        return self.loss in _PROBA_LOSSES or self.loss == "softmax"
 
     @available_if(_has_proba)
     def predict_proba(self, X):
         """Class probabilities: sigmoid of the score for "log", (clip(f, -1, 1) + 1) / 2 for
-        "modified_huber"; one-vs-rest scores are normalised to sum to one."""
+        "modified_huber"; one-vs-rest scores are normalised to sum to one. "softmax": the model's own
+        softmax over the class scores."""
         scores = self.decision_function(X)
+        if self.loss == "softmax":
+            scores = scores - scores.max(axis=1, keepdims=True)
+            e = np.exp(scores)
+            return e / e.sum(axis=1, keepdims=True)
         if scores.ndim == 1:
             scores = scores[:, None]
         if self.loss == "log":

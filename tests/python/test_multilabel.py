@@ -160,6 +160,19 @@ def test_softmax_reaches_sklearn_multinomial_optimum(solver, option):
     np.testing.assert_allclose(h["objective"][-1], f, rtol=1e-10)
 
 
+def test_softmax_predict_proba_is_the_models_softmax():
+    X, y = _multiclass(n=150, seed=4, density=1.0)
+    n, alpha = len(y), 1e-2
+    ref = LogisticRegression(C=1.0 / (n * alpha), tol=1e-12, max_iter=10000).fit(X, y)
+    clf = rc.LinearClassifier(loss="softmax", solver="saga", alpha=alpha, max_epochs=300, random_state=0).fit(X, y)
+    P = clf.predict_proba(X)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(clf.classes_[np.argmax(P, axis=1)], clf.predict(X))
+    np.testing.assert_allclose(P, ref.predict_proba(X), atol=1e-4)
+    np.testing.assert_allclose(clf.predict_log_proba(X[:5]), np.log(P[:5]))
+    assert not hasattr(rc.LinearClassifier(loss="hinge"), "predict_proba")
+
+
 def test_softmax_sgd_approaches_but_does_not_reach_the_optimum():
     """Constant-step SGD stalls at a noise floor (no variance reduction): close to, not at, the optimum."""
     X, y = _multiclass(n=150, seed=4, density=1.0)
