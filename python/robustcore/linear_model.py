@@ -412,12 +412,16 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         self._set_output(results)
         return self
 
+    def _has_partial_fit(self):
+        if self.loss == "softmax":
+            raise AttributeError("loss='softmax' has no partial_fit; use fit")
+        return True
+
+    @available_if(_has_partial_fit)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One epoch over (X, y), continuing from the current model. ``classes`` is required on the
         first call (as in scikit-learn). With a variance-reduced solver: 2 effective passes warm-started
-        from the current model (a fresh solve on the first call)."""
-        if self.loss == "softmax":
-            raise ValueError("loss='softmax' has no partial_fit; use fit")
+        from the current model (a fresh solve on the first call). Not available with loss="softmax"."""
         if self.solver in _vr.VR_SOLVERS:
             if not hasattr(self, "coef_"):
                 if classes is not None and not np.array_equal(np.unique(classes), np.unique(y)):
@@ -451,6 +455,10 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         scores = np.asarray(X @ self.coef_.T) + self.intercept_
+        if scores.shape[1] == 2 and self.loss == "softmax":
+            # two classes: the score of classes_[1] relative to classes_[0] (> 0 predicts classes_[1]),
+            # the 1-d binary convention of scikit-learn
+            return scores[:, 1] - scores[:, 0]
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
@@ -469,6 +477,8 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         softmax over the class scores."""
         scores = self.decision_function(X)
         if self.loss == "softmax":
+            if scores.ndim == 1:  # two classes: scores relative to classes_[0]
+                scores = np.column_stack([np.zeros_like(scores), scores])
             scores = scores - scores.max(axis=1, keepdims=True)
             e = np.exp(scores)
             return e / e.sum(axis=1, keepdims=True)

@@ -249,7 +249,9 @@ def _expected_failures(est):
 
 @parametrize_with_checks(
     [rc.LinearClassifier(loss="log", solver="saga", max_epochs=30, random_state=0),
-     rc.LinearClassifier(loss="squared_hinge", solver="svrg", svrg_option="average", max_epochs=20, random_state=0)],
+     rc.LinearClassifier(loss="squared_hinge", solver="svrg", svrg_option="average", max_epochs=20, random_state=0),
+     rc.LinearClassifier(loss="softmax", solver="mixed_svrg", max_epochs=20, random_state=0),
+     rc.LinearClassifier(loss="softmax", solver="sgd", max_epochs=20, random_state=0)],
     expected_failed_checks=_expected_failures,
 )
 def test_sklearn_compatible(estimator, check):
@@ -333,3 +335,20 @@ def test_eval_set_bad_input(loss):
         clf.fit(X, y, eval_set=(X, y[:5]))
     with pytest.raises(ValueError, match="NaN|infinity|finite"):
         clf.fit(X, y, eval_set=(np.full_like(X, np.nan), y))
+
+
+def test_softmax_two_classes_binary_conventions():
+    """Two classes: decision_function is 1-d (> 0 predicts classes_[1]) as scikit-learn expects, the
+    probabilities are the model's softmax, and partial_fit is not offered."""
+    X, y = _problem(n=80, seed=17)
+    labels = np.array(["a", "b"])[(y > 0).astype(int)]
+    clf = rc.LinearClassifier(loss="softmax", solver="saga", alpha=1e-2, max_epochs=20, random_state=0).fit(X, labels)
+    assert clf.coef_.shape == (2, X.shape[1])
+    f = clf.decision_function(X)
+    S = X @ clf.coef_.T + clf.intercept_
+    np.testing.assert_allclose(f, S[:, 1] - S[:, 0])
+    np.testing.assert_array_equal(clf.predict(X), np.where(f > 0, "b", "a"))
+    P = clf.predict_proba(X)
+    np.testing.assert_allclose(P[:, 1], 1 / (1 + np.exp(-f)))
+    assert not hasattr(clf, "partial_fit")
+    assert hasattr(rc.LinearClassifier(loss="log"), "partial_fit")
