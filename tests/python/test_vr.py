@@ -120,12 +120,13 @@ def test_sparse_equals_dense_and_seeded(solver):
     assert not np.array_equal(w3, ws)
 
 
-def test_lazy_fold_of_the_scale():
+@pytest.mark.parametrize("sag", [False, True])
+def test_lazy_fold_of_the_scale(sag):
     """A large alpha * eta folds the scale many times per pass; the lazy result still equals dense."""
     X, y = _problem(n=50, d=30, density=0.1, seed=6)
     order = np.random.default_rng(0).integers(0, 50, size=9 * 50)
-    w1, _, _ = _engine(X, y, "saga", lam=5.0, eta=0.15, passes=10, order=order, sparse=True)
-    wr, _ = saga_reference(X, y, _deriv("log"), 5.0, 0.15, order, 10)
+    w1, _, _ = _engine(X, y, "sag" if sag else "saga", lam=5.0, eta=0.15, passes=10, order=order, sparse=True)
+    wr, _ = saga_reference(X, y, _deriv("log"), 5.0, 0.15, order, 10, sag=sag)
     np.testing.assert_allclose(w1, wr, rtol=1e-9, atol=1e-12)
 
 
