@@ -19,7 +19,8 @@ void bind_vr(py::module_& m) {
       .value("finito", Method::Finito)
       .value("vrlite", Method::VrLite)
       .value("batching_svrg", Method::BatchingSvrg)
-      .value("mixed_svrg", Method::MixedSvrg);
+      .value("mixed_svrg", Method::MixedSvrg)
+      .value("sgd", Method::Sgd);
   py::enum_<SvrgOption>(m, "SvrgOption")
       .value("last", SvrgOption::Last)
       .value("average", SvrgOption::Average)
@@ -44,9 +45,12 @@ void bind_vr(py::module_& m) {
   m.def(
       "vr_fit",
       [](const Matrix& X, const F64& y, std::optional<F64> sample_weight, const LossSpec& loss,
-         const VrParams& params_in, F64 coef, F64 intercept, std::optional<I64> order, py::object progress) {
+         const VrParams& params_in, F64 coef, F64 intercept, std::optional<I64> order, py::object progress,
+         const Matrix* X_test, std::optional<F64> y_test) {
         const int64_t n = X.rows(), d = X.cols();
         const double* yp = checked_const(y, n, "y");
+        if (X_test && !y_test) throw std::invalid_argument("X_test given without y_test");
+        const double* ytp = X_test ? checked_const(*y_test, X_test->rows(), "y_test") : nullptr;
         VrParams params = params_in;
         params.sample_weight = sample_weight ? checked_const(*sample_weight, n, "sample_weight") : nullptr;
         double* cp = checked(coef, d, "coef");
@@ -59,9 +63,9 @@ void bind_vr(py::module_& m) {
         double b = bp[0];
         {
           py::gil_scoped_release nogil;
-          res = visit_matrix(X, [&](const auto& v) {
+          res = visit_matrix_pair(X, X_test, [&](const auto& v, const auto* tv) {
             return visit_smooth_loss(loss, [&](const auto& l) {
-              return vr::fit(v, yp, l, params, cp, b, op, olen, prog.fn());
+              return vr::fit(v, yp, l, params, cp, b, op, olen, prog.fn(), tv, ytp);
             });
           });
         }
@@ -78,8 +82,9 @@ void bind_vr(py::module_& m) {
       py::arg("X"), py::arg("y").noconvert(), py::arg("sample_weight").noconvert(), py::arg("loss"),
       py::arg("params"), py::arg("coef").noconvert(),
       py::arg("intercept").noconvert(), py::arg("order").noconvert() = py::none(), py::arg("progress") = py::none(),
+      py::arg("X_test") = nullptr, py::arg("y_test").noconvert() = py::none(),
       "Variance-reduced solver (see vr.hpp) from the initial coef / intercept[0], written in place. "
-      "order: injected random draws (tests).");
+      "order: injected random draws (tests); X_test / y_test (+-1): test error per effective pass.");
 
   m.def("vr_default_step",
         [](const Matrix& X, const LossSpec& loss, Method method, double lam, bool fit_intercept) {
@@ -93,9 +98,12 @@ void bind_vr(py::module_& m) {
   m.def(
       "softmax_fit",
       [](const Matrix& X, const I64& y, int64_t K, std::optional<F64> sample_weight, const VrParams& params_in,
-         F64 coef, F64 intercept, std::optional<I64> order, py::object progress) {
+         F64 coef, F64 intercept, std::optional<I64> order, py::object progress, const Matrix* X_test,
+         std::optional<I64> y_test) {
         const int64_t n = X.rows(), d = X.cols();
         const int64_t* yp = checked_const(y, n, "y");
+        if (X_test && !y_test) throw std::invalid_argument("X_test given without y_test");
+        const int64_t* ytp = X_test ? checked_const(*y_test, X_test->rows(), "y_test") : nullptr;
         if (K < 2) throw std::invalid_argument("the softmax model needs K >= 2 classes");
         VrParams params = params_in;
         params.sample_weight = sample_weight ? checked_const(*sample_weight, n, "sample_weight") : nullptr;
@@ -108,7 +116,9 @@ void bind_vr(py::module_& m) {
         vr::VrResult res;
         {
           py::gil_scoped_release nogil;
-          res = visit_matrix(X, [&](const auto& v) { return vr::softmax_fit(v, yp, K, params, cp, bp, op, olen, prog.fn()); });
+          res = visit_matrix_pair(X, X_test, [&](const auto& v, const auto* tv) {
+            return vr::softmax_fit(v, yp, K, params, cp, bp, op, olen, prog.fn(), tv, ytp);
+          });
         }
         prog.rethrow();
         py::dict out;
@@ -121,9 +131,11 @@ void bind_vr(py::module_& m) {
       },
       py::arg("X"), py::arg("y").noconvert(), py::arg("K"), py::arg("sample_weight").noconvert(), py::arg("params"),
       py::arg("coef").noconvert(), py::arg("intercept").noconvert(), py::arg("order").noconvert() = py::none(),
-      py::arg("progress") = py::none(),
-      "Softmax model (multinomial.hpp) by SAGA/SAG/SVRG/S2GD; coef is (d, K) C-order, written in place.");
-  m.def("finito_check_size", &vr::finito_check_size, py::arg("n"), py::arg("d"), py::arg("max_bytes"));
+      py::arg("progress") = py::none(), py::arg("X_test") = nullptr, py::arg("y_test").noconvert() = py::none(),
+      "Softmax model (multinomial.hpp) by any VrMethod (sgd included); coef is (d, K) C-order, written in place. "
+      "X_test / y_test (labels in 0..K-1, -1 = a class unseen in training): test error per effective pass.");
+  m.def("finito_check_size", &vr::finito_check_size, py::arg("n"), py::arg("d"), py::arg("max_bytes"),
+        py::arg("K") = 1);
 }
 
 }  // namespace rcb

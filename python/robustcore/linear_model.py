@@ -85,7 +85,8 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     loss : {"hinge", "log", "squared_hinge", "modified_huber", "ramp", "sramp", "rgomp", "softmax"}
-        "softmax": one multinomial model over all classes (solvers "saga", "sag", "svrg", "s2gd").
+        "softmax": one multinomial model over all classes, with any variance-reduced solver or
+        "sgd" (plain SGD with the constant step ``eta0``; learning_rate None or "constant").
         "sramp" is the Smooth Ramp loss (SRamp paper eq. 4), "rgomp" the Reversed Gompertz (eq. 5),
         "ramp" the (non-smooth) Ramp loss R_s.
     solver : {"sgd", "asgd", "pegasos", "saga", "sag", "svrg", "s2gd", "finito", "vrlite", "batching_svrg", "mixed_svrg"}
@@ -149,7 +150,9 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
     ----------
     classes_, coef_ (n_classes or 1, n_features), intercept_, n_features_in_, n_iter_ (epochs run),
     t_ (steps taken), history_ (dict of per-epoch arrays: objective, train_error, test_error if
-    ``eval_set`` was given, seconds; 2-d with one row per one-vs-rest problem when multi-class),
+    ``eval_set`` was given, seconds; 2-d with one row per one-vs-rest problem when multi-class; the
+    variance-reduced solvers and loss="softmax" record them per effective pass, with "passes" and
+    "grad_norm"),
     status_ ("max_iter" or "converged").
 
     Interrupting ``fit`` with Ctrl-C raises KeyboardInterrupt and leaves the estimator unfitted.
@@ -382,7 +385,8 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         return p.average == _core.Averaging.running
 
     def fit(self, X, y, sample_weight=None, eval_set=None):
-        """Fit on (X, y). ``eval_set=(X_test, y_test)`` adds test error per epoch to ``history_``."""
+        """Fit on (X, y). ``eval_set=(X_test, y_test)`` adds test error per epoch (per effective pass for the
+        variance-reduced solvers and loss="softmax") to ``history_``."""
         if self.loss == "softmax":
             return _vr.fit_softmax_classifier(self, X, y, sample_weight, eval_set)
         if self.solver in _vr.VR_SOLVERS:
@@ -408,12 +412,16 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         self._set_output(results)
         return self
 
+    def _has_partial_fit(self):
+        if self.loss == "softmax":
+            raise AttributeError("loss='softmax' has no partial_fit; use fit")
+        return True
+
+    @available_if(_has_partial_fit)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One epoch over (X, y), continuing from the current model. ``classes`` is required on the
         first call (as in scikit-learn). With a variance-reduced solver: 2 effective passes warm-started
-        from the current model (a fresh solve on the first call)."""
-        if self.loss == "softmax":
-            raise ValueError("loss='softmax' has no partial_fit; use fit")
+        from the current model (a fresh solve on the first call). Not available with loss="softmax"."""
         if self.solver in _vr.VR_SOLVERS:
             if not hasattr(self, "coef_"):
                 if classes is not None and not np.array_equal(np.unique(classes), np.unique(y)):
@@ -447,6 +455,10 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         scores = np.asarray(X @ self.coef_.T) + self.intercept_
+        if scores.shape[1] == 2 and self.loss == "softmax":
+            # two classes: the score of classes_[1] relative to classes_[0] (> 0 predicts classes_[1]),
+            # the 1-d binary convention of scikit-learn
+            return scores[:, 1] - scores[:, 0]
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
@@ -456,13 +468,20 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(scores, axis=1)]
 
     def _has_proba(self):
-        return self.loss in _PROBA_LOSSES
+        return self.loss in _PROBA_LOSSES or self.loss == "softmax"
 
     @available_if(_has_proba)
     def predict_proba(self, X):
         """Class probabilities: sigmoid of the score for "log", (clip(f, -1, 1) + 1) / 2 for
-        "modified_huber"; one-vs-rest scores are normalised to sum to one."""
+        "modified_huber"; one-vs-rest scores are normalised to sum to one. "softmax": the model's own
+        softmax over the class scores."""
         scores = self.decision_function(X)
+        if self.loss == "softmax":
+            if scores.ndim == 1:  # two classes: scores relative to classes_[0]
+                scores = np.column_stack([np.zeros_like(scores), scores])
+            scores = scores - scores.max(axis=1, keepdims=True)
+            e = np.exp(scores)
+            return e / e.sum(axis=1, keepdims=True)
         if scores.ndim == 1:
             scores = scores[:, None]
         if self.loss == "log":

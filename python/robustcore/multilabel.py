@@ -4,7 +4,7 @@
   label (``LinearClassifier`` with any solver); labels are trained on ``n_jobs`` threads (the engine
   releases the GIL during each solve).
 * ``LabelPowersetClassifier`` -- the subset 0/1 view: one softmax model over the label combinations
-  seen in training (``multinomial.hpp``, solvers "saga", "sag", "svrg", "s2gd").
+  seen in training (``multinomial.hpp``; every variance-reduced solver, or "sgd" with a constant step).
 
 Both take a label indicator matrix Y (n_samples, n_labels) and predict one; score them with
 scikit-learn's ``hamming_loss`` and ``accuracy_score`` (subset accuracy).
@@ -115,11 +115,12 @@ class BinaryRelevanceClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator
 class LabelPowersetClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     """Softmax over the label combinations seen in training (subset 0/1 view).
 
-    Parameters: solver in {"saga", "sag", "svrg", "s2gd"}, alpha (L2), max_epochs (effective passes),
+    Parameters: solver in {"saga", "sag", "svrg", "s2gd", "finito", "vrlite", "batching_svrg", "mixed_svrg",
+    "sgd"} ("sgd": plain SGD with the constant step eta0), alpha (L2), max_epochs (effective passes),
     eta0 (None: default step from the smoothness constant), svrg_option, tol, fit_intercept, random_state.
 
     Attributes: combinations_ (n_combinations, n_labels) 0/1 rows, coef_ (n_combinations, n_features),
-    intercept_, history_ (passes, objective, grad_norm, seconds), n_iter_, status_.
+    intercept_, history_ (passes, objective, train_error, grad_norm, seconds), n_iter_, status_.
     """
 
     def __init__(self, solver="saga", alpha=1e-4, max_epochs=50, eta0=None, svrg_option="last", tol=0.0,
@@ -146,7 +147,7 @@ class LabelPowersetClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         self.n_labels_ = Y.shape[1]
         params = _vr.make_params(self.solver, alpha=self.alpha, passes=self.max_epochs, eta=self.eta0,
                                  svrg_option=self.svrg_option, tol=self.tol, fit_intercept=self.fit_intercept,
-                                 seed=seed_from_random_state(self.random_state))
+                                 seed=seed_from_random_state(self.random_state), softmax=True)
         if K == 1:
             self.coef_ = np.zeros((1, X.shape[1]))
             self.intercept_ = np.zeros(1)
@@ -158,7 +159,7 @@ class LabelPowersetClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         self.coef_, self.intercept_ = W, b
         self.n_iter_ = int(np.ceil(info["passes_done"]))
         self.status_ = info["status"]
-        self.history_ = {"passes": info["passes"], **{k: info["history"][k] for k in ("objective", "grad_norm", "seconds")
+        self.history_ = {"passes": info["passes"], **{k: info["history"][k] for k in _vr._HISTORY_KEYS
                                                        if info["history"][k].size}}
         return self
 

@@ -22,6 +22,14 @@ Finito min(1/(2 alpha), n/(2L)).
 
 Effective passes count gradient evaluations / n: SAG/SAGA/Finito spend the first pass filling their
 tables; an SVRG outer iteration with m = n inner steps costs 2 passes; a VR-Lite pass after the first costs 2.
+
+The softmax model (``fit_softmax``, ``LinearClassifier(loss="softmax")``, label powerset) takes every
+solver above with the same semantics (draws, step defaults with L = 1/2 max_i sw_i (||x_i||^2 +
+fit_intercept) + alpha, batch growth, pass accounting) and also ``"sgd"``: plain SGD with a constant step
+(``eta0``, default 1/(4L)) over a fresh permutation each pass, O(K nnz) per step.
+
+An evaluation set (``eval_set=(X_test, y_test)`` in ``LinearClassifier.fit``) adds the test 0/1 error per
+effective pass to ``history_["test_error"]``; ``history_["train_error"]`` is recorded with the objective.
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _core
-from ._validation import check_choice, check_positive, seed_from_random_state, to_matrix
+from ._validation import check_choice, check_eval_set, check_positive, seed_from_random_state, to_matrix
 from .losses import loss_spec
 
 VR_SOLVERS = {
@@ -52,18 +60,20 @@ SVRG_OPTIONS = {
     "random": _core.SvrgOption.random,
 }
 SMOOTH_LOSSES = ("log", "squared_hinge", "modified_huber", "sramp", "rgomp")
+#: solvers of the softmax model: every variance-reduced solver and plain constant-step SGD
+SOFTMAX_SOLVERS = {**VR_SOLVERS, "sgd": _core.VrMethod.sgd}
 
 
 def make_params(solver, *, alpha, passes, eta=None, svrg_option="last", tol=0.0, fit_intercept=True, seed=0,
-                history=True, inner=0, batch=0, batch_growth=2.0, s2gd_nu=None, max_dense_bytes=None):
-    """Validated ``_core.VrParams``."""
-    check_choice("solver", solver, VR_SOLVERS)
+                history=True, inner=0, batch=0, batch_growth=2.0, s2gd_nu=None, max_dense_bytes=None, softmax=False):
+    """Validated ``_core.VrParams`` (``softmax=True`` also accepts solver="sgd", the softmax model's SGD)."""
+    check_choice("solver", solver, SOFTMAX_SOLVERS if softmax else VR_SOLVERS)
     check_choice("svrg_option", svrg_option, SVRG_OPTIONS)
     check_positive("alpha", alpha, allow_zero=True)
     check_positive("passes", passes, integer=True)
     check_positive("tol", tol, allow_zero=True)
     p = _core.VrParams()
-    p.method = VR_SOLVERS[solver]
+    p.method = SOFTMAX_SOLVERS[solver]
     p.option = SVRG_OPTIONS[svrg_option]
     p.lam = float(alpha)
     p.eta = 0.0 if eta is None else float(check_positive("eta0", eta))
@@ -84,8 +94,10 @@ def make_params(solver, *, alpha, passes, eta=None, svrg_option="last", tol=0.0,
     return p
 
 
-def fit_binary(M, y, spec, params, *, sample_weight=None, coef=None, intercept=0.0, order=None, progress=None):
-    """Run one solve on a ``_core.Matrix`` with +-1 labels. Returns (coef, intercept, info dict)."""
+def fit_binary(M, y, spec, params, *, sample_weight=None, coef=None, intercept=0.0, order=None, progress=None,
+               X_test=None, y_test=None):
+    """Run one solve on a ``_core.Matrix`` with +-1 labels (X_test: a ``_core.Matrix`` of the same storage,
+    y_test: its +-1 labels, for the test error per pass). Returns (coef, intercept, info dict)."""
     d = M.cols() if callable(getattr(M, "cols", None)) else M.shape[1]
     w = np.zeros(d) if coef is None else np.array(coef, dtype=np.float64, copy=True)
     b = np.array([float(intercept)])
@@ -93,7 +105,9 @@ def fit_binary(M, y, spec, params, *, sample_weight=None, coef=None, intercept=0
     sw = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
     if order is not None:
         order = np.ascontiguousarray(order, dtype=np.int64)
-    info = _core.vr_fit(M, y, sw, spec, params, w, b, order, progress)
+    if y_test is not None:
+        y_test = np.ascontiguousarray(y_test, dtype=np.float64)
+    info = _core.vr_fit(M, y, sw, spec, params, w, b, order, progress, X_test, y_test)
     return w, float(b[0]), info
 
 
@@ -116,8 +130,6 @@ def fit_linear_classifier(est, X, y, sample_weight=None, eval_set=None, warm_sta
     if est.loss not in SMOOTH_LOSSES:
         check_choice("loss", est.loss, SMOOTH_LOSSES + ("hinge", "ramp"))
         raise ValueError(f"solver={est.solver!r} needs a smooth loss {SMOOTH_LOSSES}, got loss={est.loss!r}")
-    if eval_set is not None:
-        raise ValueError("eval_set is not supported by the variance-reduced solvers (history_ records the objective)")
     if est.learning_rate is not None or est.average is not None:
         raise ValueError(f"solver={est.solver!r} uses a constant step eta0 (default from the smoothness constant); "
                          "leave learning_rate and average as None")
@@ -146,6 +158,10 @@ def fit_linear_classifier(est, X, y, sample_weight=None, eval_set=None, warm_sta
         sample_weight = _check_sample_weight(sample_weight, X)
     Y = est._binary_targets(y)
     M = to_matrix(X)
+    Mt, Yt = None, None
+    if eval_set is not None:
+        Xt, yt = check_eval_set(est, eval_set, sp.issparse(X))
+        Mt, Yt = to_matrix(Xt), est._binary_targets(yt)
     n_problems = Y.shape[0]
     coef0 = est.coef_ if warm_start else np.zeros((n_problems, X.shape[1]))
     b0 = est.intercept_ if warm_start else np.zeros(n_problems)
@@ -158,7 +174,8 @@ def fit_linear_classifier(est, X, y, sample_weight=None, eval_set=None, warm_sta
     def one(k):
         p = make_params(est.solver, alpha=est.alpha, passes=n_passes, eta=est.eta0, svrg_option=svrg_option, tol=tol,
                         fit_intercept=est.fit_intercept, seed=base_seed + 7919 * k, history=est.history)
-        return fit_binary(M, Y[k], spec, p, sample_weight=sample_weight, coef=coef0[k], intercept=b0[k], progress=cb)
+        return fit_binary(M, Y[k], spec, p, sample_weight=sample_weight, coef=coef0[k], intercept=b0[k], progress=cb,
+                          X_test=Mt, y_test=None if Yt is None else Yt[k])
 
     del params
     try:
@@ -180,7 +197,8 @@ def fit_linear_classifier(est, X, y, sample_weight=None, eval_set=None, warm_sta
     est.eta_ = float(results[0][2]["eta"])
     est.t_ = 0
     hist = {}
-    for key, src in (("passes", None), ("objective", "history"), ("grad_norm", "history"), ("seconds", "history")):
+    for key, src in (("passes", None), ("objective", "history"), ("train_error", "history"), ("test_error", "history"),
+                     ("grad_norm", "history"), ("seconds", "history")):
         rows = [np.asarray(r[2]["passes"] if src is None else r[2]["history"][key]) for r in results]
         if rows[0].size == 0:
             continue
@@ -193,12 +211,13 @@ def fit_linear_classifier(est, X, y, sample_weight=None, eval_set=None, warm_sta
     return est
 
 
-SOFTMAX_SOLVERS = ("saga", "sag", "svrg", "s2gd")
+_HISTORY_KEYS = ("objective", "train_error", "test_error", "grad_norm", "seconds")
 
 
-def fit_softmax(M, y, K, params, *, sample_weight=None, order=None, progress=None):
-    """Softmax model (multinomial.hpp) on a ``_core.Matrix`` with labels y in 0..K-1.
-    Returns (coef (K, d), intercept (K,), info)."""
+def fit_softmax(M, y, K, params, *, sample_weight=None, order=None, progress=None, X_test=None, y_test=None):
+    """Softmax model (multinomial.hpp) on a ``_core.Matrix`` with labels y in 0..K-1 (X_test: a
+    ``_core.Matrix`` of the same storage, y_test: labels in 0..K-1 or -1 for a class never seen in
+    training, for the test error per pass). Returns (coef (K, d), intercept (K,), info)."""
     d = M.shape[1]
     W = np.zeros((d, K))
     b = np.zeros(K)
@@ -206,25 +225,26 @@ def fit_softmax(M, y, K, params, *, sample_weight=None, order=None, progress=Non
     sw = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
     if order is not None:
         order = np.ascontiguousarray(order, dtype=np.int64)
-    info = _core.softmax_fit(M, y, int(K), sw, params, W.reshape(-1), b, order, progress)
+    if y_test is not None:
+        y_test = np.ascontiguousarray(y_test, dtype=np.int64)
+    info = _core.softmax_fit(M, y, int(K), sw, params, W.reshape(-1), b, order, progress, X_test, y_test)
     return np.ascontiguousarray(W.T), b, info
 
 
 def fit_softmax_classifier(est, X, y, sample_weight=None, eval_set=None):
     """LinearClassifier(loss="softmax"): one multinomial model over all classes (coef_ has one row per
-    class, also for two classes)."""
+    class, also for two classes). Solvers: every variance-reduced solver and "sgd" (constant step)."""
     check_choice("solver", est.solver, SOFTMAX_SOLVERS)
-    if eval_set is not None:
-        raise ValueError("eval_set is not supported by the variance-reduced solvers (history_ records the objective)")
-    if est.learning_rate is not None or est.average is not None:
-        raise ValueError("loss='softmax' uses a constant step eta0; leave learning_rate and average as None")
+    if est.learning_rate not in (None, "constant") or est.average is not None:
+        raise ValueError("loss='softmax' uses a constant step eta0; leave learning_rate (or set it to 'constant') "
+                         "and average as None")
     est._check_epochs()
     if not isinstance(est.fit_intercept, (bool, np.bool_)):
         raise TypeError(f"fit_intercept must be a bool, got {est.fit_intercept!r}")
     params = make_params(est.solver, alpha=est.alpha, passes=est.max_epochs, eta=est.eta0,
                          svrg_option=getattr(est, "svrg_option", "last"), tol=getattr(est, "tol", 0.0) or 0.0,
                          fit_intercept=est.fit_intercept, seed=seed_from_random_state(est.random_state),
-                         history=est.history)
+                         history=est.history, softmax=True)
     X, y = est._validate_Xy(X, y, reset=True)
     est.classes_, yi = np.unique(y, return_inverse=True)
     if len(est.classes_) < 2:
@@ -233,7 +253,15 @@ def fit_softmax_classifier(est, X, y, sample_weight=None, eval_set=None):
         from sklearn.utils.validation import _check_sample_weight
 
         sample_weight = _check_sample_weight(sample_weight, X)
-    W, b, info = fit_softmax(to_matrix(X), yi, len(est.classes_), params, sample_weight=sample_weight)
+    Mt, yt_idx = None, None
+    if eval_set is not None:
+        Xt, yt = check_eval_set(est, eval_set, sp.issparse(X))
+        pos = np.searchsorted(est.classes_, yt)
+        pos = np.minimum(pos, len(est.classes_) - 1)
+        known = est.classes_[pos] == yt
+        Mt, yt_idx = to_matrix(Xt), np.where(known, pos, -1)
+    W, b, info = fit_softmax(to_matrix(X), yi, len(est.classes_), params, sample_weight=sample_weight,
+                             X_test=Mt, y_test=yt_idx)
     if info["status"] == "diverged":
         raise ValueError(f"{type(est).__name__} (loss='softmax') diverged; use a smaller eta0 or a larger alpha")
     est.coef_, est.intercept_ = W, b
@@ -241,6 +269,6 @@ def fit_softmax_classifier(est, X, y, sample_weight=None, eval_set=None):
     est.status_ = info["status"]
     est.eta_ = float(info["eta"])
     est.t_ = 0
-    est.history_ = {"passes": info["passes"], **{k: info["history"][k] for k in ("objective", "grad_norm", "seconds")
+    est.history_ = {"passes": info["passes"], **{k: info["history"][k] for k in _HISTORY_KEYS
                                                   if info["history"][k].size}}
     return est

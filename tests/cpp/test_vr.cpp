@@ -1,5 +1,6 @@
 // Variance-reduced solvers: sparse (lazy) == dense, same seed == same bits, every method approaches
-// the optimum on a small problem, Finito's size guard, bad input throws.
+// the optimum on a small problem, Finito's size guard, bad input throws; the same for the softmax model.
+#include <robustcore/multinomial.hpp>
 #include <robustcore/vr.hpp>
 
 #include <stdexcept>
@@ -96,6 +97,48 @@ int main() {
     vr::fit(P.dv(), bad.data(), Logistic{}, p, w.data(), b);
   } catch (const std::invalid_argument&) {
     threw = true;
+  }
+  CHECK(threw);
+  // binary vr::fit refuses Method::Sgd (the softmax model's SGD)
+  threw = false;
+  p.method = vr::Method::Sgd;
+  try {
+    vr::fit(P.dv(), P.y.data(), Logistic{}, p, w.data(), b);
+  } catch (const std::invalid_argument&) {
+    threw = true;
+  }
+  CHECK(threw);
+  // softmax model, K = 3: every method, dense == CSR, same seed == same bits, objective decreases
+  const int64_t K = 3;
+  std::vector<int64_t> yk(static_cast<size_t>(P.n));
+  for (int64_t i = 0; i < P.n; ++i) yk[static_cast<size_t>(i)] = (P.y[static_cast<size_t>(i)] > 0 ? 1 : 0) + (i % 5 == 0 ? 1 : 0);
+  const vr::Method all[] = {vr::Method::Saga, vr::Method::Sag, vr::Method::Svrg, vr::Method::S2gd,
+                            vr::Method::Finito, vr::Method::VrLite, vr::Method::BatchingSvrg,
+                            vr::Method::MixedSvrg, vr::Method::Sgd};
+  for (auto m : all) {
+    vr::VrParams q;
+    q.method = m;
+    q.lambda = 1e-2;
+    q.passes = 12;
+    q.seed = 5;
+    std::vector<double> W1(static_cast<size_t>(P.d * K), 0.0), W2 = W1, W3 = W1, b1(3, 0.0), b2 = b1, b3 = b1;
+    auto r1 = vr::softmax_fit(P.dv(), yk.data(), K, q, W1.data(), b1.data());
+    vr::softmax_fit(P.cv(), yk.data(), K, q, W2.data(), b2.data());
+    vr::softmax_fit(P.cv(), yk.data(), K, q, W3.data(), b3.data());
+    for (size_t j = 0; j < W1.size(); ++j) {
+      CHECK_CLOSE(W1[j], W2[j], 1e-10);
+      CHECK(W2[j] == W3[j]);
+    }
+    CHECK(r1.status == Status::MaxIter);
+    CHECK(r1.trace.objective.front() > r1.trace.objective.back());
+    CHECK(r1.trace.train_error.size() == r1.trace.objective.size());
+  }
+  // the softmax Finito table is n x (d+1) x K
+  threw = false;
+  try {
+    vr::finito_check_size(1000000, 100000, int64_t(1) << 30, 4);
+  } catch (const std::invalid_argument& e) {
+    threw = std::string(e.what()).find("1000000 x 100001 x 4") != std::string::npos;
   }
   CHECK(threw);
   return check::report();

@@ -325,3 +325,105 @@ def softmax_saga_reference(X, y, K, lam, eta, seq, passes, sag=False):
                 b = b - eta * (g - U[i] + U.mean(axis=0))
                 U[i] = g
     return W, b
+
+
+def _softmax_g(X, y, K, i, W, b):
+    """p_i - e_{y_i} at (W (K, d), b): the softmax gradient factor of sample i."""
+    s = W @ X[i] + b
+    p = np.exp(s - s.max())
+    return p / p.sum() - np.eye(K)[y[i]]
+
+
+def softmax_svrg_reference(X, y, K, lam, eta, seq, outer, method="svrg", option="last", batch=None, growth=2.0):
+    """svrg_reference on the softmax model: SVRG (a/b/c), S2GD, Batching and Mixed SVRG, m = n."""
+    n, d = X.shape
+    W, b = np.zeros((K, d)), np.zeros(K)
+    seq = iter(seq)
+    batching = method in ("batching_svrg", "mixed_svrg")
+    for _ in range(outer):
+        Wk, bk = W.copy(), b.copy()
+        if batching:
+            perm = [next(seq) for _ in range(n)]
+            B = set(perm[:batch])
+            batch = min(n, int(np.ceil(growth * batch)))
+        else:
+            B = set(range(n))
+        Gk = np.array([_softmax_g(X, y, K, i, Wk, bk) for i in range(n)])  # (n, K)
+        Bl = sorted(B)
+        mu, mub = Gk[Bl].T @ X[Bl] / len(Bl), Gk[Bl].mean(axis=0)
+        pick = method != "svrg" or option == "random"
+        chosen = next(seq) if pick else -1
+        iterates = []
+        for _ in range(n):
+            i = next(seq)
+            g = _softmax_g(X, y, K, i, W, b)
+            if method == "mixed_svrg" and i not in B:
+                W, b = W - eta * (lam * W + np.outer(g, X[i])), b - eta * g
+            else:
+                c = g - Gk[i]
+                W, b = W - eta * (lam * W + np.outer(c, X[i]) + mu), b - eta * (c + mub)
+            iterates.append((W.copy(), b.copy()))
+        if method == "svrg" and option == "average":
+            W, b = np.mean([it[0] for it in iterates], axis=0), np.mean([it[1] for it in iterates], axis=0)
+        elif pick:
+            W, b = iterates[chosen]
+    return W, b
+
+
+def softmax_vrlite_reference(X, y, K, lam, eta, seq, passes):
+    """vrlite_reference on the softmax model."""
+    n, d = X.shape
+    W, b = np.zeros((K, d)), np.zeros(K)
+    seq = iter(seq)
+    Ws, bs, G, Gb = [], [], np.zeros((K, d)), np.zeros(K)
+    for _ in range(n):
+        i = next(seq)
+        g = _softmax_g(X, y, K, i, W, b)
+        W, b = W - eta * (lam * W + np.outer(g, X[i])), b - eta * g
+        G, Gb = G + np.outer(g, X[i]) / n, Gb + g / n
+        Ws.append(W.copy())
+        bs.append(b.copy())
+    Wbar, bbar = np.mean(Ws, axis=0), np.mean(bs, axis=0)
+    done = 1
+    while done < passes:
+        perm = [next(seq) for _ in range(n)]
+        Ws, bs, Gn, Gnb = [], [], np.zeros((K, d)), np.zeros(K)
+        for i in perm:
+            g = _softmax_g(X, y, K, i, W, b)
+            c = g - _softmax_g(X, y, K, i, Wbar, bbar)
+            W, b = W - eta * (lam * W + np.outer(c, X[i]) + G), b - eta * (c + Gb)
+            Gn, Gnb = Gn + np.outer(g, X[i]) / n, Gnb + g / n
+            Ws.append(W.copy())
+            bs.append(b.copy())
+        Wbar, bbar, G, Gb = np.mean(Ws, axis=0), np.mean(bs, axis=0), Gn, Gnb
+        done += 2
+    return W, b
+
+
+def softmax_finito_reference(X, y, K, lam, eta, seq, passes):
+    """finito_reference on the softmax model: one (W, b) per sample."""
+    n, d = X.shape
+    phi, phib = np.zeros((n, K, d)), np.zeros((n, K))
+    U = np.array([_softmax_g(X, y, K, i, np.zeros((K, d)), np.zeros(K)) for i in range(n)])
+    seq = iter(seq)
+
+    def current():
+        pbar = phi.mean(axis=0)
+        return pbar - eta * (U.T @ X / n + lam * pbar), phib.mean(axis=0) - eta * U.mean(axis=0)
+
+    for _ in range((passes - 1) * n):
+        i = next(seq)
+        W, b = current()
+        phi[i], phib[i] = W, b
+        U[i] = _softmax_g(X, y, K, i, W, b)
+    return current()
+
+
+def softmax_sgd_reference(X, y, K, lam, eta, seq, passes):
+    """Plain constant-step SGD on the softmax model over the injected permutations."""
+    n, d = X.shape
+    W, b = np.zeros((K, d)), np.zeros(K)
+    for i in seq[:passes * n]:
+        g = _softmax_g(X, y, K, i, W, b)
+        W, b = (1 - eta * lam) * W - eta * np.outer(g, X[i]), b - eta * g
+    return W, b

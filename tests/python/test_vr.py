@@ -120,12 +120,13 @@ def test_sparse_equals_dense_and_seeded(solver):
     assert not np.array_equal(w3, ws)
 
 
-def test_lazy_fold_of_the_scale():
+@pytest.mark.parametrize("sag", [False, True])
+def test_lazy_fold_of_the_scale(sag):
     """A large alpha * eta folds the scale many times per pass; the lazy result still equals dense."""
     X, y = _problem(n=50, d=30, density=0.1, seed=6)
     order = np.random.default_rng(0).integers(0, 50, size=9 * 50)
-    w1, _, _ = _engine(X, y, "saga", lam=5.0, eta=0.15, passes=10, order=order, sparse=True)
-    wr, _ = saga_reference(X, y, _deriv("log"), 5.0, 0.15, order, 10)
+    w1, _, _ = _engine(X, y, "sag" if sag else "saga", lam=5.0, eta=0.15, passes=10, order=order, sparse=True)
+    wr, _ = saga_reference(X, y, _deriv("log"), 5.0, 0.15, order, 10, sag=sag)
     np.testing.assert_allclose(w1, wr, rtol=1e-9, atol=1e-12)
 
 
@@ -249,8 +250,106 @@ def _expected_failures(est):
 
 @parametrize_with_checks(
     [rc.LinearClassifier(loss="log", solver="saga", max_epochs=30, random_state=0),
-     rc.LinearClassifier(loss="squared_hinge", solver="svrg", svrg_option="average", max_epochs=20, random_state=0)],
+     rc.LinearClassifier(loss="squared_hinge", solver="svrg", svrg_option="average", max_epochs=20, random_state=0),
+     rc.LinearClassifier(loss="softmax", solver="mixed_svrg", max_epochs=20, random_state=0),
+     rc.LinearClassifier(loss="softmax", solver="sgd", max_epochs=20, random_state=0)],
     expected_failed_checks=_expected_failures,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# ----------------------------------------------------------------------------- eval_set
+@pytest.mark.parametrize("solver", ["saga", "svrg", "vrlite", "mixed_svrg"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_eval_set_error_per_pass_matches_refits(solver, sparse):
+    """history_["test_error"][j] is the test error of the model after effective pass passes[j]: refitting
+    with that budget and the same seed gives the same coefficients, whose error we compute here."""
+    X, y = _problem(n=120, d=10, seed=13)
+    Xt, yt = _problem(n=80, d=10, seed=14)
+    labels = np.array(["no", "yes"])
+    y, yt = labels[(y > 0).astype(int)], labels[(yt > 0).astype(int)]
+    conv = sp.csr_matrix if sparse else np.asarray
+    kw = dict(loss="log", solver=solver, alpha=1e-2, random_state=0)
+    clf = rc.LinearClassifier(max_epochs=6, **kw).fit(conv(X), y, eval_set=(conv(Xt), yt))
+    h = clf.history_
+    assert h["test_error"].shape == h["passes"].shape == h["train_error"].shape
+    checked = 0
+    for j in range(1, len(h["passes"])):
+        # the smallest integer budget P with passes[j-1] < P <= passes[j] stops right after entry j
+        budget = int(np.floor(h["passes"][j]))
+        if budget <= h["passes"][j - 1]:
+            continue
+        ref = rc.LinearClassifier(max_epochs=budget, **kw).fit(conv(X), y)
+        np.testing.assert_allclose(h["objective"][j], ref.history_["objective"][-1], rtol=1e-12)
+        if not ref.coef_.any():  # SAGA's first pass only fills its table: all scores 0, a tie
+            continue
+        assert h["test_error"][j] == np.mean(ref.predict(Xt) != yt)
+        assert h["train_error"][j] == np.mean(ref.predict(X) != y)
+        checked += 1
+    assert checked >= 1
+    assert h["test_error"][-1] == np.mean(clf.predict(Xt) != yt)
+
+
+def test_eval_set_one_vs_rest_rows_are_binary_problems():
+    rng = np.random.default_rng(15)
+    X = rng.normal(size=(150, 5))
+    y = np.argmax(X[:, :3] + 0.3 * rng.normal(size=(150, 3)), axis=1)
+    Xt = rng.normal(size=(60, 5))
+    yt = np.argmax(Xt[:, :3], axis=1)
+    clf = rc.LinearClassifier(loss="log", solver="sag", max_epochs=5, random_state=0).fit(X, y, eval_set=(Xt, yt))
+    te = clf.history_["test_error"]
+    assert te.shape == (3, 6)
+    for k in range(3):
+        pred = Xt @ clf.coef_[k] + clf.intercept_[k] >= 0
+        assert te[k, -1] == np.mean(pred != (yt == k))
+
+
+def test_eval_set_softmax_and_unseen_test_labels():
+    rng = np.random.default_rng(16)
+    X = rng.normal(size=(90, 4))
+    y = np.argmax(X[:, :3], axis=1)
+    Xt = rng.normal(size=(40, 4))
+    yt = np.argmax(Xt[:, :3], axis=1)
+    yt[:5] = 7  # a class never seen in training: always an error
+    kw = dict(loss="softmax", alpha=1e-2, random_state=0)
+    for solver in ("saga", "sgd", "finito"):
+        clf = rc.LinearClassifier(solver=solver, max_epochs=3, **kw).fit(X, y, eval_set=(Xt, yt))
+        h = clf.history_
+        assert h["test_error"].shape == h["passes"].shape
+        assert h["test_error"][-1] == np.mean(clf.predict(Xt) != yt)
+        assert h["train_error"][-1] == np.mean(clf.predict(X) != y)
+        ref = rc.LinearClassifier(solver=solver, max_epochs=2, **kw).fit(X, y)
+        assert h["test_error"][2] == np.mean(ref.predict(Xt) != yt)
+        assert h["test_error"].min() >= 5 / 40
+
+
+@pytest.mark.parametrize("loss", ["log", "softmax"])
+def test_eval_set_bad_input(loss):
+    X, y = _problem()
+    clf = rc.LinearClassifier(loss=loss, solver="saga", max_epochs=2)
+    with pytest.raises(ValueError, match="features"):
+        clf.fit(X, y, eval_set=(X[:, :3], y))
+    with pytest.raises(ValueError, match="pair"):
+        clf.fit(X, y, eval_set=X)
+    with pytest.raises(ValueError, match="one label per row"):
+        clf.fit(X, y, eval_set=(X, y[:5]))
+    with pytest.raises(ValueError, match="NaN|infinity|finite"):
+        clf.fit(X, y, eval_set=(np.full_like(X, np.nan), y))
+
+
+def test_softmax_two_classes_binary_conventions():
+    """Two classes: decision_function is 1-d (> 0 predicts classes_[1]) as scikit-learn expects, the
+    probabilities are the model's softmax, and partial_fit is not offered."""
+    X, y = _problem(n=80, seed=17)
+    labels = np.array(["a", "b"])[(y > 0).astype(int)]
+    clf = rc.LinearClassifier(loss="softmax", solver="saga", alpha=1e-2, max_epochs=20, random_state=0).fit(X, labels)
+    assert clf.coef_.shape == (2, X.shape[1])
+    f = clf.decision_function(X)
+    S = X @ clf.coef_.T + clf.intercept_
+    np.testing.assert_allclose(f, S[:, 1] - S[:, 0])
+    np.testing.assert_array_equal(clf.predict(X), np.where(f > 0, "b", "a"))
+    P = clf.predict_proba(X)
+    np.testing.assert_allclose(P[:, 1], 1 / (1 + np.exp(-f)))
+    assert not hasattr(clf, "partial_fit")
+    assert hasattr(rc.LinearClassifier(loss="log"), "partial_fit")

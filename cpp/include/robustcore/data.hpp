@@ -94,8 +94,16 @@ struct CsrView {
   void prefetch_pointer(int64_t i) const { __builtin_prefetch(indptr + i); }
   void prefetch_row(int64_t i) const {
     const int64_t a = static_cast<int64_t>(indptr[i]), b = static_cast<int64_t>(indptr[i + 1]);
-    for (int64_t p = a; p < b; p += 8) __builtin_prefetch(data + p);
-    for (int64_t p = a; p < b; p += 16) __builtin_prefetch(indices + p);
+    if (b <= a) return;
+    // every cache line the row touches: striding from data + a would miss the last line of a row
+    // that does not start on a line boundary
+    prefetch_lines(data + a, data + b);
+    prefetch_lines(indices + a, indices + b);
+  }
+  static void prefetch_lines(const void* lo, const void* hi) {
+    const uintptr_t end = reinterpret_cast<uintptr_t>(hi);
+    for (uintptr_t q = reinterpret_cast<uintptr_t>(lo) & ~uintptr_t{63}; q < end; q += 64)
+      __builtin_prefetch(reinterpret_cast<const void*>(q));
   }
   /// Throws std::invalid_argument naming the first broken precondition.
   void validate(int64_t data_len, int64_t indices_len) const {

@@ -12,26 +12,28 @@
 namespace robustcore {
 namespace vr {
 
-/// Throws std::invalid_argument naming the size when Finito's n x d table would exceed max_bytes.
-inline void finito_check_size(int64_t n, int64_t d, int64_t max_bytes) {
-  const double bytes = 8.0 * static_cast<double>(n) * static_cast<double>(d + 1);
+/// Throws std::invalid_argument naming the size when Finito's n x (d+1) table (n x (d+1) x K for the
+/// softmax model with K classes) would exceed max_bytes.
+inline void finito_check_size(int64_t n, int64_t d, int64_t max_bytes, int64_t K = 1) {
+  const double bytes = 8.0 * static_cast<double>(n) * static_cast<double>(d + 1) * static_cast<double>(K);
   if (bytes > static_cast<double>(max_bytes))
     throw std::invalid_argument("finito stores one weight vector per sample: " + std::to_string(n) + " x " +
-                                std::to_string(d + 1) + " doubles = " + std::to_string(bytes / 1e9) +
+                                std::to_string(d + 1) + (K > 1 ? " x " + std::to_string(K) : std::string()) +
+                                " doubles = " + std::to_string(bytes / 1e9) +
                                 " GB, above the limit of " + std::to_string(static_cast<double>(max_bytes) / 1e9) +
                                 " GB (raise max_dense_bytes, or use saga/svrg whose memory is O(n + d))");
 }
 
 template <class Loss, class Data>
 VrResult finito_fit(const Data& X, const double* y, const Loss& loss, const VrParams& p, double eta, double* w,
-                    double& b, IndexStream& idx, ProgressFn progress) {
+                    double& b, IndexStream& idx, ProgressFn progress, EvalSet<Data> eval = {}) {
   const int64_t n = X.rows(), d = X.cols();
   finito_check_size(n, d, p.max_dense_bytes);
   const double inv_n = 1.0 / static_cast<double>(n);
   const size_t D = static_cast<size_t>(d);
   VrResult res;
   res.eta = eta;
-  PassMonitor<Loss, Data> mon(X, y, loss, p, res, std::move(progress));
+  PassMonitor<Loss, Data> mon(X, y, loss, p, res, std::move(progress), eval);
   mon.end_pass(w, b, 0.0, 0);
   mon.restart_clock();
   std::vector<double> phi(static_cast<size_t>(n) * D), phib(static_cast<size_t>(n), b), u(static_cast<size_t>(n));

@@ -9,8 +9,8 @@ namespace vr {
 
 template <class Loss, class Data>
 VrResult sag_fit(const Data& X, const double* y, const Loss& loss, const VrParams& p, double eta, double* w,
-                 double& b, IndexStream& idx, ProgressFn progress) {
-  return saga_fit(X, y, loss, p, eta, w, b, idx, std::move(progress), /*sag=*/true);
+                 double& b, IndexStream& idx, ProgressFn progress, EvalSet<Data> eval = {}) {
+  return saga_fit(X, y, loss, p, eta, w, b, idx, std::move(progress), /*sag=*/true, eval);
 }
 
 }  // namespace vr

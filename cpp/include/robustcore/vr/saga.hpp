@@ -14,23 +14,22 @@ namespace vr {
 
 template <class Loss, class Data>
 VrResult saga_fit(const Data& X, const double* y, const Loss& loss, const VrParams& p, double eta, double* w,
-                  double& b, IndexStream& idx, ProgressFn progress, bool sag) {
+                  double& b, IndexStream& idx, ProgressFn progress, bool sag, EvalSet<Data> eval = {}) {
   const int64_t n = X.rows(), d = X.cols();
   const double inv_n = 1.0 / static_cast<double>(n);
   VrResult res;
   res.eta = eta;
-  PassMonitor<Loss, Data> mon(X, y, loss, p, res, std::move(progress));
+  PassMonitor<Loss, Data> mon(X, y, loss, p, res, std::move(progress), eval);
   mon.end_pass(w, b, 0.0, 0);
   mon.restart_clock();
   LazyWeights W(d, eta, p.lambda, false);
   W.set(w);
-  double* m = W.m();
   std::vector<double> u(static_cast<size_t>(n));
   double mb = 0.0;
   for (int64_t i = 0; i < n; ++i) {
     const auto r = X.row(i);
     u[static_cast<size_t>(i)] = loss.deriv(y[i] * (dot(r, w) + b)) * y[i] * sw(p, i);
-    axpy(u[static_cast<size_t>(i)] * inv_n, r, m);
+    W.axpy_m(u[static_cast<size_t>(i)] * inv_n, r);
     mb += u[static_cast<size_t>(i)] * inv_n;
   }
   int64_t count = 1;
@@ -47,7 +46,7 @@ VrResult saga_fit(const Data& X, const double* y, const Loss& loss, const VrPara
       const double delta = gi - u[static_cast<size_t>(i)];
       u[static_cast<size_t>(i)] = gi;
       if (sag) {
-        for_each_nz(r, [&](int64_t j, double x) { m[j] += delta * inv_n * x; });
+        W.axpy_m(delta * inv_n, r);
         mb += delta * inv_n;
         W.advance();
         W.catch_up_row(r);
@@ -58,7 +57,7 @@ VrResult saga_fit(const Data& X, const double* y, const Loss& loss, const VrPara
         for_each_nz(r, [&](int64_t j, double x) {
           W.catch_up(j);
           W.add(j, -eta * delta * x);
-          m[j] += delta * inv_n * x;
+          W.m(j) += delta * inv_n * x;
         });
         if (p.fit_intercept) b -= eta * (delta + mb);
         mb += delta * inv_n;

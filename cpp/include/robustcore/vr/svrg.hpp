@@ -28,7 +28,7 @@ namespace vr {
 
 template <class Loss, class Data>
 VrResult svrg_family_fit(const Data& X, const double* y, const Loss& loss, const VrParams& p, double eta,
-                         double* w, double& b, IndexStream& idx, ProgressFn progress) {
+                         double* w, double& b, IndexStream& idx, ProgressFn progress, EvalSet<Data> eval = {}) {
   const int64_t n = X.rows(), d = X.cols();
   const Method meth = p.method;
   const bool batching = meth == Method::BatchingSvrg || meth == Method::MixedSvrg;
@@ -40,12 +40,11 @@ VrResult svrg_family_fit(const Data& X, const double* y, const Loss& loss, const
   const double nu = p.s2gd_nu >= 0.0 ? p.s2gd_nu : p.lambda;
   VrResult res;
   res.eta = eta;
-  PassMonitor<Loss, Data> mon(X, y, loss, p, res, std::move(progress));
+  PassMonitor<Loss, Data> mon(X, y, loss, p, res, std::move(progress), eval);
   mon.end_pass(w, b, 0.0, 0);
   mon.restart_clock();
   LazyWeights W(d, eta, p.lambda, average);
   W.set(w);
-  double* mu = W.m();
   std::vector<double> gs(static_cast<size_t>(n), 0.0), wk(static_cast<size_t>(batching ? d : 0)),
       wpick(static_cast<size_t>(pick ? d : 0));
   std::vector<char> in_batch(static_cast<size_t>(n), batching ? 0 : 1);
@@ -61,7 +60,7 @@ VrResult svrg_family_fit(const Data& X, const double* y, const Loss& loss, const
       for (int64_t k = 0; k < B; ++k) in_batch[static_cast<size_t>(perm[static_cast<size_t>(k)])] = 1;
       std::copy(w, w + d, wk.begin());
     }
-    std::fill(mu, mu + d, 0.0);
+    W.zero_m();  // w is caught up here
     double mub = 0.0;
     const double inv_b = 1.0 / static_cast<double>(B);
     for (int64_t i = 0; i < n; ++i) {
@@ -69,7 +68,7 @@ VrResult svrg_family_fit(const Data& X, const double* y, const Loss& loss, const
       const auto r = X.row(i);
       const double g = loss.deriv(y[i] * (dot(r, w) + bk)) * y[i] * sw(p, i);
       gs[static_cast<size_t>(i)] = g;
-      axpy(g * inv_b, r, mu);
+      W.axpy_m(g * inv_b, r);
       mub += g * inv_b;
     }
     evals += static_cast<double>(B);

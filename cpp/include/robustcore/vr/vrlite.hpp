@@ -14,12 +14,12 @@ namespace vr {
 
 template <class Loss, class Data>
 VrResult vrlite_fit(const Data& X, const double* y, const Loss& loss, const VrParams& p, double eta, double* w,
-                    double& b, IndexStream& idx, ProgressFn progress) {
+                    double& b, IndexStream& idx, ProgressFn progress, EvalSet<Data> eval = {}) {
   const int64_t n = X.rows(), d = X.cols();
   const double inv_n = 1.0 / static_cast<double>(n);
   VrResult res;
   res.eta = eta;
-  PassMonitor<Loss, Data> mon(X, y, loss, p, res, std::move(progress));
+  PassMonitor<Loss, Data> mon(X, y, loss, p, res, std::move(progress), eval);
   mon.end_pass(w, b, 0.0, 0);
   mon.restart_clock();
   if (p.passes < 1) return res;
@@ -47,7 +47,7 @@ VrResult vrlite_fit(const Data& X, const double* y, const Loss& loss, const VrPa
   W.materialize(w);
   if (!mon.end_pass(w, b, 1.0, count)) return res;
   while (evals < static_cast<double>(p.passes) * static_cast<double>(n)) {
-    std::copy(gbar.begin(), gbar.end(), W.m());  // all features are caught up here
+    W.set_m(gbar.data());
     W.clear_sums();
     std::fill(gnext.begin(), gnext.end(), 0.0);
     double gnext_b = 0.0;
