@@ -260,8 +260,14 @@ def fit_softmax_classifier(est, X, y, sample_weight=None, eval_set=None):
         pos = np.minimum(pos, len(est.classes_) - 1)
         known = est.classes_[pos] == yt
         Mt, yt_idx = to_matrix(Xt), np.where(known, pos, -1)
-    W, b, info = fit_softmax(to_matrix(X), yi, len(est.classes_), params, sample_weight=sample_weight,
-                             X_test=Mt, y_test=yt_idx)
+    from .linear_model import _ProgressBar  # tqdm over passes when verbose (as the binary solvers)
+
+    bar = _ProgressBar(est.verbose, est.max_epochs, type(est).__name__)
+    try:
+        W, b, info = fit_softmax(to_matrix(X), yi, len(est.classes_), params, sample_weight=sample_weight,
+                                 X_test=Mt, y_test=yt_idx, progress=bar.callback())
+    finally:
+        bar.close()
     if info["status"] == "diverged":
         raise ValueError(f"{type(est).__name__} (loss='softmax') diverged; use a smaller eta0 or a larger alpha")
     est.coef_, est.intercept_ = W, b
