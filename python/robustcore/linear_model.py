@@ -324,7 +324,6 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         sw = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
         n_problems = Y.shape[0]
         bar = _ProgressBar(self.verbose, epochs * n_problems, type(self).__name__)
-        cb = bar.callback()
 
         def one(k):
             params_k = self._sgd_params(epochs)
@@ -339,7 +338,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             return _core.sgd_fit(
                 M, np.ascontiguousarray(Y[k]), sw, spec, params_k, self._coef[k], self._avg_coef[k],
                 self._scalars[k], self._counters[k], order,
-                Mt, None if Yt is None else np.ascontiguousarray(Yt[k]), cb)
+                Mt, None if Yt is None else np.ascontiguousarray(Yt[k]), bar.callback())  # one per problem
 
         del params
         try:

@@ -169,12 +169,13 @@ def fit_linear_classifier(est, X, y, sample_weight=None, eval_set=None, warm_sta
     from .linear_model import _ProgressBar  # tqdm over passes when verbose (as the SGD solvers)
 
     bar = _ProgressBar(est.verbose, n_passes * n_problems, type(est).__name__)
-    cb = bar.callback()
 
     def one(k):
         p = make_params(est.solver, alpha=est.alpha, passes=n_passes, eta=est.eta0, svrg_option=svrg_option, tol=tol,
                         fit_intercept=est.fit_intercept, seed=base_seed + 7919 * k, history=est.history)
-        return fit_binary(M, Y[k], spec, p, sample_weight=sample_weight, coef=coef0[k], intercept=b0[k], progress=cb,
+        # one callback per problem: each counts its own passes from 0
+        return fit_binary(M, Y[k], spec, p, sample_weight=sample_weight, coef=coef0[k], intercept=b0[k],
+                          progress=bar.callback(),
                           X_test=Mt, y_test=None if Yt is None else Yt[k])
 
     del params
@@ -260,8 +261,14 @@ def fit_softmax_classifier(est, X, y, sample_weight=None, eval_set=None):
         pos = np.minimum(pos, len(est.classes_) - 1)
         known = est.classes_[pos] == yt
         Mt, yt_idx = to_matrix(Xt), np.where(known, pos, -1)
-    W, b, info = fit_softmax(to_matrix(X), yi, len(est.classes_), params, sample_weight=sample_weight,
-                             X_test=Mt, y_test=yt_idx)
+    from .linear_model import _ProgressBar  # tqdm over passes when verbose (as the binary solvers)
+
+    bar = _ProgressBar(est.verbose, est.max_epochs, type(est).__name__)
+    try:
+        W, b, info = fit_softmax(to_matrix(X), yi, len(est.classes_), params, sample_weight=sample_weight,
+                                 X_test=Mt, y_test=yt_idx, progress=bar.callback())
+    finally:
+        bar.close()
     if info["status"] == "diverged":
         raise ValueError(f"{type(est).__name__} (loss='softmax') diverged; use a smaller eta0 or a larger alpha")
     est.coef_, est.intercept_ = W, b

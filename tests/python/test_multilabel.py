@@ -173,6 +173,19 @@ def test_softmax_predict_proba_is_the_models_softmax():
     assert not hasattr(rc.LinearClassifier(loss="hinge"), "predict_proba")
 
 
+def test_softmax_verbose_shows_a_progress_bar(capsys):
+    X, y = _multiclass()
+    clf = rc.LinearClassifier(loss="softmax", solver="saga", max_epochs=4, random_state=0, verbose=2).fit(X, y)
+    err = capsys.readouterr().err
+    assert "LinearClassifier" in err and "4/4" in err
+    quiet = rc.LinearClassifier(loss="softmax", solver="saga", max_epochs=4, random_state=0).fit(X, y)
+    assert capsys.readouterr().err == ""
+    np.testing.assert_array_equal(clf.coef_, quiet.coef_)
+    # the bar counts effective passes also for SVRG, whose outer iterations cost 2 passes each
+    rc.LinearClassifier(loss="softmax", solver="svrg", max_epochs=6, random_state=0, verbose=2).fit(X, y)
+    assert "6/6" in capsys.readouterr().err
+
+
 def test_softmax_sgd_approaches_but_does_not_reach_the_optimum():
     """Constant-step SGD stalls at a noise floor (no variance reduction): close to, not at, the optimum."""
     X, y = _multiclass(n=150, seed=4, density=1.0)

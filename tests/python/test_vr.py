@@ -353,3 +353,14 @@ def test_softmax_two_classes_binary_conventions():
     np.testing.assert_allclose(P[:, 1], 1 / (1 + np.exp(-f)))
     assert not hasattr(clf, "partial_fit")
     assert hasattr(rc.LinearClassifier(loss="log"), "partial_fit")
+
+
+@pytest.mark.parametrize("solver", ["sgd", "saga", "svrg"])
+def test_verbose_bar_counts_every_one_vs_rest_problem(solver, capsys):
+    """Each one-vs-rest problem advances the bar by its own passes (3 problems x 4 passes)."""
+    rng = np.random.default_rng(18)
+    X = rng.normal(size=(90, 4))
+    y = np.argmax(X[:, :3], axis=1)
+    rc.LinearClassifier(loss="log", solver=solver, max_epochs=4, random_state=0, verbose=2).fit(X, y)
+    err = capsys.readouterr().err
+    assert "12/12" in err

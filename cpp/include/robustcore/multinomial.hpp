@@ -257,7 +257,11 @@ class SoftmaxMonitor {
     res_.passes_done = passes_done;
     if (!finite) { res_.status = Status::Diverged; return false; }
     if (p.tol > 0.0 && count > 1 && dmax <= p.tol * wmax) { res_.status = Status::Converged; return false; }
-    if (progress_ && !progress_(count)) { res_.status = Status::Interrupted; return false; }
+    // the progress callback counts effective passes (rounded down), the unit of VrParams::passes
+    if (progress_ && !progress_(static_cast<int64_t>(std::floor(passes_done)))) {
+      res_.status = Status::Interrupted;
+      return false;
+    }
     t0_ = std::chrono::steady_clock::now();
     return true;
   }

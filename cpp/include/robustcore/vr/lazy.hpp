@@ -407,7 +407,8 @@ class PassMonitor {
       res_.status = Status::Converged;
       return false;
     }
-    if (progress_ && !progress_(passes_count)) {
+    // the progress callback counts effective passes (rounded down), the unit of VrParams::passes
+    if (progress_ && !progress_(static_cast<int64_t>(std::floor(passes_done)))) {
       res_.status = Status::Interrupted;
       return false;
     }
