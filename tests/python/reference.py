@@ -427,3 +427,16 @@ def softmax_sgd_reference(X, y, K, lam, eta, seq, passes):
         g = _softmax_g(X, y, K, i, W, b)
         W, b = (1 - eta * lam) * W - eta * np.outer(g, X[i]), b - eta * g
     return W, b
+
+
+def svrg_draws(n, outer, method, option, rng):
+    """The engine's draws per outer iteration of the SVRG family: the batch permutation (Batching/Mixed),
+    the chosen inner iterate (option (c), S2GD, Batching/Mixed), then n inner indices."""
+    seq = []
+    for _ in range(outer):
+        if method in ("batching_svrg", "mixed_svrg"):
+            seq += list(rng.permutation(n))
+        if method != "svrg" or option == "random":
+            seq.append(int(rng.integers(0, n)))
+        seq += list(rng.integers(0, n, size=n))
+    return np.array(seq, dtype=np.int64)

@@ -12,7 +12,7 @@ from robustcore import _core
 from robustcore import variance_reduced as vr
 from robustcore._validation import to_matrix
 
-from reference import (softmax_finito_reference, softmax_saga_reference, softmax_sgd_reference,
+from reference import (svrg_draws, softmax_finito_reference, softmax_saga_reference, softmax_sgd_reference,
                        softmax_svrg_reference, softmax_vrlite_reference)
 
 SOFTMAX_ALL = ["saga", "sag", "svrg", "s2gd", "finito", "vrlite", "batching_svrg", "mixed_svrg", "sgd"]
@@ -46,26 +46,13 @@ def test_softmax_saga_matches_reference(sag, sparse):
     np.testing.assert_allclose(b, br, rtol=1e-10, atol=1e-12)
 
 
-def _softmax_svrg_draws(n, outer, method, option, rng):
-    """The engine's draws per outer iteration: the batch permutation (Batching/Mixed), the chosen inner
-    iterate (option (c), S2GD, Batching/Mixed), then n inner indices."""
-    seq = []
-    for _ in range(outer):
-        if method in ("batching_svrg", "mixed_svrg"):
-            seq += list(rng.permutation(n))
-        if method != "svrg" or option == "random":
-            seq.append(int(rng.integers(0, n)))
-        seq += list(rng.integers(0, n, size=n))
-    return np.array(seq, dtype=np.int64)
-
-
 @pytest.mark.parametrize("method,option", [("svrg", "last"), ("svrg", "average"), ("svrg", "random"), ("s2gd", "last"),
                                            ("batching_svrg", "last"), ("mixed_svrg", "last")])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_softmax_svrg_family_matches_reference(method, option, sparse):
     X, y = _multiclass(n=30)
     n, K, outer, batch = len(y), 3, 3, 5
-    seq = _softmax_svrg_draws(n, outer + 3, method, option, np.random.default_rng(5))  # spare draws
+    seq = svrg_draws(n, outer + 3, method, option, np.random.default_rng(5))  # spare draws
     p = vr.make_params(method, alpha=0.05, passes=2 * outer, eta=0.2, svrg_option=option, batch=batch, softmax=True)
     W, b, info = vr.fit_softmax(to_matrix(sp.csr_matrix(X) if sparse else X), y, K, p, order=seq)
     done = len(info["passes"]) - 1

@@ -12,7 +12,7 @@ from robustcore import variance_reduced as vr
 from robustcore._validation import to_matrix
 from robustcore.losses import loss_spec
 
-from reference import (finito_reference, loss_value_deriv, saga_reference, svrg_reference,
+from reference import (svrg_draws, finito_reference, loss_value_deriv, saga_reference, svrg_reference,
                        vrlite_reference)
 
 ALL = ["saga", "sag", "svrg", "s2gd", "finito", "vrlite", "batching_svrg", "mixed_svrg"]
@@ -54,17 +54,6 @@ def test_saga_sag_match_reference(loss, sag, sparse):
     assert info["passes_done"] == passes
 
 
-def _svrg_draws(n, outer, method, option, batch, rng):
-    seq = []
-    for _ in range(outer):
-        if method in ("batching_svrg", "mixed_svrg"):
-            seq += list(rng.permutation(n))
-        if method != "svrg" or option == "random":
-            seq.append(int(rng.integers(0, n)))
-        seq += list(rng.integers(0, n, size=n))
-    return np.array(seq, dtype=np.int64)
-
-
 @pytest.mark.parametrize("method,option", [("svrg", "last"), ("svrg", "average"), ("svrg", "random"), ("s2gd", "last"),
                                            ("batching_svrg", "last"), ("mixed_svrg", "last")])
 @pytest.mark.parametrize("sparse", [False, True])
@@ -72,7 +61,7 @@ def test_svrg_family_match_reference(method, option, sparse):
     X, y = _problem(n=30)
     n = len(y)
     outer, batch = 3, 12
-    seq = _svrg_draws(n, outer + 3, method, option, batch, np.random.default_rng(2))  # spare draws
+    seq = svrg_draws(n, outer + 3, method, option, np.random.default_rng(2))  # spare draws
     # passes budget: SVRG/S2GD spend 2 passes per outer iteration; batching ones stop by the draws count
     w, b, info = _engine(X, y, method, order=seq, sparse=sparse, passes=2 * outer, svrg_option=option, batch=batch)
     done = len(info["passes"]) - 1
