@@ -1,6 +1,7 @@
 // google-benchmark for mkl.hpp: seconds per AMP iteration against n and m (Gaussian kernels on random
-// data; dense float64 and float32 storage, and the factored bank of factored_bank.hpp), and the two projections against n (Lemma 2: capped simplex,
-// Lemma 3: composite group-lasso step) to show their O(n log n) growth.
+// data; dense float64 and float32 storage, and the factored bank of factored_bank.hpp), and the two
+// projections against n (Lemma 2: capped simplex, Lemma 3: composite group-lasso step) to show their
+// O(n log n) growth.
 #include <benchmark/benchmark.h>
 
 #include <robustcore/mkl.hpp>
@@ -13,61 +14,52 @@ namespace {
 
 using namespace robustcore;
 
+// Random data in [0, 1]^14 labelled by its first feature, the Gaussian widths 2^-3 ... 2^(nw - 4), and the
+// solver options shared by both bank layouts (20 AMP iterations per benchmark iteration, no early stop).
+struct AmpProblem {
+  int64_t n, nw, d = 14;
+  std::vector<double> X, y, widths;
+  mkl::Options opt;
+  AmpProblem(int64_t n_, int64_t nw_) : n(n_), nw(nw_), X(n_ * 14), y(n_) {
+    Rng rng(0);
+    for (auto& v : X) v = rng.uniform();
+    for (int64_t i = 0; i < n; ++i) y[i] = X[i * d] > 0.5 ? 1.0 : -1.0;
+    for (int64_t w = 0; w < nw; ++w) widths.push_back(std::ldexp(1.0, static_cast<int>(w) - 3));
+    opt.rho = 0.8 * n;
+    opt.max_iter = 20;
+    opt.tol = 0.0;
+    opt.gamma = 1.0;
+  }
+  template <class Bank>
+  void run(benchmark::State& state, const Bank& bank, int64_t m) {
+    std::vector<double> coef(m * n), alpha(n);
+    for (auto _ : state) {
+      auto r = mkl::solve(bank, y.data(), opt, coef.data(), alpha.data());
+      benchmark::DoNotOptimize(r.gap);
+    }
+    state.counters["m"] = static_cast<double>(m);
+    state.counters["s_per_iter"] =
+        benchmark::Counter(static_cast<double>(opt.max_iter), benchmark::Counter::kIsIterationInvariantRate |
+                                                                  benchmark::Counter::kInvert);
+  }
+};
+
 template <class Scalar>
 void BM_amp_iteration(benchmark::State& state) {
-  const int64_t n = state.range(0), nw = state.range(1), d = 14;
-  const int64_t m = mkl::gaussian_bank_size(d, nw);
-  Rng rng(0);
-  std::vector<double> X(n * d), y(n);
-  for (auto& v : X) v = rng.uniform();
-  for (int64_t i = 0; i < n; ++i) y[i] = X[i * d] > 0.5 ? 1.0 : -1.0;
-  std::vector<double> widths;
-  for (int64_t w = 0; w < nw; ++w) widths.push_back(std::ldexp(1.0, static_cast<int>(w) - 3));
+  AmpProblem P(state.range(0), state.range(1));
+  const int64_t n = P.n, m = mkl::gaussian_bank_size(P.d, P.nw);
   std::vector<Scalar> K(m * n * n);
-  mkl::gaussian_bank<Scalar>(X.data(), n, X.data(), n, d, widths.data(), nw, K.data());
-  mkl::KernelBank<Scalar> bank{K.data(), m, n};
-  mkl::Options opt;
-  opt.rho = 0.8 * n;
-  opt.max_iter = 20;
-  opt.tol = 0.0;
-  opt.gamma = 1.0;
-  std::vector<double> coef(m * n), alpha(n);
-  for (auto _ : state) {
-    auto r = mkl::solve(bank, y.data(), opt, coef.data(), alpha.data());
-    benchmark::DoNotOptimize(r.gap);
-  }
-  state.counters["m"] = static_cast<double>(m);
-  state.counters["s_per_iter"] =
-      benchmark::Counter(static_cast<double>(opt.max_iter), benchmark::Counter::kIsIterationInvariantRate |
-                                                                benchmark::Counter::kInvert);
-  state.SetItemsProcessed(state.iterations() * opt.max_iter * m * n * n);  // kernel entries read
+  mkl::gaussian_bank<Scalar>(P.X.data(), n, P.X.data(), n, P.d, P.widths.data(), P.nw, K.data());
+  P.run(state, mkl::KernelBank<Scalar>{K.data(), m, n}, m);
+  state.SetItemsProcessed(state.iterations() * P.opt.max_iter * m * n * n);  // kernel entries read
 }
 
 // The same problem on the factored bank (pivoted Cholesky to 1e-10 per entry, dense past rank n / 2).
 void BM_amp_iteration_factored(benchmark::State& state) {
-  const int64_t n = state.range(0), nw = state.range(1), d = 14;
-  Rng rng(0);
-  std::vector<double> X(n * d), y(n);
-  for (auto& v : X) v = rng.uniform();
-  for (int64_t i = 0; i < n; ++i) y[i] = X[i * d] > 0.5 ? 1.0 : -1.0;
-  std::vector<double> widths;
-  for (int64_t w = 0; w < nw; ++w) widths.push_back(std::ldexp(1.0, static_cast<int>(w) - 3));
-  const FactoredBank bank = mkl::gaussian_bank_factored(X.data(), n, d, widths.data(), nw, 1e-10);
-  mkl::Options opt;
-  opt.rho = 0.8 * n;
-  opt.max_iter = 20;
-  opt.tol = 0.0;
-  opt.gamma = 1.0;
-  std::vector<double> coef(bank.m * n), alpha(n);
-  for (auto _ : state) {
-    auto r = mkl::solve(bank, y.data(), opt, coef.data(), alpha.data());
-    benchmark::DoNotOptimize(r.gap);
-  }
-  state.counters["m"] = static_cast<double>(bank.m);
+  AmpProblem P(state.range(0), state.range(1));
+  const FactoredBank bank = mkl::gaussian_bank_factored(P.X.data(), P.n, P.d, P.widths.data(), P.nw, 1e-10);
+  P.run(state, bank, bank.m);
   state.counters["fill"] = bank.fill();
-  state.counters["s_per_iter"] =
-      benchmark::Counter(static_cast<double>(opt.max_iter), benchmark::Counter::kIsIterationInvariantRate |
-                                                                benchmark::Counter::kInvert);
 }
 
 void BM_capped_simplex(benchmark::State& state) {
