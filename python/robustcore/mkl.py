@@ -586,6 +586,10 @@ class SimpleMKLClassifier(_KernelMixin):
             D[mu] = -D.sum()
             return D, mu
 
+        def descending(D, scale):
+            # the weights D moves towards 0 (entries at round-off level of the direction's scale count as 0)
+            return np.flatnonzero(D < -1e-12 * scale)
+
         def along(d, D, step):
             d_new = np.maximum(d + step * D, 0.0)
             return d_new / d_new.sum()
@@ -603,13 +607,14 @@ class SimpleMKLClassifier(_KernelMixin):
             if gap < self.tol:
                 break
             D, mu = direction(d, s)
-            if not (D < 0).any():
+            scale = float(np.abs(D).max())
+            if descending(D, scale).size == 0:
                 break
             # Algorithm 1 of Rakotomamonjy et al.: follow D to the boundary (a weight reaches 0), update D
             # there, and repeat while the objective keeps decreasing ...
             moved = False
             while True:
-                neg = np.flatnonzero(D < 0)
+                neg = descending(D, scale)
                 if neg.size == 0:
                     break
                 nu = neg[np.argmin(-d[neg] / D[neg])]
@@ -621,12 +626,17 @@ class SimpleMKLClassifier(_KernelMixin):
                 if not J_b < J:
                     break
                 d, J, s, ay, clf, moved = d_b, J_b, s_b, ay_b, clf_b, True
+                if nu == mu:  # the reference weight itself left the support: start again from a new direction
+                    D = np.zeros(m)
+                    break
+                # d_nu is now 0 and stays there; mu absorbs its share so that D still sums to 0 (the
+                # pseudo-code of the paper prints D_mu - D_nu here; their MATLAB code adds, as we do)
                 D = D.copy()
-                D[mu] -= D[nu]
+                D[mu] += D[nu]
                 D[nu] = 0.0
             # ... then a golden-section line search for the step in [0, step_max] along the last D.
-            if (D < 0).any():
-                neg = D < 0
+            neg = descending(D, scale)
+            if neg.size:
                 step_max = float(np.min(-d[neg] / D[neg]))
                 lo, hi = 0.0, step_max
                 best = (J, d, s, ay, clf)

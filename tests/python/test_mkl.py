@@ -366,6 +366,16 @@ def test_mkl_command_smoke(data_dir, tmp_path):
     assert curves["gamma0"] in exp.GAMMA0_GRID
     assert (tmp_path / "mkl_fig1.png").stat().st_size > 0 and "| heart | 0.3 |" in (tmp_path / "mkl_table.md").read_text()
 
+    # --methods runs only the methods named (duplicates once), and the table has their columns only
+    sub = tmp_path / "only"
+    exp.main(p.parse_args(["--datasets", "heart", "--noise", "0.3", "--repeats", "1", "--max-iter", "40",
+                           "--gap-iters", "5", "--lambdas", "0.1", "--out", str(sub), "--verbose", "0",
+                           "--data-home", str(data_dir), "--methods", "SimpleMKL", "SimpleMKL"]))
+    only = list(csv.DictReader(open(sub / "mkl_runs.csv")))
+    assert [r["method"] for r in only] == ["SimpleMKL"]
+    assert only[0]["accuracy"] == next(r["accuracy"] for r in rows if r["method"] == "SimpleMKL" and r["noise"] == "0.3")
+    assert "| dataset | q | SimpleMKL |" in (sub / "mkl_table.md").read_text()
+
 
 def test_mkl_command_rejects_bad_arguments(capsys, tmp_path):
     from robustcore import cli
@@ -376,7 +386,8 @@ def test_mkl_command_rejects_bad_arguments(capsys, tmp_path):
                         (["mkl", "--noise", "0.6"], "noise"),
                         (["mkl", "--repeats", "0"], "repeats"),
                         (["mkl", "--lambdas", "0"], "lambdas"),
-                        (["mkl", "--datasets", "nosuch"], "unknown dataset")):
+                        (["mkl", "--datasets", "nosuch"], "unknown dataset"),
+                        (["mkl", "--methods", "SVM"], "methods")):
         with pytest.raises(SystemExit) as exc:
             cli.main(argv + ["--out", str(out)])
         assert exc.value.code == 2
