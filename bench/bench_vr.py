@@ -15,7 +15,7 @@ In one process, on identical CSR arrays, for L2-regularised logistic regression
   - peak memory (--memory): a child process builds the generated problem, then fits robustcore SAGA;
     reports the peak resident set during the fit (VmHWM, reset just before) minus the resident set before it, next to n * 8 and d * 8 bytes.
 
-    python bench/bench_vr.py [--datasets ijcnn1 a7a synthetic] [--alpha 1e-4] [--gap 1e-6] [--repeats 3] [--memory]
+    python bench/bench_vr.py [--datasets ijcnn1 a7a synthetic] [--alpha 1e-4] [--gap 1e-6] [--repeats 3] [--memory] [--passes]
 """
 
 from __future__ import annotations
