@@ -259,6 +259,35 @@ class LazyWeights {
       add(j, c * x);
     });
   }
+  /// m += a x, then one dense step (advance()), in one traversal of the row: the same result as
+  /// axpy_m(a, r); advance(); catch_up_row(r). The row's features must be caught up (catch_up_dot).
+  /// The step's dense term is applied to the row's features here, with the updated m_j, and their
+  /// clocks moved past the step, so advance() finds nothing pending on them (even when it folds).
+  /// A repeated column (CSR allows duplicates) finds its clock already moved and adds only its own
+  /// share a x dC.
+  template <class Row>
+  void axpy_m_advance(double a, const Row& r) {
+    const double s_next = s_ * a_;
+    const double C_next = C_ + eta_ / s_next;  // the clock advance() computes, bit for bit
+    const double dC = C_next - C_;
+    if (track_) {  // running sums need the per-step bookkeeping of catch_up
+      axpy_m(a, r);
+      advance();
+      catch_up_row(r);
+      return;
+    }
+    for_each_nz(r, [&](int64_t j, double x) {
+      Feat& f = f_[static_cast<size_t>(j)];
+      f.m += a * x;
+      if (f.lastC == C_next) {
+        f.v -= a * x * dC;
+      } else {
+        f.v -= f.m * dC;
+        f.lastC = C_next;
+      }
+    });
+    advance();
+  }
   /// One dense step: w <- (1 - eta lambda) w - eta [apply_m] m. Folds the scale when it gets small.
   void advance(bool apply_m = true) {
     s_ *= a_;
