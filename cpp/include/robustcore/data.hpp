@@ -218,6 +218,15 @@ inline void prefetch_ahead(const Data& X, const int64_t* idx, int64_t k, int64_t
   if (k + kPrefetchAhead < n) X.prefetch_row(idx[k + kPrefetchAhead]);
 }
 
+/// Prefetch entry idx[k + kPrefetchAhead] of per-sample arrays (labels, weights, gradient tables; null
+/// pointers skipped): in a shuffled pass these are random reads too.
+template <class... T>
+inline void prefetch_samples(const int64_t* idx, int64_t k, int64_t n, const T*... arrays) {
+  if (k + kPrefetchAhead >= n) return;
+  const int64_t i = idx[k + kPrefetchAhead];
+  ((arrays ? prefetch_hint(arrays + i) : void()), ...);
+}
+
 /// Labels must be exactly -1 or +1 for the binary solvers.
 inline void validate_binary_labels(const double* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i)

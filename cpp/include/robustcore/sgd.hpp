@@ -217,6 +217,7 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
     for (int64_t k = 0; k < n; ++k) {
       const int64_t i = idx[k];
       prefetch_ahead(Xs, idx, k, n);
+      prefetch_samples(idx, k, n, ys, sws);
       const auto row = Xs.row(i);
       ++t;
       const double eta = params.lr(static_cast<double>(t));

@@ -40,12 +40,7 @@ VrResult saga_fit(const Data& X, const double* y, const Loss& loss, const VrPara
     for (int64_t k = 0; k < n; ++k) draws[static_cast<size_t>(k)] = idx.below(n);
     for (int64_t k = 0; k < n; ++k) {
       prefetch_ahead(X, draws.data(), k, n);
-      if (k + kPrefetchAhead < n) {  // the label and table entry of that sample (random in n-arrays)
-        const int64_t ia = draws[static_cast<size_t>(k + kPrefetchAhead)];
-        prefetch_hint(y + ia);
-        prefetch_hint(u.data() + ia);
-        if (p.sample_weight) prefetch_hint(p.sample_weight + ia);
-      }
+      prefetch_samples(draws.data(), k, n, y, u.data(), p.sample_weight);
       const int64_t i = draws[static_cast<size_t>(k)];
       const auto r = X.row(i);
       const double gi = loss.deriv(y[i] * (W.catch_up_dot(r) + b)) * y[i] * sw(p, i);

@@ -81,6 +81,7 @@ VrResult svrg_family_fit(const Data& X, const double* y, const Loss& loss, const
     for (int64_t t = 0; t < m_inner; ++t) draws[static_cast<size_t>(t)] = idx.below(n);
     for (int64_t t = 0; t < m_inner; ++t) {
       prefetch_ahead(X, draws.data(), t, m_inner);
+      prefetch_samples(draws.data(), t, m_inner, y, p.sample_weight, gs.data(), in_batch.data());
       const int64_t i = draws[static_cast<size_t>(t)];
       const auto r = X.row(i);
       const double gi = loss.deriv(y[i] * (W.catch_up_dot(r) + b)) * y[i] * sw(p, i);
