@@ -131,7 +131,8 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         the rows in their given order. "block": copy the rows once into a random order (one extra
         copy of X), then each epoch visits blocks of ~32 KiB of consecutive rows in random order,
         and the rows of each block in random order -- not a uniform permutation, but contiguous
-        memory reads; on large sparse data about 2x faster per epoch (bench/README.md).
+        memory reads; on large sparse data 1.2-1.4x faster per epoch than the (prefetched) exact
+        shuffle (bench/README.md).
     history : bool
         Record the objective and training error (and test error with ``eval_set``) after every epoch:
         one extra pass over the data per epoch. False keeps only the seconds per epoch, for speed.
