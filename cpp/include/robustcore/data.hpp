@@ -209,7 +209,7 @@ struct RowCopy<DenseView> {
 /// How far ahead (in samples) shuffled passes prefetch rows: prefetch_row(idx[k + kPrefetchAhead]) and
 /// prefetch_pointer(idx[k + 2 kPrefetchAhead]) at step k. Hides the memory latency of random row
 /// access (measured on a 96 MB CSR matrix: an exact-shuffle SGD epoch costs 1.7-2.2x an in-order one with
-/// it, 3.3x without; bench/README.md).
+/// it, 3.1-3.5x without; bench/README.md).
 constexpr int64_t kPrefetchAhead = 16;
 
 template <class Data>
