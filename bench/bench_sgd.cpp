@@ -31,7 +31,7 @@ void BM_sgd_fit(benchmark::State& state, Loss loss, robustcore::Shuffle shuffle)
   robustcore::SgdState st(p.X.cols());
   for (auto _ : state) {
     auto res = robustcore::sgd_fit(p.X, p.y.data(), nullptr, loss, params, st);
-    benchmark::DoNotOptimize(res.epochs_done);
+    benchmark::DoNotOptimize(res.n_iter);
   }
   state.SetItemsProcessed(state.iterations() * p.X.nnz() * kEpochs);
 }

@@ -15,7 +15,7 @@
 
 #include <robustcore/data.hpp>
 #include <robustcore/losses.hpp>
-#include <robustcore/status.hpp>
+#include <robustcore/result.hpp>
 #include <robustcore/trace.hpp>
 
 namespace py = pybind11;
@@ -29,7 +29,9 @@ using I64 = py::array_t<int64_t, py::array::c_style>;
 /// A data view plus the numpy arrays it points into. Built from Python by `_core.Matrix.dense` or
 /// `_core.Matrix.csr`; validated once on construction.
 struct Matrix {
-  std::variant<robustcore::DenseView, robustcore::CsrView<int32_t>, robustcore::CsrView<int64_t>> view;
+  // One CSR instantiation: the Python layer hands int64 row pointers (an int32 indptr is widened there,
+  // n + 1 integers), which halves the kernels compiled for sparse data.
+  std::variant<robustcore::DenseView, robustcore::CsrView<int64_t>> view;
   py::object keep_alive[3];
 
   int64_t rows() const { return std::visit([](const auto& v) { return v.rows(); }, view); }
@@ -58,45 +60,10 @@ decltype(auto) visit_matrix_pair(const Matrix& m, const Matrix* test, F&& f) {
       m.view);
 }
 
-enum class LossKind : int {
-  Hinge = 0, SquaredHinge = 1, Log = 2, ModifiedHuber = 3, Ramp = 4, SmoothRamp = 5, ReversedGompertz = 6,
-};
-
-struct LossSpec {
-  LossKind kind = LossKind::Hinge;
-  double s = -1.0, alpha = 2.65, beta = 0.0, c = 2.0;
-};
-
-/// f(loss_value) for every loss kind.
-template <class F>
-decltype(auto) visit_loss(const LossSpec& l, F&& f) {
-  using namespace robustcore;
-  switch (l.kind) {
-    case LossKind::Hinge: return f(Hinge{});
-    case LossKind::SquaredHinge: return f(SquaredHinge{});
-    case LossKind::Log: return f(Logistic{});
-    case LossKind::ModifiedHuber: return f(ModifiedHuber{});
-    case LossKind::Ramp: return f(Ramp{l.s});
-    case LossKind::SmoothRamp: return f(SmoothRamp{l.s, l.alpha, l.beta});
-    case LossKind::ReversedGompertz: return f(ReversedGompertz{l.c});
-  }
-  throw std::invalid_argument("unknown loss kind");
-}
-
-/// f(loss_value) for the smooth losses only (variance-reduced solvers need a Lipschitz gradient).
-template <class F>
-decltype(auto) visit_smooth_loss(const LossSpec& l, F&& f) {
-  using namespace robustcore;
-  switch (l.kind) {
-    case LossKind::SquaredHinge: return f(SquaredHinge{});
-    case LossKind::Log: return f(Logistic{});
-    case LossKind::ModifiedHuber: return f(ModifiedHuber{});
-    case LossKind::SmoothRamp: return f(SmoothRamp{l.s, l.alpha, l.beta});
-    case LossKind::ReversedGompertz: return f(ReversedGompertz{l.c});
-    default: break;
-  }
-  throw std::invalid_argument("this solver needs a smooth loss (log, squared_hinge, modified_huber, sramp, rgomp)");
-}
+using robustcore::LossKind;
+using robustcore::LossSpec;
+using robustcore::visit_loss;
+using robustcore::visit_smooth_loss;
 
 /// Bridges the engine's per-epoch callback to Python: re-takes the GIL once per call, checks for
 /// Ctrl-C, calls the optional Python callable(done) and stops the solve on an exception.
@@ -145,6 +112,13 @@ class Progress {
 /// A new numpy array holding a copy of v.
 inline py::array_t<double> arr(const std::vector<double>& v) {
   return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data());
+}
+
+/// The history's columns as a dict of numpy arrays (the Python view of robustcore::History).
+inline py::dict history_to_dict(const robustcore::History& h) {
+  py::dict d;
+  for (const auto& c : h.columns()) d[py::str(c.name)] = arr(c.values);
+  return d;
 }
 
 inline py::dict trace_to_dict(const robustcore::Trace& t) {

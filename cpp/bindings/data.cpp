@@ -48,12 +48,18 @@ void bind_data(py::module_& m) {
             return mm;
           },
           py::arg("X").noconvert())
-      .def_static("csr", &make_csr<int32_t>, py::arg("data").noconvert(), py::arg("indices").noconvert(),
-                  py::arg("indptr").noconvert(), py::arg("n_cols"))
       .def_static("csr", &make_csr<int64_t>, py::arg("data").noconvert(), py::arg("indices").noconvert(),
                   py::arg("indptr").noconvert(), py::arg("n_cols"))
       .def_property_readonly("shape", [](const Matrix& mm) { return py::make_tuple(mm.rows(), mm.cols()); })
       .def_property_readonly("is_sparse", &Matrix::is_sparse);
+
+  py::class_<robustcore::Result>(m, "Result", "What every solver returns (result.hpp).")
+      .def_property_readonly("status", [](const robustcore::Result& r) { return robustcore::status_name(r.status); },
+                             "'converged', 'max_iter', 'diverged' or 'interrupted'")
+      .def_readonly("n_iter", &robustcore::Result::n_iter, "epochs / effective passes / iterations done")
+      .def_readonly("step", &robustcore::Result::step, "the step size the solver chose (0 when given)")
+      .def_property_readonly("history", [](const robustcore::Result& r) { return history_to_dict(r.history); },
+                             "per-pass columns as a dict of 1-d arrays");
 
   py::enum_<LossKind>(m, "LossKind")
       .value("hinge", LossKind::Hinge)

@@ -67,7 +67,7 @@ void bind_linear(py::module_& m) {
         state.t = tp[0];
         state.avg_count = tp[1];
         Progress prog(progress);
-        SgdResult res;
+        Result res;
         {
           py::gil_scoped_release nogil;
           validate_binary_labels(yp, n);
@@ -86,11 +86,7 @@ void bind_linear(py::module_& m) {
         tp[0] = state.t;
         tp[1] = state.avg_count;
         prog.rethrow();
-        py::dict out;
-        out["status"] = status_name(res.status);
-        out["epochs_done"] = res.epochs_done;
-        out["history"] = trace_to_dict(res.trace);
-        return out;
+        return res;
       },
       py::arg("X"), py::arg("y").noconvert(), py::arg("sample_weight").noconvert(), py::arg("loss"),
       py::arg("params"), py::arg("coef").noconvert(), py::arg("avg_coef").noconvert(),

@@ -15,7 +15,7 @@ from . import _core
 
 
 def to_matrix(X):
-    """Return a validated ``_core.Matrix`` over X (dense row-major float64 or CSR float64/int32).
+    """Return a validated ``_core.Matrix`` over X (dense row-major float64, or CSR with float64 values, int32 columns and int64 row pointers).
 
     The returned object keeps the arrays it views alive. X must already be finite and 2-d (the
     estimators check that with scikit-learn's validation first); the engine re-checks indices.
@@ -25,12 +25,13 @@ def to_matrix(X):
         if not X.has_canonical_format:
             X = X.copy()
             X.sum_duplicates()
+        if X.shape[1] > np.iinfo(np.int32).max:
+            raise ValueError(f"X has {X.shape[1]} columns; the engine indexes columns with int32 (at most 2**31 - 1)")
         data = np.ascontiguousarray(X.data, dtype=np.float64)
         indices = np.ascontiguousarray(X.indices, dtype=np.int32)
-        indptr = X.indptr
-        if indptr.dtype not in (np.int32, np.int64):
-            indptr = indptr.astype(np.int64)
-        indptr = np.ascontiguousarray(indptr)
+        # the engine reads row pointers as int64 only (one CSR instantiation); widening an int32 indptr
+        # copies n + 1 integers, never the nonzeros
+        indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
         return _core.Matrix.csr(data, indices, indptr, int(X.shape[1]))
     X = np.ascontiguousarray(X, dtype=np.float64)
     if X.ndim != 2:

@@ -351,9 +351,9 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         finally:
             bar.close()
         for k, r in enumerate(results):
-            if r["status"] == "diverged":
+            if r.status == "diverged":
                 raise ValueError(
-                    f"{type(self).__name__} diverged (non-finite weights) in epoch {r['epochs_done']} of problem {k}; "
+                    f"{type(self).__name__} diverged (non-finite weights) in epoch {int(r.n_iter)} of problem {k}; "
                     "use a smaller eta0, a larger alpha, or another learning_rate"
                 )
         return results
@@ -365,12 +365,12 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         self.coef_ = np.array(coef)
         self.intercept_ = np.array(intercept)
         self.t_ = int(self._counters[0, 0])
-        self.n_iter_ = int(max(r["epochs_done"] for r in results))
-        self.status_ = results[0]["status"]
+        self.n_iter_ = int(max(r.n_iter for r in results))
+        self.status_ = results[0].status
         keys = ("objective", "train_error", "test_error", "seconds")
         hist = {}
         for key in keys:
-            rows = [np.asarray(r["history"][key]) for r in results]
+            rows = [np.asarray(r.history.get(key, ())) for r in results]
             if rows[0].size == 0 and key != "seconds":
                 continue
             hist[key] = rows[0] if len(rows) == 1 else np.vstack(rows)

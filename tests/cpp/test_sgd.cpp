@@ -115,7 +115,7 @@ int main() {
   SgdParams bad = p;
   bad.lr.eta0 = 1e300;
   SgdState st(D.d);
-  const SgdResult r = sgd_fit(D.dv(), D.y.data(), nullptr, SquaredHinge{}, bad, st);
+  const Result r = sgd_fit(D.dv(), D.y.data(), nullptr, SquaredHinge{}, bad, st);
   CHECK(r.status == Status::Diverged);
   // Broken preconditions throw.
   SgdParams neg = p;

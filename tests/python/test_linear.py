@@ -75,7 +75,7 @@ def test_sgd_matches_numpy_reference(binary_problem, loss, schedule, average, st
     w_ref, b_ref = sgd_reference(X, y, deriv, lam, ETA[schedule](lam, eta0), order, epochs,
                                  average=None if average == "none" else average, average_start=start,
                                  project_ball=project)
-    assert out["epochs_done"] == epochs
+    assert out.n_iter == epochs
     np.testing.assert_allclose(w, w_ref, rtol=1e-10, atol=1e-10 * max(1.0, np.abs(w_ref).max()))
     assert b == pytest.approx(b_ref, rel=1e-10, abs=1e-10)
 
@@ -315,13 +315,15 @@ def test_bad_data(binary_problem):
 def test_engine_rejects_broken_csr_and_wrong_dtypes():
     data = np.array([1.0, 2.0])
     with pytest.raises(ValueError, match="out of range"):
-        _core.Matrix.csr(data, np.array([0, 5], dtype=np.int32), np.array([0, 1, 2], dtype=np.int32), 3)
+        _core.Matrix.csr(data, np.array([0, 5], dtype=np.int32), np.array([0, 1, 2], dtype=np.int64), 3)
     with pytest.raises(ValueError, match="non-decreasing"):
-        _core.Matrix.csr(data, np.array([0, 1], dtype=np.int32), np.array([0, 2, 1], dtype=np.int32), 3)
+        _core.Matrix.csr(data, np.array([0, 1], dtype=np.int32), np.array([0, 2, 1], dtype=np.int64), 3)
     with pytest.raises(ValueError, match="indptr"):
-        _core.Matrix.csr(data, np.array([0, 1], dtype=np.int32), np.array([0, 1, 3], dtype=np.int32), 3)
+        _core.Matrix.csr(data, np.array([0, 1], dtype=np.int32), np.array([0, 1, 3], dtype=np.int64), 3)
     with pytest.raises(TypeError):  # int64 indices are converted by the Python layer, never silently here
-        _core.Matrix.csr(data, np.array([0, 1], dtype=np.int64), np.array([0, 1, 2], dtype=np.int32), 3)
+        _core.Matrix.csr(data, np.array([0, 1], dtype=np.int64), np.array([0, 1, 2], dtype=np.int64), 3)
+    with pytest.raises(TypeError):  # int32 row pointers are widened by the Python layer, never silently here
+        _core.Matrix.csr(data, np.array([0, 1], dtype=np.int32), np.array([0, 1, 2], dtype=np.int32), 3)
     with pytest.raises(TypeError):  # float32 is not silently copied
         _core.Matrix.dense(np.ones((2, 2), dtype=np.float32))
     M = _core.Matrix.dense(np.ones((2, 2)))
@@ -370,7 +372,7 @@ def test_progress_callback_sees_every_epoch(binary_problem):
     assert seen == [1, 2, 3, 4]
     stop = _core.sgd_fit(to_matrix(X), y, None, loss_spec("log"), p, np.zeros(d), np.zeros(d), np.zeros(2),
                          np.zeros(2, dtype=np.int64), None, None, None, lambda k: k < 2)
-    assert stop["status"] == "interrupted" and stop["epochs_done"] == 2
+    assert stop.status == "interrupted" and stop.n_iter == 2
 
 
 # ----------------------------------------------------------------------------- real data (SRamp paper)

@@ -43,7 +43,7 @@
 #include "projections.hpp"
 #include "rng.hpp"
 #include "schedules.hpp"
-#include "status.hpp"
+#include "result.hpp"
 #include "sum_tree.hpp"
 #include "weights.hpp"
 

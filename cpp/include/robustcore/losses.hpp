@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 namespace robustcore {
 
@@ -146,5 +147,47 @@ struct ReversedGompertz {
     return c * c * u * (u - 1.0) * std::exp(-u);
   }
 };
+
+/// The losses by name at run time: a LossSpec names one loss and its parameters; visit_loss turns it
+/// into the loss value type (validating the parameters through the loss's constructor) and calls f
+/// with it, so a solver templated on the loss is instantiated once per loss kind. This is the one
+/// registry of losses; the bindings and the Python layer map their names onto LossKind.
+enum class LossKind : int {
+  Hinge = 0, SquaredHinge = 1, Log = 2, ModifiedHuber = 3, Ramp = 4, SmoothRamp = 5, ReversedGompertz = 6,
+};
+
+struct LossSpec {
+  LossKind kind = LossKind::Hinge;
+  double s = -1.0, alpha = 2.65, beta = 0.0, c = 2.0;
+};
+
+template <class F>
+decltype(auto) visit_loss(const LossSpec& l, F&& f) {
+  switch (l.kind) {
+    case LossKind::Hinge: return f(Hinge{});
+    case LossKind::SquaredHinge: return f(SquaredHinge{});
+    case LossKind::Log: return f(Logistic{});
+    case LossKind::ModifiedHuber: return f(ModifiedHuber{});
+    case LossKind::Ramp: return f(Ramp{l.s});
+    case LossKind::SmoothRamp: return f(SmoothRamp{l.s, l.alpha, l.beta});
+    case LossKind::ReversedGompertz: return f(ReversedGompertz{l.c});
+  }
+  throw std::invalid_argument("unknown loss kind");
+}
+
+/// visit_loss for the smooth losses only (a Lipschitz derivative: what the variance-reduced solvers
+/// need); the others are refused here, once, with the list of losses that are accepted.
+template <class F>
+decltype(auto) visit_smooth_loss(const LossSpec& l, F&& f) {
+  switch (l.kind) {
+    case LossKind::SquaredHinge: return f(SquaredHinge{});
+    case LossKind::Log: return f(Logistic{});
+    case LossKind::ModifiedHuber: return f(ModifiedHuber{});
+    case LossKind::SmoothRamp: return f(SmoothRamp{l.s, l.alpha, l.beta});
+    case LossKind::ReversedGompertz: return f(ReversedGompertz{l.c});
+    default: break;
+  }
+  throw std::invalid_argument("this solver needs a smooth loss (log, squared_hinge, modified_huber, sramp, rgomp)");
+}
 
 }  // namespace robustcore

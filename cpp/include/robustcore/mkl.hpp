@@ -35,7 +35,7 @@
 
 #include "factored_bank.hpp"
 #include "projections.hpp"
-#include "status.hpp"
+#include "result.hpp"
 
 namespace robustcore {
 namespace mkl {

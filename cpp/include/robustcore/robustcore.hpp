@@ -6,7 +6,7 @@
 #include "rng.hpp"
 #include "schedules.hpp"
 #include "sgd.hpp"
-#include "status.hpp"
+#include "result.hpp"
 #include "trace.hpp"
 #include "weights.hpp"
 #include "sum_tree.hpp"

@@ -26,8 +26,7 @@
 #include "losses.hpp"
 #include "rng.hpp"
 #include "schedules.hpp"
-#include "status.hpp"
-#include "trace.hpp"
+#include "result.hpp"
 #include "weights.hpp"
 
 namespace robustcore {
@@ -74,12 +73,6 @@ struct SgdState {
   int64_t t = 0;              ///< steps taken so far (the schedule's clock)
 
   explicit SgdState(int64_t d = 0) : w(static_cast<size_t>(d), 0.0), wbar(static_cast<size_t>(d), 0.0) {}
-};
-
-struct SgdResult {
-  Status status = Status::MaxIter;
-  int64_t epochs_done = 0;
-  Trace trace;
 };
 
 /// (1/n) sum sw_i r(y_i f(x_i)) + lambda/2 ||w||^2 and the 0/1 error, for a dense w.
@@ -159,7 +152,7 @@ struct BlockShuffledRows {
 /// epochs * n entries, replacing the seeded shuffle (used by the oracle tests). `X_test`/`y_test`
 /// (optional) add test error to the history. `progress` is called after every epoch.
 template <class Loss, class Data>
-SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, const Loss& loss,
+Result sgd_fit(const Data& X, const double* y, const double* sample_weight, const Loss& loss,
                   SgdParams params, SgdState& state, const int64_t* order = nullptr,
                   const Data* X_test = nullptr, const double* y_test = nullptr,
                   const ProgressFn& progress = nullptr) {
@@ -195,7 +188,7 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
   const double* ys = blk ? blk->y.data() : y;
   const double* sws = blk ? blk->weights() : sample_weight;
 
-  SgdResult res;
+  Result res;
   double seconds = 0.0;
   int64_t t = state.t;
 
@@ -269,7 +262,7 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
       if (params.project_ball) sqn = w.sqnorm();
     }
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-    ++res.epochs_done;
+    res.n_iter += 1.0;
 
     // Output weights (what predict uses) and the divergence check, O(d) per epoch.
     if (running && !avg.empty()) avg.materialize(w, wout.data()); else w.materialize(wout.data());
@@ -279,15 +272,15 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
     if (params.record_history) {
       double obj = 0.0, err = 0.0;
       evaluate_linear(X, y, sample_weight, loss, wout.data(), bout, lambda, &obj, &err);
-      res.trace.objective.push_back(obj);
-      res.trace.train_error.push_back(err);
+      res.history.push("objective", obj);
+      res.history.push("train_error", err);
       if (X_test && y_test) {
         double terr = 0.0;
         evaluate_linear(*X_test, y_test, nullptr, loss, wout.data(), bout, lambda, nullptr, &terr);
-        res.trace.test_error.push_back(terr);
+        res.history.push("test_error", terr);
       }
     }
-    res.trace.seconds.push_back(seconds);
+    res.history.push("seconds", seconds);
     // Write the state back after every finished epoch, so an interrupted fit keeps it.
     w.materialize(state.w.data());
     state.b = b;
@@ -301,7 +294,7 @@ SgdResult sgd_fit(const Data& X, const double* y, const double* sample_weight, c
       res.status = Status::Diverged;
       return res;
     }
-    if (progress && !progress(res.epochs_done)) {
+    if (progress && !progress(static_cast<int64_t>(res.n_iter))) {
       res.status = Status::Interrupted;
       return res;
     }

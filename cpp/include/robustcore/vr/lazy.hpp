@@ -34,7 +34,7 @@
 #include "../data.hpp"
 #include "../losses.hpp"
 #include "../rng.hpp"
-#include "../status.hpp"
+#include "../result.hpp"
 #include "../trace.hpp"
 
 namespace robustcore {
