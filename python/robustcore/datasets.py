@@ -19,6 +19,7 @@ Functions
 ``load(name)``            -> X_train, y_train, X_test, y_test   (binary; y in {-1, +1} float64)
 ``load_full(name)``       -> X, y                              (binary, whole set)
 ``load_multilabel(name)`` -> X_train, Y_train, X_test, Y_test   (Y: int indicator matrix)
+``iter_svmlight(path, chunk_rows)`` -> (X_chunk, y_chunk), ...   (any LIBSVM file, streamed)
 ``list_datasets()``, ``has_dataset(name)``, ``get_data_home()``
 
 Conventions
@@ -53,6 +54,7 @@ import functools
 import gzip
 import io
 import lzma
+import numbers
 import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -229,13 +231,37 @@ def _open_binary(path: Path):
     return open(path, "rb")
 
 
+def _read_bytes(path) -> bytes:
+    """The (decompressed) bytes of a data file; a truncated, corrupt or empty file is a ValueError naming
+    the file and what is wrong with it, never a bare EOFError / LZMAError / OSError from the codec."""
+    path = Path(path)
+    try:
+        with _open_binary(path) as f:
+            raw = f.read()
+    except FileNotFoundError:
+        raise
+    except (EOFError, lzma.LZMAError, OSError, ValueError) as e:  # gzip.BadGzipFile is an OSError
+        kind = "truncated" if isinstance(e, EOFError) else "corrupt or unreadable"
+        raise ValueError(f"data file {str(path)!r} is {kind} ({type(e).__name__}: {e}); "
+                         "download it again (see the data folder's README)") from e
+    if not raw.strip():
+        raise ValueError(f"data file {str(path)!r} is empty")
+    return raw
+
+
+def _parse_error(path, what, e):
+    return ValueError(f"data file {str(path)!r}: cannot parse it as {what} ({type(e).__name__}: {e})")
+
+
 @functools.lru_cache(maxsize=32)
 def _read_libsvm(path: str, n_features: int):
     from sklearn.datasets import load_svmlight_file
 
-    with _open_binary(Path(path)) as f:
-        raw = f.read()  # decompressing in one go then parsing from memory is ~1.5x faster
-    X, y = load_svmlight_file(io.BytesIO(raw), n_features=n_features, dtype=np.float64)
+    raw = _read_bytes(path)  # decompressing in one go then parsing from memory is ~1.5x faster
+    try:
+        X, y = load_svmlight_file(io.BytesIO(raw), n_features=n_features, dtype=np.float64)
+    except ValueError as e:
+        raise _parse_error(path, "a LIBSVM file", e) from e
     X = X.tocsr()
     X.sum_duplicates()
     X.sort_indices()
@@ -244,8 +270,7 @@ def _read_libsvm(path: str, n_features: int):
 
 @functools.lru_cache(maxsize=8)
 def _read_idx(path: str):
-    with _open_binary(Path(path)) as f:
-        raw = f.read()
+    raw = _read_bytes(path)
     if len(raw) < 8 or raw[0] != 0 or raw[1] != 0 or raw[2] != 0x08:
         raise ValueError(f"{path}: not an unsigned-byte IDX file")
     ndim = raw[3]
@@ -259,10 +284,16 @@ def _read_idx(path: str):
 
 @functools.lru_cache(maxsize=8)
 def _read_csv(path: str):
-    with _open_binary(Path(path)) as f:
-        text = f.read().decode("ascii")
-    rows = [line.split(",") for line in text.splitlines() if line.strip()]
-    X = np.array([[float(v) for v in r[:-1]] for r in rows], dtype=np.float64)
+    try:
+        text = _read_bytes(path).decode("ascii")
+        rows = [line.split(",") for line in text.splitlines() if line.strip()]
+        X = np.array([[float(v) for v in r[:-1]] for r in rows], dtype=np.float64)
+    except (UnicodeDecodeError, ValueError) as e:
+        if isinstance(e, ValueError) and str(e).startswith("data file"):
+            raise
+        raise _parse_error(path, "a CSV file of numbers with a label last", e) from e
+    if X.ndim != 2 or X.shape[1] == 0:
+        raise ValueError(f"data file {str(path)!r}: rows have different lengths or no features")
     labels = np.array([r[-1].strip() for r in rows])
     return X, labels
 
@@ -271,15 +302,89 @@ def _read_csv(path: str):
 def _read_arff(path: str):
     from scipy.io import arff
 
-    with _open_binary(Path(path)) as f:
-        text = f.read().decode("utf-8")
-    data, meta = arff.loadarff(io.StringIO(text))
+    try:
+        text = _read_bytes(path).decode("utf-8")
+        data, meta = arff.loadarff(io.StringIO(text))
+    except (UnicodeDecodeError, ValueError, arff.ParseArffError) as e:
+        if isinstance(e, ValueError) and str(e).startswith("data file"):
+            raise
+        raise _parse_error(path, "an ARFF file", e) from e
     return data, list(meta.names()), list(meta.types())
 
 
 def _read_mulan_xml(path: Path):
-    root = ET.parse(path).getroot()
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as e:
+        raise _parse_error(path, "a Mulan XML label file", e) from e
     return [el.attrib["name"] for el in root.iter() if el.tag.endswith("label")]
+
+
+def _svmlight_chunks(path, chunk_rows, n_features, zero_based, dtype):
+    """Parse a LIBSVM file chunk_rows lines at a time (comment-only and blank lines skipped)."""
+    from sklearn.datasets import load_svmlight_file
+
+    path = Path(path)
+    first = 1
+
+    def parse(lines, first):
+        try:
+            X, y = load_svmlight_file(io.BytesIO(b"".join(lines)), n_features=n_features, dtype=dtype,
+                                      zero_based=zero_based)
+        except ValueError as e:
+            raise ValueError(f"data file {str(path)!r}, lines {first}-{first + len(lines) - 1}: cannot parse them "
+                             f"as LIBSVM rows ({e})") from e
+        return X.tocsr(), np.asarray(y, dtype=np.float64)
+
+    try:
+        with _open_binary(path) as f:
+            lines, lineno = [], 0
+            for line in f:
+                lineno += 1
+                body = line.split(b"#", 1)[0].strip()
+                if not body:
+                    if not lines:
+                        first = lineno + 1
+                    continue
+                lines.append(line)
+                if len(lines) == chunk_rows:
+                    yield parse(lines, first)
+                    lines, first = [], lineno + 1
+            if lines:
+                yield parse(lines, first)
+    except FileNotFoundError:
+        raise
+    except (EOFError, lzma.LZMAError, OSError) as e:
+        raise ValueError(f"data file {str(path)!r} is truncated or corrupt ({type(e).__name__}: {e})") from e
+
+
+def iter_svmlight(path, chunk_rows=100_000, *, n_features=None, zero_based=False, dtype=np.float64):
+    """Stream a LIBSVM / svmlight file (plain, .gz, .bz2 or .xz) as (X_chunk, y_chunk) pairs of at most
+    ``chunk_rows`` rows, for files larger than memory: only one chunk is held at a time.
+
+    Every chunk has the same number of columns: ``n_features`` if given (columns beyond it are an error),
+    else one extra streaming pass over the file finds the largest column index first. Column indices are
+    1-based as in LIBSVM files (``zero_based=True`` for 0-based files; never guessed per chunk, since a
+    chunk without column 0 would be misread). X chunks are CSR with ``dtype`` values, y float64.
+
+    Typical use: ``for X, y in iter_svmlight(path, 50_000): clf.partial_fit(X, y, classes=[-1, 1])``.
+    """
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, numbers.Integral) or chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be an integer >= 1, got {chunk_rows!r}")
+    if not isinstance(zero_based, (bool, np.bool_)):
+        raise TypeError(f"zero_based must be a bool, got {zero_based!r}")
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"iter_svmlight: no file {str(path)!r}")
+    if n_features is None:
+        n_features, rows = 0, 0
+        for X, _ in _svmlight_chunks(path, chunk_rows, None, zero_based, dtype):
+            n_features, rows = max(n_features, X.shape[1]), rows + X.shape[0]
+        if rows == 0:
+            raise ValueError(f"data file {str(path)!r} holds no rows")
+    elif isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) or n_features < 1:
+        raise ValueError(f"n_features must be None or an integer >= 1, got {n_features!r}")
+    return _svmlight_chunks(path, int(chunk_rows), int(n_features), zero_based, dtype)
 
 
 # --------------------------------------------------------------------------- scaling
