@@ -1,4 +1,6 @@
-"""Label noise injection: the label-flip protocols of the papers robustcore reproduces.
+"""Label noise: the label-flip protocols of the papers robustcore reproduces (``flip_labels``), and
+noise-rate estimation and label-issue detection (``estimate_transition``, ``find_label_issues``,
+``out_of_fold_proba``, ``confident_joint``; see ``robustcore._label_noise``).
 
 Two protocols:
 
@@ -25,7 +27,9 @@ import numbers
 
 import numpy as np
 
-__all__ = ["flip_labels"]
+from ._label_noise import confident_joint, estimate_transition, find_label_issues, out_of_fold_proba
+
+__all__ = ["confident_joint", "estimate_transition", "find_label_issues", "flip_labels", "out_of_fold_proba"]
 
 _MODES = ("exact", "bernoulli")
 

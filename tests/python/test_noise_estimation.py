@@ -1,0 +1,126 @@
+"""Noise-rate estimation and label-issue detection (robustcore.noise)."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.linear_model import LinearRegression, LogisticRegression
+
+from robustcore import noise
+
+
+def _problem(n=5000, seed=0, rho_plus=0.4, rho_minus=0.1, weights=None, n_classes=2):
+    X, y = make_classification(n_samples=n, n_features=20, n_informative=10, n_redundant=2, class_sep=2.0,
+                               flip_y=0, weights=weights, n_classes=n_classes, random_state=seed)
+    rng = np.random.default_rng(seed)
+    yn = y.copy()
+    if n_classes == 2:
+        yn[(y == 1) & (rng.random(n) < rho_plus)] = 0
+        yn[(y == 0) & (rng.random(n) < rho_minus)] = 1
+    return X, y, yn
+
+
+@pytest.mark.parametrize("rates,weights", [((0.4, 0.1), None), ((0.6, 0.1), None), ((0.2, 0.2), [0.8]),
+                                           ((0.0, 0.0), None)])
+def test_binary_flip_rates_within_005(rates, weights):
+    X, y, yn = _problem(rho_plus=rates[0], rho_minus=rates[1], weights=weights)
+    T = noise.estimate_transition(X, yn, random_state=0)
+    realised_plus = np.mean(yn[y == 1] == 0)   # P(noisy 0 | true 1)
+    realised_minus = np.mean(yn[y == 0] == 1)  # P(noisy 1 | true 0)
+    assert T.shape == (2, 2)
+    np.testing.assert_allclose(T.sum(axis=1), 1.0)
+    assert abs(T[1, 0] - realised_plus) <= 0.05
+    assert abs(T[0, 1] - realised_minus) <= 0.05
+
+
+def test_every_method_and_given_probabilities_agree_with_the_estimator_path():
+    X, y, yn = _problem(n=2000, seed=1)
+    P, classes = noise.out_of_fold_proba(X, yn, random_state=3)
+    np.testing.assert_array_equal(classes, [0, 1])
+    assert P.shape == (2000, 2) and np.allclose(P.sum(axis=1), 1.0)
+    for method in ("auto", "asymptotes", "confident_joint", "anchor"):
+        T1 = noise.estimate_transition(X, yn, random_state=3, method=method)
+        T2 = noise.estimate_transition(None, yn, pred_proba=P, method=method)
+        np.testing.assert_array_equal(T1, T2)
+        assert np.all((T1 >= 0) & (T1 <= 1))
+
+
+def _confident_joint_reference(labels, P):
+    n, K = P.shape
+    t = np.array([np.mean([P[i, k] for i in range(n) if labels[i] == k]) for k in range(K)])
+    C = np.zeros((K, K))
+    for i in range(n):
+        best, best_p = -1, -1.0
+        for k in range(K):
+            if P[i, k] >= t[k] and P[i, k] > best_p:
+                best, best_p = k, P[i, k]
+        if best >= 0:
+            C[labels[i], best] += 1
+    counts = np.bincount(labels, minlength=K)
+    Q = C / C.sum(axis=1, keepdims=True) * counts[:, None]
+    return Q / Q.sum()
+
+
+def test_confident_joint_matches_a_plain_loop():
+    rng = np.random.default_rng(0)
+    P = rng.dirichlet(np.ones(3), size=300)
+    labels = rng.integers(0, 3, size=300)
+    Q, _ = noise.confident_joint(labels, P)
+    np.testing.assert_allclose(Q, _confident_joint_reference(labels, P), rtol=1e-12)
+
+
+def test_multiclass_symmetric_noise():
+    X, y, _ = _problem(n=6000, seed=2, n_classes=3)
+    rng = np.random.default_rng(2)
+    yn = y.copy()
+    flip = rng.random(y.size) < 0.2
+    yn[flip] = (y[flip] + rng.integers(1, 3, size=flip.sum())) % 3
+    T = noise.estimate_transition(X, yn, random_state=0)
+    realised = np.array([[np.mean(yn[y == i] == j) for j in range(3)] for i in range(3)])
+    assert T.shape == (3, 3)
+    assert np.abs(T - realised).max() <= 0.1
+    with pytest.raises(ValueError, match="two classes"):
+        noise.estimate_transition(X, yn, method="asymptotes")
+
+
+def test_find_label_issues_precision_and_recall():
+    X, y, yn = _problem(seed=4, rho_plus=0.3, rho_minus=0.1)
+    issues, scores = noise.find_label_issues(X, yn, random_state=0, return_scores=True)
+    wrong = np.flatnonzero(yn != y)
+    precision = np.isin(issues, wrong).mean()
+    recall = np.isin(wrong, issues).mean()
+    assert precision >= 0.8 and recall >= 0.8, (precision, recall)
+    assert scores.shape == y.shape
+    assert np.all(np.diff(scores[issues]) >= 0)  # most suspicious first
+    assert len(np.unique(issues)) == len(issues)
+    # clean labels: few rows flagged
+    Xc, yc, _ = _problem(seed=4, rho_plus=0.0, rho_minus=0.0)
+    assert noise.find_label_issues(Xc, yc, random_state=0).size <= 0.03 * yc.size
+
+
+def test_any_probabilistic_estimator_and_labels_of_any_type():
+    X, y, yn = _problem(n=1500, seed=5)
+    labels = np.where(yn == 1, "spam", "ham")
+    T = noise.estimate_transition(X, labels, estimator=LogisticRegression(max_iter=500), cv=3, random_state=0)
+    assert T.shape == (2, 2)  # rows/cols follow np.unique: ham, spam
+    T01 = noise.estimate_transition(X, yn, estimator=LogisticRegression(max_iter=500), cv=3, random_state=0)
+    np.testing.assert_allclose(T, T01)
+
+
+def test_bad_input():
+    X, y, yn = _problem(n=300, seed=6)
+    with pytest.raises(TypeError, match="predict_proba"):
+        noise.estimate_transition(X, yn, estimator=LinearRegression())
+    with pytest.raises(ValueError, match="cv"):
+        noise.estimate_transition(X, yn, cv=1)
+    with pytest.raises(ValueError, match="method"):
+        noise.estimate_transition(X, yn, method="magic")
+    with pytest.raises(ValueError, match="1-d"):
+        noise.estimate_transition(X, yn[:, None])
+    with pytest.raises(ValueError, match="2 classes"):
+        noise.estimate_transition(X, np.zeros_like(yn))
+    with pytest.raises(ValueError, match="shape"):
+        noise.estimate_transition(None, yn, pred_proba=np.ones((10, 2)))
+    with pytest.raises(ValueError, match="finite"):
+        noise.find_label_issues(None, yn, pred_proba=np.full((300, 2), np.nan))
+    with pytest.raises(ValueError, match="fewer than cv"):
+        noise.estimate_transition(X[:12], np.r_[np.zeros(10), np.ones(2)])
