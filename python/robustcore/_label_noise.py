@@ -166,27 +166,38 @@ def _transition_asymptotes(P, labels):
 
 
 def _bounded_sigmoid_mle(score, yb):
+    """Maximum likelihood of P(yb = 1 | s) = lo + (hi - lo) sigmoid(a s + c) over (a, c, lo, hi), with
+    lo = sigmoid(u) and hi = lo + (1 - lo) sigmoid(v) so that 0 < lo < hi < 1; returns (lo, 1 - hi)."""
     from scipy.optimize import minimize
     from scipy.special import expit, logit
 
-    def unpack(th):
-        lo = expit(th[2])
-        return th[0], th[1], lo, lo + (1.0 - lo) * expit(th[3])
+    n = score.size
 
-    def nll(th):
-        a, c, lo, hi = unpack(th)
-        p = np.clip(lo + (hi - lo) * expit(a * score + c), 1e-12, 1.0 - 1e-12)
-        return -np.mean(yb * np.log(p) + (1.0 - yb) * np.log1p(-p))
+    def nll_grad(th):
+        a, c, u, v = th
+        lo, e = expit(u), expit(v)
+        hi = lo + (1.0 - lo) * e
+        sig = expit(a * score + c)
+        p = np.clip(lo + (hi - lo) * sig, 1e-12, 1.0 - 1e-12)
+        f = -np.sum(yb * np.log(p) + (1.0 - yb) * np.log1p(-p)) / n
+        r = -(yb / p - (1.0 - yb) / (1.0 - p)) / n  # d f / d p_i
+        ds = (hi - lo) * sig * (1.0 - sig)
+        dlo = lo * (1.0 - lo)
+        g = np.array([r @ (ds * score), np.sum(r * ds),
+                      np.sum(r * ((1.0 - sig) * dlo + sig * dlo * (1.0 - e))),
+                      np.sum(r * sig) * (1.0 - lo) * e * (1.0 - e)])
+        return f, g
 
     best = None
     # a few starts: the likelihood has a flat ridge where a grows and the bounds absorb the tails
     for lo0, hi0 in ((0.05, 0.95), (0.2, 0.8), (0.01, 0.6), (0.4, 0.99)):
         th0 = np.array([2.0, 0.0, logit(lo0), logit((hi0 - lo0) / (1.0 - lo0))])
-        r = minimize(nll, th0, method="L-BFGS-B")
+        r = minimize(nll_grad, th0, jac=True, method="L-BFGS-B")
         if best is None or r.fun < best.fun:
             best = r
-    _, _, lo, hi = unpack(best.x)
-    return float(lo), float(1.0 - hi)
+    lo = float(expit(best.x[2]))
+    hi = lo + (1.0 - lo) * float(expit(best.x[3]))
+    return lo, 1.0 - hi
 
 
 def estimate_transition(X, y, estimator=None, cv=5, random_state=None, *, method="auto",
