@@ -154,15 +154,69 @@ def _transition_anchor(P, quantile=0.97):
     return T
 
 
-def _transition_asymptotes(P, labels):
-    """Binary T from the bounded-sigmoid fit of the noisy labels on the out-of-fold score."""
-    from scipy.special import logit
+def _asymptote_fit(P, labels):
+    """The bounded-sigmoid fit on the standardised out-of-fold logit: (rho_minus, rho_plus, clean
+    posterior P(clean = 1 | x_i) = sigmoid(a s_i + c) for every row)."""
+    from scipy.special import expit, logit
 
     p1 = np.clip(P[:, 1] / P.sum(axis=1), 1e-12, 1.0 - 1e-12)
     score = logit(p1)
     score = (score - score.mean()) / (score.std() + 1e-12)
-    rho_minus, rho_plus = _bounded_sigmoid_mle(score, (labels == 1).astype(np.float64))
+    rho_minus, rho_plus, a, c = _bounded_sigmoid_mle(score, (labels == 1).astype(np.float64))
+    return rho_minus, rho_plus, expit(a * score + c)
+
+
+def _transition_asymptotes(P, labels):
+    """Binary T from the bounded-sigmoid fit of the noisy labels on the out-of-fold score."""
+    rho_minus, rho_plus, _ = _asymptote_fit(P, labels)
     return np.array([[1.0 - rho_minus, rho_minus], [rho_plus, 1.0 - rho_plus]])
+
+
+def importance_weights(X, y, estimator=None, cv=5, random_state=None, *, noise_rates="auto", pred_proba=None,
+                       n_jobs=None):
+    """Per-row weights that make a loss on noisy labels an unbiased estimate of the loss on clean labels
+    (importance reweighting, Liu & Tao 2016): w_i = P(clean = y_i | x_i) / P(noisy = y_i | x_i).
+
+    Binary only. The noisy posterior and the flip rates come from the bounded-sigmoid fit on out-of-fold
+    scores (``noise_rates="auto"``); with given rates ``(rho_plus, rho_minus)`` (rho_plus = P(noisy
+    negative | clean positive)) the clean posterior is (eta_noisy - rho_minus) / (1 - rho_plus -
+    rho_minus), clipped to [0, 1]. Rows whose label the model believes (eta consistent with it) keep a
+    weight near 1; rows that look flipped get a weight near 0. Multiply into ``sample_weight`` of any
+    estimator to train it on the noise-corrected objective.
+    """
+    y = np.asarray(y)
+    if pred_proba is None:
+        P, classes = out_of_fold_proba(X, y, estimator, cv, random_state, n_jobs)
+    else:
+        from sklearn.utils.multiclass import unique_labels
+
+        classes, P = unique_labels(y), pred_proba
+    labels = _label_index(y, classes)
+    P = _check_P(P, labels)
+    if P.shape[1] != 2:
+        raise ValueError(f"importance weights are implemented for two classes; y has {P.shape[1]}")
+    if isinstance(noise_rates, str):
+        if noise_rates != "auto":
+            raise ValueError(f"noise_rates must be 'auto' or (rho_plus, rho_minus), got {noise_rates!r}")
+        rho_minus, rho_plus, eta = _asymptote_fit(P, labels)
+        eta_noisy = rho_minus + (1.0 - rho_plus - rho_minus) * eta
+    else:
+        rho_plus, rho_minus = _check_rates(noise_rates)
+        eta_noisy = np.clip(P[:, 1] / P.sum(axis=1), 1e-12, 1.0 - 1e-12)
+        eta = np.clip((eta_noisy - rho_minus) / (1.0 - rho_plus - rho_minus), 0.0, 1.0)
+    eta_noisy = np.clip(eta_noisy, 1e-12, 1.0 - 1e-12)
+    return np.where(labels == 1, eta / eta_noisy, (1.0 - eta) / (1.0 - eta_noisy))
+
+
+def _check_rates(rates):
+    try:
+        rho_plus, rho_minus = (float(r) for r in rates)
+    except (TypeError, ValueError):
+        raise TypeError(f"noise_rates must be 'auto' or a pair (rho_plus, rho_minus), got {rates!r}") from None
+    if not (0.0 <= rho_plus < 1.0 and 0.0 <= rho_minus < 1.0) or rho_plus + rho_minus >= 1.0:
+        raise ValueError(f"noise rates must be in [0, 1) with rho_plus + rho_minus < 1 (else the labels carry no "
+                         f"information), got {rates!r}")
+    return rho_plus, rho_minus
 
 
 def _bounded_sigmoid_mle(score, yb):
@@ -197,7 +251,7 @@ def _bounded_sigmoid_mle(score, yb):
             best = r
     lo = float(expit(best.x[2]))
     hi = lo + (1.0 - lo) * float(expit(best.x[3]))
-    return lo, 1.0 - hi
+    return lo, 1.0 - hi, float(best.x[0]), float(best.x[1])
 
 
 def estimate_transition(X, y, estimator=None, cv=5, random_state=None, *, method="auto",

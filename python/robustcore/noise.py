@@ -27,9 +27,11 @@ import numbers
 
 import numpy as np
 
-from ._label_noise import confident_joint, estimate_transition, find_label_issues, out_of_fold_proba
+from ._label_noise import (confident_joint, estimate_transition, find_label_issues, importance_weights,
+                           out_of_fold_proba)
 
-__all__ = ["confident_joint", "estimate_transition", "find_label_issues", "flip_labels", "out_of_fold_proba"]
+__all__ = ["confident_joint", "estimate_transition", "find_label_issues", "flip_labels", "importance_weights",
+           "out_of_fold_proba"]
 
 _MODES = ("exact", "bernoulli")
 
