@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 from joblib import effective_n_jobs
+from sklearn import config_context, get_config
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
@@ -53,7 +54,10 @@ def fit_method(method):
 
 
 class BaseClassifier(ClassifierMixin, BaseEstimator):
-    """Base of the robustcore classifiers: sparse (CSR) or dense float64 input, validated once."""
+    """Base of the robustcore classifiers: float64 input, CSR or dense (``_accept_sparse``), validated once."""
+
+    #: "csr": CSR or dense input (the linear engines); False: dense only (kernel methods)
+    _accept_sparse = "csr"
 
     def _commit(self, **fitted):
         """Set the fitted attributes together, once the whole fit has succeeded."""
@@ -63,15 +67,15 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
     def _validate_fit_data(self, X, y, sample_weight=None, reset=True):
         """(X, y, sample_weight) validated for the engine: X C-ordered float64 (CSR or dense), y class
         labels, sample_weight None or a float64 array of one non-negative weight per row."""
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C", reset=reset)
+        X, y = validate_data(self, X, y, accept_sparse=self._accept_sparse, dtype=np.float64, order="C", reset=reset)
         check_classification_targets(y)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         return X, y, sample_weight
 
     def _validate_predict_X(self, X):
-        """X for decision_function / predict: the features seen in fit, CSR or dense float64."""
-        return validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        """X for decision_function / predict: float64 with the features seen in fit."""
+        return validate_data(self, X, accept_sparse=self._accept_sparse, dtype=np.float64, reset=False)
 
     def _classes(self, y):
         classes = np.unique(y)
@@ -81,7 +85,7 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
+        tags.input_tags.sparse = bool(self._accept_sparse)
         return tags
 
 
@@ -103,15 +107,23 @@ def predict_from_scores(classes, scores):
 
 # ----------------------------------------------------------------------------- problems on threads
 def map_problems(solve_one, n_problems, n_jobs):
-    """[solve_one(k) for k in range(n_problems)], on min(n_jobs, n_problems) threads (joblib's n_jobs)."""
+    """[solve_one(k) for k in range(n_problems)], on min(n_jobs, n_problems) threads (joblib's n_jobs). The
+    worker threads run under the caller's scikit-learn configuration (which is per thread), so estimators
+    fitted inside skip the parameter validation the outer fit already did."""
     workers = min(effective_n_jobs(n_jobs), n_problems)
     if workers <= 1:
         results = []
         for k in range(n_problems):  # a loop, not a comprehension: one frame less between fit and the engine
             results.append(solve_one(k))
         return results
+    config = get_config()
+
+    def in_config(k):
+        with config_context(**config):
+            return solve_one(k)
+
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(solve_one, range(n_problems)))
+        return list(pool.map(in_config, range(n_problems)))
 
 
 # ----------------------------------------------------------------------------- progress

@@ -40,7 +40,8 @@ class _MultiLabelBase(MultiOutputMixin, BaseClassifier):
     """Multi-label input: X (dense or CSR) and a 0/1 indicator matrix Y, validated once."""
 
     def _validate_XY(self, X, Y):
-        X, Y = validate_data(self, X, Y, accept_sparse="csr", dtype=np.float64, order="C", multi_output=True)
+        X, Y = validate_data(self, X, Y, accept_sparse=self._accept_sparse, dtype=np.float64, order="C",
+                             multi_output=True)
         return X, _check_indicator(Y)
 
     def __sklearn_tags__(self):

@@ -151,9 +151,10 @@ def test_parameters_are_validated_once_per_fit(binary_problem, monkeypatch):
     monkeypatch.setattr(rc.LinearClassifier, "_validate_params", lambda self: calls.append(1) or original(self))
     rc.LinearClassifier(random_state=0).fit(X, y)
     assert len(calls) == 1
-    Y = np.column_stack([y > 0, y < 0]).astype(int)
-    rc.BinaryRelevanceClassifier(solver="sgd", loss="hinge", max_iter=2, random_state=0).fit(X, Y)
-    assert len(calls) == 1  # the per-label estimators skip what the outer fit validated
+    Y = np.column_stack([y > 0, y < 0, y > 0]).astype(int)
+    for n_jobs in (None, 2):  # the per-label estimators skip what the outer fit validated, also on threads
+        rc.BinaryRelevanceClassifier(solver="sgd", loss="hinge", max_iter=2, random_state=0, n_jobs=n_jobs).fit(X, Y)
+    assert len(calls) == 1
 
 
 def test_sample_weight_is_checked(binary_problem):
@@ -241,6 +242,15 @@ def test_log_is_an_alias_of_log_loss(binary_problem):
     Y = np.column_stack([y > 0, y < 0]).astype(int)
     br = rc.BinaryRelevanceClassifier(loss="log", max_iter=3, random_state=0).fit(X, Y)
     assert br.predict(X).shape == Y.shape
+
+
+def test_cli_takes_max_iter_and_the_old_flags():
+    from robustcore import cli
+
+    parser = cli.build_parser()
+    for command, old in (("demo", "--epochs"), ("sramp", "--epochs"), ("variants", "--passes")):
+        assert parser.parse_args([command, "--max-iter", "3"]).max_iter == 3
+        assert parser.parse_args([command, old, "4"]).max_iter == 4
 
 
 def test_variance_reduced_never_imports_an_estimator():
