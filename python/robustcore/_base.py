@@ -12,9 +12,9 @@
   joblib's meaning (None = 1, -1 = all cores); the engine releases the GIL during a solve.
 * ``Progress``: one tqdm bar over epochs / passes / iterations of all problems; ``verbose=1`` shows
   it also when stderr is not a terminal (logs, notebooks), ``verbose=0`` shows nothing.
-* ``engine_result``: the one reader of what an engine entry point returns; ``check_diverged``: the
-  divergence error; ``stack_history`` / ``overall_status``: ``history_`` and ``status_`` from the
-  per-problem results.
+* ``engine_result``: the one reader of what an engine entry point returns; ``result_attributes``: the
+  divergence error (``check_diverged``), then ``n_iter_``, ``status_`` and ``history_`` (``stack_history``:
+  one row per problem) from the per-problem results.
 """
 
 from __future__ import annotations
@@ -199,6 +199,13 @@ def overall_status(results):
 def n_iter(results):
     """The most epochs / passes / iterations any problem ran (rounded up to a whole one)."""
     return int(np.ceil(max(r.n_iter for r in results)))
+
+
+def result_attributes(results, estimator):
+    """The fitted attributes every solve reports, from the per-problem EngineResults: raises the divergence
+    error, else returns n_iter_, status_ and history_."""
+    check_diverged(results, estimator)
+    return dict(n_iter_=n_iter(results), status_=overall_status(results), history_=stack_history(results))
 
 
 def stack_history(results):

@@ -19,8 +19,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from . import variance_reduced as _vr
-from ._base import (N_JOBS_CONSTRAINT, BaseClassifier, Progress, binary_targets, check_diverged, engine_result,
-                    fit_method, map_problems, n_iter, overall_status, predict_from_scores, stack_history)
+from ._base import (N_JOBS_CONSTRAINT, BaseClassifier, Progress, binary_targets, engine_result, fit_method,
+                    map_problems, predict_from_scores, result_attributes)
 from ._validation import check_eval_set, seed_from_random_state, to_matrix
 from .losses import BOUNDED_LOSSES, LOSSES, PROBA_LOSSES, SMOOTH_LOSSES, canonical_loss, loss_spec
 
@@ -344,6 +344,12 @@ class LinearClassifier(BaseClassifier):
             eta0=None if self.eta0 is None else float(self.eta0), power_t=float(self.power_t),
             fit_intercept=bool(self.fit_intercept), intercept_lr=float(self.intercept_lr), history=bool(self.history))
 
+    def _vr_params(self, max_iter, seed):
+        """The variance-reduced engine's parameters (binary problems and the softmax model)."""
+        return _vr.engine_params(self.solver, alpha=self.alpha, max_iter=max_iter, eta0=self.eta0,
+                                 svrg_option=self.svrg_option, tol=self.tol, fit_intercept=self.fit_intercept,
+                                 seed=seed, history=self.history)
+
     def _eval_data(self, eval_set, X):
         """(X_test as a _core.Matrix in X's storage, y_test), or (None, None)."""
         if eval_set is None:
@@ -364,7 +370,8 @@ class LinearClassifier(BaseClassifier):
 
         def one(k):
             if calibrate and np.isnan(state.eta0[k]):
-                state.eta0[k] = _sgd_calibrate_eta0(M, Y[k], sample_weight, calib_spec, cfg, seed + 104729 * k) * calib_factor
+                eta0 = _sgd_calibrate_eta0(M, Y[k], sample_weight, calib_spec, cfg, seed + 104729 * k)
+                state.eta0[k] = eta0 * calib_factor
             params = _sgd_engine_params(cfg, max_iter, seed + 7919 * k + int(state.counters[k, 0]),
                                         state.eta0[k] if calibrate else cfg.eta0, block_rows)
             return _sgd_fit(M, Y[k], sample_weight, spec, params, state, k, Mt, None if Yt is None else Yt[k],
@@ -372,18 +379,15 @@ class LinearClassifier(BaseClassifier):
 
         with Progress(self.verbose, max_iter * len(Y), type(self).__name__) as bar:
             results = map_problems(one, len(Y), self.n_jobs)
-        check_diverged(results, self)
         coef, intercept = state.model(cfg.averaging)
-        return dict(coef_=coef, intercept_=intercept, t_=int(state.counters[0, 0]), n_iter_=n_iter(results),
-                    status_=overall_status(results), history_=stack_history(results), _sgd_state=state)
+        return dict(coef_=coef, intercept_=intercept, t_=int(state.counters[0, 0]), _sgd_state=state,
+                    **result_attributes(results, self))
 
     def _fit_vr(self, M, Y, sample_weight, Mt, Yt, max_iter, coef0, intercept0):
         """A variance-reduced solve of every binary problem from (coef0, intercept0): fitted attributes."""
         spec = self._loss_spec()
         seed = seed_from_random_state(self.random_state)
-        params = [_vr.engine_params(self.solver, alpha=self.alpha, max_iter=max_iter, eta0=self.eta0,
-                                    svrg_option=self.svrg_option, tol=self.tol, fit_intercept=self.fit_intercept,
-                                    seed=seed + 7919 * k, history=self.history) for k in range(len(Y))]
+        params = [self._vr_params(max_iter, seed + 7919 * k) for k in range(len(Y))]
 
         def one(k):
             return _vr.fit_binary(M, Y[k], spec, params[k], sample_weight=sample_weight, coef=coef0[k],
@@ -392,17 +396,12 @@ class LinearClassifier(BaseClassifier):
 
         with Progress(self.verbose, max_iter * len(Y), type(self).__name__) as bar:
             fits = map_problems(one, len(Y), self.n_jobs)
-        results = [r for _, _, r in fits]
-        check_diverged(results, self)
         return dict(coef_=np.vstack([w for w, _, _ in fits]), intercept_=np.array([b for _, b, _ in fits]), t_=0,
-                    n_iter_=n_iter(results), status_=overall_status(results), eta_=results[0].step,
-                    history_=stack_history(results))
+                    eta_=fits[0][2].step, **result_attributes([r for _, _, r in fits], self))
 
     def _fit_softmax(self, M, y, classes, sample_weight, Mt, yt):
         """One multinomial model over all classes (coef_ has one row per class, also for two classes)."""
-        params = _vr.engine_params(self.solver, alpha=self.alpha, max_iter=self.max_iter, eta0=self.eta0,
-                                   svrg_option=self.svrg_option, tol=self.tol, fit_intercept=self.fit_intercept,
-                                   seed=seed_from_random_state(self.random_state), history=self.history)
+        params = self._vr_params(self.max_iter, seed_from_random_state(self.random_state))
         yt_index = None
         if yt is not None:  # -1 for a class never seen in training
             pos = np.minimum(np.searchsorted(classes, yt), len(classes) - 1)
@@ -411,9 +410,7 @@ class LinearClassifier(BaseClassifier):
             W, b, result = _vr.fit_softmax(M, np.searchsorted(classes, y), len(classes), params,
                                            sample_weight=sample_weight, X_test=Mt, y_test=yt_index,
                                            progress=bar.callback())
-        check_diverged([result], self)
-        return dict(coef_=W, intercept_=b, t_=0, n_iter_=n_iter([result]), status_=result.status, eta_=result.step,
-                    history_=stack_history([result]))
+        return dict(coef_=W, intercept_=b, t_=0, eta_=result.step, **result_attributes([result], self))
 
     # ------------------------------------------------------------------ fitting
     @fit_method
@@ -456,7 +453,8 @@ class LinearClassifier(BaseClassifier):
         if not first:
             fitted_classes = self.classes_
             if classes is not None and not np.array_equal(np.unique(classes), fitted_classes):
-                raise ValueError(f"classes {np.unique(classes)} differ from the classes of the first call {fitted_classes}")
+                raise ValueError(f"classes {np.unique(classes)} differ from the classes of the first call "
+                                 f"{fitted_classes}")
         elif kind == "vr":
             fitted_classes = self._classes(y)
             if classes is not None and not np.array_equal(np.unique(classes), fitted_classes):

@@ -19,8 +19,7 @@ from sklearn.base import MultiOutputMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import variance_reduced as _vr
-from ._base import (N_JOBS_CONSTRAINT, BaseClassifier, check_diverged, fit_method, map_problems, n_iter,
-                    stack_history)
+from ._base import N_JOBS_CONSTRAINT, BaseClassifier, fit_method, map_problems, result_attributes
 from ._validation import seed_from_random_state, to_matrix
 from .linear_model import LinearClassifier
 
@@ -170,9 +169,7 @@ class LabelPowersetClassifier(_MultiLabelBase):
                                    svrg_option=self.svrg_option, tol=self.tol, fit_intercept=self.fit_intercept,
                                    seed=seed_from_random_state(self.random_state))
         W, b, result = _vr.fit_softmax(to_matrix(X), yi.ravel(), len(combinations), params)
-        check_diverged([result], self)
-        self._commit(coef_=W, intercept_=b, n_iter_=n_iter([result]), status_=result.status,
-                     history_=stack_history([result]), **fitted)
+        self._commit(coef_=W, intercept_=b, **result_attributes([result], self), **fitted)
         return self
 
     def combination_scores(self, X):

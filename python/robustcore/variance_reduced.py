@@ -4,7 +4,7 @@ The engine (``cpp/include/robustcore/vr/``) minimises
 
     F(w, b) = (1/n) sum_i sw_i r(y_i (w.x_i + b)) + (alpha/2) ||w||^2
 
-for a smooth margin loss r ("log_loss" or its alias "log", "squared_hinge", "modified_huber", "sramp", "rgomp") with
+for a smooth margin loss r ("log_loss", alias "log"; "squared_hinge", "modified_huber", "sramp", "rgomp") with
 
 * ``"saga"`` (Alg. 4.3), ``"sag"`` (Alg. 4.4): one stored loss derivative per sample;
 * ``"svrg"`` (Alg. 4.2) with ``svrg_option`` "last" (a), "average" (b) or "random" (c);
