@@ -157,10 +157,14 @@ def test_parameters_are_validated_once_per_fit(binary_problem, monkeypatch):
     assert len(calls) == 1
 
 
-def test_sample_weight_is_checked(binary_problem):
+@pytest.mark.parametrize("solver", ["sgd", "saga"])
+def test_sample_weight_is_checked_the_same_for_every_solver(binary_problem, solver):
     X, y = binary_problem
+    est = rc.LinearClassifier(loss="log_loss", solver=solver)
     with pytest.raises(ValueError, match="sample_weight"):
-        rc.LinearClassifier().fit(X, y, sample_weight=np.ones(len(y) - 1))
+        est.fit(X, y, sample_weight=np.ones(len(y) - 1))
+    with pytest.raises(ValueError, match="[Nn]egative"):
+        est.fit(X, y, sample_weight=np.where(np.arange(len(y)) == 5, -1.0, 1.0))
 
 
 # ----------------------------------------------------------------------------- threads and progress
