@@ -1,7 +1,7 @@
 """SGD epoch throughput: robustcore.LinearClassifier against scikit-learn's SGDClassifier.
 
 In one process, on identical CSR arrays and with equal epochs (no early stopping), times
-  - robustcore  LinearClassifier(loss, solver="sgd"|"asgd", max_epochs=E) .fit, with the exact
+  - robustcore  LinearClassifier(loss, solver="sgd"|"asgd", max_iter=E) .fit, with the exact
     per-epoch shuffle (shuffle=True, the default, as scikit-learn does) and with shuffle="block"
   - scikit-learn SGDClassifier(loss, average=False|True, max_iter=E, tol=None) .fit
   - the floor: E in-order passes computing every row's dot product over the same CSR arrays
@@ -94,9 +94,9 @@ def main(argv=None):
         t_floor = median_time(floor, args.repeats)
         for loss, avg in (("hinge", False), ("log", False), ("hinge", True), ("log", True)):
             rc_est = rc.LinearClassifier(loss=loss, solver="asgd" if avg else "sgd", alpha=args.alpha,
-                                         max_epochs=args.epochs, random_state=0, history=args.history)
+                                         max_iter=args.epochs, random_state=0, history=args.history)
             rc_block = rc.LinearClassifier(loss=loss, solver="asgd" if avg else "sgd", alpha=args.alpha,
-                                           max_epochs=args.epochs, random_state=0, shuffle="block",
+                                           max_iter=args.epochs, random_state=0, shuffle="block",
                                            history=args.history)
             sk_est = SGDClassifier(loss="log_loss" if loss == "log" else "hinge", alpha=args.alpha, average=avg,
                                    max_iter=args.epochs, tol=None, random_state=0)

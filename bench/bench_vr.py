@@ -8,7 +8,7 @@ In one process, on identical CSR arrays, for L2-regularised logistic regression
     median wall time (--repeats) of the fit with the largest tol that reached the gap, including each
     library's input validation.
   - --passes: the same question at pass granularity instead: each solver runs a fixed number of passes k
-    (robustcore max_epochs = k effective passes with tol = 0, its first pass filling the gradient table;
+    (robustcore max_iter = k effective passes with tol = 0, its first pass filling the gradient table;
     scikit-learn max_iter = k epochs with tol = 0), k found by doubling then bisection as the smallest that
     reaches the gap; the reported time is the median wall time of that fit. This removes the coarseness of
     the tol grid (a fit stopped by tol = 1e-2 may be far below the gap), at the price of fixing k.
@@ -56,7 +56,7 @@ def load(name):
 def fit_rc(X, y, solver, alpha, tol):
     from robustcore import LinearClassifier
 
-    clf = LinearClassifier(loss="log", solver=solver, alpha=alpha, max_epochs=10000, tol=tol, history=False,
+    clf = LinearClassifier(loss="log", solver=solver, alpha=alpha, max_iter=10000, tol=tol, history=False,
                            random_state=0).fit(X, y)
     return clf.coef_.ravel(), clf.intercept_[0]
 
@@ -78,7 +78,7 @@ def fit_sk(X, y, solver, alpha, tol):
 def fit_rc_passes(X, y, solver, alpha, k):
     from robustcore import LinearClassifier
 
-    clf = LinearClassifier(loss="log", solver=solver, alpha=alpha, max_epochs=k, tol=0.0, history=False,
+    clf = LinearClassifier(loss="log", solver=solver, alpha=alpha, max_iter=k, tol=0.0, history=False,
                            random_state=0).fit(X, y)
     return clf.coef_.ravel(), clf.intercept_[0]
 
@@ -145,7 +145,7 @@ def optimum(X, y, alpha):
     ref = LogisticRegression(C=1.0 / (X.shape[0] * alpha), tol=1e-10, max_iter=100000).fit(X, y)
     cands.append(objective(X, y, ref.coef_.ravel(), ref.intercept_[0], alpha))
     for solver in ("sag", "saga"):
-        w, b, _ = vr.solve(X, y, loss="log", solver=solver, alpha=alpha, passes=300, tol=1e-11, history=False)
+        w, b, _ = vr.solve(X, y, loss="log", solver=solver, alpha=alpha, max_iter=300, tol=1e-11, history=False)
         cands.append(objective(X, y, w, b, alpha))
     return min(cands)
 
@@ -166,7 +166,7 @@ def memory_child(alpha):
 
     Path("/proc/self/clear_refs").write_text("5")  # reset the peak resident set (VmHWM) to the current one
     before = status("VmRSS:")
-    p = vr.make_params("saga", alpha=alpha, passes=5, history=False)
+    p = vr.make_params("saga", alpha=alpha, max_iter=5, history=False)
     vr.fit_binary(M, y, __import__("robustcore").losses.loss_spec("log"), p)
     after = status("VmHWM:")
     print(f"{X.shape[0]} {X.shape[1]} {X.nnz} {before} {after}")

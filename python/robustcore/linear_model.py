@@ -2,25 +2,27 @@
 
 ``LinearClassifier`` is a scikit-learn estimator: binary labels of any two values, multi-class by
 one-vs-rest, sparse (CSR) or dense input, ``partial_fit``, ``predict_proba`` for the log and
-modified Huber losses, and a per-epoch ``history_``.
+modified Huber losses, and a per-epoch ``history_``. The SGD engine calls live in ``_sgd_fit`` and
+``_sgd_calibrate_eta0`` below; the variance-reduced ones in ``variance_reduced``.
 """
 
 from __future__ import annotations
 
-import numbers
-from concurrent.futures import ThreadPoolExecutor
+from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data, _check_sample_weight
+from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._validation import check_choice, check_eval_set, check_positive, seed_from_random_state, to_matrix
-from .losses import LOSSES, loss_spec
 from . import variance_reduced as _vr
+from ._base import (N_JOBS_CONSTRAINT, BaseClassifier, Progress, binary_targets, engine_result, fit_method,
+                    map_problems, predict_from_scores, result_attributes)
+from ._validation import check_eval_set, seed_from_random_state, to_matrix
+from .losses import BOUNDED_LOSSES, LOSSES, PROBA_LOSSES, SMOOTH_LOSSES, canonical_loss, loss_spec
 
 #: solver -> (default schedule, default averaging)
 _SGD_SOLVERS = {
@@ -35,38 +37,99 @@ _SCHEDULES = {
     "pegasos": _core.Schedule.pegasos,
     "asgd": _core.Schedule.asgd,
 }
-_PROBA_LOSSES = ("log", "modified_huber")
-_PEGASOS_LOSSES = ("hinge", "log", "modified_huber")
-_BOUNDED_LOSSES = ("ramp", "sramp", "rgomp")
+_PEGASOS_LOSSES = ("hinge", "log_loss", "modified_huber")
+_POSITIVE = Interval(Real, 0, np.inf, closed="neither")
+_FINITE = Interval(Real, -np.inf, np.inf, closed="neither")
 
 
-class _ProgressBar:
-    """tqdm bar over epochs, shown only when verbose and attached to a terminal (or verbose > 1)."""
+# ----------------------------------------------------------------------------- the SGD engine
+class _SgdConfig(NamedTuple):
+    """The SGD solver's settings, resolved from the estimator's parameters (``LinearClassifier._sgd_config``)."""
 
-    def __init__(self, verbose, total, desc):
-        self.bar = None
-        if verbose:
-            import sys
+    schedule: str
+    averaging: object  # _core.Averaging
+    average_start: int
+    shuffle: object  # _core.Shuffle
+    project_ball: bool
+    alpha: float
+    eta0: float | None  # None: calibrated per problem (or the schedule's own, for pegasos)
+    power_t: float
+    fit_intercept: bool
+    intercept_lr: float
+    history: bool
 
-            from tqdm.auto import tqdm
 
-            self.bar = tqdm(total=total, desc=desc, unit="epoch", disable=not (verbose > 1 or sys.stderr.isatty()))
+class _SgdState:
+    """The model state of every binary SGD problem, read and written in place by the engine: weights,
+    averaged weights, [b, b_avg], [steps, averaged steps], and the calibrated eta0 (NaN until calibrated)."""
 
-    def callback(self):
-        if self.bar is None:
-            return None
-        last = [0]
+    def __init__(self, n_problems, d):
+        self.coef = np.zeros((n_problems, d))
+        self.avg_coef = np.zeros((n_problems, d))
+        self.scalars = np.zeros((n_problems, 2))
+        self.counters = np.zeros((n_problems, 2), dtype=np.int64)
+        self.eta0 = np.full(n_problems, np.nan)
 
-        def cb(done):
-            self.bar.update(done - last[0])
-            last[0] = done
-            return True
+    def copy(self):
+        new = _SgdState.__new__(_SgdState)
+        new.__dict__.update({k: v.copy() for k, v in self.__dict__.items()})
+        return new
 
-        return cb
+    def model(self, averaging):
+        """(coef, intercept) the estimator predicts with: the running average where it is on and has started."""
+        running = (self.counters[:, 1] > 0) & (averaging == _core.Averaging.running)
+        coef = np.where(running[:, None], self.avg_coef, self.coef)
+        return coef, np.where(running, self.scalars[:, 1], self.scalars[:, 0])
 
-    def close(self):
-        if self.bar is not None:
-            self.bar.close()
+
+def _sgd_engine_params(cfg, max_iter, seed, eta0, block_rows=0):
+    """``_core.SgdParams`` for one problem (eta0 None: the engine's default, used by pegasos)."""
+    p = _core.SgdParams()
+    p.schedule = _SCHEDULES[cfg.schedule]
+    p.lam = cfg.alpha
+    if eta0 is not None:
+        p.eta0 = float(eta0)
+    p.power_t = cfg.power_t
+    p.average = cfg.averaging
+    p.average_start = cfg.average_start
+    p.epochs = int(max_iter)
+    p.fit_intercept = cfg.fit_intercept
+    p.intercept_lr = cfg.intercept_lr
+    p.project_ball = cfg.project_ball
+    p.record_history = cfg.history
+    p.shuffle = cfg.shuffle
+    p.block_rows = int(block_rows)
+    p.seed = int(seed) % (2**63)
+    return p
+
+
+def _sgd_fit(M, y, sample_weight, spec, params, state, k, X_test=None, y_test=None, progress=None):
+    """Epochs of SGD on problem k of ``state`` (updated in place). Returns the EngineResult."""
+    raw = _core.sgd_fit(M, y, sample_weight, spec, params, state.coef[k], state.avg_coef[k], state.scalars[k],
+                        state.counters[k], None, X_test, y_test, progress)
+    return engine_result(raw)
+
+
+def _sgd_calibrate_eta0(M, y, sample_weight, spec, cfg, seed):
+    """Bottou's eta0 calibration on a 1000-row subsample (sgd.hpp)."""
+    return _core.sgd_calibrate_eta0(M, y, sample_weight, spec, cfg.alpha, cfg.fit_intercept, cfg.intercept_lr,
+                                    int(seed) % (2**63))
+
+
+def _calibration_loss(loss, spec):
+    """(loss spec, factor) the eta0 calibration runs on.
+
+    Bounded losses calibrate eta0 on the logistic loss: on their own loss the lowest one-pass cost is
+    often the collapse of a whole class onto the plateau, reached by a huge step. The step found for the
+    logistic loss is then scaled by L_log / L_loss (smoothness constants, sup |r''|), so that it matches
+    the bounded loss's curvature: a step sized for the flatter logistic loss pushes whole groups of
+    margins past the plateau edge in a few updates."""
+    if loss not in BOUNDED_LOSSES:
+        return spec, 1.0
+    log = loss_spec("log_loss")
+    if not np.isfinite(spec.smoothness()):  # the Ramp is not smooth: keep the logistic step
+        return log, 1.0
+    return log, min(1.0, log.smoothness() / spec.smoothness())
 
 
 def _block_rows(X):
@@ -77,14 +140,15 @@ def _block_rows(X):
     return max(8, int(32768 // (12 * per_row)))
 
 
-class LinearClassifier(ClassifierMixin, BaseEstimator):
+class LinearClassifier(BaseClassifier):
     """L2-regularised linear classifier trained by SGD, averaged SGD or Pegasos.
 
     Minimises ``(1/n) sum_i sw_i r(y_i (w.x_i + b)) + (alpha/2) ||w||^2`` for the margin loss r.
 
     Parameters
     ----------
-    loss : {"hinge", "log", "squared_hinge", "modified_huber", "ramp", "sramp", "rgomp", "softmax"}
+    loss : {"hinge", "log_loss", "squared_hinge", "modified_huber", "ramp", "sramp", "rgomp", "softmax"}
+        ("log" is an alias of "log_loss").
         "softmax": one multinomial model over all classes, with any variance-reduced solver or
         "sgd" (plain SGD with the constant step ``eta0``; learning_rate None or "constant").
         "sramp" is the Smooth Ramp loss (SRamp paper eq. 4), "rgomp" the Reversed Gompertz (eq. 5),
@@ -93,11 +157,12 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         "sgd": plain SGD (SRamp paper Algorithm 1, option A by default); "asgd": averaged SGD
         (Xu 2011); "pegasos": 1/(alpha t) steps and projection onto the 1/sqrt(alpha) ball.
         The others are the variance-reduced solvers of ``robustcore.variance_reduced`` (smooth losses
-        only; ``max_epochs`` is then the budget in effective passes and ``eta0`` the constant step).
+        only; ``max_iter`` is then the budget in effective passes and ``eta0`` the constant step).
     alpha : float > 0
         L2 regularisation strength (lambda in the papers).
-    max_epochs : int >= 1
-        Passes over the data (each one a fresh shuffle).
+    max_iter : int >= 1
+        Epochs: passes over the data (each one a fresh shuffle); effective passes for the
+        variance-reduced solvers and loss="softmax".
     learning_rate : {"optimal", "constant", "invscaling", "pegasos", "asgd"} or None
         Step-size schedule; None picks the solver's own ("optimal", "asgd", "pegasos").
     eta0 : float or None
@@ -138,9 +203,10 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         one extra pass over the data per epoch. False keeps only the seconds per epoch, for speed.
     random_state : None, int, RandomState or Generator
     n_jobs : int or None
-        Threads for one-vs-rest (the engine releases the GIL); None means 1.
+        Threads for one-vs-rest (the engine releases the GIL), with joblib's meaning: None means 1,
+        -1 all cores.
     verbose : int
-        > 0 shows a progress bar over epochs.
+        > 0 shows a progress bar over epochs (also when stderr is not a terminal); 0 shows nothing.
     svrg_option : {"last", "average", "random"}
         solver="svrg" only: SVRG option (a), (b) or (c) of the variants paper's Algorithm 4.2.
     tol : float >= 0
@@ -156,15 +222,39 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
     "grad_norm"),
     status_ ("max_iter" or "converged").
 
-    Interrupting ``fit`` with Ctrl-C raises KeyboardInterrupt and leaves the estimator unfitted.
+    ``fit`` and ``partial_fit`` are atomic: a call that raises (bad input, divergence, Ctrl-C, which raises
+    KeyboardInterrupt) leaves the estimator as it was before the call (unfitted, or the previous model).
     """
+
+    _parameter_constraints = {
+        "loss": [StrOptions(set(LOSSES) | {"softmax"})],
+        "solver": [StrOptions(set(_SGD_SOLVERS) | set(_vr.VR_SOLVERS))],
+        "alpha": [_POSITIVE],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [StrOptions(set(_SCHEDULES)), None],
+        "eta0": [_POSITIVE, None],
+        "power_t": [_FINITE],
+        "average": ["boolean", Interval(Integral, 0, None, closed="left"), StrOptions({"epoch"}), None],
+        "s": [Interval(Real, -np.inf, 1, closed="neither")],
+        "c": [_POSITIVE],
+        "sramp_params": [StrOptions({"paper"}), "array-like", None],
+        "fit_intercept": ["boolean"],
+        "intercept_lr": [_POSITIVE],
+        "shuffle": ["boolean", StrOptions({"block"})],
+        "history": ["boolean"],
+        "random_state": ["random_state"],
+        "n_jobs": N_JOBS_CONSTRAINT,
+        "verbose": ["verbose"],
+        "svrg_option": [StrOptions(set(_vr.SVRG_OPTIONS))],
+        "tol": [Interval(Real, 0, np.inf, closed="left")],
+    }
 
     def __init__(
         self,
         loss="hinge",
         solver="sgd",
         alpha=1e-4,
-        max_epochs=15,
+        max_iter=15,
         learning_rate=None,
         eta0=None,
         power_t=0.5,
@@ -185,7 +275,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         self.loss = loss
         self.solver = solver
         self.alpha = alpha
-        self.max_epochs = max_epochs
+        self.max_iter = max_iter
         self.learning_rate = learning_rate
         self.eta0 = eta0
         self.power_t = power_t
@@ -203,280 +293,213 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         self.svrg_option = svrg_option
         self.tol = tol
 
-    # ------------------------------------------------------------------ parameters
+    # ------------------------------------------------------------------ configuration
+    def _solver_kind(self):
+        """"softmax", "vr" or "sgd"; raises on parameter combinations the solver does not take (each
+        parameter alone was validated by ``_parameter_constraints``)."""
+        loss = canonical_loss(self.loss)
+        if loss == "softmax":
+            if self.solver not in _vr.SOFTMAX_SOLVERS:
+                raise ValueError(f"loss='softmax' takes solver in {sorted(_vr.SOFTMAX_SOLVERS)}, got {self.solver!r}")
+            if self.learning_rate not in (None, "constant") or self.average is not None:
+                raise ValueError("loss='softmax' uses a constant step eta0; leave learning_rate (or set it to "
+                                 "'constant') and average as None")
+            return "softmax"
+        if self.solver in _vr.VR_SOLVERS:
+            if loss not in SMOOTH_LOSSES:
+                raise ValueError(f"solver={self.solver!r} needs a smooth loss {SMOOTH_LOSSES}, got loss={self.loss!r}")
+            if self.learning_rate is not None or self.average is not None:
+                raise ValueError(f"solver={self.solver!r} uses a constant step eta0 (default from the smoothness "
+                                 "constant); leave learning_rate and average as None")
+            return "vr"
+        if self.solver == "pegasos":
+            if loss not in _PEGASOS_LOSSES:
+                raise ValueError(
+                    f"solver='pegasos' is defined for convex losses with bounded derivative {_PEGASOS_LOSSES}; "
+                    f"its 1/(alpha t) steps diverge or saturate with loss={self.loss!r} (use solver='sgd')")
+            if self.learning_rate not in (None, "pegasos"):
+                raise ValueError("solver='pegasos' uses learning_rate='pegasos' (1/(alpha t)); leave learning_rate=None")
+        return "sgd"
+
     def _loss_spec(self):
-        check_choice("loss", self.loss, LOSSES)
-        if self.loss in ("ramp", "sramp"):
-            if isinstance(self.s, bool) or not isinstance(self.s, numbers.Real) or not np.isfinite(self.s) or self.s >= 1:
-                raise ValueError(f"s must be a finite number < 1, got {self.s!r}")
-        if self.loss == "rgomp":
-            check_positive("c", self.c)
-        return loss_spec(self.loss, s=float(self.s), c=float(self.c), sramp_params=self.sramp_params)
+        return loss_spec(canonical_loss(self.loss), s=float(self.s), c=float(self.c), sramp_params=self.sramp_params)
 
-    def _sgd_params(self, epochs):
-        check_choice("solver", self.solver, _SGD_SOLVERS)
-        check_positive("alpha", self.alpha)
+    def _sgd_config(self):
         default_schedule, default_average = _SGD_SOLVERS[self.solver]
-        schedule = default_schedule if self.learning_rate is None else self.learning_rate
-        check_choice("learning_rate", schedule, _SCHEDULES)
-        if self.solver == "pegasos" and self.loss not in _PEGASOS_LOSSES:
-            raise ValueError(
-                f"solver='pegasos' is defined for convex losses with bounded derivative {_PEGASOS_LOSSES}; "
-                f"its 1/(alpha t) steps diverge or saturate with loss={self.loss!r} (use solver='sgd')"
-            )
-        if self.solver == "pegasos" and schedule != "pegasos":
-            raise ValueError("solver='pegasos' uses learning_rate='pegasos' (1/(alpha t)); leave learning_rate=None")
-        if self.eta0 is not None:
-            check_positive("eta0", self.eta0)
-        if isinstance(self.power_t, bool) or not isinstance(self.power_t, numbers.Real) or not np.isfinite(self.power_t):
-            raise ValueError(f"power_t must be a finite number, got {self.power_t!r}")
-        if not isinstance(self.fit_intercept, (bool, np.bool_)):
-            raise TypeError(f"fit_intercept must be a bool, got {self.fit_intercept!r}")
-        p = _core.SgdParams()
-        p.schedule = _SCHEDULES[schedule]
-        p.lam = float(self.alpha)
-        if self.eta0 is not None:
-            p.eta0 = float(self.eta0)
-        p.power_t = float(self.power_t)
-        self._schedule = schedule
         average = default_average if self.average is None else self.average
-        if isinstance(average, str):
-            if average != "epoch":
-                raise ValueError(f"average must be None, a bool, an int >= 0 or 'epoch', got {average!r}")
-            p.average = _core.Averaging.epoch
+        start = 0
+        if isinstance(average, str):  # "epoch"
+            averaging = _core.Averaging.epoch
         elif isinstance(average, (bool, np.bool_)):
-            p.average = _core.Averaging.running if average else _core.Averaging.none
-        elif isinstance(average, numbers.Integral) and average >= 0:
-            p.average = _core.Averaging.running
-            p.average_start = int(average)
+            averaging = _core.Averaging.running if average else _core.Averaging.none
         else:
-            raise ValueError(f"average must be None, a bool, an int >= 0 or 'epoch', got {average!r}")
-        p.epochs = int(epochs)
-        p.fit_intercept = bool(self.fit_intercept)
-        p.intercept_lr = float(check_positive("intercept_lr", self.intercept_lr))
-        p.project_ball = self.solver == "pegasos"
-        if not isinstance(self.history, (bool, np.bool_)):
-            raise TypeError(f"history must be a bool, got {self.history!r}")
-        p.record_history = bool(self.history)
-        if isinstance(self.shuffle, str):
-            if self.shuffle != "block":
-                raise ValueError(f"shuffle must be True, False or 'block', got {self.shuffle!r}")
-            p.shuffle = _core.Shuffle.block
-        elif isinstance(self.shuffle, (bool, np.bool_)):
-            p.shuffle = _core.Shuffle.exact if self.shuffle else _core.Shuffle.none
+            averaging, start = _core.Averaging.running, int(average)
+        if isinstance(self.shuffle, str):  # "block"
+            shuffle = _core.Shuffle.block
         else:
-            raise ValueError(f"shuffle must be True, False or 'block', got {self.shuffle!r}")
-        return p
+            shuffle = _core.Shuffle.exact if self.shuffle else _core.Shuffle.none
+        return _SgdConfig(
+            schedule=default_schedule if self.learning_rate is None else self.learning_rate, averaging=averaging,
+            average_start=start, shuffle=shuffle, project_ball=self.solver == "pegasos", alpha=float(self.alpha),
+            eta0=None if self.eta0 is None else float(self.eta0), power_t=float(self.power_t),
+            fit_intercept=bool(self.fit_intercept), intercept_lr=float(self.intercept_lr), history=bool(self.history))
 
-    def _check_epochs(self):
-        check_positive("max_epochs", self.max_epochs, integer=True)
-        if self.n_jobs is not None:
-            check_positive("n_jobs", self.n_jobs, integer=True)
+    def _vr_params(self, max_iter, seed):
+        """The variance-reduced engine's parameters (binary problems and the softmax model)."""
+        return _vr.engine_params(self.solver, alpha=self.alpha, max_iter=max_iter, eta0=self.eta0,
+                                 svrg_option=self.svrg_option, tol=self.tol, fit_intercept=self.fit_intercept,
+                                 seed=seed, history=self.history)
 
-    # ------------------------------------------------------------------ data
-    def _validate_Xy(self, X, y, reset):
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C", reset=reset)
-        check_classification_targets(y)
-        return X, y
-
-    def _binary_targets(self, y):
-        """(n_problems, n) array of +-1 targets: one row for binary, one per class for one-vs-rest."""
-        if len(self.classes_) == 2:
-            return np.where(y == self.classes_[1], 1.0, -1.0)[None, :]
-        return np.stack([np.where(y == c, 1.0, -1.0) for c in self.classes_])
-
-    def _eval_matrix(self, eval_set, sparse):
+    def _eval_data(self, eval_set, X):
+        """(X_test as a _core.Matrix in X's storage, y_test), or (None, None)."""
         if eval_set is None:
             return None, None
-        Xt, yt = check_eval_set(self, eval_set, sparse)
+        Xt, yt = check_eval_set(self, eval_set, sp.issparse(X))
         return to_matrix(Xt), yt
 
-    # ------------------------------------------------------------------ fitting
-    def _init_state(self, n_problems, d):
-        self._coef = np.zeros((n_problems, d))
-        self._avg_coef = np.zeros((n_problems, d))
-        self._scalars = np.zeros((n_problems, 2))
-        self._counters = np.zeros((n_problems, 2), dtype=np.int64)
-        self._eta0s = np.full(n_problems, np.nan)
-
-    def _run(self, X, y, sample_weight, epochs, eval_set, order=None):
-        """Run `epochs` epochs on every binary problem, continuing from the stored state."""
-        Y = self._binary_targets(y)
-        M = to_matrix(X)
-        Mt, yt = self._eval_matrix(eval_set, sp.issparse(X))
-        Yt = None
-        if Mt is not None:
-            Yt = np.stack([np.where(yt == c, 1.0, -1.0) for c in self.classes_]) if len(self.classes_) > 2 else (
-                np.where(yt == self.classes_[1], 1.0, -1.0)[None, :])
+    # ------------------------------------------------------------------ solvers
+    def _fit_sgd(self, X, M, Y, sample_weight, Mt, Yt, max_iter, state):
+        """``max_iter`` epochs on every binary problem from ``state`` (updated in place): fitted attributes."""
+        cfg = self._sgd_config()
+        loss = canonical_loss(self.loss)
         spec = self._loss_spec()
-        # Bounded losses calibrate eta0 on the logistic loss: on their own loss the lowest one-pass
-        # cost is often the collapse of a whole class onto the plateau, reached by a huge step. The
-        # step found for the logistic loss is then scaled by L_log / L_loss (smoothness constants,
-        # sup |r''|), so that it matches the bounded loss's curvature: a step sized for the flatter
-        # logistic loss pushes whole groups of margins past the plateau edge in a few updates.
-        calib_spec, calib_factor = spec, 1.0
-        if self.loss in _BOUNDED_LOSSES:
-            calib_spec = loss_spec("log")
-            if np.isfinite(spec.smoothness()):  # the Ramp is not smooth: keep the logistic step
-                calib_factor = min(1.0, calib_spec.smoothness() / spec.smoothness())
-        params = self._sgd_params(epochs)
-        block_rows = _block_rows(X) if params.shuffle == _core.Shuffle.block else 0
-        base_seed = seed_from_random_state(self.random_state)
-        sw = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
-        n_problems = Y.shape[0]
-        bar = _ProgressBar(self.verbose, epochs * n_problems, type(self).__name__)
+        calib_spec, calib_factor = _calibration_loss(loss, spec)
+        calibrate = cfg.eta0 is None and cfg.schedule != "pegasos"
+        block_rows = _block_rows(X) if cfg.shuffle == _core.Shuffle.block else 0
+        seed = seed_from_random_state(self.random_state)
 
         def one(k):
-            params_k = self._sgd_params(epochs)
-            params_k.block_rows = block_rows
-            params_k.seed = (base_seed + 7919 * k + int(self._counters[k, 0])) % (2**63)
-            if self.eta0 is None and self._schedule != "pegasos":
-                if np.isnan(self._eta0s[k]):
-                    self._eta0s[k] = _core.sgd_calibrate_eta0(
-                        M, np.ascontiguousarray(Y[k]), sw, calib_spec, float(self.alpha), bool(self.fit_intercept),
-                        float(self.intercept_lr), (base_seed + 104729 * k) % (2**63)) * calib_factor
-                params_k.eta0 = float(self._eta0s[k])
-            return _core.sgd_fit(
-                M, np.ascontiguousarray(Y[k]), sw, spec, params_k, self._coef[k], self._avg_coef[k],
-                self._scalars[k], self._counters[k], order,
-                Mt, None if Yt is None else np.ascontiguousarray(Yt[k]), bar.callback())  # one per problem
+            if calibrate and np.isnan(state.eta0[k]):
+                eta0 = _sgd_calibrate_eta0(M, Y[k], sample_weight, calib_spec, cfg, seed + 104729 * k)
+                state.eta0[k] = eta0 * calib_factor
+            params = _sgd_engine_params(cfg, max_iter, seed + 7919 * k + int(state.counters[k, 0]),
+                                        state.eta0[k] if calibrate else cfg.eta0, block_rows)
+            return _sgd_fit(M, Y[k], sample_weight, spec, params, state, k, Mt, None if Yt is None else Yt[k],
+                            bar.callback())
 
-        del params
-        try:
-            if self.n_jobs and self.n_jobs > 1 and n_problems > 1:
-                with ThreadPoolExecutor(max_workers=self.n_jobs) as ex:
-                    results = list(ex.map(one, range(n_problems)))
-            else:
-                results = [one(k) for k in range(n_problems)]
-        finally:
-            bar.close()
-        for k, r in enumerate(results):
-            if r.status == "diverged":
-                raise ValueError(
-                    f"{type(self).__name__} diverged (non-finite weights) in epoch {int(r.n_iter)} of problem {k}; "
-                    "use a smaller eta0, a larger alpha, or another learning_rate"
-                )
-        return results
+        with Progress(self.verbose, max_iter * len(Y), type(self).__name__) as bar:
+            results = map_problems(one, len(Y), self.n_jobs)
+        coef, intercept = state.model(cfg.averaging)
+        return dict(coef_=coef, intercept_=intercept, t_=int(state.counters[0, 0]), _sgd_state=state,
+                    **result_attributes(results, self))
 
-    def _set_output(self, results):
-        running = self._avg_mode()
-        coef = np.where(running[:, None], self._avg_coef, self._coef) if running.any() else self._coef.copy()
-        intercept = np.where(running, self._scalars[:, 1], self._scalars[:, 0])
-        self.coef_ = np.array(coef)
-        self.intercept_ = np.array(intercept)
-        self.t_ = int(self._counters[0, 0])
-        self.n_iter_ = int(max(r.n_iter for r in results))
-        self.status_ = results[0].status
-        keys = ("objective", "train_error", "test_error", "seconds")
-        hist = {}
-        for key in keys:
-            rows = [np.asarray(r.history.get(key, ())) for r in results]
-            if rows[0].size == 0 and key != "seconds":
-                continue
-            hist[key] = rows[0] if len(rows) == 1 else np.vstack(rows)
-        self.history_ = hist
+    def _fit_vr(self, M, Y, sample_weight, Mt, Yt, max_iter, coef0, intercept0):
+        """A variance-reduced solve of every binary problem from (coef0, intercept0): fitted attributes."""
+        spec = self._loss_spec()
+        seed = seed_from_random_state(self.random_state)
+        params = [self._vr_params(max_iter, seed + 7919 * k) for k in range(len(Y))]
 
-    def _avg_mode(self):
-        running = self._counters[:, 1] > 0
-        return running & self._averaging_running()
+        def one(k):
+            return _vr.fit_binary(M, Y[k], spec, params[k], sample_weight=sample_weight, coef=coef0[k],
+                                  intercept=intercept0[k], progress=bar.callback(), X_test=Mt,
+                                  y_test=None if Yt is None else Yt[k])
 
-    def _averaging_running(self):
-        p = self._sgd_params(1)
-        return p.average == _core.Averaging.running
+        with Progress(self.verbose, max_iter * len(Y), type(self).__name__) as bar:
+            fits = map_problems(one, len(Y), self.n_jobs)
+        return dict(coef_=np.vstack([w for w, _, _ in fits]), intercept_=np.array([b for _, b, _ in fits]), t_=0,
+                    eta_=fits[0][2].step, **result_attributes([r for _, _, r in fits], self))
 
+    def _fit_softmax(self, M, y, classes, sample_weight, Mt, yt):
+        """One multinomial model over all classes (coef_ has one row per class, also for two classes)."""
+        params = self._vr_params(self.max_iter, seed_from_random_state(self.random_state))
+        yt_index = None
+        if yt is not None:  # -1 for a class never seen in training
+            pos = np.minimum(np.searchsorted(classes, yt), len(classes) - 1)
+            yt_index = np.where(classes[pos] == yt, pos, -1)
+        with Progress(self.verbose, self.max_iter, type(self).__name__) as bar:
+            W, b, result = _vr.fit_softmax(M, np.searchsorted(classes, y), len(classes), params,
+                                           sample_weight=sample_weight, X_test=Mt, y_test=yt_index,
+                                           progress=bar.callback())
+        return dict(coef_=W, intercept_=b, t_=0, eta_=result.step, **result_attributes([result], self))
+
+    # ------------------------------------------------------------------ fitting
+    @fit_method
     def fit(self, X, y, sample_weight=None, eval_set=None):
         """Fit on (X, y). ``eval_set=(X_test, y_test)`` adds test error per epoch (per effective pass for the
         variance-reduced solvers and loss="softmax") to ``history_``."""
-        if self.loss == "softmax":
-            return _vr.fit_softmax_classifier(self, X, y, sample_weight, eval_set)
-        if self.solver in _vr.VR_SOLVERS:
-            return _vr.fit_linear_classifier(self, X, y, sample_weight, eval_set)
-        self._check_epochs()
-        self._loss_spec()
-        self._sgd_params(1)
-        X, y = self._validate_Xy(X, y, reset=True)
-        self.classes_ = np.unique(y)
-        if len(self.classes_) < 2:
-            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; got 1 class ({self.classes_[0]!r})")
-        if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X)
-        n_problems = 1 if len(self.classes_) == 2 else len(self.classes_)
-        self._init_state(n_problems, X.shape[1])
-        try:
-            results = self._run(X, y, sample_weight, self.max_epochs, eval_set)
-        except BaseException:
-            for attr in ("coef_", "intercept_", "classes_", "history_"):
-                if hasattr(self, attr):
-                    delattr(self, attr)
-            raise
-        self._set_output(results)
+        kind = self._solver_kind()
+        X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
+        classes = self._classes(y)
+        M = to_matrix(X)
+        Mt, yt = self._eval_data(eval_set, X)
+        if kind == "softmax":
+            fitted = self._fit_softmax(M, y, classes, sample_weight, Mt, yt)
+        else:
+            Y = binary_targets(y, classes)
+            Yt = None if yt is None else binary_targets(yt, classes)
+            if kind == "vr":
+                zeros = np.zeros((len(Y), X.shape[1]))
+                fitted = self._fit_vr(M, Y, sample_weight, Mt, Yt, self.max_iter, zeros, zeros[:, 0])
+            else:
+                fitted = self._fit_sgd(X, M, Y, sample_weight, Mt, Yt, self.max_iter, _SgdState(len(Y), X.shape[1]))
+        self._commit(classes_=classes, **fitted)
         return self
 
     def _has_partial_fit(self):
-        if self.loss == "softmax":
+        if canonical_loss(self.loss) == "softmax":
             raise AttributeError("loss='softmax' has no partial_fit; use fit")
         return True
 
     @available_if(_has_partial_fit)
+    @fit_method
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One epoch over (X, y), continuing from the current model. ``classes`` is required on the
         first call (as in scikit-learn). With a variance-reduced solver: 2 effective passes warm-started
-        from the current model (a fresh solve on the first call). Not available with loss="softmax"."""
-        if self.solver in _vr.VR_SOLVERS:
-            if not hasattr(self, "coef_"):
-                if classes is not None and not np.array_equal(np.unique(classes), np.unique(y)):
-                    raise ValueError("partial_fit with a variance-reduced solver needs every class in the first batch")
-                return _vr.fit_linear_classifier(self, X, y, sample_weight, passes=2)
-            return _vr.fit_linear_classifier(self, X, y, sample_weight, warm_start=True, passes=2)
-        self._check_epochs()
+        from the current model (a fresh solve on the first call, which must see every class). Not
+        available with loss="softmax"."""
+        kind = self._solver_kind()
         first = not hasattr(self, "classes_")
-        X, y = self._validate_Xy(X, y, reset=first)
-        if first:
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit")
-            self.classes_ = np.unique(np.asarray(classes))
-            if len(self.classes_) < 2:
-                raise ValueError(f"{type(self).__name__} needs at least 2 classes; got {self.classes_}")
-            n_problems = 1 if len(self.classes_) == 2 else len(self.classes_)
-            self._init_state(n_problems, X.shape[1])
-        elif classes is not None and not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
-            raise ValueError(f"classes {np.unique(classes)} differ from the classes of the first call {self.classes_}")
-        unseen = np.setdiff1d(np.unique(y), self.classes_)
+        X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, reset=first)
+        if not first:
+            fitted_classes = self.classes_
+            if classes is not None and not np.array_equal(np.unique(classes), fitted_classes):
+                raise ValueError(f"classes {np.unique(classes)} differ from the classes of the first call "
+                                 f"{fitted_classes}")
+        elif kind == "vr":
+            fitted_classes = self._classes(y)
+            if classes is not None and not np.array_equal(np.unique(classes), fitted_classes):
+                raise ValueError("partial_fit with a variance-reduced solver needs every class in the first batch")
+        elif classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit")
+        else:
+            fitted_classes = self._classes(np.asarray(classes))
+        unseen = np.setdiff1d(np.unique(y), fitted_classes)
         if unseen.size:
-            raise ValueError(f"labels {unseen} are not in classes {self.classes_}")
-        if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X)
-        results = self._run(X, y, sample_weight, 1, None)
-        self._set_output(results)
+            raise ValueError(f"labels {unseen} are not in classes {fitted_classes}")
+        M, Y = to_matrix(X), binary_targets(y, fitted_classes)
+        if kind == "vr":
+            zeros = np.zeros((len(Y), X.shape[1]))
+            coef0, intercept0 = (zeros, zeros[:, 0]) if first else (self.coef_, self.intercept_)
+            fitted = self._fit_vr(M, Y, sample_weight, None, None, 2, coef0, intercept0)
+        else:
+            state = _SgdState(len(Y), X.shape[1]) if first else self._sgd_state.copy()
+            fitted = self._fit_sgd(X, M, Y, sample_weight, None, None, 1, state)
+        self._commit(classes_=fitted_classes, **fitted)
         return self
 
     # ------------------------------------------------------------------ prediction
     def decision_function(self, X):
+        """Scores: 1-d for two classes (> 0 predicts classes_[1]), else one column per class."""
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        scores = np.asarray(X @ self.coef_.T) + self.intercept_
-        if scores.shape[1] == 2 and self.loss == "softmax":
-            # two classes: the score of classes_[1] relative to classes_[0] (> 0 predicts classes_[1]),
-            # the 1-d binary convention of scikit-learn
+        scores = np.asarray(self._validate_predict_X(X) @ self.coef_.T) + self.intercept_
+        if scores.shape[1] == 2:  # the softmax model on two classes: classes_[1]'s score relative to classes_[0]
             return scores[:, 1] - scores[:, 0]
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
         scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        return predict_from_scores(self.classes_, scores)
 
     def _has_proba(self):
-        return self.loss in _PROBA_LOSSES or self.loss == "softmax"
+        return canonical_loss(self.loss) in PROBA_LOSSES + ("softmax",)
 
     @available_if(_has_proba)
     def predict_proba(self, X):
-        """Class probabilities: sigmoid of the score for "log", (clip(f, -1, 1) + 1) / 2 for
+        """Class probabilities: sigmoid of the score for "log_loss", (clip(f, -1, 1) + 1) / 2 for
         "modified_huber"; one-vs-rest scores are normalised to sum to one. "softmax": the model's own
         softmax over the class scores."""
         scores = self.decision_function(X)
-        if self.loss == "softmax":
+        if canonical_loss(self.loss) == "softmax":
             if scores.ndim == 1:  # two classes: scores relative to classes_[0]
                 scores = np.column_stack([np.zeros_like(scores), scores])
             scores = scores - scores.max(axis=1, keepdims=True)
@@ -484,7 +507,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             return e / e.sum(axis=1, keepdims=True)
         if scores.ndim == 1:
             scores = scores[:, None]
-        if self.loss == "log":
+        if canonical_loss(self.loss) == "log_loss":
             p = 0.5 * (1.0 + np.tanh(0.5 * scores))  # stable sigmoid
         else:
             p = (np.clip(scores, -1.0, 1.0) + 1.0) / 2.0
@@ -500,8 +523,3 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X):
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags

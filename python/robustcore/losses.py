@@ -11,16 +11,32 @@ import numpy as np
 
 from . import _core
 
-#: Losses understood by the estimators (name -> engine kind).
+#: Losses understood by the estimators (name -> engine kind). "log" is an alias of "log_loss"
+#: (scikit-learn's name); ``canonical_loss`` maps a name to its canonical spelling.
 LOSSES = {
     "hinge": _core.LossKind.hinge,
     "squared_hinge": _core.LossKind.squared_hinge,
+    "log_loss": _core.LossKind.log,
     "log": _core.LossKind.log,
     "modified_huber": _core.LossKind.modified_huber,
     "ramp": _core.LossKind.ramp,
     "sramp": _core.LossKind.sramp,
     "rgomp": _core.LossKind.rgomp,
 }
+
+ALIASES = {"log": "log_loss"}
+#: Losses with a Lipschitz derivative (the variance-reduced solvers and the softmax model need one).
+SMOOTH_LOSSES = ("log_loss", "squared_hinge", "modified_huber", "sramp", "rgomp")
+#: Bounded (non-convex, robust) losses.
+BOUNDED_LOSSES = ("ramp", "sramp", "rgomp")
+#: Losses whose score maps to a probability (``predict_proba``).
+PROBA_LOSSES = ("log_loss", "modified_huber")
+
+
+def canonical_loss(name):
+    """The canonical name of a loss ("log" -> "log_loss"); other names are returned as given."""
+    return ALIASES.get(name, name) if isinstance(name, str) else name
+
 
 #: The (alpha, beta) the SRamp paper reports for its three s values (section 5.1).
 PAPER_SRAMP = {-0.7: (3.0, -0.15), -1.0: (2.0, -0.03), -2.0: (1.5, 0.5)}

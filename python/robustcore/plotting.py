@@ -19,7 +19,7 @@ def _axes(ax):
     return ax
 
 
-def plot_losses(names=("hinge", "log", "ramp", "sramp", "rgomp"), z=None, ax=None, **params):
+def plot_losses(names=("hinge", "log_loss", "ramp", "sramp", "rgomp"), z=None, ax=None, **params):
     """Loss value r(z) against the margin z for each name (keyword params such as s=-1, c=2 apply
     to the losses that take them)."""
     ax = _axes(ax)

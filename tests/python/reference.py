@@ -14,7 +14,7 @@ def loss_value_deriv(name, z, s=-1.0, alpha=2.65, beta=0.0, c=2.0):
     if name == "squared_hinge":
         m = np.maximum(0, 1 - z)
         return m**2, -2 * m
-    if name == "log":
+    if name in ("log", "log_loss"):
         return np.logaddexp(0, -z), -np.exp(-np.logaddexp(0, z))
     if name == "modified_huber":
         v = np.where(z >= 1, 0.0, np.where(z >= -1, (1 - z) ** 2, -4 * z))

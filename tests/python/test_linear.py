@@ -12,7 +12,7 @@ from sklearn.preprocessing import MinMaxScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robustcore as rc
-from robustcore import _core
+from robustcore import _base, _core, linear_model
 from robustcore._validation import to_matrix
 from robustcore.losses import loss_spec
 
@@ -56,7 +56,7 @@ LOSS_ARGS = {"ramp": {"s": -0.7}, "sramp": {"s": -1.0}, "rgomp": {"c": 2.0}}
 
 
 @pytest.mark.parametrize("sparse", [False, True])
-@pytest.mark.parametrize("loss", ["hinge", "squared_hinge", "log", "modified_huber", "ramp", "sramp", "rgomp"])
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge", "log_loss", "modified_huber", "ramp", "sramp", "rgomp"])
 @pytest.mark.parametrize(
     "schedule,average,start,project",
     [("constant", "none", 0, False), ("optimal", "none", 0, False), ("invscaling", "epoch", 0, False),
@@ -86,9 +86,9 @@ def test_scale_folding_keeps_the_average_exact(binary_problem):
     n = len(y)
     order = np.tile(np.arange(n), 2).astype(np.int64)
     lam, eta0 = 0.5, 1.9  # shrink factor 0.05 per step: scale < 1e-9 every ~7 steps
-    spec = loss_spec("log")
+    spec = loss_spec("log_loss")
     (w, b), _ = _run_core(X, y, spec, _params("constant", lam, eta0, 2, "running"), order)
-    deriv = lambda z: loss_value_deriv("log", z)[1]  # noqa: E731
+    deriv = lambda z: loss_value_deriv("log_loss", z)[1]  # noqa: E731
     w_ref, b_ref = sgd_reference(X, y, deriv, lam, lambda t: eta0, order, 2, average="running")
     np.testing.assert_allclose(w, w_ref, rtol=1e-9, atol=1e-12)
     assert b == pytest.approx(b_ref, rel=1e-9)
@@ -98,8 +98,8 @@ def test_scale_folding_keeps_the_average_exact(binary_problem):
 def test_dense_equals_csr(binary_problem, solver):
     X, y = binary_problem
     X = _sparsify(X)
-    a = rc.LinearClassifier(loss="log", solver=solver, random_state=3).fit(X, y)
-    b = rc.LinearClassifier(loss="log", solver=solver, random_state=3).fit(sp.csr_matrix(X), y)
+    a = rc.LinearClassifier(loss="log_loss", solver=solver, random_state=3).fit(X, y)
+    b = rc.LinearClassifier(loss="log_loss", solver=solver, random_state=3).fit(sp.csr_matrix(X), y)
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(a.intercept_, b.intercept_, rtol=1e-12, atol=1e-14)
 
@@ -124,8 +124,8 @@ def test_unsorted_csr_indices_give_the_same_model(binary_problem):
         B.indices[lo:hi] = B.indices[lo:hi][::-1].copy()
         B.data[lo:hi] = B.data[lo:hi][::-1].copy()
     B.has_sorted_indices = False
-    a = rc.LinearClassifier(loss="log", random_state=0).fit(A, y)
-    b = rc.LinearClassifier(loss="log", random_state=0).fit(B, y)
+    a = rc.LinearClassifier(loss="log_loss", random_state=0).fit(A, y)
+    b = rc.LinearClassifier(loss="log_loss", random_state=0).fit(B, y)
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-12, atol=1e-14)
 
 
@@ -141,8 +141,8 @@ def test_same_seed_same_bits_and_different_seed_differs(binary_problem):
 
 def test_partial_fit_equals_fit_without_shuffling(binary_problem):
     X, y = binary_problem
-    kw = dict(loss="log", solver="asgd", eta0=0.1, shuffle=False, random_state=0)
-    full = rc.LinearClassifier(max_epochs=4, **kw).fit(X, y)
+    kw = dict(loss="log_loss", solver="asgd", eta0=0.1, shuffle=False, random_state=0)
+    full = rc.LinearClassifier(max_iter=4, **kw).fit(X, y)
     inc = rc.LinearClassifier(**kw)
     for _ in range(4):
         inc.partial_fit(X, y, classes=[-1.0, 1.0])
@@ -153,7 +153,7 @@ def test_partial_fit_equals_fit_without_shuffling(binary_problem):
 def test_history_matches_the_final_model(binary_problem):
     X, y = binary_problem
     Xt, yt = X[:100], y[:100]
-    m = rc.LinearClassifier(loss="sramp", max_epochs=5, random_state=0).fit(X, y, eval_set=(Xt, yt))
+    m = rc.LinearClassifier(loss="sramp", max_iter=5, random_state=0).fit(X, y, eval_set=(Xt, yt))
     h = m.history_
     assert set(h) == {"objective", "train_error", "test_error", "seconds"}
     assert all(len(v) == 5 for v in h.values())
@@ -170,7 +170,7 @@ def test_history_matches_the_final_model(binary_problem):
 def test_any_two_labels_and_proba(binary_problem):
     X, y = binary_problem
     labels = np.where(y > 0, "spam", "ham")
-    m = rc.LinearClassifier(loss="log", random_state=0).fit(X, labels)
+    m = rc.LinearClassifier(loss="log_loss", random_state=0).fit(X, labels)
     assert set(m.predict(X)) <= {"spam", "ham"}
     assert list(m.classes_) == ["ham", "spam"]
     P = m.predict_proba(X)
@@ -184,7 +184,7 @@ def test_multiclass_is_one_vs_rest():
 
     X, y = load_iris(return_X_y=True)
     X = MinMaxScaler().fit_transform(X)
-    m = rc.LinearClassifier(loss="log", max_epochs=20, random_state=0).fit(X, y)
+    m = rc.LinearClassifier(loss="log_loss", max_iter=20, random_state=0).fit(X, y)
     assert m.coef_.shape == (3, 4)
     assert m.score(X, y) > 0.8
     # each row equals a binary fit of class k vs rest with that problem's seed and eta0
@@ -192,14 +192,13 @@ def test_multiclass_is_one_vs_rest():
         yk = np.where(y == k, 1.0, -1.0)
         d = X.shape[1]
         coef, avg, sc, cnt = np.zeros(d), np.zeros(d), np.zeros(2), np.zeros(2, dtype=np.int64)
-        p = m._sgd_params(20)
-        p.eta0 = m._eta0s[k]
         from robustcore._validation import seed_from_random_state
 
-        p.seed = (seed_from_random_state(0) + 7919 * k) % (2**63)
+        p = linear_model._sgd_engine_params(m._sgd_config(), 20, seed_from_random_state(0) + 7919 * k,
+                                            m._sgd_state.eta0[k])
         _core.sgd_fit(to_matrix(X), yk, None, m._loss_spec(), p, coef, avg, sc, cnt)
         np.testing.assert_array_equal(m.coef_[k], coef)
-    threaded = rc.LinearClassifier(loss="log", max_epochs=20, random_state=0, n_jobs=2).fit(X, y)
+    threaded = rc.LinearClassifier(loss="log_loss", max_iter=20, random_state=0, n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(threaded.coef_, m.coef_)
 
 
@@ -247,7 +246,7 @@ def _expected_failures(est):
 
 
 @parametrize_with_checks(
-    [rc.LinearClassifier(random_state=0), rc.LinearClassifier(loss="log", solver="asgd", random_state=0),
+    [rc.LinearClassifier(random_state=0), rc.LinearClassifier(loss="log_loss", solver="asgd", random_state=0),
      rc.LinearClassifier(loss="sramp", average="epoch", random_state=0)],
     expected_failed_checks=_expected_failures,
 )
@@ -262,14 +261,14 @@ def test_sklearn_compatible(estimator, check):
         ({"alpha": 0.0}, ValueError, "alpha"),
         ({"alpha": -1.0}, ValueError, "alpha"),
         ({"alpha": float("nan")}, ValueError, "alpha"),
-        ({"max_epochs": 0}, ValueError, "max_epochs"),
-        ({"max_epochs": 2.5}, TypeError, "max_epochs"),
+        ({"max_iter": 0}, ValueError, "max_iter"),
+        ({"max_iter": 2.5}, TypeError, "max_iter"),
         ({"loss": "nope"}, ValueError, "loss"),
         ({"solver": "adam"}, ValueError, "solver"),
         ({"learning_rate": "fast"}, ValueError, "learning_rate"),
         ({"eta0": -0.1}, ValueError, "eta0"),
-        ({"loss": "sramp", "s": 1.5}, ValueError, "s must"),
-        ({"loss": "rgomp", "c": 0.0}, ValueError, "c must"),
+        ({"loss": "sramp", "s": 1.5}, ValueError, "'s' parameter"),
+        ({"loss": "rgomp", "c": 0.0}, ValueError, "'c' parameter"),
         ({"loss": "sramp", "sramp_params": "abc"}, ValueError, "sramp_params"),
         ({"average": "sometimes"}, ValueError, "average"),
         ({"average": -3}, ValueError, "average"),
@@ -329,13 +328,13 @@ def test_engine_rejects_broken_csr_and_wrong_dtypes():
     M = _core.Matrix.dense(np.ones((2, 2)))
     p = _params("constant")
     with pytest.raises(ValueError, match="-1 or \\+1"):
-        _core.sgd_fit(M, np.array([0.0, 1.0]), None, loss_spec("log"), p, np.zeros(2), np.zeros(2), np.zeros(2),
+        _core.sgd_fit(M, np.array([0.0, 1.0]), None, loss_spec("log_loss"), p, np.zeros(2), np.zeros(2), np.zeros(2),
                       np.zeros(2, dtype=np.int64))
     with pytest.raises(ValueError, match="length"):
-        _core.sgd_fit(M, np.array([1.0, -1.0]), None, loss_spec("log"), p, np.zeros(3), np.zeros(2), np.zeros(2),
+        _core.sgd_fit(M, np.array([1.0, -1.0]), None, loss_spec("log_loss"), p, np.zeros(3), np.zeros(2), np.zeros(2),
                       np.zeros(2, dtype=np.int64))
     with pytest.raises(ValueError, match="order index"):
-        _core.sgd_fit(M, np.array([1.0, -1.0]), None, loss_spec("log"), p, np.zeros(2), np.zeros(2), np.zeros(2),
+        _core.sgd_fit(M, np.array([1.0, -1.0]), None, loss_spec("log_loss"), p, np.zeros(2), np.zeros(2), np.zeros(2),
                       np.zeros(2, dtype=np.int64), np.full(2 * p.epochs, 9, dtype=np.int64))
 
 
@@ -347,15 +346,13 @@ def test_divergence_is_reported_not_silent(binary_problem):
 
 def test_interrupt_leaves_the_estimator_unfitted(binary_problem, monkeypatch):
     X, y = binary_problem
-    from robustcore import linear_model
-
     def boom(self):
         def cb(done):
             raise KeyboardInterrupt
 
         return cb
 
-    monkeypatch.setattr(linear_model._ProgressBar, "callback", boom)
+    monkeypatch.setattr(_base.Progress, "callback", boom)
     m = rc.LinearClassifier(verbose=1)
     with pytest.raises(KeyboardInterrupt):
         m.fit(X, y)
@@ -367,10 +364,10 @@ def test_progress_callback_sees_every_epoch(binary_problem):
     seen = []
     p = _params("constant", epochs=4)
     d = X.shape[1]
-    _core.sgd_fit(to_matrix(X), y, None, loss_spec("log"), p, np.zeros(d), np.zeros(d), np.zeros(2),
+    _core.sgd_fit(to_matrix(X), y, None, loss_spec("log_loss"), p, np.zeros(d), np.zeros(d), np.zeros(2),
                   np.zeros(2, dtype=np.int64), None, None, None, lambda k: seen.append(k))
     assert seen == [1, 2, 3, 4]
-    stop = _core.sgd_fit(to_matrix(X), y, None, loss_spec("log"), p, np.zeros(d), np.zeros(d), np.zeros(2),
+    stop = _core.sgd_fit(to_matrix(X), y, None, loss_spec("log_loss"), p, np.zeros(d), np.zeros(d), np.zeros(2),
                          np.zeros(2, dtype=np.int64), None, None, None, lambda k: k < 2)
     assert stop.status == "interrupted" and stop.n_iter == 2
 
@@ -409,7 +406,7 @@ def test_ijcnn1_clean_rgomp_beats_hinge(data_dir):
 def test_bounded_losses_fit_with_the_calibrated_step(binary_problem, loss):
     X, y = binary_problem
     m = rc.LinearClassifier(loss=loss, random_state=0).fit(X, y)
-    assert np.isfinite(m._eta0s).all() and (m._eta0s > 0).all()
+    assert np.isfinite(m._sgd_state.eta0).all() and (m._sgd_state.eta0 > 0).all()
     assert m.score(X, y) > 0.8
 
 
@@ -429,7 +426,7 @@ def test_block_shuffle_is_reproducible_and_keeps_rows_with_their_labels_and_weig
     sw = np.ones(n)
     sw[bad] = 0.0
     Xf = sp.csr_matrix(X) if sparse else X
-    kw = dict(loss="log", alpha=1e-5, max_epochs=10, random_state=3)
+    kw = dict(loss="log_loss", alpha=1e-5, max_iter=10, random_state=3)
     m1 = rc.LinearClassifier(shuffle="block", **kw).fit(Xf, y_bad, sample_weight=sw)
     m2 = rc.LinearClassifier(shuffle="block", **kw).fit(Xf, y_bad, sample_weight=sw)
     np.testing.assert_array_equal(m1.coef_, m2.coef_)
@@ -443,8 +440,8 @@ def test_block_shuffle_is_reproducible_and_keeps_rows_with_their_labels_and_weig
 
 def test_history_off_gives_the_same_model_and_only_seconds(binary_problem):
     X, y = binary_problem
-    a = rc.LinearClassifier(loss="log", random_state=0, max_epochs=5).fit(X, y)
-    b = rc.LinearClassifier(loss="log", random_state=0, max_epochs=5, history=False).fit(X, y)
+    a = rc.LinearClassifier(loss="log_loss", random_state=0, max_iter=5).fit(X, y)
+    b = rc.LinearClassifier(loss="log_loss", random_state=0, max_iter=5, history=False).fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
     assert set(b.history_) == {"seconds"} and b.history_["seconds"].shape == (5,)
     assert {"objective", "train_error", "seconds"} <= set(a.history_)

@@ -10,7 +10,7 @@ from robustcore import losses
 
 from reference import loss_value_deriv
 
-NAMES = ["hinge", "squared_hinge", "log", "modified_huber", "ramp", "sramp", "rgomp"]
+NAMES = ["hinge", "squared_hinge", "log_loss", "modified_huber", "ramp", "sramp", "rgomp"]
 PARAMS = {"ramp": {"s": -0.5}, "sramp": {"s": -1.0, "sramp_params": (2.65, -0.1)}, "rgomp": {"c": 2.0}}
 
 
@@ -88,7 +88,7 @@ def test_fit_smooth_ramp_matches_design_values(s, alpha):
 
 def test_smoothness_constants_bound_the_second_derivative():
     z = np.linspace(-20, 20, 200001)
-    for name, kw in [("log", {}), ("sramp", {"s": -1.0}), ("rgomp", {"c": 2.0}), ("squared_hinge", {})]:
+    for name, kw in [("log_loss", {}), ("sramp", {"s": -1.0}), ("rgomp", {"c": 2.0}), ("squared_hinge", {})]:
         d = losses.deriv(name, z, **kw)
         second = np.abs(np.diff(d) / np.diff(z))
         L = losses.loss_spec(name, **kw).smoothness()

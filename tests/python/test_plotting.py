@@ -21,7 +21,7 @@ def test_plot_losses_draws_the_engine_values():
 
 def test_plot_history_one_curve_per_estimator(binary_problem):
     X, y = binary_problem
-    ests = [rc.LinearClassifier(loss=l, max_epochs=4, random_state=0).fit(X, y, eval_set=(X, y))
+    ests = [rc.LinearClassifier(loss=l, max_iter=4, random_state=0).fit(X, y, eval_set=(X, y))
             for l in ("hinge", "rgomp")]
     ax = plotting.plot_history(ests, "test_error")
     lines = ax.get_lines()
@@ -33,7 +33,7 @@ def test_plot_history_one_curve_per_estimator(binary_problem):
 
 def test_plot_history_errors(binary_problem):
     X, y = binary_problem
-    est = rc.LinearClassifier(max_epochs=2, random_state=0).fit(X, y)
+    est = rc.LinearClassifier(max_iter=2, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="eval_set"):
         plotting.plot_history(est, "test_error")
     with pytest.raises(ValueError, match="not fitted"):

@@ -31,13 +31,13 @@ def _deriv(loss):
     return lambda z: loss_value_deriv(loss, z)[1]
 
 
-def _engine(X, y, solver, loss="log", lam=0.05, eta=0.1, passes=4, order=None, sparse=False, **kw):
+def _engine(X, y, solver, loss="log_loss", lam=0.05, eta=0.1, passes=4, order=None, sparse=False, **kw):
     Xm = sp.csr_matrix(X) if sparse else X
-    return vr.solve(Xm, y, loss=loss, solver=solver, alpha=lam, passes=passes, eta=eta, order=order, **kw)
+    return vr.solve(Xm, y, loss=loss, solver=solver, alpha=lam, max_iter=passes, eta0=eta, order=order, **kw)
 
 
 # ----------------------------------------------------------------------------- oracle tests
-@pytest.mark.parametrize("loss", ["log", "squared_hinge", "sramp"])
+@pytest.mark.parametrize("loss", ["log_loss", "squared_hinge", "sramp"])
 @pytest.mark.parametrize("sag", [False, True])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_saga_sag_match_reference(loss, sag, sparse):
@@ -51,7 +51,7 @@ def test_saga_sag_match_reference(loss, sag, sparse):
                             0.05, 0.1, order, passes, sag=sag)
     np.testing.assert_allclose(w, wr, rtol=1e-10, atol=1e-12)
     assert abs(b - br) < 1e-10
-    assert info["passes_done"] == passes
+    assert info.n_iter == passes
 
 
 @pytest.mark.parametrize("method,option", [("svrg", "last"), ("svrg", "average"), ("svrg", "random"), ("s2gd", "last"),
@@ -64,9 +64,9 @@ def test_svrg_family_match_reference(method, option, sparse):
     seq = svrg_draws(n, outer + 3, method, option, np.random.default_rng(2))  # spare draws
     # passes budget: SVRG/S2GD spend 2 passes per outer iteration; batching ones stop by the draws count
     w, b, info = _engine(X, y, method, order=seq, sparse=sparse, passes=2 * outer, svrg_option=option, batch=batch)
-    done = len(info["passes"]) - 1
+    done = len(info.history["passes"]) - 1
     assert done >= 1
-    wr, br = svrg_reference(X, y, _deriv("log"), 0.05, 0.1, seq, done, method=method, option=option, batch=batch)
+    wr, br = svrg_reference(X, y, _deriv("log_loss"), 0.05, 0.1, seq, done, method=method, option=option, batch=batch)
     np.testing.assert_allclose(w, wr, rtol=1e-10, atol=1e-12)
     assert abs(b - br) < 1e-10
 
@@ -78,7 +78,7 @@ def test_vrlite_matches_reference(sparse):
     rng = np.random.default_rng(3)
     seq = np.concatenate([rng.integers(0, n, size=n)] + [rng.permutation(n) for _ in range(2)])
     w, b, _ = _engine(X, y, "vrlite", order=seq, sparse=sparse, passes=5)
-    wr, br = vrlite_reference(X, y, _deriv("log"), 0.05, 0.1, seq, 5)
+    wr, br = vrlite_reference(X, y, _deriv("log_loss"), 0.05, 0.1, seq, 5)
     np.testing.assert_allclose(w, wr, rtol=1e-10, atol=1e-12)
     assert abs(b - br) < 1e-10
 
@@ -90,7 +90,7 @@ def test_finito_matches_reference(sparse):
     rng = np.random.default_rng(4)
     seq = np.concatenate([rng.permutation(n) for _ in range(3)])
     w, b, _ = _engine(X, y, "finito", order=seq, sparse=sparse, passes=4, eta=0.5)
-    wr, br = finito_reference(X, y, _deriv("log"), 0.05, 0.5, seq, 4)
+    wr, br = finito_reference(X, y, _deriv("log_loss"), 0.05, 0.5, seq, 4)
     np.testing.assert_allclose(w, wr, rtol=1e-10, atol=1e-12)
     assert abs(b - br) < 1e-10
 
@@ -99,7 +99,7 @@ def test_finito_matches_reference(sparse):
 @pytest.mark.parametrize("solver", ALL)
 def test_sparse_equals_dense_and_seeded(solver):
     X, y = _problem(n=80, d=20, density=0.2, seed=5)
-    kw = dict(loss="modified_huber", solver=solver, alpha=1e-3, passes=6, seed=11)
+    kw = dict(loss="modified_huber", solver=solver, alpha=1e-3, max_iter=6, seed=11)
     wd, bd, _ = vr.solve(X, y, **kw)
     ws, bs, _ = vr.solve(sp.csr_matrix(X), y, **kw)
     ws2, bs2, _ = vr.solve(sp.csr_matrix(X), y, **kw)
@@ -115,7 +115,7 @@ def test_lazy_fold_of_the_scale(sag):
     X, y = _problem(n=50, d=30, density=0.1, seed=6)
     order = np.random.default_rng(0).integers(0, 50, size=9 * 50)
     w1, _, _ = _engine(X, y, "sag" if sag else "saga", lam=5.0, eta=0.15, passes=10, order=order, sparse=True)
-    wr, _ = saga_reference(X, y, _deriv("log"), 5.0, 0.15, order, 10, sag=sag)
+    wr, _ = saga_reference(X, y, _deriv("log_loss"), 5.0, 0.15, order, 10, sag=sag)
     np.testing.assert_allclose(w1, wr, rtol=1e-9, atol=1e-12)
 
 
@@ -141,7 +141,7 @@ def test_reaches_sklearn_optimum(solver):
         return np.mean(np.logaddexp(0, -y * (X @ w + b))) + 0.5 * alpha * w @ w
 
     fopt = obj(ref.coef_.ravel(), ref.intercept_[0])
-    clf = rc.LinearClassifier(loss="log", solver=solver, alpha=alpha, max_epochs=300, random_state=0).fit(X, y)
+    clf = rc.LinearClassifier(loss="log_loss", solver=solver, alpha=alpha, max_iter=300, random_state=0).fit(X, y)
     f = obj(clf.coef_.ravel(), clf.intercept_[0])
     assert f >= fopt - 1e-9
     assert (f - fopt) / fopt < 1e-6, (solver, f, fopt)
@@ -152,7 +152,7 @@ def test_reaches_sklearn_optimum(solver):
 
 def test_tol_stops_early():
     X, y = _problem(n=100, seed=9)
-    clf = rc.LinearClassifier(loss="log", solver="saga", alpha=1e-2, max_epochs=500, tol=1e-4, random_state=0).fit(X, y)
+    clf = rc.LinearClassifier(loss="log_loss", solver="saga", alpha=1e-2, max_iter=500, tol=1e-4, random_state=0).fit(X, y)
     assert clf.status_ == "converged" and clf.n_iter_ < 500
 
 
@@ -160,8 +160,8 @@ def test_multiclass_one_vs_rest_threads():
     rng = np.random.default_rng(10)
     X = rng.normal(size=(150, 5))
     y = np.argmax(X[:, :3], axis=1)
-    a = rc.LinearClassifier(loss="log", solver="sag", max_epochs=20, random_state=0, n_jobs=2).fit(X, y)
-    b = rc.LinearClassifier(loss="log", solver="sag", max_epochs=20, random_state=0).fit(X, y)
+    a = rc.LinearClassifier(loss="log_loss", solver="sag", max_iter=20, random_state=0, n_jobs=2).fit(X, y)
+    b = rc.LinearClassifier(loss="log_loss", solver="sag", max_iter=20, random_state=0).fit(X, y)
     assert a.coef_.shape == (3, 5)
     np.testing.assert_array_equal(a.coef_, b.coef_)
     assert a.score(X, y) > 0.9
@@ -192,14 +192,14 @@ def test_finito_size_guard():
 def test_bad_parameters(kwargs, exc, match):
     X, y = _problem()
     with pytest.raises(exc, match=match):
-        rc.LinearClassifier(**{"loss": "log", "solver": "svrg", **kwargs}).fit(X, y)
+        rc.LinearClassifier(**{"loss": "log_loss", "solver": "svrg", **kwargs}).fit(X, y)
 
 
 def test_bad_engine_input():
     X, y = _problem()
     M = to_matrix(X)
-    p = vr.make_params("saga", alpha=0.1, passes=3)
-    spec = loss_spec("log")
+    p = vr.make_params("saga", alpha=0.1, max_iter=3)
+    spec = loss_spec("log_loss")
     with pytest.raises(ValueError, match="-1 or \\+1"):
         _core.vr_fit(M, np.zeros(len(y)), None, spec, p, np.zeros(8), np.zeros(1))
     with pytest.raises(TypeError):
@@ -213,18 +213,18 @@ def test_bad_engine_input():
     with pytest.raises(ValueError, match="smooth loss"):
         _core.vr_fit(M, y, None, loss_spec("hinge"), p, np.zeros(8), np.zeros(1))
     with pytest.raises(ValueError, match="eta \\* lambda"):
-        vr.solve(X, y, alpha=10.0, eta=1.0)
+        vr.solve(X, y, alpha=10.0, eta0=1.0)
     with pytest.raises(ValueError, match="NaN|infinity|finite"):
-        rc.LinearClassifier(loss="log", solver="saga").fit(np.full((4, 2), np.nan), [0, 1, 0, 1])
+        rc.LinearClassifier(loss="log_loss", solver="saga").fit(np.full((4, 2), np.nan), [0, 1, 0, 1])
 
 
 def test_sample_weight_zero_equals_dropping():
     X, y = _problem(n=60, seed=12)
     sw = np.ones(60)
     sw[:20] = 0.0
-    a = rc.LinearClassifier(loss="log", solver="sag", alpha=1e-2, max_epochs=400, random_state=0).fit(X, y, sample_weight=sw)
+    a = rc.LinearClassifier(loss="log_loss", solver="sag", alpha=1e-2, max_iter=400, random_state=0).fit(X, y, sample_weight=sw)
     # weight 0 removes the rows; the loss mean still divides by n, hence alpha rescaled by n / n_kept
-    b = rc.LinearClassifier(loss="log", solver="sag", alpha=1e-2 * 60 / 40, max_epochs=400, random_state=0).fit(X[20:], y[20:])
+    b = rc.LinearClassifier(loss="log_loss", solver="sag", alpha=1e-2 * 60 / 40, max_iter=400, random_state=0).fit(X[20:], y[20:])
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-5, atol=1e-7)
 
 
@@ -238,10 +238,10 @@ def _expected_failures(est):
 
 
 @parametrize_with_checks(
-    [rc.LinearClassifier(loss="log", solver="saga", max_epochs=30, random_state=0),
-     rc.LinearClassifier(loss="squared_hinge", solver="svrg", svrg_option="average", max_epochs=20, random_state=0),
-     rc.LinearClassifier(loss="softmax", solver="mixed_svrg", max_epochs=20, random_state=0),
-     rc.LinearClassifier(loss="softmax", solver="sgd", max_epochs=20, random_state=0)],
+    [rc.LinearClassifier(loss="log_loss", solver="saga", max_iter=30, random_state=0),
+     rc.LinearClassifier(loss="squared_hinge", solver="svrg", svrg_option="average", max_iter=20, random_state=0),
+     rc.LinearClassifier(loss="softmax", solver="mixed_svrg", max_iter=20, random_state=0),
+     rc.LinearClassifier(loss="softmax", solver="sgd", max_iter=20, random_state=0)],
     expected_failed_checks=_expected_failures,
 )
 def test_sklearn_compatible(estimator, check):
@@ -259,8 +259,8 @@ def test_eval_set_error_per_pass_matches_refits(solver, sparse):
     labels = np.array(["no", "yes"])
     y, yt = labels[(y > 0).astype(int)], labels[(yt > 0).astype(int)]
     conv = sp.csr_matrix if sparse else np.asarray
-    kw = dict(loss="log", solver=solver, alpha=1e-2, random_state=0)
-    clf = rc.LinearClassifier(max_epochs=6, **kw).fit(conv(X), y, eval_set=(conv(Xt), yt))
+    kw = dict(loss="log_loss", solver=solver, alpha=1e-2, random_state=0)
+    clf = rc.LinearClassifier(max_iter=6, **kw).fit(conv(X), y, eval_set=(conv(Xt), yt))
     h = clf.history_
     assert h["test_error"].shape == h["passes"].shape == h["train_error"].shape
     checked = 0
@@ -269,7 +269,7 @@ def test_eval_set_error_per_pass_matches_refits(solver, sparse):
         budget = int(np.floor(h["passes"][j]))
         if budget <= h["passes"][j - 1]:
             continue
-        ref = rc.LinearClassifier(max_epochs=budget, **kw).fit(conv(X), y)
+        ref = rc.LinearClassifier(max_iter=budget, **kw).fit(conv(X), y)
         np.testing.assert_allclose(h["objective"][j], ref.history_["objective"][-1], rtol=1e-12)
         if not ref.coef_.any():  # SAGA's first pass only fills its table: all scores 0, a tie
             continue
@@ -286,7 +286,7 @@ def test_eval_set_one_vs_rest_rows_are_binary_problems():
     y = np.argmax(X[:, :3] + 0.3 * rng.normal(size=(150, 3)), axis=1)
     Xt = rng.normal(size=(60, 5))
     yt = np.argmax(Xt[:, :3], axis=1)
-    clf = rc.LinearClassifier(loss="log", solver="sag", max_epochs=5, random_state=0).fit(X, y, eval_set=(Xt, yt))
+    clf = rc.LinearClassifier(loss="log_loss", solver="sag", max_iter=5, random_state=0).fit(X, y, eval_set=(Xt, yt))
     te = clf.history_["test_error"]
     assert te.shape == (3, 6)
     for k in range(3):
@@ -303,20 +303,20 @@ def test_eval_set_softmax_and_unseen_test_labels():
     yt[:5] = 7  # a class never seen in training: always an error
     kw = dict(loss="softmax", alpha=1e-2, random_state=0)
     for solver in ("saga", "sgd", "finito"):
-        clf = rc.LinearClassifier(solver=solver, max_epochs=3, **kw).fit(X, y, eval_set=(Xt, yt))
+        clf = rc.LinearClassifier(solver=solver, max_iter=3, **kw).fit(X, y, eval_set=(Xt, yt))
         h = clf.history_
         assert h["test_error"].shape == h["passes"].shape
         assert h["test_error"][-1] == np.mean(clf.predict(Xt) != yt)
         assert h["train_error"][-1] == np.mean(clf.predict(X) != y)
-        ref = rc.LinearClassifier(solver=solver, max_epochs=2, **kw).fit(X, y)
+        ref = rc.LinearClassifier(solver=solver, max_iter=2, **kw).fit(X, y)
         assert h["test_error"][2] == np.mean(ref.predict(Xt) != yt)
         assert h["test_error"].min() >= 5 / 40
 
 
-@pytest.mark.parametrize("loss", ["log", "softmax"])
+@pytest.mark.parametrize("loss", ["log_loss", "softmax"])
 def test_eval_set_bad_input(loss):
     X, y = _problem()
-    clf = rc.LinearClassifier(loss=loss, solver="saga", max_epochs=2)
+    clf = rc.LinearClassifier(loss=loss, solver="saga", max_iter=2)
     with pytest.raises(ValueError, match="features"):
         clf.fit(X, y, eval_set=(X[:, :3], y))
     with pytest.raises(ValueError, match="pair"):
@@ -332,7 +332,7 @@ def test_softmax_two_classes_binary_conventions():
     probabilities are the model's softmax, and partial_fit is not offered."""
     X, y = _problem(n=80, seed=17)
     labels = np.array(["a", "b"])[(y > 0).astype(int)]
-    clf = rc.LinearClassifier(loss="softmax", solver="saga", alpha=1e-2, max_epochs=20, random_state=0).fit(X, labels)
+    clf = rc.LinearClassifier(loss="softmax", solver="saga", alpha=1e-2, max_iter=20, random_state=0).fit(X, labels)
     assert clf.coef_.shape == (2, X.shape[1])
     f = clf.decision_function(X)
     S = X @ clf.coef_.T + clf.intercept_
@@ -341,7 +341,7 @@ def test_softmax_two_classes_binary_conventions():
     P = clf.predict_proba(X)
     np.testing.assert_allclose(P[:, 1], 1 / (1 + np.exp(-f)))
     assert not hasattr(clf, "partial_fit")
-    assert hasattr(rc.LinearClassifier(loss="log"), "partial_fit")
+    assert hasattr(rc.LinearClassifier(loss="log_loss"), "partial_fit")
 
 
 @pytest.mark.parametrize("solver", ["sgd", "saga", "svrg"])
@@ -350,6 +350,6 @@ def test_verbose_bar_counts_every_one_vs_rest_problem(solver, capsys):
     rng = np.random.default_rng(18)
     X = rng.normal(size=(90, 4))
     y = np.argmax(X[:, :3], axis=1)
-    rc.LinearClassifier(loss="log", solver=solver, max_epochs=4, random_state=0, verbose=2).fit(X, y)
+    rc.LinearClassifier(loss="log_loss", solver=solver, max_iter=4, random_state=0, verbose=2).fit(X, y)
     err = capsys.readouterr().err
     assert "12/12" in err

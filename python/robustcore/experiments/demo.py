@@ -19,7 +19,7 @@ HELP = "SGD with hinge / log / Smooth Ramp / Reversed Gompertz losses under flip
 
 METHODS = [
     ("SGD(Hinge)", dict(loss="hinge")),
-    ("SGD(Log)", dict(loss="log")),
+    ("SGD(Log)", dict(loss="log_loss")),
     ("SGD(SRamp)", dict(loss="sramp")),
     ("SGD(RGomp)", dict(loss="rgomp", c=2.0)),
 ]
@@ -31,10 +31,10 @@ def add_arguments(p):
     p.add_argument("--noise", type=float, nargs="+", default=[0.0, 0.2, 0.4], help="flip rates")
     p.add_argument("--repeats", type=int, default=5, help="seeds per cell")
     p.add_argument("--alpha", type=float, default=1e-4, help="L2 strength lambda")
-    p.add_argument("--epochs", type=int, default=15)
+    p.add_argument("--max-iter", "--epochs", dest="max_iter", type=int, default=15, help="epochs (--epochs: old name)")
 
 
-def run(dataset="digits38", noise=(0.0, 0.2, 0.4), repeats=5, alpha=1e-4, epochs=15):
+def run(dataset="digits38", noise=(0.0, 0.2, 0.4), repeats=5, alpha=1e-4, max_iter=15):
     """Returns ({method: {rate: (mean, std) test error}}, train shape, test shape, chosen s per rate)."""
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
@@ -50,7 +50,7 @@ def run(dataset="digits38", noise=(0.0, 0.2, 0.4), repeats=5, alpha=1e-4, epochs
         for seed in range(repeats):
             yn = flip_labels(y, rate, random_state=seed, mode="exact")
             for name, kw in METHODS:
-                est = LinearClassifier(alpha=alpha, max_epochs=epochs, random_state=seed, **kw)
+                est = LinearClassifier(alpha=alpha, max_iter=max_iter, random_state=seed, **kw)
                 if kw["loss"] == "sramp":
                     cv = StratifiedKFold(3, shuffle=True, random_state=seed)
                     est = GridSearchCV(est, {"s": list(S_GRID)}, cv=cv).fit(X, yn)
@@ -75,10 +75,10 @@ def format_table(table, noise):
 
 def main(args):
     t0 = time.perf_counter()
-    table, shape, tshape, chosen_s = run(args.dataset, args.noise, args.repeats, args.alpha, args.epochs)
+    table, shape, tshape, chosen_s = run(args.dataset, args.noise, args.repeats, args.alpha, args.max_iter)
     print(f"robustcore demo: {args.dataset} ({shape[0]} train / {tshape[0]} test rows, {shape[1]} features, "
           f"scaled to [0,1]); training labels flipped at random; test labels clean.")
-    print(f"Test error (%) of linear SGD, alpha={args.alpha}, {args.epochs} epochs, mean ± std over "
+    print(f"Test error (%) of linear SGD, alpha={args.alpha}, {args.max_iter} epochs, mean ± std over "
           f"{args.repeats} seeds:\n")
     print(format_table(table, args.noise))
     s_txt = ", ".join(f"{int(round(100 * r))}%: {sorted(set(v))}" for r, v in chosen_s.items())

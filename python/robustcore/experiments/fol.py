@@ -166,7 +166,7 @@ def _realisable(name, data_home):
     import robustcore as rc
 
     X, y, Xt, yt = rc.datasets.load(name, data_home=data_home)
-    base = rc.LinearClassifier(loss="hinge", alpha=1e-6, max_epochs=15, random_state=0).fit(X, y)
+    base = rc.LinearClassifier(loss="hinge", alpha=1e-6, max_iter=15, random_state=0).fit(X, y)
     keep = base.predict(X) == y
     keep_t = base.predict(Xt) == yt
     return X[keep], y[keep], Xt[keep_t], yt[keep_t], float(keep.mean()), float(keep_t.mean())
@@ -298,7 +298,7 @@ def run_rare(args, out, log):
     X, y, part = build(Xtr, ltr, 0.01, True)
     Xt, yt, part_t = build(Xte, lte, 0.0, False)
     # Realisable, as section 3.2 assumes: keep what a first linear model (fit on train) gets right.
-    base = rc.LinearClassifier(loss="hinge", alpha=1e-6, max_epochs=15, random_state=0).fit(X, y)
+    base = rc.LinearClassifier(loss="hinge", alpha=1e-6, max_iter=15, random_state=0).fit(X, y)
     keep, keep_t = base.predict(X) == y, base.predict(Xt) == yt
     X, y, part = X[keep], y[keep], part[keep]
     Xt, yt, part_t = Xt[keep_t], yt[keep_t], part_t[keep_t]

@@ -37,8 +37,8 @@ METHODS = {
     "LIBPrimal": ("svc", dict(dual=False, tol=1e-2)),
     "LIBDual": ("svc", dict(dual=True, tol=1e-1)),
     "PEGASOS": ("rc", dict(loss="hinge", solver="pegasos")),
-    "SGD(Log)": ("rc", dict(loss="log")),
-    "ASGD(Log)": ("rc", dict(loss="log", solver="asgd")),
+    "SGD(Log)": ("rc", dict(loss="log_loss")),
+    "ASGD(Log)": ("rc", dict(loss="log_loss", solver="asgd")),
     "SGD(Hinge)": ("rc", dict(loss="hinge")),
     "SGD(Ramp)": ("rc", dict(loss="ramp", s=-1.0)),
     "SGD(SRamp)": ("rc", dict(loss="sramp")),
@@ -59,7 +59,7 @@ def add_arguments(p):
     p.add_argument("--noise", type=float, nargs="+", default=[0.0, 0.2, 0.4, 0.6])
     p.add_argument("--repeats", type=int, default=10)
     p.add_argument("--cv", type=int, default=10, help="folds for choosing lambda (and s for SRamp)")
-    p.add_argument("--epochs", type=int, default=15)
+    p.add_argument("--max-iter", "--epochs", dest="max_iter", type=int, default=15, help="epochs (--epochs: old name)")
     p.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     p.add_argument("--lambdas", type=float, nargs="+", default=list(LAMBDA_GRID))
     p.add_argument("--data-home", default=None)
@@ -69,7 +69,7 @@ def add_arguments(p):
     p.add_argument("--verbose", type=int, default=1)
 
 
-def make_estimator(method, lam, n, epochs, seed, s=None):
+def make_estimator(method, lam, n, max_iter, seed, s=None):
     from sklearn.svm import LinearSVC
 
     from .. import LinearClassifier
@@ -81,10 +81,10 @@ def make_estimator(method, lam, n, epochs, seed, s=None):
     kw = dict(kw)
     if s is not None:
         kw["s"] = s
-    return LinearClassifier(alpha=lam, max_epochs=epochs, random_state=seed, **kw)
+    return LinearClassifier(alpha=lam, max_iter=max_iter, random_state=seed, **kw)
 
 
-def tune(method, X, y, lambdas, folds, epochs, seed):
+def tune(method, X, y, lambdas, folds, max_iter, seed):
     """(lambda, s) with the best mean CV accuracy on the (noisy) labels y."""
     import warnings
 
@@ -102,7 +102,7 @@ def tune(method, X, y, lambdas, folds, epochs, seed):
             for tr, va in splits:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ConvergenceWarning)
-                    est = make_estimator(method, lam, n_fit, epochs, seed, s).fit(X[tr], y[tr])
+                    est = make_estimator(method, lam, n_fit, max_iter, seed, s).fit(X[tr], y[tr])
                 scores.append(est.score(X[va], y[va]))
             if np.mean(scores) > best_score + 1e-12:
                 best, best_score = (lam, s), float(np.mean(scores))
@@ -115,8 +115,8 @@ def check_args(args):
 
     if any(not 0.0 <= r <= 1.0 for r in args.noise):
         raise ValueError(f"--noise rates must be in [0, 1], got {args.noise}")
-    if args.repeats < 1 or args.epochs < 1:
-        raise ValueError("--repeats and --epochs must be >= 1")
+    if args.repeats < 1 or args.max_iter < 1:
+        raise ValueError("--repeats and --max-iter must be >= 1")
     if args.cv < 2:
         raise ValueError("--cv needs at least 2 folds")
     if any(not (lam > 0) for lam in args.lambdas):
@@ -150,11 +150,11 @@ def run(args):
             noisy = [flip_labels(y, rate, random_state=1000 + r, mode="exact") for r in range(args.repeats)]
             for method in args.methods:
                 t0 = time.perf_counter()
-                (lam, s), cv_acc = tune(method, X, noisy[0], args.lambdas, args.cv, args.epochs, 0)
+                (lam, s), cv_acc = tune(method, X, noisy[0], args.lambdas, args.cv, args.max_iter, 0)
                 chosen[(ds, rate, method)] = (lam, s)
                 errs, secs = [], []
                 for r in range(args.repeats):
-                    est = make_estimator(method, lam, n, args.epochs, r, s)
+                    est = make_estimator(method, lam, n, args.max_iter, r, s)
                     t1 = time.perf_counter()
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -255,7 +255,7 @@ def main(args):
     header = (f"SRamp reproduction: datasets {args.datasets}"
               f"{' (raw feature values, not scaled)' if args.raw_features else ''}, noise {args.noise}, {args.repeats} repeats, "
               f"{args.cv}-fold CV of lambda over {list(args.lambdas)} (and s for SRamp over {list(S_GRID)}) on "
-              f"the first repeat's noisy labels, {args.epochs} epochs.\n\n")
+              f"the first repeat's noisy labels, {args.max_iter} epochs.\n\n")
     (out / "table.md").write_text(header + table)
     with open(out / "results.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=[k for k in rows[0] if k != "errors"])

@@ -1,6 +1,6 @@
 """Reproduce the SGD-variants part of the sgd-variants-multilabel paper (Sections 4.3-4.5, Figs. 4.1-4.11).
 
-``python -m robustcore variants [--dataset emotions] [--passes 50] [--alpha 1e-3] [--out DIR]``
+``python -m robustcore variants [--dataset emotions] [--max-iter 50] [--alpha 1e-3] [--out DIR]``
 
 Two setups on a Mulan multi-label dataset (standard train/test split, features min-max scaled):
 
@@ -62,7 +62,8 @@ PAIRS = [
 
 def add_arguments(p):
     p.add_argument("--dataset", default="emotions", choices=["emotions", "yeast", "scene"])
-    p.add_argument("--passes", type=int, default=50, help="budget in effective passes")
+    p.add_argument("--max-iter", "--passes", dest="max_iter", type=int, default=50,
+                   help="budget in effective passes (--passes: old name)")
     p.add_argument("--alpha", type=float, default=1e-2, help="L2 strength lambda")
     p.add_argument("--step", type=float, default=1.0, help="the common step size, in units of 1/L")
     p.add_argument("--seed", type=int, default=0)
@@ -106,7 +107,7 @@ def run_hamming(Xtr, Ytr, Xte, Yte, args, eta, bar=None):
         ref = _logistic_optimum(Xtr, yk, args.alpha)
         fopt.append(_binary_objective(Xtr, yk, ref.coef_.ravel(), ref.intercept_[0], args.alpha))
     fopt = np.array(fopt)
-    grid = np.arange(args.passes + 1, dtype=float)
+    grid = np.arange(args.max_iter + 1, dtype=float)
     curves, final = {}, {}
     for name, (solver, option) in list(VARIANTS.items()) + [("SGD", ("sgd", None))]:
         sub = np.zeros_like(grid)
@@ -114,16 +115,16 @@ def run_hamming(Xtr, Ytr, Xte, Yte, args, eta, bar=None):
         for k in range(L):
             yk = np.where(Ytr[:, k] == 1, 1.0, -1.0)
             if solver == "sgd":
-                clf = LinearClassifier(loss="log", solver="sgd", learning_rate="constant", eta0=eta, alpha=args.alpha,
-                                       max_epochs=args.passes, random_state=args.seed).fit(Xtr, yk)
+                clf = LinearClassifier(loss="log_loss", solver="sgd", learning_rate="constant", eta0=eta, alpha=args.alpha,
+                                       max_iter=args.max_iter, random_state=args.seed).fit(Xtr, yk)
                 obj = np.concatenate([[_binary_objective(Xtr, yk, np.zeros(Xtr.shape[1]), 0.0, args.alpha)],
                                       clf.history_["objective"]])
                 passes = np.arange(len(obj), dtype=float)
                 w, b = clf.coef_.ravel(), clf.intercept_[0]
             else:
-                w, b, info = vr.solve(Xtr, yk, loss="log", solver=solver, alpha=args.alpha, passes=args.passes,
-                                      eta=eta, svrg_option=option, seed=args.seed + k)
-                obj, passes = info["history"]["objective"], info["passes"]
+                w, b, info = vr.solve(Xtr, yk, loss="log_loss", solver=solver, alpha=args.alpha, max_iter=args.max_iter,
+                                      eta0=eta, svrg_option=option, seed=args.seed + k)
+                obj, passes = info.history["objective"], info.history["passes"]
             sub += np.interp(grid, passes, obj - fopt[k], right=obj[-1] - fopt[k])
             pred[:, k] = (Xte @ w + b > 0).astype(int)
         curves[name] = sub.tolist()
@@ -144,14 +145,14 @@ def run_subset(Xtr, Ytr, Xte, Yte, args, eta, bar=None):
     K = len(combos)
     ref = _logistic_optimum(Xtr, yi, args.alpha)
     fopt = _softmax_objective(Xtr, yi, ref.coef_, ref.intercept_, args.alpha)
-    grid = np.arange(args.passes + 1, dtype=float)
+    grid = np.arange(args.max_iter + 1, dtype=float)
     curves, final = {}, {}
     M = to_matrix(Xtr)
     for name, (solver, option) in list(VARIANTS.items()) + [("SGD", ("sgd", "last"))]:
-        p = vr.make_params(solver, alpha=args.alpha, passes=args.passes, eta=eta, svrg_option=option, seed=args.seed,
+        p = vr.make_params(solver, alpha=args.alpha, max_iter=args.max_iter, eta0=eta, svrg_option=option, seed=args.seed,
                            softmax=True)
         W, b, info = vr.fit_softmax(M, yi, K, p)
-        obj, passes = info["history"]["objective"], info["passes"]
+        obj, passes = info.history["objective"], info.history["passes"]
         curves[name] = np.interp(grid, passes, obj - fopt, right=obj[-1] - fopt).tolist()
         pred = combos[np.argmax(Xte @ W.T + b, axis=1)]
         final[name] = 1.0 - accuracy_score(Yte, pred)
@@ -214,14 +215,14 @@ def main(args):
         wr.writeheader()
         wr.writerows(rows)
     with open(out / "curves.json", "w") as f:
-        json.dump(dict(dataset=args.dataset, alpha=args.alpha, passes=args.passes, eta_hamming=eta_h,
+        json.dump(dict(dataset=args.dataset, alpha=args.alpha, max_iter=args.max_iter, eta_hamming=eta_h,
                        eta_subset=eta_s, optimum_hamming=opt_h, optimum_subset=opt_s, grid=grid.tolist(),
                        hamming=ch, subset=cs), f)
 
     def fmt(v, spec):
         return "n/a" if v is None else format(v, spec)
 
-    lines = [f"dataset {args.dataset}, alpha {args.alpha}, {args.passes} effective passes, "
+    lines = [f"dataset {args.dataset}, alpha {args.alpha}, {args.max_iter} effective passes, "
              f"common step eta = {eta_h:.4g} (Hamming) / {eta_s:.4g} (subset)", "",
              "| method | test Hamming loss (BR) | test subset 0/1 loss (LP) | final subopt. (BR, sum over labels) | final subopt. (LP) |",
              "|---|---|---|---|---|"]

@@ -1,0 +1,224 @@
+"""What every robustcore estimator shares, written once.
+
+* ``fit_method``: the decorator of every ``fit`` / ``partial_fit``. It validates the constructor
+  parameters once per call against the class's ``_parameter_constraints`` (scikit-learn's
+  ``_fit_context``; nested estimators and functions skip their own validation), and makes the call
+  atomic: a call that raises (bad input, divergence, Ctrl-C) leaves the estimator exactly as it was,
+  including ``n_features_in_``, which ``validate_data(reset=True)`` sets early. Estimators compute
+  into locals and set their fitted attributes together at the end (``BaseClassifier._commit``).
+* ``BaseClassifier``: data validation (X, y, sample weights), the classes, the +-1 targets of the
+  one-vs-rest problems.
+* ``map_problems``: independent problems (one-vs-rest classes, labels) on threads, ``n_jobs`` with
+  joblib's meaning (None = 1, -1 = all cores); the engine releases the GIL during a solve.
+* ``Progress``: one tqdm bar over epochs / passes / iterations of all problems; ``verbose=1`` shows
+  it also when stderr is not a terminal (logs, notebooks), ``verbose=0`` shows nothing.
+* ``engine_result``: the one reader of what an engine entry point returns; ``result_attributes``: the
+  divergence error (``check_diverged``), then ``n_iter_``, ``status_`` and ``history_`` (``stack_history``:
+  one row per problem) from the per-problem results.
+"""
+
+from __future__ import annotations
+
+import functools
+from concurrent.futures import ThreadPoolExecutor
+from numbers import Integral
+from typing import NamedTuple
+
+import numpy as np
+from joblib import effective_n_jobs
+from sklearn import config_context, get_config
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, validate_data
+
+#: ``n_jobs`` with joblib's meaning: None (1), a positive count, or -1, -2, ... (all cores, all but one, ...)
+N_JOBS_CONSTRAINT = [Interval(Integral, 1, None, closed="left"), Interval(Integral, None, -1, closed="right"), None]
+
+
+# ----------------------------------------------------------------------------- fit / partial_fit
+def fit_method(method):
+    """Decorate ``fit`` / ``partial_fit``: parameters validated once, and the call atomic (see the module)."""
+
+    @functools.wraps(method)
+    def atomic(estimator, *args, **kwargs):
+        before = dict(estimator.__dict__)
+        try:
+            return method(estimator, *args, **kwargs)
+        except BaseException:
+            estimator.__dict__.clear()
+            estimator.__dict__.update(before)
+            raise
+
+    return _fit_context(prefer_skip_nested_validation=True)(atomic)
+
+
+class BaseClassifier(ClassifierMixin, BaseEstimator):
+    """Base of the robustcore classifiers: float64 input, CSR or dense (``_accept_sparse``), validated once."""
+
+    #: "csr": CSR or dense input (the linear engines); False: dense only (kernel methods)
+    _accept_sparse = "csr"
+
+    def _commit(self, **fitted):
+        """Set the fitted attributes together, once the whole fit has succeeded."""
+        for name, value in fitted.items():
+            setattr(self, name, value)
+
+    def _validate_fit_data(self, X, y, sample_weight=None, reset=True):
+        """(X, y, sample_weight) validated for the engine: X C-ordered float64 (CSR or dense), y class
+        labels, sample_weight None or a float64 array of one non-negative weight per row."""
+        X, y = validate_data(self, X, y, accept_sparse=self._accept_sparse, dtype=np.float64, order="C", reset=reset)
+        check_classification_targets(y)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        return X, y, sample_weight
+
+    def _validate_predict_X(self, X):
+        """X for decision_function / predict: float64 with the features seen in fit."""
+        return validate_data(self, X, accept_sparse=self._accept_sparse, dtype=np.float64, reset=False)
+
+    def _classes(self, y):
+        classes = np.unique(y)
+        if len(classes) < 2:
+            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; got 1 class ({classes[0]!r})")
+        return classes
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = bool(self._accept_sparse)
+        return tags
+
+
+def binary_targets(y, classes):
+    """(n_problems, n) +-1 targets: one row (classes[1] = +1) for two classes, one per class (one-vs-rest)
+    for more."""
+    y = np.asarray(y)
+    positive = classes[1:] if len(classes) == 2 else classes
+    return np.stack([np.where(y == c, 1.0, -1.0) for c in positive])
+
+
+def predict_from_scores(classes, scores):
+    """scikit-learn's tie rule: a 1-d score > 0 is classes[1] (0 is classes[0]); the arg-max of a 2-d
+    score goes to the first class among equal scores."""
+    if scores.ndim == 1:
+        return classes[(scores > 0).astype(int)]
+    return classes[np.argmax(scores, axis=1)]
+
+
+# ----------------------------------------------------------------------------- problems on threads
+def map_problems(solve_one, n_problems, n_jobs):
+    """[solve_one(k) for k in range(n_problems)], on min(n_jobs, n_problems) threads (joblib's n_jobs). The
+    worker threads run under the caller's scikit-learn configuration (which is per thread), so estimators
+    fitted inside skip the parameter validation the outer fit already did."""
+    workers = min(effective_n_jobs(n_jobs), n_problems)
+    if workers <= 1:
+        results = []
+        for k in range(n_problems):  # a loop, not a comprehension: one frame less between fit and the engine
+            results.append(solve_one(k))
+        return results
+    config = get_config()
+
+    def in_config(k):
+        with config_context(**config):
+            return solve_one(k)
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(in_config, range(n_problems)))
+
+
+# ----------------------------------------------------------------------------- progress
+class Progress:
+    """A tqdm bar (tqdm.auto: a widget in notebooks) over ``total`` units of work, shown when verbose > 0
+    whether or not stderr is a terminal. ``callback()`` gives each problem its own engine callback (the
+    engine reports how many units that problem has done)."""
+
+    def __init__(self, verbose, total, desc, unit="epoch"):
+        self.bar = None
+        if verbose:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, desc=desc, unit=unit)
+
+    def callback(self):
+        if self.bar is None:
+            return None
+        last = [0]
+
+        def report(done):
+            self.bar.update(done - last[0])
+            last[0] = done
+            return True  # go on
+
+        return report
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.close()
+        return False
+
+
+# ----------------------------------------------------------------------------- engine results
+class EngineResult(NamedTuple):
+    """What a solve returned, whatever the entry point: status ('converged', 'max_iter', 'diverged',
+    'interrupted'), n_iter (epochs / effective passes / iterations done), step (the step the solver chose,
+    0 when given), history (dict of per-epoch / per-pass columns; the variance-reduced solvers' has
+    "passes")."""
+
+    status: str
+    n_iter: float
+    step: float
+    history: dict
+
+
+def engine_result(raw):
+    """Read an engine entry point's result (a ``_core.Result``, or the dict the variance-reduced entry
+    points returned before they returned one)."""
+    if isinstance(raw, dict):
+        return EngineResult(raw["status"], float(raw["passes_done"]), float(raw["eta"]),
+                            {"passes": np.asarray(raw["passes"]), **raw["history"]})
+    return EngineResult(raw.status, float(raw.n_iter), float(raw.step), dict(raw.history))
+
+
+def check_diverged(results, estimator):
+    """Raise the divergence error if any problem's weights became non-finite."""
+    for k, r in enumerate(results):
+        if r.status == "diverged":
+            where = f" in problem {k}" if len(results) > 1 else ""
+            raise ValueError(f"{type(estimator).__name__} diverged (non-finite weights) after {r.n_iter:g} "
+                             f"iterations{where}; use a smaller eta0 or a larger alpha")
+
+
+def overall_status(results):
+    """'converged' when every problem converged, else the first other status."""
+    return next((r.status for r in results if r.status != "converged"), "converged")
+
+
+def n_iter(results):
+    """The most epochs / passes / iterations any problem ran (rounded up to a whole one)."""
+    return int(np.ceil(max(r.n_iter for r in results)))
+
+
+def result_attributes(results, estimator):
+    """The fitted attributes every solve reports, from the per-problem EngineResults: raises the divergence
+    error, else returns n_iter_, status_ and history_."""
+    check_diverged(results, estimator)
+    return dict(n_iter_=n_iter(results), status_=overall_status(results), history_=stack_history(results))
+
+
+def stack_history(results):
+    """``history_`` from the per-problem histories: the 1-d columns of one problem, or 2-d with one row per
+    problem (NaN-padded where problems stopped at different passes); empty columns are dropped."""
+    out = {}
+    for key in results[0].history:
+        rows = [np.asarray(r.history[key], dtype=np.float64) for r in results]
+        if rows[0].size == 0:
+            continue
+        if len(rows) == 1:
+            out[key] = rows[0]
+        else:
+            width = max(r.size for r in rows)
+            out[key] = np.vstack([np.pad(r, (0, width - r.size), constant_values=np.nan) for r in rows])
+    return out

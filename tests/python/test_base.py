@@ -1,0 +1,263 @@
+"""The shared estimator base (robustcore._base): validation once, atomic fits, one-vs-rest on threads,
+progress, the tie rule and one name per idea."""
+
+import ast
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.utils._param_validation import InvalidParameterError
+
+import robustcore as rc
+from robustcore import _base, losses
+
+ESTIMATORS = {
+    "sgd": lambda: rc.LinearClassifier(loss="log_loss", max_iter=5, random_state=0),
+    "asgd": lambda: rc.LinearClassifier(loss="hinge", solver="asgd", max_iter=5, random_state=0),
+    "saga": lambda: rc.LinearClassifier(loss="log_loss", solver="saga", max_iter=5, random_state=0),
+    "softmax": lambda: rc.LinearClassifier(loss="softmax", solver="sag", max_iter=5, random_state=0),
+}
+
+
+def _multiclass(n=90, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    return X, np.argmax(X[:, :3] + 0.3 * rng.normal(size=(n, 3)), axis=1)
+
+
+def _fitted_state(est):
+    return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in vars(est).items() if k.endswith("_")}
+
+
+def _assert_same_state(before, est):
+    after = _fitted_state(est)
+    assert set(after) == set(before)
+    for k, v in before.items():
+        if isinstance(v, np.ndarray):
+            np.testing.assert_array_equal(after[k], v, err_msg=k)
+        elif not isinstance(v, dict):
+            assert after[k] == v, k
+
+
+# ----------------------------------------------------------------------------- atomic fits
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_refit_that_raises_leaves_the_previous_model(name):
+    X, y = _multiclass()
+    est = ESTIMATORS[name]().fit(X, y)
+    before, pred = _fitted_state(est), est.predict(X)
+    bad_X = X.copy()
+    bad_X[3, 1] = np.nan
+    for args in ((bad_X, y), (X, np.zeros(len(y))), (X[:, :2], y[:3]), (X[:, :2], np.zeros(len(y)))):
+        with pytest.raises(ValueError):
+            est.fit(*args)
+        _assert_same_state(before, est)
+        np.testing.assert_array_equal(est.predict(X), pred)
+    assert est.n_features_in_ == X.shape[1]
+
+
+def test_one_class_refit_keeps_the_model_usable(binary_problem):
+    X, y = binary_problem
+    e = rc.LinearClassifier(random_state=0).fit(X, y)
+    pred = e.predict(X)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        e.fit(X, np.ones(len(y)))
+    np.testing.assert_array_equal(e.predict(X), pred)
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_interrupted_refit_leaves_the_previous_model(name, monkeypatch):
+    """Ctrl-C in the middle of a refit on other data (other classes, other features) restores everything."""
+    X, y = _multiclass()
+    est = ESTIMATORS[name]().fit(X[:, :3], y % 2)
+    before, pred = _fitted_state(est), est.predict(X[:, :3])
+
+    def interrupt(self):
+        def cb(done):
+            raise KeyboardInterrupt
+
+        return cb
+
+    monkeypatch.setattr(_base.Progress, "callback", interrupt)
+    est.set_params(verbose=1)
+    with pytest.raises(KeyboardInterrupt):
+        est.fit(X, y)
+    _assert_same_state(before, est)
+    np.testing.assert_array_equal(est.predict(X[:, :3]), pred)
+
+
+def test_divergent_refit_leaves_the_previous_model(binary_problem):
+    X, y = binary_problem
+    e = rc.LinearClassifier(loss="squared_hinge", learning_rate="constant", eta0=1e-3, alpha=1e-6, random_state=0)
+    e.fit(X, y)
+    before, pred = _fitted_state(e), e.predict(X)
+    with pytest.raises(ValueError, match="diverged"):
+        e.set_params(eta0=1e3).fit(X * 100, y)
+    _assert_same_state(before, e)
+    np.testing.assert_array_equal(e.predict(X), pred)
+
+
+def test_partial_fit_that_raises_changes_nothing(binary_problem):
+    X, y = binary_problem
+    kw = dict(loss="log_loss", eta0=0.1, learning_rate="constant", shuffle=False, random_state=0)
+    a = rc.LinearClassifier(**kw).partial_fit(X, y, classes=[-1.0, 1.0])
+    b = rc.LinearClassifier(**kw).partial_fit(X, y, classes=[-1.0, 1.0])
+    with pytest.raises(ValueError, match="not in classes"):
+        a.partial_fit(X, np.where(y > 0, 2.0, -1.0))
+    with pytest.raises(ValueError, match="features"):
+        a.partial_fit(X[:, :3], y)
+    a.partial_fit(X, y)
+    b.partial_fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert a.t_ == b.t_ == 2 * len(y)
+
+
+@pytest.mark.parametrize("est", [rc.BinaryRelevanceClassifier(max_iter=5, random_state=0),
+                                 rc.LabelPowersetClassifier(max_iter=5, random_state=0)])
+def test_multilabel_refit_that_raises_leaves_the_previous_model(est):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 4))
+    Y = (X[:, :3] > 0).astype(int)
+    est.fit(X, Y)
+    pred = est.predict(X)
+    with pytest.raises(ValueError, match="indicator"):
+        est.fit(X[:, :2], Y * 2)
+    assert est.n_features_in_ == 4
+    np.testing.assert_array_equal(est.predict(X), pred)
+
+
+# ----------------------------------------------------------------------------- validation
+@pytest.mark.parametrize("kwargs,param", [
+    ({"tol": float("nan")}, "tol"),                        # tol is ignored by solver="sgd", still validated
+    ({"solver": "saga", "loss": "log_loss", "shuffle": "bogus"}, "shuffle"),  # shuffle is ignored by saga
+    ({"svrg_option": "best"}, "svrg_option"),
+    ({"loss": "hinge", "s": 2.0}, "s"),                    # s is only read by the ramp losses
+    ({"loss": "log_loss", "c": -1.0}, "c"),
+    ({"power_t": float("inf")}, "power_t"),
+    ({"n_jobs": 0}, "n_jobs"),
+    ({"verbose": "loud"}, "verbose"),
+    ({"alpha": float("inf")}, "alpha"),
+])
+def test_every_parameter_is_validated_whatever_the_configuration(binary_problem, kwargs, param):
+    X, y = binary_problem
+    with pytest.raises(InvalidParameterError, match=f"The '{param}' parameter of LinearClassifier"):
+        rc.LinearClassifier(**kwargs).fit(X, y)
+
+
+def test_parameters_are_validated_once_per_fit(binary_problem, monkeypatch):
+    X, y = binary_problem
+    calls = []
+    original = rc.LinearClassifier._validate_params
+    monkeypatch.setattr(rc.LinearClassifier, "_validate_params", lambda self: calls.append(1) or original(self))
+    rc.LinearClassifier(random_state=0).fit(X, y)
+    assert len(calls) == 1
+    Y = np.column_stack([y > 0, y < 0, y > 0]).astype(int)
+    for n_jobs in (None, 2):  # the per-label estimators skip what the outer fit validated, also on threads
+        rc.BinaryRelevanceClassifier(solver="sgd", loss="hinge", max_iter=2, random_state=0, n_jobs=n_jobs).fit(X, Y)
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize("solver", ["sgd", "saga"])
+def test_sample_weight_is_checked_the_same_for_every_solver(binary_problem, solver):
+    X, y = binary_problem
+    est = rc.LinearClassifier(loss="log_loss", solver=solver)
+    with pytest.raises(ValueError, match="sample_weight"):
+        est.fit(X, y, sample_weight=np.ones(len(y) - 1))
+    with pytest.raises(ValueError, match="[Nn]egative"):
+        est.fit(X, y, sample_weight=np.where(np.arange(len(y)) == 5, -1.0, 1.0))
+
+
+# ----------------------------------------------------------------------------- threads and progress
+@pytest.mark.parametrize("kw", [dict(loss="log_loss"), dict(loss="log_loss", solver="sag")])
+def test_n_jobs_all_cores_gives_the_same_bits(kw):
+    X, y = _multiclass()
+    a = rc.LinearClassifier(max_iter=5, random_state=0, **kw).fit(X, y)
+    b = rc.LinearClassifier(max_iter=5, random_state=0, n_jobs=-1, **kw).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    np.testing.assert_array_equal(a.history_["objective"], b.history_["objective"])
+    Y = np.column_stack([y == k for k in range(3)]).astype(int)
+    br1 = rc.BinaryRelevanceClassifier(max_iter=5, random_state=0).fit(X, Y)
+    br2 = rc.BinaryRelevanceClassifier(max_iter=5, random_state=0, n_jobs=-1).fit(X, Y)
+    np.testing.assert_array_equal(br1.decision_function(X), br2.decision_function(X))
+
+
+def test_map_problems_uses_joblib_n_jobs():
+    import threading
+
+    seen = set()
+
+    def one(k):
+        seen.add(threading.get_ident())
+        return k * k
+
+    assert _base.map_problems(one, 5, None) == [0, 1, 4, 9, 16]
+    assert seen == {threading.get_ident()}
+    assert _base.map_problems(one, 5, -1) == [0, 1, 4, 9, 16]
+
+
+@pytest.mark.parametrize("solver", ["sgd", "saga"])
+def test_verbose_1_writes_progress_to_a_non_terminal(solver, capsys):
+    X, y = _multiclass()
+    assert not sys.stderr.isatty()
+    rc.LinearClassifier(loss="log_loss", solver=solver, max_iter=4, random_state=0, verbose=1).fit(X, y)
+    err = capsys.readouterr().err
+    assert "LinearClassifier" in err and "12/12" in err
+    rc.LinearClassifier(loss="log_loss", solver=solver, max_iter=4, random_state=0, verbose=0).fit(X, y)
+    assert capsys.readouterr().err == ""
+
+
+# ----------------------------------------------------------------------------- one rule, one name
+def test_zero_score_predicts_the_first_class(binary_problem):
+    X, y = binary_problem
+    m = rc.LinearClassifier(random_state=0).fit(X, np.where(y > 0, "b", "a"))
+    m.coef_[:] = 0.0
+    m.intercept_[:] = 0.0
+    assert (m.decision_function(X) == 0).all()
+    assert (m.predict(X) == "a").all()
+    Xm, ym = _multiclass()
+    mc = rc.LinearClassifier(random_state=0).fit(Xm, ym)
+    mc.coef_[:] = 0.0
+    mc.intercept_[:] = 0.0
+    assert (mc.predict(Xm) == 0).all()  # equal scores: the first class
+    Y = np.column_stack([ym == k for k in range(3)]).astype(int)
+    br = rc.BinaryRelevanceClassifier(solver="sgd", loss="hinge", max_iter=2, random_state=0).fit(Xm, Y)
+    for est in br.estimators_:
+        est.coef_[:] = 0.0
+        est.intercept_[:] = 0.0
+    assert (br.predict(Xm) == 0).all()
+    lp = rc.LabelPowersetClassifier(max_iter=2, random_state=0).fit(Xm, Y)
+    lp.coef_[:] = 0.0
+    lp.intercept_[:] = 0.0
+    assert (lp.predict(Xm) == lp.combinations_[0]).all()
+
+
+def test_log_is_an_alias_of_log_loss(binary_problem):
+    X, y = binary_problem
+    z = np.linspace(-5, 5, 11)
+    np.testing.assert_array_equal(losses.value("log", z), losses.value("log_loss", z))
+    for solver in ("sgd", "saga"):
+        a = rc.LinearClassifier(loss="log", solver=solver, random_state=0).fit(X, y)
+        b = rc.LinearClassifier(loss="log_loss", solver=solver, random_state=0).fit(X, y)
+        np.testing.assert_array_equal(a.coef_, b.coef_)
+        np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    w1, _, _ = rc.variance_reduced.solve(X, y, loss="log", max_iter=3, seed=0)
+    w2, _, _ = rc.variance_reduced.solve(X, y, loss="log_loss", max_iter=3, seed=0)
+    np.testing.assert_array_equal(w1, w2)
+    Y = np.column_stack([y > 0, y < 0]).astype(int)
+    br = rc.BinaryRelevanceClassifier(loss="log", max_iter=3, random_state=0).fit(X, Y)
+    assert br.predict(X).shape == Y.shape
+
+
+def test_cli_takes_max_iter_and_the_old_flags():
+    from robustcore import cli
+
+    parser = cli.build_parser()
+    for command, old in (("demo", "--epochs"), ("sramp", "--epochs"), ("variants", "--passes")):
+        assert parser.parse_args([command, "--max-iter", "3"]).max_iter == 3
+        assert parser.parse_args([command, old, "4"]).max_iter == 4
+
+
+def test_variance_reduced_never_imports_an_estimator():
+    src = Path(rc.variance_reduced.__file__).read_text()
+    imported = {node.module for node in ast.walk(ast.parse(src)) if isinstance(node, ast.ImportFrom)}
+    assert not imported & {"linear_model", "multilabel", "fol", "mkl"}, imported
