@@ -12,7 +12,7 @@ current model gets wrong are sampled more and more often, so the learner focuses
 * Python learner protocol — any object with
       ``step(X_batch, y_batch)``       one online update (labels in {-1, +1})
       ``loss(X, y) -> ndarray``        per-example loss in [0, 1] of the current model (the p player's)
-      ``decision_function(X)``         real scores, sign = predicted label
+      ``decision_function(X)``         real scores; > 0 predicts +1, 0 or below -1
   can be the w player; the C++ tree samples and updates (:func:`focused_online_learning`).
   :class:`PartialFitLearner` adapts any scikit-learn ``partial_fit`` classifier.
 * Robust variants (section 4): sub-sampling with repetitions (:func:`subsample_with_repetitions`,
