@@ -45,12 +45,12 @@ def main():
         n = len(y)
         bank = gaussian_bank_factored(X)
         fact = f"factored ({100 * bank.fill:.1f}% of n^2 m)"
-        common = dict(noise_level=0.0, lam=0.01)
+        common = dict(noise_level=0.0, alpha=0.01)
         runs = [
             (fact, "AMP", lambda: NoisyMKLClassifier(max_iter=a.max_iter, **common)),
             (fact, "VI, gamma0 = 100", lambda: NoisyMKLClassifier(method="vi", gamma0=100.0, max_iter=a.max_iter,
                                                                    **common)),
-            (fact, "SimpleMKL (SVC inner)", lambda: SimpleMKLClassifier(lam=0.01, max_iter=100)),
+            (fact, "SimpleMKL (SVC inner)", lambda: SimpleMKLClassifier(alpha=0.01, max_iter=100)),
         ]
         if name == "australian":
             runs += [

@@ -116,7 +116,7 @@ void BM_Step(benchmark::State& state) {
     const double yi = P.y[i];
     double s = learner.score(row);
     learner.step(&row, &yi, &s, 1, t);
-    if (Focused && yi * s <= 0.0) tree.update_log(i, eta / p);
+    if (Focused && misclassified(yi, s)) tree.update_log(i, eta / p);
     benchmark::DoNotOptimize(s);
   }
   state.SetItemsProcessed(state.iterations());

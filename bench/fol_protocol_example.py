@@ -54,13 +54,13 @@ def main():
     X, y = make_moons(n_samples=1000, noise=0.08, random_state=0)
     y = np.where(y == 1, 1.0, -1.0)
     for name, gamma in (("FOL", 0.5), ("uniform sampling (gamma=1)", 1.0)):
-        clf = rc.FocusedOnlineClassifier(learner=TwoLayerNet(2), n_iter=args.epochs, batch_size=16, gamma=gamma,
+        clf = rc.FocusedOnlineClassifier(learner=TwoLayerNet(2), max_iter=args.epochs, batch_size=16, gamma=gamma,
                                          output="last", random_state=0).fit(X, y)
         h = clf.history_
         print(f"two-layer net, {name}: train error per 5 epochs {np.round(h['train_error'][4::5], 4).tolist()}, "
               f"final {h['train_error'][-1]:.3%}")
     sk = rc.FocusedOnlineClassifier(learner=PartialFitLearner(SGDClassifier(loss="hinge", random_state=0)),
-                                    n_iter=5, batch_size=32, output="majority", random_state=0).fit(X, y)
+                                    max_iter=5, batch_size=32, output="majority", random_state=0).fit(X, y)
     print(f"sklearn SGDClassifier (linear) as the w player, majority of {len(sk.learners_[0])} iterates: "
           f"train error {1 - sk.score(X, y):.3%}")
 

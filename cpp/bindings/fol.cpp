@@ -1,4 +1,5 @@
 // Bindings: the FOL sum tree (sum_tree.hpp), the FOL loop and the AdaBoost baseline (fol.hpp).
+// Type conversion only: the engine builds the learners and checks every parameter.
 #include "common.hpp"
 
 #include <robustcore/fol.hpp>
@@ -7,124 +8,128 @@ namespace rcb {
 
 namespace {
 
-/// A sum tree plus its own seeded generator, for the Python learner protocol.
-struct PySumTree {
-  robustcore::SumTree tree;
-  robustcore::Rng rng;
-  PySumTree(int64_t m, uint64_t seed) : tree(m), rng(seed) {}
-  PySumTree(const F64& w, uint64_t seed) : rng(seed) {
-    if (w.ndim() != 1) throw std::invalid_argument("weights must be a 1-d array");
-    tree.assign(w.data(), w.shape(0));
-  }
-  int64_t index(int64_t i) const {
-    if (i < 0 || i >= tree.size())
-      throw std::invalid_argument("index " + std::to_string(i) + " out of range [0, " + std::to_string(tree.size()) + ")");
-    return i;
-  }
-};
+using robustcore::SeededSumTree;
 
-void check_gamma(double g) {
-  if (!(g >= 0.0 && g <= 1.0)) throw std::invalid_argument("gamma must be in [0, 1]");
+/// Checks two 1-d arrays have the same length and returns it.
+int64_t same_length(const py::array& a, const py::array& b, const char* what) {
+  if (a.ndim() != 1 || b.ndim() != 1 || a.shape(0) != b.shape(0))
+    throw std::invalid_argument(std::string(what) + " must be 1-d arrays of the same length");
+  return a.shape(0);
 }
 
-enum class LearnerKind : int { Perceptron = 0, Sgd = 1 };
-
-struct LearnerSpec {
-  LearnerKind kind = LearnerKind::Perceptron;
-  robustcore::LearningRate lr;
-  bool fit_intercept = true;
-  double intercept_lr = 1.0;
-};
-
-LearnerSpec make_learner_spec(const std::string& learner, int schedule, double lam, double eta0, double power_t,
-                              bool fit_intercept, double intercept_lr) {
-  LearnerSpec spec;
-  if (learner == "perceptron") spec.kind = LearnerKind::Perceptron;
-  else if (learner == "sgd") spec.kind = LearnerKind::Sgd;
-  else throw std::invalid_argument("learner must be 'perceptron' or 'sgd'");
-  if (schedule < 0 || schedule > 4) throw std::invalid_argument("unknown schedule");
-  spec.lr.schedule = static_cast<robustcore::Schedule>(schedule);
-  spec.lr.lambda = lam;
-  spec.lr.eta0 = eta0;
-  spec.lr.power_t = power_t;
-  spec.fit_intercept = fit_intercept;
-  spec.intercept_lr = intercept_lr;
-  return spec;
+/// (rows, pointer) of a 2-d output array with n_features + 1 columns.
+std::pair<int64_t, double*> model_rows(F64& a, int64_t d, const char* name) {
+  if (a.ndim() != 2 || a.shape(1) != d + 1)
+    throw std::invalid_argument(std::string(name) + " must have shape (rows, n_features + 1)");
+  return {a.shape(0), a.mutable_data()};
 }
 
-template <class F>
-decltype(auto) with_learner(const LearnerSpec& s, const LossSpec& loss, int64_t d, F&& f) {
-  if (s.kind == LearnerKind::Perceptron) {
-    robustcore::Perceptron p(d, s.fit_intercept);
-    return f(p);
-  }
-  return visit_loss(loss, [&](const auto& l) {
-    robustcore::SgdLearner<std::decay_t<decltype(l)>> learner(d, l, s.lr, s.fit_intercept, s.intercept_lr);
-    return f(learner);
-  });
+/// The test labels' pointer (length-checked against X_test), or null.
+const double* test_labels(const Matrix* X_test, const std::optional<F64>& y_test) {
+  if (!X_test || !y_test) return nullptr;
+  return checked_const(*y_test, X_test->rows(), "y_test");
 }
 
-py::dict fol_trace_to_dict(const robustcore::FolTrace& t) {
-  py::dict d;
-  d["max_loss"] = arr(t.max_loss);
-  d["train_error"] = arr(t.train_error);
-  d["test_error"] = arr(t.test_error);
-  d["max_q"] = arr(t.max_q);
-  d["seconds"] = arr(t.seconds);
-  return d;
+void bind_sum_tree(py::module_& m) {
+  py::class_<SeededSumTree>(m, "SumTree", "FOL sampler (sum_tree.hpp): m leaf weights, O(log m) sample and update.")
+      .def(py::init<int64_t, uint64_t>(), py::arg("m"), py::arg("seed") = 0)
+      .def(py::init([](const F64& w, uint64_t seed) {
+             if (w.ndim() != 1) throw std::invalid_argument("weights must be a 1-d array");
+             return SeededSumTree(w.data(), w.shape(0), seed);
+           }),
+           py::arg("weights").noconvert(), py::arg("seed") = 0)
+      .def_property_readonly("size", &SeededSumTree::size)
+      .def_property_readonly("total", [](const SeededSumTree& t) { return t.tree().total(); })
+      .def_property_readonly("rescales", [](const SeededSumTree& t) { return t.tree().rescales(); })
+      .def("leaf", &SeededSumTree::leaf, py::arg("i"))
+      .def("q", &SeededSumTree::q, py::arg("i"))
+      .def("prob", &SeededSumTree::prob, py::arg("i"), py::arg("gamma"))
+      .def("leaves", [](const SeededSumTree& t, F64 out) { t.leaves(checked(out, t.size(), "out")); },
+           py::arg("out").noconvert(), "Writes the m leaf weights into out.")
+      .def("sample", &SeededSumTree::sample, py::arg("gamma"),
+           "(i, p_i) with p_i = gamma/m + (1-gamma) q_i (paper, section 2.3).")
+      .def("sample_batch",
+           [](SeededSumTree& t, double g, I64 idx, F64 p) {
+             t.sample_batch(g, idx.mutable_data(), p.mutable_data(), same_length(idx, p, "idx and p"));
+           },
+           py::arg("gamma"), py::arg("idx").noconvert(), py::arg("p").noconvert(),
+           "len(idx) draws of sample(gamma), written into idx and p.")
+      .def("descend", &SeededSumTree::descend, py::arg("u"), "The leaf the tree walk reaches for the uniform u (gamma = 0).")
+      .def("update", &SeededSumTree::update, py::arg("i"), py::arg("factor"))
+      .def("update_log", &SeededSumTree::update_log, py::arg("i"), py::arg("log_factor"))
+      .def("update_batch_log",
+           [](SeededSumTree& t, const I64& idx, const F64& lf) {
+             t.update_batch_log(idx.data(), lf.data(), same_length(idx, lf, "idx and log_factor"));
+           },
+           py::arg("idx").noconvert(), py::arg("log_factor").noconvert(),
+           "v_i <- v_i exp(log_factor) for each pair, in order.")
+      .def("rebuild", &SeededSumTree::rebuild)
+      .def("renormalise", &SeededSumTree::renormalise);
+}
+
+void bind_params(py::module_& m) {
+  using namespace robustcore;
+  py::enum_<LearnerKind>(m, "LearnerKind").value("perceptron", LearnerKind::Perceptron).value("sgd", LearnerKind::Sgd);
+  py::enum_<Focus>(m, "Focus").value("zero_one", Focus::ZeroOne).value("clipped", Focus::Clipped);
+
+  py::class_<LearnerSpec>(m, "LearnerSpec", "The w player of FOL / AdaBoost and its parameters (fol.hpp).")
+      .def(py::init<>())
+      .def_readwrite("kind", &LearnerSpec::kind)
+      .def_readwrite("loss", &LearnerSpec::loss)
+      .def_property("schedule", [](const LearnerSpec& s) { return s.lr.schedule; },
+                    [](LearnerSpec& s, Schedule v) { s.lr.schedule = v; })
+      .def_property("alpha", [](const LearnerSpec& s) { return s.lr.lambda; },
+                    [](LearnerSpec& s, double v) { s.lr.lambda = v; }, "L2 strength (lambda of the papers)")
+      .def_property("eta0", [](const LearnerSpec& s) { return s.lr.eta0; }, [](LearnerSpec& s, double v) { s.lr.eta0 = v; })
+      .def_property("power_t", [](const LearnerSpec& s) { return s.lr.power_t; },
+                    [](LearnerSpec& s, double v) { s.lr.power_t = v; })
+      .def_readwrite("fit_intercept", &LearnerSpec::fit_intercept)
+      .def_readwrite("intercept_lr", &LearnerSpec::intercept_lr);
+
+  py::class_<FolParams>(m, "FolParams", "Parameters of fol_fit (fol.hpp); checked by the engine.")
+      .def(py::init<>())
+      .def_readwrite("learner", &FolParams::learner)
+      .def_readwrite("max_iter", &FolParams::max_iter)
+      .def_readwrite("steps_per_epoch", &FolParams::steps_per_epoch)
+      .def_readwrite("batch_size", &FolParams::batch_size)
+      .def_readwrite("eta", &FolParams::eta)
+      .def_readwrite("gamma", &FolParams::gamma)
+      .def_readwrite("k", &FolParams::k)
+      .def_readwrite("focus", &FolParams::focus)
+      .def_readwrite("record_history", &FolParams::record_history)
+      .def_readwrite("slack_budget", &FolParams::slack_budget)
+      .def_readwrite("slack_lr", &FolParams::slack_lr)
+      .def_readwrite("seed", &FolParams::seed)
+      .def("epoch_steps", &FolParams::epoch_steps, py::arg("m"), "FOL steps per epoch for m training examples")
+      .def("n_steps", &FolParams::n_steps, py::arg("m"), "T for m training examples")
+      .def("validate", &FolParams::validate, py::arg("m"), "The checks fol_fit makes, for loops run elsewhere.");
+
+  py::class_<AdaBoostParams>(m, "AdaBoostParams", "Parameters of adaboost_fit (fol.hpp); checked by the engine.")
+      .def(py::init<>())
+      .def_readwrite("learner", &AdaBoostParams::learner)
+      .def_readwrite("max_iter", &AdaBoostParams::max_iter)
+      .def_readwrite("batch_size", &AdaBoostParams::batch_size)
+      .def_readwrite("warm_start", &AdaBoostParams::warm_start)
+      .def_readwrite("seed", &AdaBoostParams::seed);
+
+  py::class_<FolResult, Result>(m, "FolResult", "Result of fol_fit: n_iter = epochs done, plus the snapshot times.")
+      .def_property_readonly("snapshot_times",
+                             [](const FolResult& r) {
+                               return py::array_t<int64_t>(static_cast<py::ssize_t>(r.snapshot_times.size()),
+                                                           r.snapshot_times.data());
+                             })
+      .def_readonly("rescales", &FolResult::rescales);
+  py::class_<AdaBoostResult, Result>(m, "AdaBoostResult", "Result of adaboost_fit: n_iter = rounds kept.")
+      .def_property_readonly("alpha_t", [](const AdaBoostResult& r) { return arr(r.alpha_t); })
+      .def_property_readonly("weighted_error", [](const AdaBoostResult& r) { return arr(r.weighted_error); });
 }
 
 }  // namespace
 
 void bind_fol(py::module_& m) {
   using namespace robustcore;
-  py::class_<PySumTree>(m, "SumTree", "FOL sampler (sum_tree.hpp): m leaf weights, O(log m) sample and update.")
-      .def(py::init<int64_t, uint64_t>(), py::arg("m"), py::arg("seed") = 0)
-      .def(py::init<const F64&, uint64_t>(), py::arg("weights").noconvert(), py::arg("seed") = 0)
-      .def_property_readonly("size", [](const PySumTree& t) { return t.tree.size(); })
-      .def_property_readonly("total", [](const PySumTree& t) { return t.tree.total(); })
-      .def_property_readonly("rescales", [](const PySumTree& t) { return t.tree.rescales(); })
-      .def("leaf", [](const PySumTree& t, int64_t i) { return t.tree.leaf(t.index(i)); }, py::arg("i"))
-      .def("q", [](const PySumTree& t, int64_t i) { return t.tree.q(t.index(i)); }, py::arg("i"))
-      .def("prob", [](const PySumTree& t, int64_t i, double g) { check_gamma(g); return t.tree.prob(t.index(i), g); },
-           py::arg("i"), py::arg("gamma"))
-      .def("leaves", [](const PySumTree& t, F64 out) {
-             double* o = checked(out, t.tree.size(), "out");
-             for (int64_t i = 0; i < t.tree.size(); ++i) o[i] = t.tree.leaf(i);
-           }, py::arg("out").noconvert(), "Writes the m leaf weights into out.")
-      .def("sample", [](PySumTree& t, double g) { check_gamma(g); return t.tree.sample(g, t.rng); }, py::arg("gamma"),
-           "(i, p_i) with p_i = gamma/m + (1-gamma) q_i (paper, section 2.3).")
-      .def("sample_batch", [](PySumTree& t, double g, I64 idx, F64 p) {
-             check_gamma(g);
-             if (idx.ndim() != 1 || p.ndim() != 1 || idx.shape(0) != p.shape(0))
-               throw std::invalid_argument("idx and p must be 1-d arrays of the same length");
-             int64_t* ip = idx.mutable_data();
-             double* pp = p.mutable_data();
-             for (py::ssize_t j = 0; j < idx.shape(0); ++j) {
-               auto r = t.tree.sample(g, t.rng);
-               ip[j] = r.first;
-               pp[j] = r.second;
-             }
-           }, py::arg("gamma"), py::arg("idx").noconvert(), py::arg("p").noconvert(),
-           "len(idx) draws of sample(gamma), written into idx and p.")
-      .def("descend", [](const PySumTree& t, double u) {
-             if (!(u >= 0.0 && u < 1.0)) throw std::invalid_argument("u must be in [0, 1)");
-             return t.tree.descend(u);
-           }, py::arg("u"), "The leaf the tree walk reaches for the uniform u (gamma = 0).")
-      .def("update", [](PySumTree& t, int64_t i, double f) { t.tree.update(t.index(i), f); }, py::arg("i"), py::arg("factor"))
-      .def("update_log", [](PySumTree& t, int64_t i, double lf) { t.tree.update_log(t.index(i), lf); }, py::arg("i"),
-           py::arg("log_factor"))
-      .def("update_batch_log", [](PySumTree& t, const I64& idx, const F64& lf) {
-             if (idx.ndim() != 1 || lf.ndim() != 1 || idx.shape(0) != lf.shape(0))
-               throw std::invalid_argument("idx and log_factor must be 1-d arrays of the same length");
-             const int64_t* ip = idx.data();
-             const double* lp = lf.data();
-             for (py::ssize_t j = 0; j < idx.shape(0); ++j) t.index(ip[j]);
-             for (py::ssize_t j = 0; j < idx.shape(0); ++j) t.tree.update_log(ip[j], lp[j]);
-           }, py::arg("idx").noconvert(), py::arg("log_factor").noconvert(),
-           "v_i <- v_i exp(log_factor) for each pair, in order.")
-      .def("rebuild", [](PySumTree& t) { t.tree.rebuild(); })
-      .def("renormalise", [](PySumTree& t) { t.tree.renormalise(); });
+  bind_sum_tree(m);
+  bind_params(m);
 
   m.def("fol_snapshot_times", [](int64_t T, int64_t k, uint64_t seed) {
     auto v = fol_snapshot_times(T, k, seed);
@@ -133,124 +138,59 @@ void bind_fol(py::module_& m) {
 
   m.def(
       "fol_fit",
-      [](const Matrix& X, const F64& y, const std::string& learner, const LossSpec& loss, int schedule, double lam,
-         double eta0, double power_t, bool fit_intercept, double intercept_lr, int64_t n_steps, int64_t batch_size,
-         double eta, double gamma, int focus, int64_t steps_per_epoch, bool record_history, double slack_budget,
-         double slack_lr, uint64_t seed, F64 coef, F64 weights, F64 snapshots, std::optional<F64> xi,
-         std::optional<I64> order, const Matrix* X_test, std::optional<F64> y_test, py::object progress) {
+      [](const Matrix& X, const F64& y, const FolParams& params, F64 coef, F64 weights, F64 snapshots,
+         std::optional<F64> xi, std::optional<I64> order, const Matrix* X_test, std::optional<F64> y_test,
+         py::object progress) {
         const int64_t n = X.rows(), d = X.cols();
         const double* yp = checked_const(y, n, "y");
-        const LearnerSpec spec = make_learner_spec(learner, schedule, lam, eta0, power_t, fit_intercept, intercept_lr);
-        FolParams p;
-        p.n_steps = n_steps;
-        p.batch_size = batch_size;
-        p.eta = eta;
-        p.gamma = gamma;
-        if (focus != 0 && focus != 1) throw std::invalid_argument("focus must be 0 (zero_one) or 1 (clipped)");
-        p.focus = static_cast<Focus>(focus);
-        p.steps_per_epoch = steps_per_epoch;
-        p.record_history = record_history;
-        p.slack_budget = slack_budget;
-        p.slack_lr = slack_lr;
-        p.seed = seed;
-        validate_fol_params(p, n);
         double* cp = checked(coef, d + 1, "coef");
         double* wp = checked(weights, n, "weights");
-        if (snapshots.ndim() != 2 || snapshots.shape(1) != d + 1)
-          throw std::invalid_argument("snapshots must have shape (k, n_features + 1)");
-        p.k = snapshots.shape(0);
-        double* sp = snapshots.mutable_data();
+        const auto snaps = model_rows(snapshots, d, "snapshots");
         double* xp = xi ? checked(*xi, n, "xi") : nullptr;
-        const int64_t* op = order ? checked_const(*order, n_steps * batch_size, "order") : nullptr;
-        const double* ytp = nullptr;
-        if (X_test) {
-          if (!y_test) throw std::invalid_argument("X_test given without y_test");
-          ytp = checked_const(*y_test, X_test->rows(), "y_test");
-        }
+        if (order && order->ndim() != 1) throw std::invalid_argument("order must be 1-d");
+        const int64_t* op = order ? order->data() : nullptr;
+        const int64_t n_order = order ? order->shape(0) : 0;
+        const double* ytp = test_labels(X_test, y_test);
         Progress prog(progress);
         FolResult res;
         {
           py::gil_scoped_release nogil;
-          validate_binary_labels(yp, n);
-          if (ytp) validate_binary_labels(ytp, X_test->rows());
-          SumTree tree(wp, n);
-          res = with_learner(spec, loss, d, [&](auto& l) {
-            l.assign(cp, cp[d]);
-            FolResult r = visit_matrix_pair(X, X_test, [&](const auto& v, const auto* tv) {
-              return fol_fit(v, yp, l, p, tree, sp, xp, op, tv, ytp, prog.fn());
-            });
-            l.write(cp);
-            return r;
+          res = visit_matrix_pair(X, X_test, [&](const auto& v, const auto* tv) {
+            return fol_fit(v, yp, params, cp, wp, snaps.second, snaps.first, xp, op, n_order, tv, ytp, prog.fn());
           });
-          for (int64_t i = 0; i < n; ++i) wp[i] = tree.leaf(i);
         }
         prog.rethrow();
-        py::dict out;
-        out["status"] = status_name(res.status);
-        out["steps_done"] = res.steps_done;
-        out["history"] = fol_trace_to_dict(res.trace);
-        out["snapshot_times"] = py::array_t<int64_t>(static_cast<py::ssize_t>(res.snapshot_times.size()),
-                                                     res.snapshot_times.data());
-        out["rescales"] = res.rescales;
-        return out;
+        return res;
       },
-      py::arg("X"), py::arg("y").noconvert(), py::arg("learner"), py::arg("loss"), py::arg("schedule"), py::arg("lam"),
-      py::arg("eta0"), py::arg("power_t"), py::arg("fit_intercept"), py::arg("intercept_lr"), py::arg("n_steps"),
-      py::arg("batch_size"), py::arg("eta"), py::arg("gamma"), py::arg("focus"), py::arg("steps_per_epoch"),
-      py::arg("record_history"), py::arg("slack_budget"), py::arg("slack_lr"), py::arg("seed"),
-      py::arg("coef").noconvert(), py::arg("weights").noconvert(), py::arg("snapshots").noconvert(),
-      py::arg("xi").noconvert() = py::none(), py::arg("order").noconvert() = py::none(), py::arg("X_test") = nullptr,
+      py::arg("X"), py::arg("y").noconvert(), py::arg("params"), py::arg("coef").noconvert(),
+      py::arg("weights").noconvert(), py::arg("snapshots").noconvert(), py::arg("xi").noconvert() = py::none(),
+      py::arg("order").noconvert() = py::none(), py::arg("X_test") = nullptr,
       py::arg("y_test").noconvert() = py::none(), py::arg("progress") = py::none(),
       "FOL (fol.hpp). coef = [w, b] (start, written back = last iterate); weights = tree leaves (in/out); "
-      "snapshots (k, d+1) receive the iterates at the k snapshot times; xi = slack variables (in/out).");
+      "snapshots (k, d+1) receive the iterates at the k snapshot times; xi = slack variables (in/out); "
+      "order = injected sample indices (T * batch_size).");
 
   m.def(
       "adaboost_fit",
-      [](const Matrix& X, const F64& y, const std::string& learner, const LossSpec& loss, int schedule, double lam,
-         double eta0, double power_t, bool fit_intercept, double intercept_lr, int64_t batch_size, bool warm_start,
-         uint64_t seed, F64 hyps, const Matrix* X_test, std::optional<F64> y_test, py::object progress) {
-        const int64_t n = X.rows(), d = X.cols();
-        const double* yp = checked_const(y, n, "y");
-        const LearnerSpec spec = make_learner_spec(learner, schedule, lam, eta0, power_t, fit_intercept, intercept_lr);
-        AdaBoostParams p;
-        if (hyps.ndim() != 2 || hyps.shape(1) != d + 1)
-          throw std::invalid_argument("hyps must have shape (rounds, n_features + 1)");
-        p.rounds = hyps.shape(0);
-        p.batch_size = batch_size;
-        p.warm_start = warm_start;
-        p.seed = seed;
-        double* hp = hyps.mutable_data();
-        const double* ytp = nullptr;
-        if (X_test) {
-          if (!y_test) throw std::invalid_argument("X_test given without y_test");
-          ytp = checked_const(*y_test, X_test->rows(), "y_test");
-        }
+      [](const Matrix& X, const F64& y, const AdaBoostParams& params, F64 hyps, const Matrix* X_test,
+         std::optional<F64> y_test, py::object progress) {
+        const double* yp = checked_const(y, X.rows(), "y");
+        const auto h = model_rows(hyps, X.cols(), "hyps");
+        const double* ytp = test_labels(X_test, y_test);
         Progress prog(progress);
         AdaBoostResult res;
         {
           py::gil_scoped_release nogil;
-          validate_binary_labels(yp, n);
-          if (ytp) validate_binary_labels(ytp, X_test->rows());
-          res = with_learner(spec, loss, d, [&](auto& l) {
-            return visit_matrix_pair(X, X_test, [&](const auto& v, const auto* tv) {
-              return adaboost_fit(v, yp, l, p, hp, tv, ytp, prog.fn());
-            });
+          res = visit_matrix_pair(X, X_test, [&](const auto& v, const auto* tv) {
+            return adaboost_fit(v, yp, params, h.second, h.first, tv, ytp, prog.fn());
           });
         }
         prog.rethrow();
-        py::dict out;
-        out["rounds_done"] = res.rounds_done;
-        out["alpha"] = arr(res.alpha);
-        out["weighted_error"] = arr(res.weighted_error);
-        out["train_error"] = arr(res.train_error);
-        out["test_error"] = arr(res.test_error);
-        return out;
+        return res;
       },
-      py::arg("X"), py::arg("y").noconvert(), py::arg("learner"), py::arg("loss"), py::arg("schedule"), py::arg("lam"),
-      py::arg("eta0"), py::arg("power_t"), py::arg("fit_intercept"), py::arg("intercept_lr"), py::arg("batch_size"),
-      py::arg("warm_start"), py::arg("seed"), py::arg("hyps").noconvert(), py::arg("X_test") = nullptr,
-      py::arg("y_test").noconvert() = py::none(), py::arg("progress") = py::none(),
-      "AdaBoost over one SGD/Perceptron epoch per round sampled from p (paper, experiment 2). hyps (rounds, d+1).");
+      py::arg("X"), py::arg("y").noconvert(), py::arg("params"), py::arg("hyps").noconvert(),
+      py::arg("X_test") = nullptr, py::arg("y_test").noconvert() = py::none(), py::arg("progress") = py::none(),
+      "AdaBoost over one SGD/Perceptron epoch per round sampled from p (paper, experiment 2). hyps (max_iter, d+1).");
 }
 
 }  // namespace rcb

@@ -10,7 +10,6 @@ namespace {
 
 using F32 = py::array_t<float, py::array::c_style>;
 
-template <class T>
 const double* rows_of(const F64& X, int64_t& rows, int64_t& cols, const char* name) {
   if (X.ndim() != 2) throw std::invalid_argument(std::string(name) + " must be 2-d");
   rows = X.shape(0);
@@ -21,8 +20,8 @@ const double* rows_of(const F64& X, int64_t& rows, int64_t& cols, const char* na
 template <class Scalar>
 void bank_into(const F64& A, const F64& B, const F64& widths, py::array_t<Scalar, py::array::c_style>& out) {
   int64_t na, nb, d, d2;
-  const double* a = rows_of<double>(A, na, d, "A");
-  const double* b = rows_of<double>(B, nb, d2, "B");
+  const double* a = rows_of(A, na, d, "A");
+  const double* b = rows_of(B, nb, d2, "B");
   if (d != d2) throw std::invalid_argument("A and B must have the same number of columns");
   if (widths.ndim() != 1) throw std::invalid_argument("widths must be 1-d");
   const int64_t nw = widths.shape(0);
@@ -35,66 +34,37 @@ void bank_into(const F64& A, const F64& B, const F64& widths, py::array_t<Scalar
   robustcore::mkl::gaussian_bank<Scalar>(a, na, b, nb, d, widths.data(), nw, o);
 }
 
-robustcore::mkl::Options make_options(double lam, double upper, double rho, double gamma, double gamma0,
-                                      int64_t max_iter, double tol, int method) {
-  if (method != 0 && method != 1) throw std::invalid_argument("method must be 0 (amp) or 1 (vi)");
-  robustcore::mkl::Options opt;
-  opt.lambda = lam;
-  opt.upper = upper;
-  opt.rho = rho;
-  opt.gamma = gamma;
-  opt.gamma0 = gamma0;
-  opt.max_iter = max_iter;
-  opt.tol = tol;
-  opt.method = static_cast<robustcore::mkl::Method>(method);
-  return opt;
-}
-
 template <class Bank>
-py::dict run_solve(const Bank& bank, const F64& y, const robustcore::mkl::Options& opt, F64& coef, F64& alpha,
-                   py::object callback) {
+robustcore::mkl::MklResult run_solve(const Bank& bank, const F64& y, const robustcore::mkl::Options& opt, F64& coef,
+                                     F64& dual, py::object progress) {
   const int64_t m = bank.m, n = bank.n;
   const double* yp = checked_const(y, n, "y");
   if (coef.ndim() != 2 || coef.shape(0) != m || coef.shape(1) != n)
     throw std::invalid_argument("coef must have shape (m, n)");
-  double* ap = checked(alpha, n, "alpha");
-  Progress prog(std::move(callback));
-  robustcore::mkl::Result r;
+  double* dp = checked(dual, n, "dual");
   double* cp = coef.mutable_data();
+  Progress prog(std::move(progress));
+  robustcore::mkl::MklResult r;
   {
     py::gil_scoped_release nogil;
-    r = robustcore::mkl::solve(bank, yp, opt, cp, ap, prog.fn());
+    r = robustcore::mkl::solve(bank, yp, opt, cp, dp, prog.fn());
   }
   prog.rethrow();
-  py::dict d;
-  d["status"] = robustcore::status_name(r.status);
-  d["iterations"] = r.iterations;
-  d["gamma"] = r.gamma;
-  d["gap"] = r.gap;
-  d["primal"] = r.primal;
-  d["dual"] = r.dual;
-  d["gap_hist"] = arr(r.gap_hist);
-  d["primal_hist"] = arr(r.primal_hist);
-  d["dual_hist"] = arr(r.dual_hist);
-  d["seconds"] = arr(r.seconds);
-  return d;
+  return r;
 }
 
 template <class Scalar>
-py::dict solve_dense(const py::array_t<Scalar, py::array::c_style>& K, const F64& y, double lam, double upper,
-                     double rho, double gamma, double gamma0, int64_t max_iter, double tol, int method, F64 coef,
-                     F64 alpha, py::object callback) {
+robustcore::mkl::MklResult solve_dense(const py::array_t<Scalar, py::array::c_style>& K, const F64& y,
+                                       const robustcore::mkl::Options& opt, F64 coef, F64 dual, py::object progress) {
   if (K.ndim() != 3 || K.shape(1) != K.shape(2)) throw std::invalid_argument("K must have shape (m, n, n)");
   const robustcore::mkl::KernelBank<Scalar> bank{K.data(), K.shape(0), K.shape(1)};
-  return run_solve(bank, y, make_options(lam, upper, rho, gamma, gamma0, max_iter, tol, method), coef, alpha,
-                   std::move(callback));
+  return run_solve(bank, y, opt, coef, dual, std::move(progress));
 }
 
-py::dict solve_factored(const robustcore::FactoredBank& bank, const F64& y, double lam, double upper, double rho,
-                        double gamma, double gamma0, int64_t max_iter, double tol, int method, F64 coef, F64 alpha,
-                        py::object callback) {
-  return run_solve(bank, y, make_options(lam, upper, rho, gamma, gamma0, max_iter, tol, method), coef, alpha,
-                   std::move(callback));
+robustcore::mkl::MklResult solve_factored(const robustcore::FactoredBank& bank, const F64& y,
+                                          const robustcore::mkl::Options& opt, F64 coef, F64 dual,
+                                          py::object progress) {
+  return run_solve(bank, y, opt, coef, dual, std::move(progress));
 }
 
 // (m, n) row-major array argument of a bank method.
@@ -169,17 +139,12 @@ void bind_factored_bank(py::module_& m) {
       "gaussian_bank_factored",
       [](const F64& X, const F64& widths, double tol, int64_t max_rank, int64_t max_bytes) {
         int64_t n, d;
-        const double* x = rows_of<double>(X, n, d, "X");
+        const double* x = rows_of(X, n, d, "X");
         if (widths.ndim() != 1) throw std::invalid_argument("widths must be 1-d");
         const double* w = widths.data();
         const int64_t nw = widths.shape(0);
-        try {
-          py::gil_scoped_release nogil;
-          return robustcore::mkl::gaussian_bank_factored(x, n, d, w, nw, tol, max_rank, max_bytes);
-        } catch (const robustcore::BankTooLarge& e) {
-          PyErr_SetString(PyExc_MemoryError, e.what());
-          throw py::error_already_set();
-        }
+        py::gil_scoped_release nogil;  // BankTooLarge (a std::length_error) arrives as MemoryError (module.cpp)
+        return robustcore::mkl::gaussian_bank_factored(x, n, d, w, nw, tol, max_rank, max_bytes);
       },
       py::arg("X").noconvert(), py::arg("widths").noconvert(), py::arg("tol"), py::arg("max_rank") = 0,
       py::arg("max_bytes") = 0,
@@ -200,8 +165,8 @@ void bind_mkl(py::module_& m) {
       "gaussian_bank_decision",
       [](const F64& Xt, const F64& Xtr, const F64& widths, const F64& coef, F64 out) {
         int64_t nt, d, n, d2;
-        const double* a = rows_of<double>(Xt, nt, d, "X");
-        const double* b = rows_of<double>(Xtr, n, d2, "X_fit");
+        const double* a = rows_of(Xt, nt, d, "X");
+        const double* b = rows_of(Xtr, n, d2, "X_fit");
         if (d != d2) throw std::invalid_argument("X must have as many columns as the training data");
         if (widths.ndim() != 1) throw std::invalid_argument("widths must be 1-d");
         const int64_t mk = robustcore::mkl::gaussian_bank_size(d, widths.shape(0));
@@ -225,17 +190,33 @@ void bind_mkl(py::module_& m) {
       "MKL Lemma 3 / problem (13): scale factors s_j (written into scale) of the minimiser f_j = s_j fhat_j of "
       "1/2 sum ||f_j - fhat_j||^2 + c/2 (sum ||f_j||)^2 given a_j = ||fhat_j||; returns sum_j ||f_j||.");
   bind_factored_bank(m);
-  m.def("mkl_solve", &solve_dense<double>, py::arg("K").noconvert(), py::arg("y").noconvert(), py::arg("lam"),
-        py::arg("upper"), py::arg("rho"), py::arg("gamma"), py::arg("gamma0"), py::arg("max_iter"), py::arg("tol"),
-        py::arg("method"), py::arg("coef").noconvert(), py::arg("alpha").noconvert(), py::arg("callback") = py::none(),
-        "StPMKL on problem (11) by accelerated mirror prox (method 0) or gradient descent-ascent (method 1).");
-  m.def("mkl_solve", &solve_dense<float>, py::arg("K").noconvert(), py::arg("y").noconvert(), py::arg("lam"),
-        py::arg("upper"), py::arg("rho"), py::arg("gamma"), py::arg("gamma0"), py::arg("max_iter"), py::arg("tol"),
-        py::arg("method"), py::arg("coef").noconvert(), py::arg("alpha").noconvert(), py::arg("callback") = py::none(),
+  using robustcore::mkl::Method;
+  using robustcore::mkl::MklResult;
+  using robustcore::mkl::Options;
+  py::enum_<Method>(m, "MklMethod").value("amp", Method::AMP).value("vi", Method::VI);
+  py::class_<Options>(m, "MklOptions", "Options of mkl_solve (mkl.hpp); checked by the engine.")
+      .def(py::init<>())
+      .def_readwrite("alpha", &Options::alpha, "regulariser (the paper's lambda)")
+      .def_readwrite("upper", &Options::upper)
+      .def_readwrite("rho", &Options::rho)
+      .def_readwrite("gamma", &Options::gamma)
+      .def_readwrite("gamma0", &Options::gamma0)
+      .def_readwrite("max_iter", &Options::max_iter)
+      .def_readwrite("tol", &Options::tol)
+      .def_readwrite("method", &Options::method);
+  py::class_<MklResult, robustcore::Result>(m, "MklResult", "Result of mkl_solve: step = gamma used, final gap.")
+      .def_readonly("gap", &MklResult::gap)
+      .def_readonly("primal", &MklResult::primal)
+      .def_readonly("dual", &MklResult::dual);
+  const char* doc = "StPMKL on problem (11) by accelerated mirror prox (method amp) or gradient descent-ascent (vi); "
+                    "writes the averaged coefficients into coef (m, n) and dual variables into dual (n).";
+  m.def("mkl_solve", &solve_dense<double>, py::arg("K").noconvert(), py::arg("y").noconvert(), py::arg("options"),
+        py::arg("coef").noconvert(), py::arg("dual").noconvert(), py::arg("progress") = py::none(), doc);
+  m.def("mkl_solve", &solve_dense<float>, py::arg("K").noconvert(), py::arg("y").noconvert(), py::arg("options"),
+        py::arg("coef").noconvert(), py::arg("dual").noconvert(), py::arg("progress") = py::none(),
         "float32 kernel storage variant.");
-  m.def("mkl_solve", &solve_factored, py::arg("K"), py::arg("y").noconvert(), py::arg("lam"), py::arg("upper"),
-        py::arg("rho"), py::arg("gamma"), py::arg("gamma0"), py::arg("max_iter"), py::arg("tol"), py::arg("method"),
-        py::arg("coef").noconvert(), py::arg("alpha").noconvert(), py::arg("callback") = py::none(),
+  m.def("mkl_solve", &solve_factored, py::arg("K"), py::arg("y").noconvert(), py::arg("options"),
+        py::arg("coef").noconvert(), py::arg("dual").noconvert(), py::arg("progress") = py::none(),
         "factored kernel bank variant.");
 }
 

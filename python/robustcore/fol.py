@@ -12,7 +12,7 @@ current model gets wrong are sampled more and more often, so the learner focuses
 * Python learner protocol — any object with
       ``step(X_batch, y_batch)``       one online update (labels in {-1, +1})
       ``loss(X, y) -> ndarray``        per-example loss in [0, 1] of the current model (the p player's)
-      ``decision_function(X)``         real scores, sign = predicted label
+      ``decision_function(X)``         real scores; > 0 predicts +1, 0 or below -1
   can be the w player; the C++ tree samples and updates (:func:`focused_online_learning`).
   :class:`PartialFitLearner` adapts any scikit-learn ``partial_fit`` classifier.
 * Robust variants (section 4): sub-sampling with repetitions (:func:`subsample_with_repetitions`,
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import copy
 import math
-import numbers
 
 import numpy as np
 import scipy.sparse as sp
@@ -38,11 +37,30 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
 from ._validation import check_choice, check_eval_set, check_positive, seed_from_random_state, to_matrix
-from .losses import LOSSES, loss_spec
+from .losses import loss_spec
 
-_SCHEDULES = {"constant": 0, "optimal": 1, "invscaling": 2, "pegasos": 3, "asgd": 4}
-_FOCUS = {"zero_one": 0, "clipped": 1}
+# option strings -> engine enums, from the engine's own names
+_LEARNERS = dict(_core.LearnerKind.__members__)
+_SCHEDULES = dict(_core.Schedule.__members__)
+_FOCUS = dict(_core.Focus.__members__)
 _OUTPUTS = ("majority", "average", "last")
+
+
+def _misclassified(y, s):
+    """True where the score s misclassifies y in {-1, +1}. The tie rule (scikit-learn's, the engine's):
+    s > 0 predicts +1, a zero score -1."""
+    return (np.asarray(s) > 0) != (np.asarray(y) > 0)
+
+
+def _assign(obj, **values):
+    """Set engine parameter fields named like the estimator's parameters; a value of the wrong type is
+    a TypeError naming the parameter (the engine checks the values themselves)."""
+    for name, value in values.items():
+        try:
+            setattr(obj, name, value)
+        except TypeError:
+            raise TypeError(f"{name} must be a {type(getattr(obj, name)).__name__}, got {value!r}") from None
+    return obj
 
 
 def default_k(m):
@@ -93,7 +111,7 @@ class PartialFitLearner:
     """Adapts a scikit-learn classifier with ``partial_fit`` to the FOL learner protocol.
 
     ``step`` calls ``partial_fit(X, y, classes=[-1, 1])``; ``loss`` is the 0/1 loss of its predictions
-    (1 for every example before the first step)."""
+    (1 for every positive example before the first step, when every score is 0)."""
 
     def __init__(self, estimator):
         self.estimator = estimator
@@ -109,7 +127,7 @@ class PartialFitLearner:
         return np.asarray(self.estimator.decision_function(X), dtype=float)
 
     def loss(self, X, y):
-        return (np.asarray(y) * self.decision_function(X) <= 0).astype(float)
+        return _misclassified(y, self.decision_function(X)).astype(float)
 
 
 class NumpyPerceptron:
@@ -125,12 +143,12 @@ class NumpyPerceptron:
         return np.asarray(X @ self.w).ravel() + self.b
 
     def loss(self, X, y):
-        return (y * self.decision_function(X) <= 0).astype(float)
+        return _misclassified(y, self.decision_function(X)).astype(float)
 
     def step(self, X, y):
         s = self.decision_function(X)
         for j in range(X.shape[0]):
-            if y[j] * s[j] <= 0:
+            if y[j] * s[j] <= 0:  # the Perceptron's update rule (a zero margin updates too)
                 row = X[j]
                 if sp.issparse(row):
                     self.w[row.indices] += y[j] * row.data
@@ -158,11 +176,19 @@ def focused_online_learning(learner, X, y, *, n_steps, batch_size=1, eta=None, g
         raise ValueError("labels must be -1 or +1")
     check_positive("n_steps", n_steps, integer=True)
     check_positive("batch_size", batch_size, integer=True)
-    eta = 1.0 / (2.0 * m) if eta is None else check_positive("eta", eta)
+    eta = 0.0 if eta is None else check_positive("eta", eta)
     k = default_k(m) if k is None else check_positive("k", k, integer=True, allow_zero=True)
     spe = steps_per_epoch or -(-m // batch_size)
-    tree = _core.SumTree(m, seed=int(seed))
-    times = _core.fol_snapshot_times(int(n_steps), int(k), int(seed))
+    return _python_fol(learner, X, y, int(n_steps), int(spe), int(batch_size), float(eta), float(gamma), int(k),
+                       int(seed), eval_set, callback)
+
+
+def _python_fol(learner, X, y, n_steps, spe, batch_size, eta, gamma, k, seed, eval_set, callback):
+    """The loop of :func:`focused_online_learning`, arguments already checked; eta = 0 is 1/(2m)."""
+    m = X.shape[0]
+    eta = eta if eta > 0 else 1.0 / (2.0 * m)
+    tree = _core.SumTree(m, seed=seed)
+    times = _core.fol_snapshot_times(n_steps, k, seed)
     snaps, nxt = [], 0
     idx = np.empty(batch_size, dtype=np.int64)
     p = np.empty(batch_size)
@@ -182,18 +208,29 @@ def focused_online_learning(learner, X, y, *, n_steps, batch_size=1, eta=None, g
             nxt += 1
         if t % spe == 0 or t == n_steps:
             hist["max_loss"].append(float(np.max(learner.loss(X, y))))
-            hist["train_error"].append(float(np.mean(y * learner.decision_function(X) <= 0)))
+            hist["train_error"].append(float(np.mean(_misclassified(y, learner.decision_function(X)))))
             if eval_set is not None:
                 Xt, yt = eval_set
-                hist["test_error"].append(float(np.mean(np.asarray(yt) * learner.decision_function(Xt) <= 0)))
+                hist["test_error"].append(float(np.mean(_misclassified(yt, learner.decision_function(Xt)))))
             if callback is not None and callback(t) is False:
                 break
     return {"snapshots": snaps, "snapshot_times": times, "tree": tree,
             "history": {key: np.asarray(v) for key, v in hist.items()}}
 
 
-# ----------------------------------------------------------------------------- estimator
-class FocusedOnlineClassifier(ClassifierMixin, BaseEstimator):
+# ----------------------------------------------------------------------------- estimators
+class _OnlineLearnerParams:
+    """The w player's parameters shared by FOL and AdaBoost: one ``_core.LearnerSpec`` from them."""
+
+    def _learner_spec(self):
+        spec = _core.LearnerSpec()
+        spec.kind = _LEARNERS[check_choice("learner", self.learner, _LEARNERS)]
+        spec.loss = loss_spec(self.loss, s=self.s, c=self.c, sramp_params=self.sramp_params)
+        spec.schedule = _SCHEDULES[check_choice("learning_rate", self.learning_rate, _SCHEDULES)]
+        return _assign(spec, alpha=self.alpha, eta0=self.eta0, power_t=self.power_t, fit_intercept=self.fit_intercept)
+
+
+class FocusedOnlineClassifier(_OnlineLearnerParams, ClassifierMixin, BaseEstimator):
     """Focused Online Learning classifier (minimises the maximal loss over the training set).
 
     Parameters
@@ -204,6 +241,8 @@ class FocusedOnlineClassifier(ClassifierMixin, BaseEstimator):
         ``decision_function`` is deep-copied for each binary problem and driven from Python.
     loss : str
         Loss of the "sgd" learner (any of :data:`robustcore.losses.LOSSES`).
+    s, c, sramp_params : parameters of the Ramp / Smooth Ramp (s < 1; sramp_params None, "paper" or
+        (alpha, beta)) and Reversed Gompertz (c > 0) losses, as in ``LinearClassifier``.
     alpha : float
         L2 penalty of the "sgd" learner (>= 0).
     learning_rate, eta0, power_t : schedule of the "sgd" learner (see ``LinearClassifier``).
@@ -212,13 +251,14 @@ class FocusedOnlineClassifier(ClassifierMixin, BaseEstimator):
     gamma : float
         Uniform exploration of the sampler (1/2 in the paper).
     focus : "zero_one" or "clipped"
-        Loss the p player sees: 1[y f(x) <= 0] (paper) or min(1, loss) of the learner.
-    n_iter : int
-        Number of epochs; T = ceil(n_iter m / batch_size) FOL steps.
+        Loss the p player sees: the 0/1 loss (a zero score predicts the negative class) or min(1, loss)
+        of the learner.
+    max_iter : int
+        Number of epochs of ceil(m / batch_size) FOL steps each: T = max_iter ceil(m / batch_size).
     batch_size : int
         Examples per step, all sampled from p_t.
     k : int or None
-        Number of iterates kept at times drawn uniformly from [T]; None is 2 ceil(log m) + 1.
+        Number of iterates kept at times drawn uniformly from [T] (>= 1); None is 2 ceil(log m) + 1.
     output : "majority", "average" or "last"
         Prediction: majority vote of the k iterates (Corollary 1), their average (Corollary 2), or the
         last iterate.
@@ -247,17 +287,22 @@ class FocusedOnlineClassifier(ClassifierMixin, BaseEstimator):
     history_ : dict of per-epoch arrays (one row per binary problem for one-vs-rest)
     q_ : (n_problems, m) final sampler distribution q
     xi_ : (n_problems, m) final slack variables (with ``slack_budget``)
+    n_iter_ : epochs run; n_steps_ : T
     learners_, last_learners_ : the kept / last learner objects (Python protocol learners)
 
+    Parameters are checked by the engine when ``fit`` runs (ValueError, or TypeError for a wrong type).
     Ctrl-C during ``fit`` raises KeyboardInterrupt and leaves the estimator as it was before the call.
     """
 
-    def __init__(self, learner="perceptron", loss="hinge", alpha=1e-4, learning_rate="constant", eta0=0.1,
-                 power_t=0.5, eta=None, gamma=0.5, focus="zero_one", n_iter=10, batch_size=1, k=None,
-                 output="majority", slack_budget=None, slack_lr=None, subsample=None, n_outliers=1,
-                 fit_intercept=True, history=True, random_state=None, verbose=0):
+    def __init__(self, learner="perceptron", loss="hinge", s=-1.0, c=2.0, sramp_params=None, alpha=1e-4,
+                 learning_rate="constant", eta0=0.1, power_t=0.5, eta=None, gamma=0.5, focus="zero_one", max_iter=10,
+                 batch_size=1, k=None, output="majority", slack_budget=None, slack_lr=None, subsample=None,
+                 n_outliers=1, fit_intercept=True, history=True, random_state=None, verbose=0):
         self.learner = learner
         self.loss = loss
+        self.s = s
+        self.c = c
+        self.sramp_params = sramp_params
         self.alpha = alpha
         self.learning_rate = learning_rate
         self.eta0 = eta0
@@ -265,7 +310,7 @@ class FocusedOnlineClassifier(ClassifierMixin, BaseEstimator):
         self.eta = eta
         self.gamma = gamma
         self.focus = focus
-        self.n_iter = n_iter
+        self.max_iter = max_iter
         self.batch_size = batch_size
         self.k = k
         self.output = output
@@ -281,131 +326,113 @@ class FocusedOnlineClassifier(ClassifierMixin, BaseEstimator):
     def _python_learner(self):
         return not isinstance(self.learner, str)
 
-    def _check_params(self, m):
+    def _fol_params(self, m, seed):
+        """The estimator's own parameters checked, the engine's converted into a ``_core.FolParams``."""
+        p = _core.FolParams()
         if self._python_learner():
             for attr in ("step", "loss", "decision_function"):
                 if not callable(getattr(self.learner, attr, None)):
                     raise TypeError(f"learner object must have a callable {attr}() (FOL learner protocol)")
+            if self.slack_budget is not None:
+                raise ValueError("slack_budget is supported for the built-in learners only")
         else:
-            check_choice("learner", self.learner, ("perceptron", "sgd"))
-        check_choice("loss", self.loss, LOSSES)
-        check_positive("alpha", self.alpha, allow_zero=True)
-        check_choice("learning_rate", self.learning_rate, _SCHEDULES)
-        if self.learning_rate == "pegasos" and self.alpha == 0:
-            raise ValueError("learning_rate='pegasos' needs alpha > 0")
-        check_positive("eta0", self.eta0)
-        if isinstance(self.power_t, bool) or not isinstance(self.power_t, numbers.Real) or not np.isfinite(self.power_t):
-            raise ValueError(f"power_t must be a finite number, got {self.power_t!r}")
-        if self.eta is not None:
-            check_positive("eta", self.eta)
-        check_positive("gamma", self.gamma)
-        if self.gamma > 1:
-            raise ValueError(f"gamma must be in (0, 1], got {self.gamma!r}")
-        check_choice("focus", self.focus, _FOCUS)
-        check_positive("n_iter", self.n_iter, integer=True)
-        check_positive("batch_size", self.batch_size, integer=True)
+            p.learner = self._learner_spec()
+        p.focus = _FOCUS[check_choice("focus", self.focus, _FOCUS)]
+        check_choice("output", self.output, _OUTPUTS)
+        # None means "the default" here; the engine's own sentinels (0 = 1/(2m), -1 = off) stay inside
         if self.k is not None:
             check_positive("k", self.k, integer=True)
-        check_choice("output", self.output, _OUTPUTS)
         if self.slack_budget is not None:
             check_positive("slack_budget", self.slack_budget, allow_zero=True)
-            if self._python_learner():
-                raise ValueError("slack_budget is supported for the built-in learners only")
-        if self.slack_lr is not None:
-            check_positive("slack_lr", self.slack_lr)
+            _assign(p, slack_budget=self.slack_budget, slack_lr=0.1 if self.slack_lr is None else self.slack_lr)
+        _assign(p, max_iter=self.max_iter, batch_size=self.batch_size, gamma=self.gamma,
+                k=default_k(m) if self.k is None else self.k, record_history=self.history, seed=seed)
+        if self.eta is not None:
+            _assign(p, eta=self.eta)
+            if self.eta == 0:  # 0 is the engine's "1/(2m)"; a given step must be > 0
+                raise ValueError("eta must be > 0 (None: 1/(2m))")
+        return p
+
+    def _subsample(self, X, y, seed):
+        if self.subsample is None:
+            return X, y
         check_positive("n_outliers", self.n_outliers, integer=True)
-        if self.subsample is not None and self.subsample != "theorem3":
-            check_positive("subsample", self.subsample, integer=True)
+        if self.subsample == "theorem3":
+            n = theorem3_sample_size(X.shape[0], self.n_outliers)[0]
+        else:
+            n = check_positive("subsample", self.subsample, integer=True)
+        X, y, _ = subsample_with_repetitions(X, y, n, random_state=seed % (2**32))
+        if len(np.unique(y)) < 2:
+            raise ValueError("the sub-sample contains one class only; use a larger subsample")
+        return X, y
 
     def fit(self, X, y, eval_set=None):
         """Fit on (X, y); ``eval_set=(X_test, y_test)`` adds the per-epoch test error to ``history_``."""
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
         check_classification_targets(y)
-        self._check_params(X.shape[0])
         classes = np.unique(y)
         if len(classes) < 2:
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; got 1 class ({classes[0]!r})")
         seed = seed_from_random_state(self.random_state)
-        if self.subsample is not None:
-            n = (theorem3_sample_size(X.shape[0], self.n_outliers)[0] if self.subsample == "theorem3"
-                 else int(self.subsample))
-            X, y, _ = subsample_with_repetitions(X, y, n, random_state=seed % (2**32))
-            if len(np.unique(y)) < 2:
-                raise ValueError("the sub-sample contains one class only; use a larger subsample")
+        X, y = self._subsample(X, y, seed)
+        params = self._fol_params(X.shape[0], seed)
         Xt = yt = None
         if eval_set is not None:
             Xt, yt = check_eval_set(self, eval_set, sp.issparse(X))
-        m, d = X.shape
         problems = [classes[1]] if len(classes) == 2 else list(classes)
-        T = -(-self.n_iter * m // self.batch_size)
-        k = default_k(m) if self.k is None else int(self.k)
+        fit_one = self._fit_python if self._python_learner() else self._fit_core
         results = []
         for j, pos in enumerate(problems):
             yy = np.where(y == pos, 1.0, -1.0)
             yyt = None if yt is None else np.where(yt == pos, 1.0, -1.0)
-            s = (seed + 104729 * j) % (2**63)
-            if self._python_learner():
-                results.append(self._fit_python(X, yy, Xt, yyt, T, k, s))
-            else:
-                results.append(self._fit_core(X, yy, Xt, yyt, T, k, s))
+            params.seed = (seed + 104729 * j) % (2**63)
+            results.append(fit_one(X, yy, Xt, yyt, params))
         # Attributes are set only once every problem finished: Ctrl-C (KeyboardInterrupt, checked once
         # per epoch by the engine) leaves the estimator as it was before fit.
         self.classes_ = classes
-        self.n_steps_ = T
-        self._set_output(results, d)
+        self.n_steps_ = params.n_steps(X.shape[0])
+        self.n_iter_ = max(r["n_iter"] for r in results)
+        self._set_output(results, X.shape[1])
         return self
 
-    def _fit_core(self, X, y, Xt, yt, T, k, seed):
+    def _fit_core(self, X, y, Xt, yt, params):
         m, d = X.shape
         coef = np.zeros(d + 1)
         weights = np.ones(m)
-        snaps = np.zeros((k, d + 1))
-        xi = None
-        slack = -1.0
-        slack_lr = 0.0
-        if self.slack_budget is not None:
-            xi = np.zeros(m)
-            slack = float(self.slack_budget)
-            slack_lr = float(self.slack_lr) if self.slack_lr is not None else 0.1
-        spec = loss_spec(self.loss)
-        M = to_matrix(X)
-        Mt = to_matrix(Xt) if Xt is not None else None
-        bar = None
-        cb = None
+        snaps = np.zeros((params.k, d + 1))
+        xi = np.zeros(m) if self.slack_budget is not None else None
+        bar = cb = None
         if self.verbose:
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=T, desc="FOL", unit="step")
-            last = [0]
+            bar = tqdm(total=params.max_iter, desc="FOL", unit="epoch")
+            spe = params.epoch_steps(m)
 
             def cb(done):
-                bar.update(done - last[0])
-                last[0] = done
+                bar.update(done // spe - bar.n)
 
         try:
-            out = _core.fol_fit(
-                M, y, self.learner, spec, _SCHEDULES[self.learning_rate], float(self.alpha), float(self.eta0),
-                float(self.power_t), bool(self.fit_intercept), 1.0, int(T), int(self.batch_size),
-                0.0 if self.eta is None else float(self.eta), float(self.gamma), _FOCUS[self.focus], 0,
-                bool(self.history), slack, slack_lr, int(seed), coef, weights, snaps, xi, None, Mt,
-                None if yt is None else np.ascontiguousarray(yt, dtype=np.float64), cb)
+            res = _core.fol_fit(to_matrix(X), y, params, coef, weights, snaps, xi, None,
+                                None if Xt is None else to_matrix(Xt),
+                                None if yt is None else np.ascontiguousarray(yt, dtype=np.float64), cb)
         finally:
             if bar is not None:
                 bar.close()
-        if out["status"] == "diverged":
+        if res.status == "diverged":
             raise ValueError(f"{type(self).__name__} diverged (non-finite weights); use a smaller eta0 or larger alpha")
-        return {"snapshots": snaps, "last": coef, "history": out["history"], "q": weights / weights.sum(),
-                "xi": xi, "times": out["snapshot_times"]}
+        return {"snapshots": snaps, "last": coef, "history": res.history, "q": weights / weights.sum(),
+                "xi": xi, "times": res.snapshot_times, "n_iter": int(res.n_iter)}
 
-    def _fit_python(self, X, y, Xt, yt, T, k, seed):
+    def _fit_python(self, X, y, Xt, yt, params):
+        m = X.shape[0]
+        params.validate(m)  # the engine's checks, for the loop run here in Python
         learner = copy.deepcopy(self.learner)
-        r = focused_online_learning(learner, X, y, n_steps=T, batch_size=int(self.batch_size),
-                                    eta=self.eta, gamma=float(self.gamma), k=k, seed=seed,
-                                    eval_set=None if Xt is None else (Xt, yt))
-        q = np.empty(X.shape[0])
+        r = _python_fol(learner, X, y, params.n_steps(m), params.epoch_steps(m), params.batch_size, params.eta,
+                        params.gamma, params.k, params.seed, None if Xt is None else (Xt, yt), None)
+        q = np.empty(m)
         r["tree"].leaves(q)
         return {"learners": r["snapshots"], "last_learner": learner, "history": r["history"],
-                "q": q / q.sum(), "times": r["snapshot_times"]}
+                "q": q / q.sum(), "times": r["snapshot_times"], "n_iter": params.max_iter}
 
     def _set_output(self, results, d):
         self.snapshot_times_ = np.vstack([r["times"] for r in results])
@@ -454,7 +481,7 @@ class FocusedOnlineClassifier(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X):
         """Scores: the vote margin in [-1, 1] for "majority" (fraction of +1 votes minus -1 votes),
-        the linear score for "average" and "last"."""
+        the linear score for "average" and "last". A score > 0 predicts classes_[1]."""
         check_is_fitted(self, "classes_")
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         s = self._scores(X)
@@ -472,26 +499,32 @@ class FocusedOnlineClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
 
-class AdaBoostOnlineClassifier(ClassifierMixin, BaseEstimator):
+class AdaBoostOnlineClassifier(_OnlineLearnerParams, ClassifierMixin, BaseEstimator):
     """AdaBoost over an online weak learner, the baseline of the FOL paper's experiment 2.
 
     p starts uniform; each round runs one epoch (m samples, in batches) of the learner sampling
     examples from p, eps_t is the p-weighted 0/1 error, alpha_t = 0.5 log(1/eps_t - 1),
-    p_i <- p_i exp(-alpha_t y_i h_t(x_i)); the output is sign(sum_t alpha_t h_t(x)). Each round costs
-    two passes over the data (one epoch of training, one of evaluation). Stops early when a round's
-    hypothesis is consistent (eps_t = 0) or has no edge (eps_t >= 1/2). Binary labels only.
-    ``warm_start`` starts each round's epoch from the previous round's weights.
+    p_i <- p_i exp(-alpha_t y_i h_t(x_i)); the output is sign(sum_t alpha_t h_t(x)) (a zero vote predicts
+    classes_[0]). Each round costs two passes over the data (one epoch of training, one of evaluation).
+    At most ``max_iter`` rounds; stops early when a round's hypothesis is consistent (eps_t = 0) or has no
+    edge (eps_t >= 1/2). Binary labels only. ``warm_start`` starts each round's epoch from the previous
+    round's weights. The learner's parameters (``loss``, ``s``, ``c``, ``sramp_params``, ``alpha``,
+    ``learning_rate``, ``eta0``, ``power_t``, ``fit_intercept``) are those of ``FocusedOnlineClassifier``.
     """
 
-    def __init__(self, learner="sgd", loss="log", alpha=1e-4, learning_rate="constant", eta0=0.1, power_t=0.5,
-                 n_rounds=10, batch_size=1, warm_start=True, fit_intercept=True, random_state=None):
+    def __init__(self, learner="sgd", loss="log", s=-1.0, c=2.0, sramp_params=None, alpha=1e-4,
+                 learning_rate="constant", eta0=0.1, power_t=0.5, max_iter=10, batch_size=1, warm_start=True,
+                 fit_intercept=True, random_state=None):
         self.learner = learner
         self.loss = loss
+        self.s = s
+        self.c = c
+        self.sramp_params = sramp_params
         self.alpha = alpha
         self.learning_rate = learning_rate
         self.eta0 = eta0
         self.power_t = power_t
-        self.n_rounds = n_rounds
+        self.max_iter = max_iter
         self.batch_size = batch_size
         self.warm_start = warm_start
         self.fit_intercept = fit_intercept
@@ -500,35 +533,26 @@ class AdaBoostOnlineClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, eval_set=None):
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
         check_classification_targets(y)
-        check_choice("learner", self.learner, ("perceptron", "sgd"))
-        check_choice("learning_rate", self.learning_rate, _SCHEDULES)
-        check_positive("alpha", self.alpha, allow_zero=True)
-        check_positive("eta0", self.eta0)
-        check_positive("n_rounds", self.n_rounds, integer=True)
-        check_positive("batch_size", self.batch_size, integer=True)
         classes = np.unique(y)
         if len(classes) != 2:
             raise ValueError(f"{type(self).__name__} is binary; got {len(classes)} classes")
-        self.classes_ = classes
-        yy = np.where(y == classes[1], 1.0, -1.0)
+        p = _assign(_core.AdaBoostParams(), max_iter=self.max_iter, batch_size=self.batch_size,
+                    warm_start=self.warm_start, seed=seed_from_random_state(self.random_state))
+        p.learner = self._learner_spec()
         Mt, yt = None, None
         if eval_set is not None:
             Xt, yt_raw = check_eval_set(self, eval_set, sp.issparse(X))
             Mt = to_matrix(Xt)
             yt = np.where(np.asarray(yt_raw) == classes[1], 1.0, -1.0)
-        d = X.shape[1]
-        hyps = np.zeros((int(self.n_rounds), d + 1))
-        out = _core.adaboost_fit(
-            to_matrix(X), yy, self.learner, loss_spec(self.loss), _SCHEDULES[self.learning_rate], float(self.alpha),
-            float(self.eta0), float(self.power_t), bool(self.fit_intercept), 1.0, int(self.batch_size),
-            bool(self.warm_start), seed_from_random_state(self.random_state), hyps, Mt, yt)
-        r = int(out["rounds_done"])
+        hyps = np.zeros((max(p.max_iter, 0), X.shape[1] + 1))  # a bad max_iter is the engine's to report
+        res = _core.adaboost_fit(to_matrix(X), np.where(y == classes[1], 1.0, -1.0), p, hyps, Mt, yt)
+        r = int(res.n_iter)
+        self.classes_ = classes
+        self.n_iter_ = r
         self.hypotheses_ = hyps[:r]
-        self.alphas_ = np.asarray(out["alpha"])[:r]
-        self.history_ = {"train_error": np.asarray(out["train_error"]), "weighted_error": np.asarray(out["weighted_error"]),
+        self.alphas_ = res.alpha_t
+        self.history_ = {"train_error": np.zeros(0), **res.history, "weighted_error": res.weighted_error,
                          "epochs": 2.0 * np.arange(1, r + 1)}
-        if len(out["test_error"]):
-            self.history_["test_error"] = np.asarray(out["test_error"])
         return self
 
     def decision_function(self, X):

@@ -52,7 +52,7 @@ __all__ = [
 
 #: Gaussian widths of the paper's bank: 2^-3 ... 2^6.
 DEFAULT_WIDTHS = tuple(2.0**k for k in range(-3, 7))
-_METHODS = {"amp": 0, "vi": 1}
+_METHODS = dict(_core.MklMethod.__members__)
 _DTYPES = {"float64": np.float64, "float32": np.float32}
 
 
@@ -116,9 +116,8 @@ def gaussian_bank_factored(X, widths=DEFAULT_WIDTHS, *, tol=1e-10, max_rank=None
         raise ValueError(f"X must be a non-empty 2-d array, got shape {X.shape}")
     if not np.all(np.isfinite(X)):
         raise ValueError("X contains NaN or infinity")
-    check_positive("tol", tol, allow_zero=True)
     check_positive("max_memory_mb", max_memory_mb)
-    if max_rank is not None:
+    if max_rank is not None:  # None is the engine's 0 = n // 2
         check_positive("max_rank", max_rank, integer=True)
     w = _widths_array(widths)
     return _core.gaussian_bank_factored(X, w, float(tol), 0 if max_rank is None else int(max_rank),
@@ -128,7 +127,7 @@ def gaussian_bank_factored(X, widths=DEFAULT_WIDTHS, *, tol=1e-10, max_rank=None
 def group_lasso_squared_prox(norms, c):
     """Lemma 3 / problem (13): scale factors s (f_j* = s_j fhat_j) and S = sum_j ||f_j*||.
 
-    ``norms`` are ||fhat_j||, ``c = gamma * lambda``.
+    ``norms`` are ||fhat_j||, ``c = gamma * alpha`` (the paper's gamma lambda).
     """
     a = np.ascontiguousarray(norms, dtype=np.float64)
     s = np.empty_like(a)
@@ -141,13 +140,14 @@ def default_rho(n, noise_level, tau=0.0):
     return (1.0 - noise_level + tau + tau / math.sqrt(n)) * n
 
 
-def mkl_objective(K, y, coef, lam):
-    """Plain MKL objective (2): lam/2 (sum_j ||f_j||)^2 + mean hinge, f_j = sum_i coef[j, i] k_j(x_i, .)."""
+def mkl_objective(K, y, coef, alpha):
+    """Plain MKL objective (2): alpha/2 (sum_j ||f_j||)^2 + mean hinge, f_j = sum_i coef[j, i] k_j(x_i, .)
+    (alpha is the paper's lambda)."""
     K = np.asarray(K, dtype=np.float64)
     G = np.einsum("jil,jl->ji", K, coef)
     norms = np.sqrt(np.maximum(np.einsum("ji,ji->j", coef, G), 0.0))
     f = G.sum(axis=0)
-    return 0.5 * lam * norms.sum() ** 2 + np.maximum(0.0, 1.0 - y * f).mean()
+    return 0.5 * alpha * norms.sum() ** 2 + np.maximum(0.0, 1.0 - y * f).mean()
 
 
 class _DenseBank:
@@ -180,6 +180,12 @@ def _engine_bank(bank):
 
 class _KernelMixin(ClassifierMixin, BaseEstimator):
     """Shared kernel handling, label mapping and prediction through the stored training points."""
+
+    def _check_noise_level(self):
+        q = self.noise_level
+        check_positive("noise_level", q, allow_zero=True)
+        if not q < 0.5:
+            raise ValueError(f"noise_level must be in [0, 0.5), got {q!r}")
 
     def _check_kernel_params(self):
         check_positive("max_memory_mb", self.max_memory_mb)
@@ -319,43 +325,44 @@ class _KernelMixin(ClassifierMixin, BaseEstimator):
         return norms / tot if tot > 0 else np.full(len(norms), 1.0 / len(norms)), norms
 
 
-def _solve(K, y, *, lam, upper, rho, step_size, gamma0, max_iter, tol, method, verbose=0):
-    """Run the engine on a bank (_DenseBank or FactoredKernelBank); returns (coef, alpha, result dict)."""
+def _solve(K, y, *, alpha, upper, rho, step_size, gamma0, max_iter, tol, method, verbose=0):
+    """Run the engine on a bank (_DenseBank or FactoredKernelBank); returns (coef, dual, _core.MklResult).
+
+    The engine checks every option (ValueError)."""
     m, n = K.m, K.n
+    opt = _core.MklOptions()
+    opt.alpha, opt.upper, opt.rho, opt.gamma, opt.gamma0 = alpha, upper, rho, step_size, gamma0
+    opt.max_iter, opt.tol, opt.method = max_iter, tol, _METHODS[method]
     coef = np.zeros((m, n))
-    alpha = np.zeros(n)
-    cb = None
+    dual = np.zeros(n)
+    bar = cb = None
     if verbose:
-        try:
-            from tqdm.auto import tqdm
+        from tqdm.auto import tqdm
 
-            bar = tqdm(total=max_iter, desc=f"mkl {method}", leave=False)
+        bar = tqdm(total=max_iter, desc=f"mkl {method}", leave=False)
 
-            def cb(done):
-                bar.update(done - bar.n)
-                return True
-        except ImportError:  # pragma: no cover
-            bar = None
+        def cb(done):
+            bar.update(done - bar.n)
+
     try:
-        res = _core.mkl_solve(_engine_bank(K), np.ascontiguousarray(y, dtype=np.float64), float(lam), float(upper), float(rho),
-                              float(step_size), float(gamma0), int(max_iter), float(tol), _METHODS[method],
-                              coef, alpha, cb)
+        res = _core.mkl_solve(_engine_bank(K), np.ascontiguousarray(y, dtype=np.float64), opt, coef, dual, cb)
     finally:
-        if verbose and cb is not None:
+        if bar is not None:
             bar.close()
-    return coef, alpha, res
+    return coef, dual, res
 
 
 class NoisyMKLClassifier(_KernelMixin):
     """StPMKL: multiple kernel learning from noisy labels (problem (11), Algorithm 1).
 
-    min_f max_{alpha in Q} lam/2 (sum_j ||f_j||)^2 + 1/n sum_i alpha_i (1 - y_i f(x_i)),
-    Q = {alpha in [0, 1 + tau]^n, sum_i alpha_i <= rho}.
+    min_f max_{a in Q} alpha/2 (sum_j ||f_j||)^2 + 1/n sum_i a_i (1 - y_i f(x_i)),
+    Q = {a in [0, 1 + tau]^n, sum_i a_i <= rho}  (the paper's lambda is ``alpha`` here, its dual
+    variables alpha are ``dual_coef_``).
 
     Parameters
     ----------
     noise_level : float in [0, 0.5), q. Used for rho when ``rho`` is None.
-    lam : float > 0, lambda.
+    alpha : float > 0, the regulariser (lambda in the paper).
     rho : float > 0 or None. None: rho = (1 - q + tau + tau / sqrt(n)) n (section 3.3). A number is
         used as given (the paper's Fig. 1 right uses rho = 100).
     tau : float >= 0 or None. The box is [0, 1 + tau]. Default 0: the paper's experiments absorb
@@ -379,17 +386,17 @@ class NoisyMKLClassifier(_KernelMixin):
     Attributes
     ----------
     coef_ : (m, n_train) averaged coefficients, f_j = sum_i coef_[j, i] k_j(x_i, .).
-    alpha_ : (n_train,) averaged dual variables.
+    dual_coef_ : (n_train,) averaged dual variables (the paper's alpha).
     kernel_weights_ : (m,) ||f_j|| / sum_k ||f_k|| (the optimal simplex weights u of problem (1)).
     history_ : dict of arrays per iteration: "gap", "primal", "dual", "seconds".
     n_iter_, status_, rho_, upper_, step_size_, duality_gap_.
     """
 
-    def __init__(self, noise_level=0.2, lam=0.01, rho=None, tau=0.0, epsilon=0.1, kernels="gaussian_bank",
+    def __init__(self, noise_level=0.2, alpha=0.01, rho=None, tau=0.0, epsilon=0.1, kernels="gaussian_bank",
                  widths=None, max_iter=1000, tol=1e-2, method="amp", step_size=None, gamma0=1.0,
                  dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, verbose=0):
         self.noise_level = noise_level
-        self.lam = lam
+        self.alpha = alpha
         self.rho = rho
         self.tau = tau
         self.epsilon = epsilon
@@ -416,19 +423,11 @@ class NoisyMKLClassifier(_KernelMixin):
         return float(self.tau)
 
     def _check_params(self):
-        check_positive("lam", self.lam)
-        q = self.noise_level
-        check_positive("noise_level", q, allow_zero=True)
-        if not q < 0.5:
-            raise ValueError(f"noise_level must be in [0, 0.5), got {q!r}")
-        if self.rho is not None:
-            check_positive("rho", self.rho)
-        check_positive("max_iter", self.max_iter, integer=True)
-        check_positive("tol", self.tol, allow_zero=True)
+        # alpha, rho, max_iter, tol, gamma0: the engine's (mkl_solve checks them)
+        self._check_noise_level()
         check_choice("method", self.method, tuple(_METHODS))
-        if self.step_size is not None:
+        if self.step_size is not None:  # None is the engine's 0 = "choose the step"
             check_positive("step_size", self.step_size)
-        check_positive("gamma0", self.gamma0)
         self._check_kernel_params()
 
     def _fit_binary(self, K, ypm):
@@ -436,33 +435,31 @@ class NoisyMKLClassifier(_KernelMixin):
         n = ypm.shape[0]
         self.upper_ = 1.0 + tau
         self.rho_ = float(self.rho) if self.rho is not None else default_rho(n, float(self.noise_level), tau)
-        coef, alpha, res = _solve(
-            K, ypm, lam=self.lam, upper=self.upper_, rho=self.rho_,
+        coef, dual, res = _solve(
+            K, ypm, alpha=self.alpha, upper=self.upper_, rho=self.rho_,
             step_size=0.0 if self.step_size is None else self.step_size, gamma0=self.gamma0,
             max_iter=self.max_iter, tol=self.tol, method=self.method, verbose=self.verbose)
         w, norms = self._kernel_weights_from_coef(K, coef)
-        return {"coef_": coef, "alpha_": alpha, "status_": res["status"], "n_iter_": int(res["iterations"]),
-                "step_size_": float(res["gamma"]), "duality_gap_": float(res["gap"]),
-                "history_": {"gap": res["gap_hist"], "primal": res["primal_hist"], "dual": res["dual_hist"],
-                             "seconds": res["seconds"]},
+        return {"coef_": coef, "dual_coef_": dual, "status_": res.status, "n_iter_": int(res.n_iter),
+                "step_size_": res.step, "duality_gap_": res.gap, "history_": res.history,
                 "kernel_weights_": w, "kernel_norms_": norms}
 
 
 class MiPMKLClassifier(_KernelMixin):
     """MiPMKL: the best case over p (robust hinge loss, section 3.2's remark and section 4).
 
-    min_f min_{p in Q} lam/2 (sum_j ||f_j||)^2 + 1/n sum_i (p_i l_i + 1 - p_i),
+    min_f min_{p in Q} alpha/2 (sum_j ||f_j||)^2 + 1/n sum_i (p_i l_i + 1 - p_i),
     Q = {p in [0, 1]^n, sum p <= (1 - q) n + tau sqrt(n)}, l_i the hinge loss. Solved by alternating:
     given f, p is the indicator of the (at most budget) examples with the smallest losses among those
     with l_i < 1 (a linear minimisation over Q); given p, the MKL problem on the kept examples is solved by
-    the accelerated mirror prox engine (box [0, 1], no budget, lambda rescaled so the 1/n weighting holds).
+    the accelerated mirror prox engine (box [0, 1], no budget, alpha rescaled so the 1/n weighting holds).
     Stops when p repeats or after ``n_alternations``. Non-convex: a local solution from p = 1.
     """
 
-    def __init__(self, noise_level=0.2, lam=0.01, tau=0.0, kernels="gaussian_bank", widths=None, max_iter=1000,
+    def __init__(self, noise_level=0.2, alpha=0.01, tau=0.0, kernels="gaussian_bank", widths=None, max_iter=1000,
                  tol=1e-2, n_alternations=10, dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, verbose=0):
         self.noise_level = noise_level
-        self.lam = lam
+        self.alpha = alpha
         self.tau = tau
         self.kernels = kernels
         self.widths = widths
@@ -475,14 +472,9 @@ class MiPMKLClassifier(_KernelMixin):
         self.verbose = verbose
 
     def _check_params(self):
-        check_positive("lam", self.lam)
-        q = self.noise_level
-        check_positive("noise_level", q, allow_zero=True)
-        if not q < 0.5:
-            raise ValueError(f"noise_level must be in [0, 0.5), got {q!r}")
+        # alpha, max_iter, tol: the engine's (mkl_solve checks them)
+        self._check_noise_level()
         check_positive("tau", self.tau, allow_zero=True)
-        check_positive("max_iter", self.max_iter, integer=True)
-        check_positive("tol", self.tol, allow_zero=True)
         check_positive("n_alternations", self.n_alternations, integer=True)
         self._check_kernel_params()
 
@@ -498,7 +490,7 @@ class MiPMKLClassifier(_KernelMixin):
         for _ in range(self.n_alternations):
             idx = np.flatnonzero(keep)
             Ks = K.subset(idx)
-            c_s, _, res = _solve(Ks, ypm[idx], lam=self.lam * n / idx.size, upper=1.0, rho=float(idx.size),
+            c_s, _, res = _solve(Ks, ypm[idx], alpha=self.alpha * n / idx.size, upper=1.0, rho=float(idx.size),
                                  step_size=0.0, gamma0=1.0, max_iter=self.max_iter, tol=self.tol, method="amp",
                                  verbose=self.verbose)
             coef = np.zeros((K.m, n))
@@ -512,7 +504,7 @@ class MiPMKLClassifier(_KernelMixin):
             G = Ks.apply_each(np.ascontiguousarray(c_s))
             norms = np.sqrt(np.maximum(np.einsum("ji,ji->j", c_s, G), 0.0))
             p = new_keep.astype(float)
-            hist["objective"].append(0.5 * self.lam * norms.sum() ** 2 + np.mean(p * loss + 1.0 - p))
+            hist["objective"].append(0.5 * self.alpha * norms.sum() ** 2 + np.mean(p * loss + 1.0 - p))
             hist["n_kept"].append(int(idx.size))
             hist["seconds"].append(time.perf_counter() - t0)
             key = new_keep.tobytes()
@@ -534,14 +526,14 @@ class SimpleMKLClassifier(_KernelMixin):
     the boundary where a weight reaches 0, updating the direction there, while J(d) decreases, then a
     golden-section line search (``line_search_steps`` rounds of two SVM solves) over the last segment.
     Stops when no step decreases J to the inner solver's accuracy. Inner solver: scikit-learn's
-    SVC(kernel="precomputed", C = 1 / (lam n)) on K(d) = sum_j d_j K_j (with an intercept, as SimpleMKL).
-    Stops when the MKL duality gap, in the units of objective (1) (lam times the SVM gap), is below
+    SVC(kernel="precomputed", C = 1 / (alpha n)) on K(d) = sum_j d_j K_j (with an intercept, as SimpleMKL).
+    Stops when the MKL duality gap, in the units of objective (1) (alpha times the SVM gap), is below
     ``tol`` or after ``max_iter`` outer iterations. ``history_``: "gap", "objective", "seconds".
     """
 
-    def __init__(self, lam=0.01, kernels="gaussian_bank", widths=None, max_iter=100, tol=1e-2, svm_tol=1e-3,
+    def __init__(self, alpha=0.01, kernels="gaussian_bank", widths=None, max_iter=100, tol=1e-2, svm_tol=1e-3,
                  line_search_steps=6, dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, verbose=0):
-        self.lam = lam
+        self.alpha = alpha
         self.kernels = kernels
         self.widths = widths
         self.max_iter = max_iter
@@ -553,8 +545,8 @@ class SimpleMKLClassifier(_KernelMixin):
         self.max_memory_mb = max_memory_mb
         self.verbose = verbose
 
-    def _check_params(self):
-        check_positive("lam", self.lam)
+    def _check_params(self):  # its own solver (scikit-learn's SVC inside): every parameter is checked here
+        check_positive("alpha", self.alpha)
         check_positive("max_iter", self.max_iter, integer=True)
         check_positive("tol", self.tol, allow_zero=True)
         check_positive("svm_tol", self.svm_tol)
@@ -564,7 +556,7 @@ class SimpleMKLClassifier(_KernelMixin):
     def _fit_binary(self, K, ypm):
         n = ypm.shape[0]
         m = K.m
-        C = 1.0 / (self.lam * n)
+        C = 1.0 / (self.alpha * n)
 
         def svm(d):
             Kd = K.combine(np.ascontiguousarray(d, dtype=np.float64))
@@ -600,9 +592,9 @@ class SimpleMKLClassifier(_KernelMixin):
         t0 = time.perf_counter()
         golden = (math.sqrt(5.0) - 1.0) / 2.0
         for _ in range(self.max_iter):
-            gap = self.lam * 0.5 * (s.max() - d @ s)
+            gap = self.alpha * 0.5 * (s.max() - d @ s)
             hist["gap"].append(gap)
-            hist["objective"].append(self.lam * J)
+            hist["objective"].append(self.alpha * J)
             hist["seconds"].append(time.perf_counter() - t0)
             if gap < self.tol:
                 break

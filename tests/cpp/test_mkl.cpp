@@ -54,15 +54,17 @@ int main() {
     mkl::KernelBank<double> bank{K.data(), m, n};
     CHECK_CLOSE(mkl::coupling_norm_bound(bank), std::sqrt(static_cast<double>(m) * n) / n, 0.2);
     mkl::Options opt;
-    opt.lambda = 0.05;
+    opt.alpha = 0.05;
     opt.rho = 0.8 * n;
     opt.max_iter = 200;
     opt.tol = 0.0;
     std::vector<double> coef(m * n), alpha(n);
     auto r = mkl::solve(bank, y.data(), opt, coef.data(), alpha.data());
-    CHECK(r.status == Status::MaxIter && r.iterations == 200);
-    for (double g : r.gap_hist) CHECK(g >= -1e-12);
-    CHECK(r.gap_hist.back() < 0.5 * r.gap_hist.front());
+    CHECK(r.status == Status::MaxIter && r.n_iter == 200);
+    const auto& gaps = *r.history.find("gap");
+    CHECK(gaps.size() == 200 && r.history.find("seconds")->size() == 200);
+    for (double g : gaps) CHECK(g >= -1e-12);
+    CHECK(gaps.back() < 0.5 * gaps.front());
     double asum = 0.0;
     for (double v : alpha) {
       CHECK(v >= 0.0 && v <= 1.0 + 1e-12);
@@ -118,7 +120,7 @@ int main() {
     mkl::KernelBank<double> bank{K.data(), m, n};
     CHECK_CLOSE(coupling_norm_bound(fb), mkl::coupling_norm_bound(bank), 1e-9);
     mkl::Options opt;
-    opt.lambda = 0.05;
+    opt.alpha = 0.05;
     opt.rho = 0.8 * n;
     opt.max_iter = 100;
     opt.tol = 0.0;

@@ -86,20 +86,45 @@ void fol_separable() {
     X[i * d] = y[i] * (0.1 + rng.uniform());  // separable by w = e_1 with margin 0.1
   }
   DenseView V{X.data(), n, d};
-  Perceptron p(d, true);
-  FolParams params;
-  params.n_steps = 40 * n;
+  FolParams params;  // the Perceptron by default
+  params.max_iter = 40;
   params.seed = 1;
-  SumTree tree(n);
-  auto res = fol_fit(V, y.data(), p, params, tree, nullptr, nullptr, nullptr, static_cast<const DenseView*>(nullptr),
-                     nullptr, ProgressFn());
-  CHECK(res.status == Status::MaxIter);
-  CHECK(!res.trace.train_error.empty() && res.trace.train_error.back() == 0.0);
+  std::vector<double> coef(d + 1, 0.0), weights(n, 1.0);
+  auto res = fol_fit(V, y.data(), params, coef.data(), weights.data(), nullptr, 0, nullptr, nullptr, 0,
+                     static_cast<const DenseView*>(nullptr), nullptr, ProgressFn());
+  CHECK(res.status == Status::MaxIter && res.n_iter == 40.0);
+  const auto* err = res.history.find("train_error");
+  CHECK(err && err->size() == 40 && err->back() == 0.0);
+  // the returned model is the last iterate: it classifies every example (a zero score predicts -1)
+  for (int64_t i = 0; i < n; ++i) {
+    double s = coef[d];
+    for (int64_t j = 0; j < d; ++j) s += coef[j] * X[i * d + j];
+    CHECK(!misclassified(y[i], s));
+  }
+  // every precondition is checked at the entry point
+  auto throws = [&](FolParams bad) {
+    CHECK_THROWS(fol_fit(V, y.data(), bad, coef.data(), weights.data(), nullptr, 0, nullptr, nullptr, 0,
+                         static_cast<const DenseView*>(nullptr), nullptr, ProgressFn()),
+                 std::invalid_argument);
+  };
   FolParams bad = params;
   bad.gamma = 0.0;
-  CHECK_THROWS(fol_fit(V, y.data(), p, bad, tree, nullptr, nullptr, nullptr, static_cast<const DenseView*>(nullptr),
-                       nullptr, ProgressFn()),
-               std::invalid_argument);
+  throws(bad);
+  bad = params;
+  bad.learner.kind = LearnerKind::Sgd;
+  bad.learner.lr.eta0 = 0.0;
+  throws(bad);
+  bad = params;
+  bad.learner.loss.kind = LossKind::Ramp;
+  bad.learner.loss.s = 2.0;
+  throws(bad);
+  bad = params;
+  bad.k = 3;  // no snapshot rows given
+  throws(bad);
+  y[0] = 0.5;
+  throws(params);
+  // the tie rule: a zero score predicts -1
+  CHECK(misclassified(1.0, 0.0) && !misclassified(-1.0, 0.0));
 }
 
 int main() {

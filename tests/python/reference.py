@@ -127,7 +127,7 @@ def fol_reference(X, y, order, *, learner="perceptron", loss=None, lam=0.0, eta0
             if fit_intercept:
                 b -= eta0 / batch_size * g.sum()
             sur = np.array([value(ys[j] * s[j]) for j in range(batch_size)])
-        l = (ys * s <= 0).astype(float) if focus == "zero_one" else np.minimum(1.0, sur)
+        l = ((s > 0) != (ys > 0)).astype(float) if focus == "zero_one" else np.minimum(1.0, sur)  # 0 predicts -1
         if slack_budget is not None:
             l = np.maximum(0.0, l - xi[idx])
         for j in range(batch_size):

@@ -9,9 +9,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robustcore as rc
 from robustcore import _core
-from robustcore.fol import (NumpyPerceptron, PartialFitLearner, focused_online_learning, subsample_with_repetitions,
-                            theorem3_failure_bound, theorem3_sample_size)
-from robustcore._validation import to_matrix
+from robustcore.fol import (NumpyPerceptron, PartialFitLearner, default_k, focused_online_learning,
+                            subsample_with_repetitions, theorem3_failure_bound, theorem3_sample_size)
+from robustcore._validation import seed_from_random_state, to_matrix
 from robustcore.losses import loss_spec
 
 from reference import fol_reference, loss_value_deriv, project_capped_simplex_reference
@@ -27,16 +27,30 @@ def _separable(n=200, d=6, seed=0, margin=0.05):
     return X[keep], np.where(s[keep] > 0, 1.0, -1.0)
 
 
-def _core_fol(X, y, order, *, learner="perceptron", loss="hinge", lam=0.0, eta0=0.1, batch_size=1, eta=0.0,
-              gamma=0.5, focus=0, slack=-1.0, slack_lr=0.0, k=3, seed=0, n_steps=None, sparse=False):
+def _fol_params(*, learner="perceptron", loss="hinge", alpha=0.0, eta0=0.1, batch_size=1, eta=0.0, gamma=0.5,
+                focus="zero_one", slack=-1.0, slack_lr=0.0, k=3, seed=0, n_steps=100):
+    """FolParams for n_steps FOL steps (one "epoch" of n_steps steps), constant step eta0."""
+    p = _core.FolParams()
+    p.learner.kind = _core.LearnerKind.__members__[learner]
+    p.learner.loss = loss_spec(loss)
+    p.learner.schedule = _core.Schedule.constant
+    p.learner.alpha, p.learner.eta0 = alpha, eta0
+    p.max_iter, p.steps_per_epoch = 1, n_steps
+    p.batch_size, p.eta, p.gamma, p.k, p.seed = batch_size, eta, gamma, k, seed
+    p.focus = _core.Focus.__members__[focus]
+    p.slack_budget, p.slack_lr = slack, slack_lr
+    return p
+
+
+def _core_fol(X, y, order, *, sparse=False, n_steps=None, **kw):
     m, d = X.shape
-    coef, weights, snaps = np.zeros(d + 1), np.ones(m), np.zeros((k, d + 1))
-    xi = np.zeros(m) if slack >= 0 else None
-    n_steps = len(order) // batch_size if order is not None else n_steps
+    batch_size = kw.get("batch_size", 1)
+    p = _fol_params(n_steps=len(order) // batch_size if order is not None else n_steps, **kw)
+    coef, weights, snaps = np.zeros(d + 1), np.ones(m), np.zeros((p.k, d + 1))
+    xi = np.zeros(m) if p.slack_budget >= 0 else None
     M = to_matrix(sp.csr_matrix(X) if sparse else X)
-    out = _core.fol_fit(M, y, learner, loss_spec(loss), 0, lam, eta0, 0.5, True, 1.0, n_steps, batch_size, eta, gamma,
-                        focus, 0, True, slack, slack_lr, seed, coef, weights, snaps, xi, order)
-    return coef, weights, snaps, xi, out
+    res = _core.fol_fit(M, y, p, coef, weights, snaps, xi, order)
+    return coef, weights, snaps, xi, res
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -53,13 +67,13 @@ def test_perceptron_matches_reference(binary_problem, sparse, batch_size):
 
 
 @pytest.mark.parametrize("loss", ["hinge", "log", "sramp", "rgomp"])
-@pytest.mark.parametrize("focus", [0, 1])
+@pytest.mark.parametrize("focus", ["zero_one", "clipped"])
 def test_sgd_learner_matches_reference(binary_problem, loss, focus):
     X, y = binary_problem
     rng = np.random.default_rng(2)
     order = rng.integers(0, X.shape[0], size=800).astype(np.int64)
     spec = loss_spec(loss)
-    coef, weights, _, _, _ = _core_fol(X, y, order, learner="sgd", loss=loss, lam=1e-3, eta0=0.05, batch_size=2,
+    coef, weights, _, _, _ = _core_fol(X, y, order, learner="sgd", loss=loss, alpha=1e-3, eta0=0.05, batch_size=2,
                                        focus=focus)
 
     kw = dict(s=spec.s, alpha=spec.alpha, beta=spec.beta, c=spec.c)
@@ -71,7 +85,7 @@ def test_sgd_learner_matches_reference(binary_problem, loss, focus):
         return float(loss_value_deriv(loss, z, **kw)[1])
 
     w, b, wref, _ = fol_reference(X, y, order, learner="sgd", loss=(value, deriv), lam=1e-3, eta0=0.05, batch_size=2,
-                                  focus="zero_one" if focus == 0 else "clipped")
+                                  focus=focus)
     np.testing.assert_allclose(coef[:-1], w, rtol=1e-9, atol=1e-10)
     np.testing.assert_allclose(weights, wref, rtol=1e-9)
 
@@ -91,8 +105,8 @@ def test_slack_variant_matches_reference(binary_problem):
 def test_snapshots_are_iterates_at_drawn_times(binary_problem):
     X, y = binary_problem
     T, k = 400, 7
-    coef, _, snaps, _, out = _core_fol(X, y, None, n_steps=T, k=k, seed=9)
-    times = out["snapshot_times"]
+    coef, _, snaps, _, res = _core_fol(X, y, None, n_steps=T, k=k, seed=9)
+    times = res.snapshot_times
     assert np.array_equal(times, _core.fol_snapshot_times(T, k, 9))
     assert np.all(np.diff(times) >= 0) and times.min() >= 1 and times.max() <= T
     for j, t in enumerate(times):  # rerun for exactly t steps: the last iterate is snapshot j
@@ -119,10 +133,10 @@ def test_dense_equals_csr(binary_problem):
 def test_fol_perceptron_reaches_zero_training_error():
     # Separable with margin: Theorem 1 / Corollary 1 — the majority vote is consistent.
     X, y = _separable(400, 8, seed=3, margin=0.1)
-    clf = rc.FocusedOnlineClassifier(n_iter=30, random_state=0).fit(X, y)
+    clf = rc.FocusedOnlineClassifier(max_iter=30, random_state=0).fit(X, y)
     assert clf.score(X, y) == 1.0
     assert clf.history_["train_error"][-1] == 0.0
-    last = rc.FocusedOnlineClassifier(n_iter=30, output="last", random_state=0).fit(X, y)
+    last = rc.FocusedOnlineClassifier(max_iter=30, output="last", random_state=0).fit(X, y)
     assert last.score(X, y) == 1.0
 
 
@@ -135,7 +149,7 @@ def test_fol_focuses_on_rare_examples():
     rare[:3] = True
     Z = np.where(rare[:, None], [a, -2 * a], [a, 1.0])
     X = yy[:, None] * Z
-    clf = rc.FocusedOnlineClassifier(n_iter=5, output="last", fit_intercept=False, random_state=0).fit(X, yy)
+    clf = rc.FocusedOnlineClassifier(max_iter=5, output="last", fit_intercept=False, random_state=0).fit(X, yy)
     assert clf.score(X, yy) == 1.0
     q = clf.q_[0]
     assert q[rare].max() > 1.2 * np.median(q)  # the sampler moved mass to the rare examples it got wrong
@@ -144,7 +158,7 @@ def test_fol_focuses_on_rare_examples():
 def test_python_protocol_agrees_with_cpp(binary_problem):
     X, y = _separable(150, 5, seed=2)
     T = 700
-    coef, weights, snaps, _, out = _core_fol(X, y, None, n_steps=T, k=5, seed=13, batch_size=2)
+    coef, weights, snaps, _, _ = _core_fol(X, y, None, n_steps=T, k=5, seed=13, batch_size=2)
     learner = NumpyPerceptron(X.shape[1])
     r = focused_online_learning(learner, X, y, n_steps=T, batch_size=2, k=5, seed=13)
     np.testing.assert_allclose(learner.w, coef[:-1], atol=1e-10)
@@ -158,12 +172,12 @@ def test_python_protocol_agrees_with_cpp(binary_problem):
 
 def test_python_protocol_estimator_and_partial_fit_learner():
     X, y = _separable(300, 5, seed=4, margin=0.1)
-    clf = rc.FocusedOnlineClassifier(learner=NumpyPerceptron(5), n_iter=20, k=5, random_state=0).fit(X, y)
-    ref = rc.FocusedOnlineClassifier(learner="perceptron", n_iter=20, k=5, random_state=0).fit(X, y)
+    clf = rc.FocusedOnlineClassifier(learner=NumpyPerceptron(5), max_iter=20, k=5, random_state=0).fit(X, y)
+    ref = rc.FocusedOnlineClassifier(learner="perceptron", max_iter=20, k=5, random_state=0).fit(X, y)
     assert np.array_equal(clf.predict(X), ref.predict(X))
     assert clf.score(X, y) == 1.0
     sk = rc.FocusedOnlineClassifier(learner=PartialFitLearner(SGDClassifier(loss="hinge", random_state=0)),
-                                    n_iter=3, batch_size=20, k=3, output="last", random_state=0).fit(X, y)
+                                    max_iter=3, batch_size=20, k=3, output="last", random_state=0).fit(X, y)
     assert sk.score(X, y) > 0.95
     with pytest.raises(TypeError, match="step"):
         rc.FocusedOnlineClassifier(learner=object()).fit(X, y)
@@ -175,8 +189,8 @@ def test_slack_variables_ignore_outliers():
     noisy = y.copy()
     out = rng.choice(len(y), 6, replace=False)
     noisy[out] *= -1
-    plain = rc.FocusedOnlineClassifier(n_iter=20, output="last", random_state=0).fit(X, noisy)
-    slack = rc.FocusedOnlineClassifier(n_iter=20, output="last", slack_budget=6, slack_lr=0.5, random_state=0).fit(X, noisy)
+    plain = rc.FocusedOnlineClassifier(max_iter=20, output="last", random_state=0).fit(X, noisy)
+    slack = rc.FocusedOnlineClassifier(max_iter=20, output="last", slack_budget=6, slack_lr=0.5, random_state=0).fit(X, noisy)
     assert slack.xi_.sum() <= 6 + 1e-9
     # the slack mass sits on the flipped examples
     assert slack.xi_[0, out].sum() > 0.5 * slack.xi_.sum()
@@ -198,13 +212,13 @@ def test_theorem3_helpers():
     X = np.arange(20.0).reshape(10, 2)
     Xs, ys, idx = subsample_with_repetitions(X, np.arange(10), 30, random_state=0)
     assert Xs.shape == (30, 2) and np.array_equal(Xs[:, 0] / 2, ys)
-    clf = rc.FocusedOnlineClassifier(subsample=150, n_iter=5, random_state=0).fit(*_separable(300, 4, seed=1))
+    clf = rc.FocusedOnlineClassifier(subsample=150, max_iter=5, random_state=0).fit(*_separable(300, 4, seed=1))
     assert clf.q_.shape == (1, 150)
 
 
 def test_adaboost_baseline():
     X, y = _separable(400, 6, seed=6, margin=0.05)
-    ada = rc.AdaBoostOnlineClassifier(n_rounds=8, random_state=0, eta0=0.5).fit(X, y, eval_set=(X, y))
+    ada = rc.AdaBoostOnlineClassifier(max_iter=8, random_state=0, eta0=0.5).fit(X, y, eval_set=(X, y))
     r = len(ada.alphas_)
     assert r >= 1 and ada.history_["epochs"][-1] == 2 * r
     assert ada.history_["train_error"][-1] == pytest.approx(1 - ada.score(X, y))
@@ -215,7 +229,7 @@ def test_adaboost_baseline():
 
 def test_history_and_outputs(binary_problem):
     X, y = binary_problem
-    clf = rc.FocusedOnlineClassifier(learner="sgd", loss="log", n_iter=4, k=5, random_state=0)
+    clf = rc.FocusedOnlineClassifier(learner="sgd", loss="log", max_iter=4, k=5, random_state=0)
     clf.fit(X[:200], y[:200], eval_set=(X[200:], y[200:]))
     h = clf.history_
     for key in ("max_loss", "train_error", "test_error", "max_q", "seconds"):
@@ -232,8 +246,51 @@ def test_multiclass_one_vs_rest():
     from sklearn.datasets import load_iris
 
     X, y = load_iris(return_X_y=True)
-    clf = rc.FocusedOnlineClassifier(learner="sgd", loss="log", n_iter=10, random_state=0).fit(X, y)
+    clf = rc.FocusedOnlineClassifier(learner="sgd", loss="log", max_iter=10, random_state=0).fit(X, y)
     assert clf.decision_function(X).shape == (150, 3) and clf.score(X, y) > 0.7
+
+
+@pytest.mark.parametrize("loss,params", [("sramp", dict(s=-2.0)), ("sramp", dict(sramp_params="paper")),
+                                         ("ramp", dict(s=-2.0)), ("rgomp", dict(c=0.5))])
+def test_robust_loss_parameters_reach_the_engine(binary_problem, loss, params):
+    """s / c / sramp_params change the fit, and the estimator's fit is the engine's with that LossSpec."""
+    X, y = binary_problem
+    X, y = X[:150], y[:150]
+    common = dict(learner="sgd", loss=loss, eta0=0.5, max_iter=2, output="last", random_state=0)
+    clf = rc.FocusedOnlineClassifier(**common, **params).fit(X, y)
+    default = rc.FocusedOnlineClassifier(**common).fit(X, y)
+    assert not np.array_equal(clf.last_, default.last_)
+    # the same fit straight through the engine
+    p = _core.FolParams()
+    p.learner.kind = _core.LearnerKind.sgd
+    p.learner.loss = loss_spec(loss, **params)
+    p.learner.schedule = _core.Schedule.constant
+    p.learner.alpha, p.learner.eta0 = 1e-4, 0.5
+    p.max_iter, p.k, p.seed = 2, default_k(len(y)), seed_from_random_state(0)
+    m, d = X.shape
+    coef = np.zeros(d + 1)
+    res = _core.fol_fit(to_matrix(X), np.where(y == clf.classes_[1], 1.0, -1.0), p, coef, np.ones(m),
+                        np.zeros((p.k, d + 1)))
+    np.testing.assert_array_equal(clf.last_[0], coef)
+    assert res.n_iter == 2 and clf.n_iter_ == 2 and clf.n_steps_ == 2 * m
+    # AdaBoost takes them the same way
+    ada = rc.AdaBoostOnlineClassifier(loss=loss, max_iter=2, random_state=0, **params).fit(X, y)
+    ada_default = rc.AdaBoostOnlineClassifier(loss=loss, max_iter=2, random_state=0).fit(X, y)
+    assert not np.array_equal(ada.hypotheses_, ada_default.hypotheses_)
+
+
+def test_zero_score_predicts_the_negative_class():
+    """scikit-learn's tie rule in the engine's errors and in predict: a score of exactly 0 is classes_[0]."""
+    X = np.zeros((10, 2))  # every score stays 0: the Perceptron's steps add y * 0
+    y = np.array([3] * 7 + [5] * 3)
+    for output in ("majority", "last"):
+        clf = rc.FocusedOnlineClassifier(max_iter=2, fit_intercept=False, output=output, random_state=0).fit(X, y)
+        np.testing.assert_array_equal(clf.predict(X), np.full(10, 3))
+        np.testing.assert_allclose(clf.history_["train_error"], [0.3, 0.3])
+    assert np.all(clf.decision_function(X) == 0)  # "last": the iterate's own score
+    # the p player's 0/1 focus loss follows the same rule: only the positive examples (scored 0) gain weight
+    q = clf.q_[0]
+    assert np.all(q[:7] == q[0]) and np.all(q[7:] >= q[0]) and q[7:].max() > q[0]
 
 
 @pytest.mark.parametrize(
@@ -241,8 +298,8 @@ def test_multiclass_one_vs_rest():
     [
         ({"learner": "adam"}, ValueError, "learner"),
         ({"loss": "nope"}, ValueError, "loss"),
-        ({"n_iter": 0}, ValueError, "n_iter"),
-        ({"n_iter": 2.5}, TypeError, "n_iter"),
+        ({"max_iter": 0}, ValueError, "max_iter"),
+        ({"max_iter": 2.5}, TypeError, "max_iter"),
         ({"batch_size": 0}, ValueError, "batch_size"),
         ({"eta": -1.0}, ValueError, "eta"),
         ({"gamma": 0.0}, ValueError, "gamma"),
@@ -253,6 +310,9 @@ def test_multiclass_one_vs_rest():
         ({"slack_budget": -1.0}, ValueError, "slack_budget"),
         ({"eta0": 0.0}, ValueError, "eta0"),
         ({"alpha": float("nan")}, ValueError, "alpha"),
+        ({"s": 1.5, "loss": "ramp"}, ValueError, "s < 1"),
+        ({"c": -1.0, "loss": "rgomp", "learner": "sgd"}, ValueError, "c > 0"),
+        ({"batch_size": 1.5}, TypeError, "batch_size"),
     ],
 )
 def test_bad_parameters(binary_problem, kwargs, exc, match):
@@ -273,11 +333,18 @@ def test_bad_data(binary_problem):
         _core_fol(X, y * 2, None, n_steps=10)
     with pytest.raises(ValueError, match="injected index"):
         _core_fol(X, y, np.array([0, len(y)], dtype=np.int64))
+    d = X.shape[1]
+    with pytest.raises(ValueError, match="order must hold"):  # T * batch_size = 10 indices, 3 given
+        _core.fol_fit(to_matrix(X), y, _fol_params(n_steps=10, k=0), np.zeros(d + 1), np.ones(len(y)),
+                      np.zeros((0, d + 1)), None, np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="snapshot"):  # k = 3 iterates, 2 rows given
+        _core.fol_fit(to_matrix(X), y, _fol_params(n_steps=10, k=3), np.zeros(d + 1), np.ones(len(y)),
+                      np.zeros((2, d + 1)))
 
 
 @parametrize_with_checks(
-    [rc.FocusedOnlineClassifier(random_state=0, n_iter=3),
-     rc.FocusedOnlineClassifier(learner="sgd", loss="log", output="average", n_iter=3, random_state=0)],
+    [rc.FocusedOnlineClassifier(random_state=0, max_iter=3),
+     rc.FocusedOnlineClassifier(learner="sgd", loss="log", output="average", max_iter=3, random_state=0)],
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

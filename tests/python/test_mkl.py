@@ -153,24 +153,32 @@ def test_composite_step_edge_cases():
 
 
 # ----------------------------------------------------------------------------- solver
+def _options(**kw):
+    opt = _core.MklOptions()
+    for k, v in kw.items():
+        setattr(opt, k, v)
+    return opt
+
+
 def test_amp_matches_numpy_reference():
     X, y = _problem(n=25, d=2, seed=3, flip=0.1)
     K = gaussian_bank(X, widths=(0.3, 1.0))
     m, n = K.shape[0], K.shape[1]
     gamma = np.sqrt(n / (2 * m))
     coef, alpha = np.zeros((m, n)), np.zeros(n)
-    res = _core.mkl_solve(K, y, 0.05, 1.0, 0.8 * n, gamma, 1.0, 30, 0.0, 0, coef, alpha)
+    res = _core.mkl_solve(K, y, _options(alpha=0.05, rho=0.8 * n, gamma=gamma, max_iter=30, tol=0.0), coef, alpha)
     rc_, ra, rg = mkl_amp_reference(K, y, 0.05, 1.0, 0.8 * n, gamma, 30)
     np.testing.assert_allclose(coef, rc_, atol=1e-10)
     np.testing.assert_allclose(alpha, ra, atol=1e-10)
-    np.testing.assert_allclose(res["gap_hist"], rg, atol=1e-10)
-    assert res["iterations"] == 30 and res["status"] == "max_iter"
+    np.testing.assert_allclose(res.history["gap"], rg, atol=1e-10)
+    assert res.n_iter == 30 and res.status == "max_iter" and res.step == gamma
+    assert res.gap == res.history["gap"][-1] == res.primal - res.dual
 
 
 @pytest.mark.parametrize("method", ["amp", "vi"])
 def test_duality_gap_nonnegative_and_decreasing(method):
     X, y = _problem(n=60, d=3, seed=1, flip=0.2)
-    clf = NoisyMKLClassifier(noise_level=0.2, lam=0.05, tol=0, max_iter=400, method=method, gamma0=10.0).fit(X, y)
+    clf = NoisyMKLClassifier(noise_level=0.2, alpha=0.05, tol=0, max_iter=400, method=method, gamma0=10.0).fit(X, y)
     g = clf.history_["gap"]
     assert len(g) == 400 and np.all(g >= -1e-12)
     np.testing.assert_allclose(g, clf.history_["primal"] - clf.history_["dual"], atol=1e-12)
@@ -182,21 +190,21 @@ def test_duality_gap_nonnegative_and_decreasing(method):
 
 def test_stops_on_gap_tolerance():
     X, y = _problem(n=40, d=2, seed=0)
-    clf = NoisyMKLClassifier(lam=0.1, tol=0.05, max_iter=5000).fit(X, y)
+    clf = NoisyMKLClassifier(alpha=0.1, tol=0.05, max_iter=5000).fit(X, y)
     assert clf.status_ == "converged" and clf.duality_gap_ < 0.05 and clf.n_iter_ < 5000
 
 
 def test_q0_reduces_to_plain_mkl_objective_2():
     """With q = 0, tau = 0 (rho = n, box [0, 1]) the primal value max_alpha F(f, alpha) is objective (2)."""
     X, y = _problem(n=50, d=2, seed=4, flip=0.1)
-    clf = NoisyMKLClassifier(noise_level=0.0, lam=0.05, tol=0, max_iter=200).fit(X, y)
+    clf = NoisyMKLClassifier(noise_level=0.0, alpha=0.05, tol=0, max_iter=200).fit(X, y)
     assert clf.rho_ == 50 and clf.upper_ == 1.0
     K = gaussian_bank(X)
     ypm = np.where(y == clf.classes_[1], 1.0, -1.0)
     np.testing.assert_allclose(clf.history_["primal"][-1], mkl_objective(K, ypm, clf.coef_, 0.05), rtol=1e-10)
     # and, solved further, its optimum agrees with SimpleMKL's value of the same objective
-    long = NoisyMKLClassifier(noise_level=0.0, lam=0.05, tol=1e-3, max_iter=20000).fit(X, y)
-    smkl = SimpleMKLClassifier(lam=0.05, tol=1e-4, svm_tol=1e-6).fit(X, y)
+    long = NoisyMKLClassifier(noise_level=0.0, alpha=0.05, tol=1e-3, max_iter=20000).fit(X, y)
+    smkl = SimpleMKLClassifier(alpha=0.05, tol=1e-4, svm_tol=1e-6).fit(X, y)
     assert abs(long.history_["primal"][-1] - smkl.history_["objective"][-1]) < 2e-2
 
 
@@ -253,7 +261,7 @@ def test_labels_any_two_values():
 
 # ----------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(lam=0.0), "lam"), (dict(lam=-1.0), "lam"), (dict(noise_level=0.5), "noise_level"),
+    (dict(alpha=0.0), "alpha"), (dict(alpha=-1.0), "alpha"), (dict(noise_level=0.5), "noise_level"),
     (dict(noise_level=-0.1), "noise_level"), (dict(rho=0.0), "rho"), (dict(tau=-1.0), "tau"),
     (dict(tau=None, epsilon=1.5), "epsilon"), (dict(method="sgd"), "method"), (dict(kernels="rbf"), "kernels"),
     (dict(dtype="float16"), "dtype"), (dict(tol=-1.0), "tol"), (dict(step_size=-1.0), "step_size"),
@@ -293,21 +301,26 @@ def test_engine_rejects_bad_arrays():
     X, y = _problem(n=10, d=2)
     K = gaussian_bank(X, widths=(1.0,))
     coef, alpha = np.zeros((K.shape[0], 10)), np.zeros(10)
+    opt = _options(alpha=0.1, rho=5.0, max_iter=5, tol=0.0)
     with pytest.raises(TypeError):
-        _core.mkl_solve(K.astype(np.float16), y, 0.1, 1.0, 5.0, 0.0, 1.0, 5, 0.0, 0, coef, alpha)
+        _core.mkl_solve(K.astype(np.float16), y, opt, coef, alpha)
     with pytest.raises(ValueError, match="y must be in"):
-        _core.mkl_solve(K, y * 2, 0.1, 1.0, 5.0, 0.0, 1.0, 5, 0.0, 0, coef, alpha)
+        _core.mkl_solve(K, y * 2, opt, coef, alpha)
     with pytest.raises(ValueError, match="coef"):
-        _core.mkl_solve(K, y, 0.1, 1.0, 5.0, 0.0, 1.0, 5, 0.0, 0, np.zeros((K.shape[0], 3)), alpha)
+        _core.mkl_solve(K, y, opt, np.zeros((K.shape[0], 3)), alpha)
     with pytest.raises(TypeError):
-        _core.mkl_solve(gaussian_bank(np.r_[X, X], widths=(1.0,))[:, ::2, ::2], y, 0.1, 1.0, 5.0, 0.0, 1.0, 5, 0.0,
-                        0, coef, alpha)
+        _core.mkl_solve(gaussian_bank(np.r_[X, X], widths=(1.0,))[:, ::2, ::2], y, opt, coef, alpha)
+    # every option is checked by the engine
+    for bad, match in ((dict(alpha=0.0), "alpha"), (dict(rho=-1.0), "rho"), (dict(max_iter=0), "max_iter"),
+                       (dict(tol=-1.0), "tol"), (dict(gamma0=0.0), "gamma0"), (dict(upper=0.0), "upper")):
+        with pytest.raises(ValueError, match=match):
+            _core.mkl_solve(K, y, _options(**{**dict(alpha=0.1, rho=5.0, max_iter=5), **bad}), coef, alpha)
 
 
 # ----------------------------------------------------------------------------- baselines
 def test_simplemkl_weights_on_simplex_and_gap():
     X, y = _problem(n=60, d=3, seed=8)
-    s = SimpleMKLClassifier(lam=0.05, max_iter=50).fit(X, y)
+    s = SimpleMKLClassifier(alpha=0.05, max_iter=50).fit(X, y)
     assert abs(s.kernel_weights_.sum() - 1) < 1e-12 and np.all(s.kernel_weights_ >= 0)
     assert np.all(s.history_["gap"] >= -1e-6)
     assert s.history_["objective"][-1] <= s.history_["objective"][0] + 1e-9
@@ -316,7 +329,7 @@ def test_simplemkl_weights_on_simplex_and_gap():
 
 def test_mipmkl_keeps_budget():
     X, y = _problem(n=60, d=2, seed=9, flip=0.2)
-    m = MiPMKLClassifier(noise_level=0.2, lam=0.05, max_iter=200).fit(X, y)
+    m = MiPMKLClassifier(noise_level=0.2, alpha=0.05, max_iter=200).fit(X, y)
     assert m.p_.sum() <= 0.8 * 60 + 1e-9
     assert 1 <= m.n_iter_ <= 10 and m.score(X, y) > 0.6
 
@@ -330,8 +343,8 @@ def test_stpmkl_at_least_as_accurate_as_simplemkl_on_flipped_labels(data_dir):
         idx = rng.permutation(len(y))
         tr, te = idx[: int(0.8 * len(y))], idx[int(0.8 * len(y)):]
         ytr = rc.noise.flip_labels(y[tr], 0.3, random_state=seed, mode="bernoulli")
-        acc_st.append(NoisyMKLClassifier(noise_level=0.3, lam=0.1, max_iter=300).fit(X[tr], ytr).score(X[te], y[te]))
-        acc_si.append(SimpleMKLClassifier(lam=0.1, max_iter=30).fit(X[tr], ytr).score(X[te], y[te]))
+        acc_st.append(NoisyMKLClassifier(noise_level=0.3, alpha=0.1, max_iter=300).fit(X[tr], ytr).score(X[te], y[te]))
+        acc_si.append(SimpleMKLClassifier(alpha=0.1, max_iter=30).fit(X[tr], ytr).score(X[te], y[te]))
     assert np.mean(acc_st) >= np.mean(acc_si) - 0.02, (acc_st, acc_si)
 
 
@@ -354,7 +367,7 @@ def test_mkl_command_smoke(data_dir, tmp_path):
     p = argparse.ArgumentParser()
     exp.add_arguments(p)
     args = p.parse_args(["--datasets", "heart", "--noise", "0", "0.3", "--repeats", "1", "--max-iter", "40",
-                         "--gap-iters", "30", "--lambdas", "0.1", "--out", str(tmp_path), "--verbose", "0",
+                         "--gap-iters", "30", "--alphas", "0.1", "--out", str(tmp_path), "--verbose", "0",
                          "--data-home", str(data_dir)])
     exp.main(args)
     rows = list(csv.DictReader(open(tmp_path / "mkl_runs.csv")))
@@ -369,7 +382,7 @@ def test_mkl_command_smoke(data_dir, tmp_path):
     # --methods runs only the methods named (duplicates once), and the table has their columns only
     sub = tmp_path / "only"
     exp.main(p.parse_args(["--datasets", "heart", "--noise", "0.3", "--repeats", "1", "--max-iter", "40",
-                           "--gap-iters", "5", "--lambdas", "0.1", "--out", str(sub), "--verbose", "0",
+                           "--gap-iters", "5", "--alphas", "0.1", "--out", str(sub), "--verbose", "0",
                            "--data-home", str(data_dir), "--methods", "SimpleMKL", "SimpleMKL"]))
     only = list(csv.DictReader(open(sub / "mkl_runs.csv")))
     assert [r["method"] for r in only] == ["SimpleMKL"]
@@ -385,7 +398,7 @@ def test_mkl_command_rejects_bad_arguments(capsys, tmp_path):
                         (["mkl", "--low-rank-tol", "abc"], "low-rank-tol"),
                         (["mkl", "--noise", "0.6"], "noise"),
                         (["mkl", "--repeats", "0"], "repeats"),
-                        (["mkl", "--lambdas", "0"], "lambdas"),
+                        (["mkl", "--alphas", "0"], "alphas"),
                         (["mkl", "--datasets", "nosuch"], "unknown dataset"),
                         (["mkl", "--methods", "SVM"], "methods")):
         with pytest.raises(SystemExit) as exc:

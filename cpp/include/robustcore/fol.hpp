@@ -21,7 +21,15 @@
 //   double surrogate(double y, double score) const      the learner's own loss (history "max_loss")
 //   void write(double* out) const                       w (d values) then b
 // Learners here: Perceptron (mistake-driven, Example 1 of the paper) and SgdLearner<Loss> (one SGD step
-// on any loss of losses.hpp, L2 shrinkage through a ScaledVector so sparse steps cost O(nnz)).
+// on any loss of losses.hpp, L2 shrinkage through a ScaledVector so sparse steps cost O(nnz)). A
+// LearnerSpec names one of them at run time; with_learner builds it (checking its parameters) and
+// calls a function with it, so the loop is instantiated once per learner type.
+//
+// Entry points: fol_fit and adaboost_fit take (data, labels, params, outputs..., progress), check every
+// precondition (std::invalid_argument) and return a Result (result.hpp) whose history has the columns
+// max_loss, train_error, test_error, max_q, seconds (FOL) / train_error, test_error (AdaBoost).
+// fol_run / adaboost_run are the loops over an already built learner, for C++ callers with their own.
+// Tie rule (scikit-learn's), for every error count here: a score > 0 predicts +1, a zero score -1.
 //
 // Robust variant, slack variables (section 4.2, additive slack): the p player sees
 // max(0, l_i - xi_i), and after each step the slack player moves xi_{i_t} += slack_lr / b for the sampled
@@ -37,9 +45,11 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "data.hpp"
+#include "losses.hpp"
 #include "projections.hpp"
 #include "rng.hpp"
 #include "schedules.hpp"
@@ -49,7 +59,11 @@
 
 namespace robustcore {
 
-/// The Perceptron as an online learner: on a mistake (y s <= 0) w += y x, b += y (if fit_intercept).
+/// 1 when the score s misclassifies the label y in {-1, +1} under the tie rule (s > 0 predicts +1).
+inline bool misclassified(double y, double s) { return (s > 0.0) != (y > 0.0); }
+
+/// The Perceptron as an online learner: on a mistake (y s <= 0; the Perceptron's own update rule, which
+/// also updates on a zero margin) w += y x, b += y (if fit_intercept).
 /// Batches add every mistaken example of the batch (scale-invariant, so no 1/b is needed).
 class Perceptron {
  public:
@@ -133,38 +147,90 @@ class SgdLearner {
   double intercept_lr_;
 };
 
+/// Which online learner plays w, by name at run time.
+enum class LearnerKind : int {
+  Perceptron = 0,  ///< Perceptron (no step size, no loss)
+  Sgd = 1,         ///< SgdLearner on `loss` with the learning rate `lr`
+};
+
+/// A learner and its parameters. lr.lambda is the L2 strength (alpha in the Python layer).
+struct LearnerSpec {
+  LearnerKind kind = LearnerKind::Perceptron;
+  LossSpec loss;  ///< Sgd: the loss of the step (and of the history's max_loss)
+  LearningRate lr;
+  bool fit_intercept = true;
+  double intercept_lr = 1.0;  ///< Sgd: the intercept's step is intercept_lr times the weights' step
+
+  /// Throws std::invalid_argument on any bad parameter (checked whatever the kind, so a bad value
+  /// never waits for a later switch of learner to surface).
+  void validate() const {
+    if (kind != LearnerKind::Perceptron && kind != LearnerKind::Sgd)
+      throw std::invalid_argument("learner must be the Perceptron or SGD");
+    lr.validate();
+    visit_loss(loss, [](const auto&) { return 0; });  // the loss's constructor checks its parameters
+    if (!(intercept_lr > 0.0) || !std::isfinite(intercept_lr))
+      throw std::invalid_argument("intercept_lr must be > 0 and finite");
+  }
+};
+
+/// Builds the learner `spec` names for d features (w = 0, b = 0), after spec.validate(), and returns
+/// f(learner).
+template <class F>
+decltype(auto) with_learner(const LearnerSpec& spec, int64_t d, F&& f) {
+  spec.validate();
+  if (spec.kind == LearnerKind::Perceptron) {
+    Perceptron p(d, spec.fit_intercept);
+    return f(p);
+  }
+  return visit_loss(spec.loss, [&](const auto& l) {
+    SgdLearner<std::decay_t<decltype(l)>> learner(d, l, spec.lr, spec.fit_intercept, spec.intercept_lr);
+    return f(learner);
+  });
+}
+
 /// What the p player observes as the loss l in [0, 1].
 enum class Focus : int {
-  ZeroOne = 0,  ///< 1[y s <= 0] (the paper's choice for classification, Corollary 1)
+  ZeroOne = 0,  ///< 1[the score misclassifies y] (the paper's choice for classification, Corollary 1)
   Clipped = 1,  ///< min(1, surrogate(y, s)): the learner's own loss clipped to [0, 1]
 };
 
 struct FolParams {
-  int64_t n_steps = 1000;       ///< T
+  LearnerSpec learner;
+  int64_t max_iter = 10;        ///< epochs: T = max_iter * steps per epoch FOL steps
+  int64_t steps_per_epoch = 0;  ///< history/progress period; <= 0 means ceil(m / b)
   int64_t batch_size = 1;       ///< b examples per step, all drawn from p_t
-  double eta = 0.0;             ///< p-player step; <= 0 means 1/(2m) (Theorem 1)
+  double eta = 0.0;             ///< p-player step; 0 means 1/(2m) (Theorem 1)
   double gamma = 0.5;           ///< uniform exploration in Tree.sample(gamma)
   int64_t k = 0;                ///< number of iterates kept at uniformly drawn times
   Focus focus = Focus::ZeroOne;
-  int64_t steps_per_epoch = 0;  ///< history/progress period; <= 0 means ceil(m / b)
   bool record_history = true;
   double slack_budget = -1.0;   ///< K of section 4.2; < 0 turns the slack variables off
   double slack_lr = 0.0;        ///< step of the slack player (> 0 when slack_budget >= 0)
   uint64_t seed = 0;
+
+  /// Steps per epoch for m training examples (batch_size >= 1).
+  int64_t epoch_steps(int64_t m) const { return steps_per_epoch > 0 ? steps_per_epoch : (m + batch_size - 1) / batch_size; }
+  /// T for m training examples.
+  int64_t n_steps(int64_t m) const { return max_iter * epoch_steps(m); }
+
+  void validate(int64_t m) const {
+    if (m < 1) throw std::invalid_argument("FOL: need at least one training example");
+    learner.validate();
+    if (max_iter < 1) throw std::invalid_argument("FOL: max_iter must be >= 1");
+    if (batch_size < 1) throw std::invalid_argument("FOL: batch_size must be >= 1");
+    if (!(gamma > 0.0 && gamma <= 1.0)) throw std::invalid_argument("FOL: gamma must be in (0, 1]");
+    if (!std::isfinite(eta) || eta < 0.0) throw std::invalid_argument("FOL: eta must be finite and >= 0 (0 = 1/(2m))");
+    if (k < 0) throw std::invalid_argument("FOL: k must be >= 0");
+    if (focus != Focus::ZeroOne && focus != Focus::Clipped) throw std::invalid_argument("FOL: unknown focus");
+    if (!std::isfinite(slack_budget)) throw std::invalid_argument("FOL: slack_budget must be finite");
+    if (slack_budget >= 0.0 && !(slack_lr > 0.0 && std::isfinite(slack_lr)))
+      throw std::invalid_argument("FOL: slack_lr must be > 0 when slack variables are used");
+  }
 };
 
-struct FolTrace {
-  std::vector<double> max_loss;     ///< max_i surrogate(w_last; x_i, y_i)
-  std::vector<double> train_error;  ///< 0/1 error of the last iterate on the training set
-  std::vector<double> test_error;   ///< same on the test set (empty when none given)
-  std::vector<double> max_q;        ///< largest q_i of the sampler (how focused p is)
-  std::vector<double> seconds;      ///< cumulative solver seconds (evaluation excluded)
-};
-
-struct FolResult {
-  Status status = Status::MaxIter;
-  int64_t steps_done = 0;
-  FolTrace trace;
+/// FOL's result: Result (n_iter = epochs done; history max_loss, train_error, test_error, max_q,
+/// seconds) plus the snapshot times and the sum tree's rescale count.
+struct FolResult : Result {
   std::vector<int64_t> snapshot_times;  ///< the k times t_1 <= ... <= t_k in [1, T]
   int64_t rescales = 0;                 ///< sum-tree rescales (diagnostic)
 };
@@ -181,75 +247,80 @@ inline std::vector<int64_t> fol_snapshot_times(int64_t T, int64_t k, uint64_t se
   return t;
 }
 
-inline void validate_fol_params(const FolParams& p, int64_t m) {
-  if (m < 1) throw std::invalid_argument("FOL: need at least one training example");
-  if (p.n_steps < 1) throw std::invalid_argument("FOL: n_steps must be >= 1");
-  if (p.batch_size < 1) throw std::invalid_argument("FOL: batch_size must be >= 1");
-  if (!(p.gamma > 0.0 && p.gamma <= 1.0)) throw std::invalid_argument("FOL: gamma must be in (0, 1]");
-  if (!std::isfinite(p.eta) || p.eta < 0.0) throw std::invalid_argument("FOL: eta must be finite and >= 0 (0 = 1/(2m))");
-  if (p.k < 0) throw std::invalid_argument("FOL: k must be >= 0");
-  if (p.slack_budget >= 0.0 && !(p.slack_lr > 0.0 && std::isfinite(p.slack_lr)))
-    throw std::invalid_argument("FOL: slack_lr must be > 0 when slack variables are used");
-  if (!std::isfinite(p.slack_budget)) throw std::invalid_argument("FOL: slack_budget must be finite");
+namespace detail {
+/// Fraction of rows of X whose score misclassifies y.
+template <class Data, class Learner>
+double error_rate(const Data& X, const double* y, const Learner& learner) {
+  int64_t e = 0;
+  for (int64_t i = 0; i < X.rows(); ++i) e += misclassified(y[i], learner.score(X.row(i)));
+  return X.rows() ? static_cast<double>(e) / static_cast<double>(X.rows()) : 0.0;
 }
 
-/// Runs FOL with `learner` (state read and written in place) on (X, y in {-1,+1}).
+/// Labels and the optional test set, checked once by every entry point.
+template <class Data>
+void check_fol_data(const Data& X, const double* y, const Data* X_test, const double* y_test, const char* who) {
+  validate_binary_labels(y, X.rows());
+  if (X_test) {
+    if (X_test->cols() != X.cols())
+      throw std::invalid_argument(std::string(who) + ": X_test has a different number of features");
+    if (!y_test) throw std::invalid_argument(std::string(who) + ": X_test given without y_test");
+    validate_binary_labels(y_test, X_test->rows());
+  }
+}
+}  // namespace detail
+
+/// The FOL loop with `learner` (state read and written in place) on (X, y in {-1,+1}), params already
+/// validated against X.rows().
 ///   snapshots: k x (d+1) output rows (w then b), filled at the snapshot times.
-///   tree: the p player's weights (m leaves); pass a fresh SumTree(m) for the paper's start.
+///   tree: the p player's weights (m leaves); a fresh SumTree(m) is the paper's start.
 ///   xi: slack variables (length m) when params.slack_budget >= 0, else may be null.
-///   order: optional injected sample indices (n_steps * batch_size) replacing the sampler's draws (the
+///   order: optional injected sample indices (T * batch_size) replacing the sampler's draws (the
 ///          probabilities p_i are still those of the tree), for oracle tests.
 template <class Data, class Learner>
-FolResult fol_fit(const Data& X, const double* y, Learner& learner, const FolParams& params, SumTree& tree,
+FolResult fol_run(const Data& X, const double* y, Learner& learner, const FolParams& params, SumTree& tree,
                   double* snapshots, double* xi, const int64_t* order, const Data* X_test, const double* y_test,
                   const ProgressFn& progress) {
   const int64_t m = X.rows(), d = X.cols(), bsz = params.batch_size;
-  validate_fol_params(params, m);
   if (tree.size() != m) throw std::invalid_argument("FOL: the sampler must have one leaf per training example");
   if (learner.dim() != d) throw std::invalid_argument("FOL: learner dimension does not match X");
-  if (params.slack_budget >= 0.0 && !xi) throw std::invalid_argument("FOL: slack variables need an xi array");
-  if (X_test && X_test->cols() != d) throw std::invalid_argument("FOL: X_test has a different number of features");
-  const double eta = params.eta > 0.0 ? params.eta : 1.0 / (2.0 * static_cast<double>(m));
-  const int64_t spe = params.steps_per_epoch > 0 ? params.steps_per_epoch : (m + bsz - 1) / bsz;
   const bool slack = params.slack_budget >= 0.0;
+  if (slack && !xi) throw std::invalid_argument("FOL: slack variables need an xi array");
+  const double eta = params.eta > 0.0 ? params.eta : 1.0 / (2.0 * static_cast<double>(m));
+  const int64_t spe = params.epoch_steps(m), T = params.n_steps(m);
 
   FolResult res;
-  res.snapshot_times = fol_snapshot_times(params.n_steps, params.k, params.seed);
+  res.snapshot_times = fol_snapshot_times(T, params.k, params.seed);
   Rng rng(params.seed);
   std::vector<typename Data::Row> rows(static_cast<size_t>(bsz));
   std::vector<int64_t> idx(static_cast<size_t>(bsz));
   std::vector<double> ys(static_cast<size_t>(bsz)), sc(static_cast<size_t>(bsz)), pr(static_cast<size_t>(bsz));
+  std::vector<double> w(static_cast<size_t>(d + 1));
   double xi_sum = 0.0;
   if (slack)
     for (int64_t i = 0; i < m; ++i) xi_sum += xi[i];
   size_t next_snap = 0;
   double seconds = 0.0;
   auto t0 = std::chrono::steady_clock::now();
-
-  auto evaluate = [&]() {
-    const double secs = seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    double mx = 0.0;
-    int64_t err = 0;
-    for (int64_t i = 0; i < m; ++i) {
-      const double s = learner.score(X.row(i));
-      mx = std::max(mx, learner.surrogate(y[i], s));
-      err += (y[i] * s <= 0.0);
-    }
-    res.trace.max_loss.push_back(mx);
-    res.trace.train_error.push_back(static_cast<double>(err) / static_cast<double>(m));
-    if (X_test) {
-      int64_t e = 0;
-      for (int64_t i = 0; i < X_test->rows(); ++i) e += (y_test[i] * learner.score(X_test->row(i)) <= 0.0);
-      res.trace.test_error.push_back(X_test->rows() ? static_cast<double>(e) / static_cast<double>(X_test->rows()) : 0.0);
-    }
-    double mq = 0.0;
-    for (int64_t i = 0; i < m; ++i) mq = std::max(mq, tree.leaf(i));
-    res.trace.max_q.push_back(mq / tree.total());
-    res.trace.seconds.push_back(secs);
-    seconds = secs;
+  auto finish = [&](Status s, int64_t t) {
+    res.status = s;
+    res.n_iter = static_cast<double>(t) / static_cast<double>(spe);
+    res.rescales = tree.rescales();
+    return res;
   };
 
-  for (int64_t t = 1; t <= params.n_steps; ++t) {
+  auto evaluate = [&]() {
+    double mx = 0.0;
+    for (int64_t i = 0; i < m; ++i) mx = std::max(mx, learner.surrogate(y[i], learner.score(X.row(i))));
+    res.history.push("max_loss", mx);
+    res.history.push("train_error", detail::error_rate(X, y, learner));
+    if (X_test) res.history.push("test_error", detail::error_rate(*X_test, y_test, learner));
+    double mq = 0.0;
+    for (int64_t i = 0; i < m; ++i) mq = std::max(mq, tree.leaf(i));
+    res.history.push("max_q", mq / tree.total());
+    res.history.push("seconds", seconds);
+  };
+
+  for (int64_t t = 1; t <= T; ++t) {
     for (int64_t j = 0; j < bsz; ++j) {
       int64_t i;
       double p;
@@ -271,7 +342,7 @@ FolResult fol_fit(const Data& X, const double* y, Learner& learner, const FolPar
     learner.step(rows.data(), ys.data(), sc.data(), bsz, t);
     const double scale = eta / static_cast<double>(bsz);
     for (int64_t j = 0; j < bsz; ++j) {
-      double l = params.focus == Focus::ZeroOne ? (ys[j] * sc[j] <= 0.0 ? 1.0 : 0.0)
+      double l = params.focus == Focus::ZeroOne ? (misclassified(ys[j], sc[j]) ? 1.0 : 0.0)
                                                 : std::min(1.0, learner.surrogate(ys[j], sc[j]));
       if (slack) {
         l = std::max(0.0, l - xi[idx[j]]);
@@ -289,18 +360,16 @@ FolResult fol_fit(const Data& X, const double* y, Learner& learner, const FolPar
         x = nx;
         over_box |= nx > 1.0;
       }
-      if (xi_sum > params.slack_budget || over_box) {
-        if (xi_sum > params.slack_budget) {
-          project_capped_simplex(xi, m, 1.0, params.slack_budget, xi);
-          xi_sum = 0.0;
-          for (int64_t i = 0; i < m; ++i) xi_sum += xi[i];
-        } else {
-          for (int64_t j = 0; j < bsz; ++j) {
-            double& x = xi[idx[j]];
-            if (x > 1.0) {
-              xi_sum -= x - 1.0;
-              x = 1.0;
-            }
+      if (xi_sum > params.slack_budget) {
+        project_capped_simplex(xi, m, 1.0, params.slack_budget, xi);
+        xi_sum = 0.0;
+        for (int64_t i = 0; i < m; ++i) xi_sum += xi[i];
+      } else if (over_box) {
+        for (int64_t j = 0; j < bsz; ++j) {
+          double& x = xi[idx[j]];
+          if (x > 1.0) {
+            xi_sum -= x - 1.0;
+            x = 1.0;
           }
         }
       }
@@ -309,60 +378,78 @@ FolResult fol_fit(const Data& X, const double* y, Learner& learner, const FolPar
       learner.write(snapshots + static_cast<int64_t>(next_snap) * (d + 1));
       ++next_snap;
     }
-    res.steps_done = t;
-    if (t % spe == 0 || t == params.n_steps) {
-      if (params.record_history) {
-        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        t0 = std::chrono::steady_clock::now();
-        evaluate();
-        t0 = std::chrono::steady_clock::now();
-      }
-      std::vector<double> w(static_cast<size_t>(d + 1));
+    if (t % spe == 0 || t == T) {
+      // solver seconds only: the evaluation pass is timed out
+      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (params.record_history) evaluate();
       learner.write(w.data());
       for (double v : w)
-        if (!std::isfinite(v)) {
-          res.status = Status::Diverged;
-          res.rescales = tree.rescales();
-          return res;
-        }
-      if (progress && !progress(t)) {
-        res.status = Status::Interrupted;
-        res.rescales = tree.rescales();
-        return res;
-      }
+        if (!std::isfinite(v)) return finish(Status::Diverged, t);
+      if (progress && !progress(t)) return finish(Status::Interrupted, t);
+      t0 = std::chrono::steady_clock::now();
     }
   }
-  res.rescales = tree.rescales();
+  return finish(Status::MaxIter, T);
+}
+
+/// FOL with the learner params.learner names, from the model coef = [w, b] (d + 1, written back with
+/// the last iterate) and the sampler weights `weights` (m leaf weights, written back; all ones is the
+/// paper's start). snapshots: n_snapshots x (d+1) rows, n_snapshots == params.k. xi: slack variables
+/// (length m, in/out) when params.slack_budget >= 0. order: n_order injected indices (n_order ==
+/// T * batch_size) or null. Every precondition is checked here (std::invalid_argument).
+template <class Data>
+FolResult fol_fit(const Data& X, const double* y, const FolParams& params, double* coef, double* weights,
+                  double* snapshots, int64_t n_snapshots, double* xi, const int64_t* order, int64_t n_order,
+                  const Data* X_test, const double* y_test, const ProgressFn& progress) {
+  const int64_t m = X.rows(), d = X.cols();
+  params.validate(m);
+  detail::check_fol_data(X, y, X_test, y_test, "FOL");
+  if (n_snapshots != params.k) throw std::invalid_argument("FOL: need one snapshot row per kept iterate (k rows)");
+  if (order && n_order != params.n_steps(m) * params.batch_size)
+    throw std::invalid_argument("FOL: order must hold T * batch_size = " +
+                                std::to_string(params.n_steps(m) * params.batch_size) + " indices");
+  SumTree tree(weights, m);
+  FolResult res = with_learner(params.learner, d, [&](auto& learner) {
+    learner.assign(coef, coef[d]);
+    FolResult r = fol_run(X, y, learner, params, tree, snapshots, xi, order, X_test, y_test, progress);
+    learner.write(coef);
+    return r;
+  });
+  for (int64_t i = 0; i < m; ++i) weights[i] = tree.leaf(i);
   return res;
 }
 
 struct AdaBoostParams {
-  int64_t rounds = 10;
+  LearnerSpec learner;
+  int64_t max_iter = 10;   ///< rounds (at most; stops early without an edge)
   int64_t batch_size = 1;
-  bool warm_start = true;  ///< each round's SGD epoch starts from the previous round's weights
+  bool warm_start = true;  ///< each round's epoch starts from the previous round's weights
   uint64_t seed = 0;
+
+  void validate(int64_t m) const {
+    if (m < 1) throw std::invalid_argument("AdaBoost: need at least one training example");
+    learner.validate();
+    if (max_iter < 1) throw std::invalid_argument("AdaBoost: max_iter must be >= 1");
+    if (batch_size < 1) throw std::invalid_argument("AdaBoost: batch_size must be >= 1");
+  }
 };
 
-struct AdaBoostResult {
-  int64_t rounds_done = 0;
-  std::vector<double> alpha;        ///< alpha_t = 0.5 log(1/eps_t - 1)
-  std::vector<double> weighted_error;
-  std::vector<double> train_error;  ///< of the weighted majority after each round
-  std::vector<double> test_error;
+/// AdaBoost's result: Result (n_iter = rounds kept; history train_error, test_error of the weighted
+/// majority after each round) plus alpha_t and the weighted error of every round tried.
+struct AdaBoostResult : Result {
+  std::vector<double> alpha_t;         ///< alpha_t = 0.5 log(1/eps_t - 1), one per kept round
+  std::vector<double> weighted_error;  ///< eps_t, one per round tried (the last may have no edge)
 };
 
-/// The AdaBoost baseline of the paper's experiment 2: p = uniform; each round runs one epoch (m samples,
-/// in batches) of the learner sampling examples from p (sum tree, gamma = 0), giving h_t; eps_t is the
-/// p-weighted 0/1 error of h_t, alpha_t = 0.5 log(1/eps_t - 1), p_i <- p_i exp(-alpha_t y_i h_t(x_i)),
-/// output sign(sum_t alpha_t h_t(x)). Stops early when eps_t = 0 (h_t is consistent: alpha_t is
-/// capped at 0.5 log(1e12)) or eps_t >= 1/2 (no edge). hyps: rounds x (d+1) rows.
+/// The AdaBoost loop over an already built learner (params validated): p = uniform; each round runs one
+/// epoch (m samples, in batches) of the learner sampling examples from p (sum tree, gamma = 0), giving
+/// h_t; eps_t is the p-weighted 0/1 error of h_t, alpha_t = 0.5 log(1/eps_t - 1), p_i <- p_i exp(-alpha_t
+/// y_i h_t(x_i)), output sign(sum_t alpha_t h_t(x)). Stops early when eps_t = 0 (h_t is consistent:
+/// alpha_t is capped at 0.5 log(1e12)) or eps_t >= 1/2 (no edge). hyps: max_iter x (d+1) rows.
 template <class Data, class Learner>
-AdaBoostResult adaboost_fit(const Data& X, const double* y, Learner& learner, const AdaBoostParams& params,
+AdaBoostResult adaboost_run(const Data& X, const double* y, Learner& learner, const AdaBoostParams& params,
                             double* hyps, const Data* X_test, const double* y_test, const ProgressFn& progress) {
   const int64_t m = X.rows(), d = X.cols(), bsz = params.batch_size;
-  if (m < 1) throw std::invalid_argument("AdaBoost: need at least one training example");
-  if (params.rounds < 1) throw std::invalid_argument("AdaBoost: rounds must be >= 1");
-  if (bsz < 1) throw std::invalid_argument("AdaBoost: batch_size must be >= 1");
   AdaBoostResult res;
   Rng rng(params.seed);
   std::vector<double> p(static_cast<size_t>(m), 1.0 / static_cast<double>(m)), F(static_cast<size_t>(m), 0.0);
@@ -372,8 +459,14 @@ AdaBoostResult adaboost_fit(const Data& X, const double* y, Learner& learner, co
   std::vector<typename Data::Row> rows(static_cast<size_t>(bsz));
   std::vector<double> ys(static_cast<size_t>(bsz)), sc(static_cast<size_t>(bsz));
   std::vector<double> h(static_cast<size_t>(m));
+  // the ensemble's error: F is the weighted vote, so the tie rule applies to it as to any score
+  auto vote_error = [](const std::vector<double>& votes, const double* labels) {
+    int64_t e = 0;
+    for (size_t i = 0; i < votes.size(); ++i) e += misclassified(labels[i], votes[i]);
+    return votes.empty() ? 0.0 : static_cast<double>(e) / static_cast<double>(votes.size());
+  };
   int64_t t_global = 0;
-  for (int64_t r = 0; r < params.rounds; ++r) {
+  for (int64_t r = 0; r < params.max_iter; ++r) {
     if (!params.warm_start) learner.assign(w0.data(), w0[static_cast<size_t>(d)]);
     SumTree tree(p.data(), m);
     const int64_t steps = (m + bsz - 1) / bsz;
@@ -387,8 +480,7 @@ AdaBoostResult adaboost_fit(const Data& X, const double* y, Learner& learner, co
       }
       learner.step(rows.data(), ys.data(), sc.data(), bsz, t_global);
     }
-    double* hw = hyps + r * (d + 1);
-    learner.write(hw);
+    learner.write(hyps + r * (d + 1));
     double eps = 0.0;
     for (int64_t i = 0; i < m; ++i) {
       h[i] = learner.score(X.row(i)) > 0.0 ? 1.0 : -1.0;
@@ -397,30 +489,43 @@ AdaBoostResult adaboost_fit(const Data& X, const double* y, Learner& learner, co
     res.weighted_error.push_back(eps);
     if (eps >= 0.5) break;  // no edge: h_t is not added
     const double alpha = 0.5 * std::log(1.0 / std::max(eps, 1e-12) - 1.0);
-    res.alpha.push_back(alpha);
+    res.alpha_t.push_back(alpha);
     double z = 0.0;
-    int64_t err = 0;
     for (int64_t i = 0; i < m; ++i) {
       p[i] *= std::exp(-alpha * y[i] * h[i]);
       z += p[i];
       F[i] += alpha * h[i];
-      err += (y[i] * F[i] <= 0.0);
     }
     for (auto& v : p) v /= z;
-    res.train_error.push_back(static_cast<double>(err) / static_cast<double>(m));
+    res.history.push("train_error", vote_error(F, y));
     if (X_test) {
-      int64_t e = 0;
-      for (int64_t i = 0; i < X_test->rows(); ++i) {
-        Ft[i] += alpha * (learner.score(X_test->row(i)) > 0.0 ? 1.0 : -1.0);
-        e += (y_test[i] * Ft[i] <= 0.0);
-      }
-      res.test_error.push_back(X_test->rows() ? static_cast<double>(e) / static_cast<double>(X_test->rows()) : 0.0);
+      for (int64_t i = 0; i < X_test->rows(); ++i) Ft[i] += alpha * (learner.score(X_test->row(i)) > 0.0 ? 1.0 : -1.0);
+      res.history.push("test_error", vote_error(Ft, y_test));
     }
-    res.rounds_done = r + 1;
-    if (eps == 0.0) break;
-    if (progress && !progress(r + 1)) break;
+    res.n_iter = static_cast<double>(r + 1);
+    if (eps == 0.0) {
+      res.status = Status::Converged;
+      break;
+    }
+    if (progress && !progress(r + 1)) {
+      res.status = Status::Interrupted;
+      break;
+    }
   }
   return res;
+}
+
+/// AdaBoost with the learner params.learner names. hyps: n_hyps x (d+1) output rows, n_hyps >=
+/// params.max_iter (row r = h_r, w then b). Every precondition is checked here (std::invalid_argument).
+template <class Data>
+AdaBoostResult adaboost_fit(const Data& X, const double* y, const AdaBoostParams& params, double* hyps,
+                            int64_t n_hyps, const Data* X_test, const double* y_test, const ProgressFn& progress) {
+  params.validate(X.rows());
+  detail::check_fol_data(X, y, X_test, y_test, "AdaBoost");
+  if (n_hyps < params.max_iter) throw std::invalid_argument("AdaBoost: need one hypothesis row per round (max_iter rows)");
+  return with_learner(params.learner, X.cols(), [&](auto& learner) {
+    return adaboost_run(X, y, learner, params, hyps, X_test, y_test, progress);
+  });
 }
 
 }  // namespace robustcore

@@ -5,6 +5,8 @@
 // Problem (11):  min_f max_{alpha in Q}  F(f, alpha) = R(f) + L(f, alpha)
 //     R(f) = (lambda/2) (sum_j ||f_j||_{H_j})^2,   L(f, alpha) = (1/n) sum_i alpha_i (1 - y_i f(x_i)),
 //     Q = {alpha in [0, upper]^n, sum_i alpha_i <= rho}    (upper = 1 + tau in the paper).
+// Names in the code: the regulariser lambda is Options::alpha (every L2 strength in robustcore is
+// alpha); the paper's dual variable alpha is the `dual` output of solve.
 // Coefficient form (remark after Lemma 3): f_j = sum_i c_ji k_j(x_i, .). Every gradient step on f_j adds
 // (gamma/n) (alpha o y) to c_j, so with g_j = K_j c_j (kept up to date) and h_j = K_j (alpha o y),
 //     ||fhat_j||^2 = (c_j + s u)^T (g_j + s h_j),  u = alpha o y, s = gamma/n,
@@ -240,28 +242,40 @@ inline double max_linear_capped(const std::vector<double>& w, double upper, doub
 enum class Method : int { AMP = 0, VI = 1 };
 
 struct Options {
-  double lambda = 0.01;     ///< regulariser of R(f)
-  double upper = 1.0;       ///< box bound on alpha (1 + tau)
-  double rho = 0.0;         ///< l1 budget on alpha
+  double alpha = 0.01;      ///< regulariser of R(f): the paper's lambda (alpha, like every L2 strength here)
+  double upper = 1.0;       ///< box bound on the dual variables (1 + tau)
+  double rho = 0.0;         ///< l1 budget on the dual variables
   double gamma = 0.0;       ///< step size; <= 0 means AMP: 1/(sqrt(2) L) (Algorithm 1), VI: gamma0 / sqrt(T)
   double gamma0 = 1.0;      ///< VI only: step gamma0 / sqrt(max_iter) when gamma <= 0
   int64_t max_iter = 1000;  ///< T
   double tol = 1e-2;        ///< stop when the duality gap < tol (0 disables)
   Method method = Method::AMP;
+
+  /// Throws std::invalid_argument on any bad option.
+  void validate() const {
+    if (!(alpha > 0.0) || !std::isfinite(alpha)) throw std::invalid_argument("mkl::solve: alpha must be > 0 and finite");
+    if (!(upper > 0.0) || !std::isfinite(upper))
+      throw std::invalid_argument("mkl::solve: the upper bound (1 + tau) must be > 0 and finite");
+    if (!(rho > 0.0) || !std::isfinite(rho)) throw std::invalid_argument("mkl::solve: rho must be > 0 and finite");
+    if (max_iter < 1) throw std::invalid_argument("mkl::solve: max_iter must be >= 1");
+    if (!(tol >= 0.0) || !std::isfinite(tol)) throw std::invalid_argument("mkl::solve: tol must be >= 0 and finite");
+    if (!std::isfinite(gamma) || (gamma <= 0.0 && !(gamma0 > 0.0 && std::isfinite(gamma0))))
+      throw std::invalid_argument("mkl::solve: the step size must be finite (gamma0 > 0)");
+    if (method != Method::AMP && method != Method::VI) throw std::invalid_argument("mkl::solve: unknown method");
+  }
 };
 
-struct Result {
-  Status status = Status::MaxIter;
-  int64_t iterations = 0;
-  double gamma = 0.0;
+/// The solver's result: Result (n_iter = iterations, step = gamma used; history columns gap, primal,
+/// dual, seconds per iteration) plus the final duality gap and its two sides.
+struct MklResult : Result {
   double gap = 0.0, primal = 0.0, dual = 0.0;
-  std::vector<double> gap_hist, primal_hist, dual_hist, seconds;
 };
 
 /// Solves problem (11) by Algorithm 1 (method AMP) or by gradient descent-ascent (method VI, the
 /// paper's variational-inequality baseline; the R part is taken by the same composite step).
 /// Writes the averaged coefficients cbar (m x n row-major; fbar_j = sum_i cbar_ji k_j(x_i, .)) into
-/// coef and the averaged dual alphabar (n) into alpha. y must be in {-1, +1}.
+/// coef and the averaged dual alphabar (n) into dual. y must be in {-1, +1}. Every precondition is
+/// checked here (std::invalid_argument).
 /// AMP iteration t (f^{t-1} with g = K c, beta_{t-1}):
 ///   4: alpha_t = P_Q[beta + (gamma/n)(1 - y o f^{t-1}(X))]           (Lemma 2, project_capped_simplex)
 ///   5: chat_j = c_j + (gamma/n) alpha_t o y;  c_j = s_j chat_j         (Lemma 3, group_lasso_squared_prox)
@@ -271,17 +285,11 @@ struct Result {
 /// Bank: KernelBank<double|float> or FactoredBank (anything with fields m, n and the overloads
 /// kernel_pass(bank, u, H) and coupling_norm_bound(bank)).
 template <class Bank>
-Result solve(const Bank& K, const double* y, const Options& opt, double* coef, double* alpha_out,
-             const ProgressFn& progress = {}) {
+MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef, double* dual,
+                const ProgressFn& progress = {}) {
   const int64_t n = K.n, m = K.m;
   if (n < 1 || m < 1) throw std::invalid_argument("mkl::solve: need at least one sample and one kernel");
-  if (!(opt.lambda > 0.0) || !std::isfinite(opt.lambda)) throw std::invalid_argument("mkl::solve: lambda must be > 0 and finite");
-  if (!(opt.upper > 0.0) || !std::isfinite(opt.upper)) throw std::invalid_argument("mkl::solve: the upper bound (1 + tau) must be > 0 and finite");
-  if (!(opt.rho > 0.0) || !std::isfinite(opt.rho)) throw std::invalid_argument("mkl::solve: rho must be > 0 and finite");
-  if (opt.max_iter < 1) throw std::invalid_argument("mkl::solve: max_iter must be >= 1");
-  if (!(opt.tol >= 0.0) || !std::isfinite(opt.tol)) throw std::invalid_argument("mkl::solve: tol must be >= 0 and finite");
-  if (!std::isfinite(opt.gamma) || (opt.gamma <= 0.0 && !(opt.gamma0 > 0.0 && std::isfinite(opt.gamma0))))
-    throw std::invalid_argument("mkl::solve: the step size must be finite (gamma0 > 0)");
+  opt.validate();
   for (int64_t i = 0; i < n; ++i)
     if (y[i] != 1.0 && y[i] != -1.0) throw std::invalid_argument("mkl::solve: y must be in {-1, +1}");
 
@@ -289,7 +297,7 @@ Result solve(const Bank& K, const double* y, const Options& opt, double* coef, d
   using Vec = Eigen::VectorXd;
   Eigen::Map<const Eigen::VectorXd> yv(y, n);
 
-  Result res;
+  MklResult res;
   double gamma = opt.gamma;
   if (gamma <= 0.0) {
     if (opt.method == Method::AMP) {
@@ -300,9 +308,9 @@ Result solve(const Bank& K, const double* y, const Options& opt, double* coef, d
       gamma = opt.gamma0 / std::sqrt(static_cast<double>(opt.max_iter));
     }
   }
-  res.gamma = gamma;
+  res.step = gamma;
   const double s = gamma / static_cast<double>(n);
-  const double c_prox = gamma * opt.lambda;
+  const double c_prox = gamma * opt.alpha;
 
   Mat C = Mat::Zero(m, n), G = Mat::Zero(m, n), H(m, n);
   Mat Csum = Mat::Zero(m, n), Gsum = Mat::Zero(m, n), Hsum = Mat::Zero(m, n);
@@ -358,20 +366,20 @@ Result solve(const Bank& K, const double* y, const Options& opt, double* coef, d
     for (int64_t j = 0; j < m; ++j) normsum += std::sqrt(std::max(0.0, Csum.row(j).dot(Gsum.row(j)))) * inv_t;
     const Vec fbar = Gsum.colwise().sum().transpose() * inv_t;
     for (int64_t i = 0; i < n; ++i) w[static_cast<size_t>(i)] = (1.0 - y[i] * fbar[i]) / static_cast<double>(n);
-    const double P = 0.5 * opt.lambda * normsum * normsum + max_linear_capped(w, opt.upper, opt.rho, idx);
+    const double P = 0.5 * opt.alpha * normsum * normsum + max_linear_capped(w, opt.upper, opt.rho, idx);
     const Vec vbar = asum.cwiseProduct(yv) * inv_t;
     double qmax = 0.0;
     for (int64_t j = 0; j < m; ++j) qmax = std::max(qmax, vbar.dot(Hsum.row(j).transpose()) * inv_t);
     const double nn = static_cast<double>(n);
-    const double D = asum.sum() * inv_t / nn - qmax / (2.0 * opt.lambda * nn * nn);
+    const double D = asum.sum() * inv_t / nn - qmax / (2.0 * opt.alpha * nn * nn);
     res.primal = P;
     res.dual = D;
     res.gap = P - D;
-    res.iterations = t;
-    res.gap_hist.push_back(res.gap);
-    res.primal_hist.push_back(P);
-    res.dual_hist.push_back(D);
-    res.seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    res.n_iter = static_cast<double>(t);
+    res.history.push("gap", res.gap);
+    res.history.push("primal", P);
+    res.history.push("dual", D);
+    res.history.push("seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     if (!std::isfinite(res.gap)) {
       res.status = Status::Diverged;
       break;
@@ -385,9 +393,9 @@ Result solve(const Bank& K, const double* y, const Options& opt, double* coef, d
       break;
     }
   }
-  const double inv_T = 1.0 / static_cast<double>(std::max<int64_t>(res.iterations, 1));
+  const double inv_T = 1.0 / std::max(res.n_iter, 1.0);
   Eigen::Map<Mat>(coef, m, n) = Csum * inv_T;
-  Eigen::Map<Vec>(alpha_out, n) = asum * inv_T;
+  Eigen::Map<Vec>(dual, n) = asum * inv_T;
   return res;
 }
 

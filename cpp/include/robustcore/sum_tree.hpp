@@ -8,7 +8,9 @@
 //   update(i, f)                    v_i <- f v_i (multiplicative, f > 0 finite)
 //   update_log(i, log_f)            the same with f = exp(log_f), safe for any finite log_f
 //   total(), leaf(i), q(i), rebuild()
-// Sample and update are O(log_B m).
+// Sample and update are O(log_B m). The loops (fol.hpp) check their gamma and indices once up front;
+// SeededSumTree wraps a tree with its own generator and checks every argument, for callers that drive
+// the sampler step by step (the Python learner protocol of robustcore.fol).
 //
 // Layout: a B-ary tree (B = 8 by default: the children of a node are one 64-byte cache line) stored
 // level by level in one flat array, leaves first, every level padded with zeros to a multiple of B.
@@ -231,5 +233,61 @@ class BasicSumTree {
 };
 
 using SumTree = BasicSumTree<8>;
+
+/// A SumTree with its own seeded generator, every index and gamma checked (std::invalid_argument).
+class SeededSumTree {
+ public:
+  SeededSumTree(int64_t m, uint64_t seed) : tree_(m), rng_(seed) {}
+  SeededSumTree(const double* weights, int64_t m, uint64_t seed) : tree_(weights, m), rng_(seed) {}
+
+  const SumTree& tree() const { return tree_; }
+  int64_t size() const { return tree_.size(); }
+  double leaf(int64_t i) const { return tree_.leaf(index(i)); }
+  double q(int64_t i) const { return tree_.q(index(i)); }
+  double prob(int64_t i, double gamma) const { return tree_.prob(index(i), check_gamma(gamma)); }
+  /// The m leaf weights into out.
+  void leaves(double* out) const {
+    for (int64_t i = 0; i < tree_.size(); ++i) out[i] = tree_.leaf(i);
+  }
+  std::pair<int64_t, double> sample(double gamma) { return tree_.sample(check_gamma(gamma), rng_); }
+  /// n draws of sample(gamma) into idx and p.
+  void sample_batch(double gamma, int64_t* idx, double* p, int64_t n) {
+    check_gamma(gamma);
+    for (int64_t j = 0; j < n; ++j) {
+      const auto r = tree_.sample(gamma, rng_);
+      idx[j] = r.first;
+      p[j] = r.second;
+    }
+  }
+  int64_t descend(double u) const {
+    if (!(u >= 0.0 && u < 1.0)) throw std::invalid_argument("u must be in [0, 1)");
+    return tree_.descend(u);
+  }
+  void update(int64_t i, double f) { tree_.update(index(i), f); }
+  void update_log(int64_t i, double log_f) { tree_.update_log(index(i), log_f); }
+  /// v_i <- v_i exp(log_f) for each pair, in order; every index is checked before any update.
+  void update_batch_log(const int64_t* idx, const double* log_f, int64_t n) {
+    for (int64_t j = 0; j < n; ++j) index(idx[j]);
+    for (int64_t j = 0; j < n; ++j) tree_.update_log(idx[j], log_f[j]);
+  }
+  void rebuild() { tree_.rebuild(); }
+  void renormalise() { tree_.renormalise(); }
+
+  static double check_gamma(double gamma) {
+    if (!(gamma >= 0.0 && gamma <= 1.0)) throw std::invalid_argument("gamma must be in [0, 1]");
+    return gamma;
+  }
+
+ private:
+  int64_t index(int64_t i) const {
+    if (i < 0 || i >= tree_.size())
+      throw std::invalid_argument("index " + std::to_string(i) + " out of range [0, " + std::to_string(tree_.size()) +
+                                  ")");
+    return i;
+  }
+
+  SumTree tree_;
+  Rng rng_;
+};
 
 }  // namespace robustcore

@@ -79,7 +79,6 @@ def _fol_iterations(a, eps, seed, cap):
     deterministic in the seed, so it is repeated with doubling T until that step is inside it."""
     from robustcore import _core
     from robustcore._validation import to_matrix
-    from robustcore.losses import loss_spec
 
     rng = np.random.default_rng(seed)
     m = max(50, int(math.ceil(5.0 / eps)))
@@ -90,13 +89,16 @@ def _fol_iterations(a, eps, seed, cap):
     Z = np.where(rare[:, None], [a, -2 * a], [a, 1.0])
     X = np.ascontiguousarray(y[:, None] * Z)
     M = to_matrix(X)
+    params = _core.FolParams()  # the Perceptron, gamma = 1/2, eta = 1/(2m), 0/1 focus
+    params.learner.fit_intercept = False
+    params.steps_per_epoch = 1  # history after every step: T "epochs" of one step
+    params.seed = int(seed)
     T = 1024
     while True:
-        T = min(T, cap)
+        params.max_iter = T = min(T, cap)
         coef, weights, snaps = np.zeros(3), np.ones(m), np.zeros((0, 3))
-        out = _core.fol_fit(M, y, "perceptron", loss_spec("hinge"), 0, 0.0, 1.0, 0.5, False, 1.0, T, 1, 0.0, 0.5, 0,
-                            1, True, -1.0, 0.0, int(seed), coef, weights, snaps)
-        hit = np.flatnonzero(np.asarray(out["history"]["train_error"]) == 0.0)
+        res = _core.fol_fit(M, y, params, coef, weights, snaps)
+        hit = np.flatnonzero(res.history["train_error"] == 0.0)
         if hit.size:
             return int(hit[0]) + 1
         if T >= cap:
@@ -183,13 +185,13 @@ def run_realisable(args, out, log, with_adaboost):
     epochs = args.epochs or (200 if args.full else 60)
     X, y, Xt, yt, frac, frac_t = _realisable(args.dataset, args.data_home)
     log(f"{args.dataset}: realisable subset keeps {frac:.1%} of train, {frac_t:.1%} of test ({X.shape[0]} rows)")
-    common = dict(learner="sgd", loss="log", alpha=0.0, learning_rate="constant", eta0=0.5, n_iter=epochs,
+    common = dict(learner="sgd", loss="log", alpha=0.0, learning_rate="constant", eta0=0.5, max_iter=epochs,
                   batch_size=1, output="last", random_state=0)
     runs = {
         "FOL (SGD log)": rc.FocusedOnlineClassifier(**common),
         "SGD (log, uniform)": rc.FocusedOnlineClassifier(gamma=1.0, **common),
-        "FOL (Perceptron)": rc.FocusedOnlineClassifier(learner="perceptron", n_iter=epochs, output="last", random_state=0),
-        "Perceptron (uniform)": rc.FocusedOnlineClassifier(learner="perceptron", gamma=1.0, n_iter=epochs, output="last",
+        "FOL (Perceptron)": rc.FocusedOnlineClassifier(learner="perceptron", max_iter=epochs, output="last", random_state=0),
+        "Perceptron (uniform)": rc.FocusedOnlineClassifier(learner="perceptron", gamma=1.0, max_iter=epochs, output="last",
                                                            random_state=0),
     }
     res = {}
@@ -229,7 +231,7 @@ def run_realisable(args, out, log, with_adaboost):
 
     if with_adaboost:
         rounds = max(1, epochs // 2)
-        ada = rc.AdaBoostOnlineClassifier(learner="sgd", loss="log", alpha=0.0, eta0=0.5, n_rounds=rounds,
+        ada = rc.AdaBoostOnlineClassifier(learner="sgd", loss="log", alpha=0.0, eta0=0.5, max_iter=rounds,
                                           random_state=0).fit(X, y, eval_set=(Xt, yt))
         fol = res["FOL (SGD log)"]
         # FOL majority of the kept iterates, for the same epochs
@@ -303,13 +305,13 @@ def run_rare(args, out, log):
     X, y, part = X[keep], y[keep], part[keep]
     Xt, yt, part_t = Xt[keep_t], yt[keep_t], part_t[keep_t]
     log(f"rare: {int(part.sum())} rare training 5s among {X.shape[0]} rows; {int(part_t.sum())} rare test 5s")
-    common = dict(learner="sgd", loss="log", alpha=0.0, eta0=0.5, n_iter=epochs, output="last", random_state=0)
+    common = dict(learner="sgd", loss="log", alpha=0.0, eta0=0.5, max_iter=epochs, output="last", random_state=0)
     rows = []
     for name, est in {"FOL (SGD log)": rc.FocusedOnlineClassifier(**common),
                       "SGD (log, uniform)": rc.FocusedOnlineClassifier(gamma=1.0, **common),
-                      "FOL (Perceptron)": rc.FocusedOnlineClassifier(learner="perceptron", n_iter=epochs, output="last",
+                      "FOL (Perceptron)": rc.FocusedOnlineClassifier(learner="perceptron", max_iter=epochs, output="last",
                                                                      random_state=0),
-                      "Perceptron (uniform)": rc.FocusedOnlineClassifier(learner="perceptron", gamma=1.0, n_iter=epochs,
+                      "Perceptron (uniform)": rc.FocusedOnlineClassifier(learner="perceptron", gamma=1.0, max_iter=epochs,
                                                                          output="last", random_state=0)}.items():
         est.fit(X, y)
         pr_tr = est.predict(X)

@@ -6,11 +6,12 @@
 Protocol (section 4): features scaled to [0, 1] (robustcore.datasets.load_full); Gaussian kernel bank
 with widths 2^-3 ... 2^6 on all features and each single feature (m = 10 (d + 1)); 80/20 split; the
 training labels flipped independently with probability q (robustcore.noise.flip_labels, bernoulli),
-test labels clean; lambda and rho (from {1, .9, .8, .7, .6, .5} n, with alpha in [0, 1] as in the paper)
+test labels clean; alpha (the paper's lambda) and rho (from {1, .9, .8, .7, .6, .5} n, with the dual
+variables in [0, 1] as in the paper)
 tuned on a validation set of 10% of the training data (fit on the other 90%, noisy validation labels),
 then refit on the whole training set; stop at duality gap < 1e-2 or T iterations. MiPMKL's budget is
-tuned over the same fractions (noise level 1 - fraction, capped at 0.45); SimpleMKL tunes lambda only.
-Fig. 1 right: lambda = 0.01, rho = 100, duality gap against iterations for AMP and for VI with the best
+tuned over the same fractions (noise level 1 - fraction, capped at 0.45); SimpleMKL tunes alpha only.
+Fig. 1 right: alpha = 0.01, rho = 100, duality gap against iterations for AMP and for VI with the best
 gamma0 in {0.01, 0.1, 1, 10, 100} (by final gap).
 
 Departures, stated in the output: the default run is small (heart only, 3 noise levels, 2 repeats) so it
@@ -46,7 +47,8 @@ def add_arguments(p):
                    help="which of the three methods to run (default: all)")
     p.add_argument("--max-iter", type=int, default=1000, help="T for every method (paper: 1000)")
     p.add_argument("--tol", type=float, default=1e-2)
-    p.add_argument("--lambdas", nargs="+", type=float, default=[0.01, 0.1], help="lambda grid tuned on validation")
+    p.add_argument("--alphas", nargs="+", type=float, default=[0.01, 0.1],
+                   help="grid of the regulariser alpha (the paper's lambda) tuned on validation")
     p.add_argument("--gap-iters", type=int, default=1000, help="iterations for Fig. 1 right (paper: 1000)")
     p.add_argument("--low-rank-tol", default="1e-10", type=_tol_arg,
                    help="entrywise accuracy of the factored Gaussian bank, or 'none' for the dense bank")
@@ -73,15 +75,15 @@ def _bank(args):
     return dict(dtype=args.dtype, low_rank_tol=args.low_rank_tol)
 
 
-def _make(method, lam, frac, n, args):
+def _make(method, alpha, frac, n, args):
     from ..mkl import MiPMKLClassifier, NoisyMKLClassifier, SimpleMKLClassifier
 
     if method == "StPMKL":
-        return NoisyMKLClassifier(lam=lam, rho=frac * n, tau=0.0, max_iter=args.max_iter, tol=args.tol, **_bank(args))
+        return NoisyMKLClassifier(alpha=alpha, rho=frac * n, tau=0.0, max_iter=args.max_iter, tol=args.tol, **_bank(args))
     if method == "MiPMKL":
-        return MiPMKLClassifier(lam=lam, noise_level=min(1.0 - frac, 0.45), max_iter=args.max_iter, tol=args.tol,
+        return MiPMKLClassifier(alpha=alpha, noise_level=min(1.0 - frac, 0.45), max_iter=args.max_iter, tol=args.tol,
                                 n_alternations=5, **_bank(args))
-    return SimpleMKLClassifier(lam=lam, max_iter=min(args.max_iter, 100), tol=args.tol, **_bank(args))
+    return SimpleMKLClassifier(alpha=alpha, max_iter=min(args.max_iter, 100), tol=args.tol, **_bank(args))
 
 
 def _tune_and_fit(method, Xtr, ytr, rng, args):
@@ -91,15 +93,15 @@ def _tune_and_fit(method, Xtr, ytr, rng, args):
     va, fi = perm[:nv], perm[nv:]
     fracs = (1.0,) if method == "SimpleMKL" else RHO_FRACTIONS
     best, best_acc = None, -1.0
-    for lam in args.lambdas:
+    for alpha in args.alphas:
         for frac in fracs:
             if len(np.unique(ytr[fi])) < 2:
                 continue
-            acc = _make(method, lam, frac, len(fi), args).fit(Xtr[fi], ytr[fi]).score(Xtr[va], ytr[va])
+            acc = _make(method, alpha, frac, len(fi), args).fit(Xtr[fi], ytr[fi]).score(Xtr[va], ytr[va])
             if acc > best_acc + 1e-12:
-                best, best_acc = (lam, frac), acc
-    lam, frac = best
-    return _make(method, lam, frac, n, args).fit(Xtr, ytr), lam, frac
+                best, best_acc = (alpha, frac), acc
+    alpha, frac = best
+    return _make(method, alpha, frac, n, args).fit(Xtr, ytr), alpha, frac
 
 
 def main(args):
@@ -117,8 +119,8 @@ def main(args):
     args.methods = list(dict.fromkeys(args.methods))
     if any(not 0.0 <= q < 0.5 for q in args.noise):
         raise ValueError(f"--noise levels must be in [0, 0.5), got {args.noise}")
-    if any(not lam > 0 for lam in args.lambdas):
-        raise ValueError(f"--lambdas must be > 0, got {args.lambdas}")
+    if any(not a > 0 for a in args.alphas):
+        raise ValueError(f"--alphas must be > 0, got {args.alphas}")
     data = {name: datasets.load_full(name, data_home=args.data_home) for name in args.datasets}  # fail early
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -130,7 +132,7 @@ def main(args):
     total = len(args.datasets) * args.repeats * len(args.noise) * len(args.methods)
     bar = tqdm(total=total, desc="mkl", disable=not args.verbose) if tqdm else None
     t_start = time.perf_counter()
-    fields = ["dataset", "repeat", "noise", "method", "lam", "rho_fraction", "accuracy", "seconds"]
+    fields = ["dataset", "repeat", "noise", "method", "alpha", "rho_fraction", "accuracy", "seconds"]
     partial = open(out / "mkl_runs.csv", "w", newline="")  # written as runs finish: a long run can be cut short
     writer = csv.DictWriter(partial, fieldnames=fields)
     writer.writeheader()
@@ -146,18 +148,18 @@ def main(args):
                 ytr = noise.flip_labels(y[tr], q, random_state=seed + 1, mode="bernoulli") if q > 0 else y[tr]
                 for method in args.methods:
                     t0 = time.perf_counter()
-                    clf, lam, frac = _tune_and_fit(method, X[tr], ytr, np.random.default_rng(seed + 2), args)
-                    rows.append(dict(dataset=name, repeat=rep, noise=q, method=method, lam=lam, rho_fraction=frac,
+                    clf, alpha, frac = _tune_and_fit(method, X[tr], ytr, np.random.default_rng(seed + 2), args)
+                    rows.append(dict(dataset=name, repeat=rep, noise=q, method=method, alpha=alpha, rho_fraction=frac,
                                      accuracy=float(clf.score(X[te], y[te])), seconds=time.perf_counter() - t0))
                     writer.writerow(rows[-1])
                     partial.flush()
                     if bar:
                         bar.update(1)
-        # Fig. 1 right: AMP vs VI, lambda = 0.01, rho = 100, whole 80% training set of repeat 0.
+        # Fig. 1 right: AMP vs VI, alpha (lambda) = 0.01, rho = 100, whole 80% training set of repeat 0.
         rng = np.random.default_rng(args.seed)
         perm = rng.permutation(len(y))
         tr = perm[: int(round(0.8 * len(y)))]
-        common = dict(lam=0.01, rho=100.0, tau=0.0, tol=0.0, max_iter=args.gap_iters, **_bank(args))
+        common = dict(alpha=0.01, rho=100.0, tau=0.0, tol=0.0, max_iter=args.gap_iters, **_bank(args))
         amp = NoisyMKLClassifier(**common).fit(X[tr], y[tr])
         vis = {g0: NoisyMKLClassifier(method="vi", gamma0=g0, **common).fit(X[tr], y[tr]) for g0 in GAMMA0_GRID}
         g0 = min(vis, key=lambda g: vis[g].history_["gap"][-1])
@@ -185,9 +187,9 @@ def main(args):
         gl.append(f"| {name} | {c['amp'][-1]:.4g} | {c['vi'][-1]:.4g} | {c['gamma0']:g} | {c['amp_seconds']:.2f} | "
                   f"{c['vi_seconds']:.2f} |")
     note = (f"Test accuracy in % (std over {args.repeats} repeats), T = {args.max_iter}, tol = {args.tol}, "
-            f"lambda grid {args.lambdas}, rho fractions {list(RHO_FRACTIONS)}, "
+            f"alpha (lambda) grid {args.alphas}, rho fractions {list(RHO_FRACTIONS)}, "
             f"kernels {'dense ' + args.dtype if args.low_rank_tol is None else f'factored to {args.low_rank_tol:g}'}. "
-            f"Fig. 1 right: lambda = 0.01, rho = 100, {args.gap_iters} iterations. "
+            f"Fig. 1 right: alpha (lambda) = 0.01, rho = 100, {args.gap_iters} iterations. "
             f"Total {time.perf_counter() - t_start:.0f} s.")
     text = "\n".join(lines) + "\n\n" + "\n".join(gl) + "\n\n" + note + "\n"
     (out / "mkl_table.md").write_text(text)
