@@ -2,6 +2,8 @@
 
 Every function draws on a matplotlib Axes (a new figure when ``ax`` is None) and returns the Axes,
 so plots compose; nothing is shown or saved here. Use the Agg backend on machines without a screen.
+matplotlib is optional (``pip install "robustcore[plot]"``); without it these functions raise an
+ImportError that says so.
 """
 
 from __future__ import annotations
@@ -11,11 +13,24 @@ import numpy as np
 from . import losses as _losses
 
 
+def pyplot(headless=False):
+    """matplotlib.pyplot, or an ImportError naming the extra that installs it (matplotlib is optional:
+    ``pip install "robustcore[plot]"``). ``headless=True`` selects the Agg backend first (files only)."""
+    try:
+        import matplotlib
+    except ImportError as e:
+        raise ImportError('plotting needs matplotlib, which robustcore does not install by default: '
+                          'pip install "robustcore[plot]" (or pip install matplotlib)') from e
+    if headless:
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def _axes(ax):
     if ax is None:
-        import matplotlib.pyplot as plt
-
-        _, ax = plt.subplots(figsize=(5, 3.5))
+        _, ax = pyplot().subplots(figsize=(5, 3.5))
     return ax
 
 

@@ -40,3 +40,15 @@ def test_plot_history_errors(binary_problem):
         plotting.plot_history(rc.LinearClassifier())
     with pytest.raises(ValueError, match="labels"):
         plotting.plot_history([est], labels=["a", "b"], key="objective")
+
+
+def test_missing_matplotlib_names_the_extra(monkeypatch):
+    """matplotlib is the optional 'plot' extra: without it a plot is an ImportError saying how to install it."""
+    import sys
+
+    from robustcore import plotting
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    with pytest.raises(ImportError, match=r"robustcore\[plot\]"):
+        plotting.plot_losses()

@@ -35,6 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..plotting import pyplot
+
 COMMAND = "fol"
 HELP = "reproduce the FOL paper: section 3.1 gap, realisable real data (Fig. 2), FOL vs AdaBoost (Fig. 3), typical vs rare"
 
@@ -142,10 +144,7 @@ def run_gap(args, out, log):
     md.append("Fitted log-log slopes: " + ", ".join(f"{k} = {v:.2f}" for k, v in fits.items()))
     md.append(f"(medians over {seeds} seeds; {time.time() - t0:.0f} s)")
     (out / "gap.md").write_text("\n".join(md) + "\n")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot(headless=True)
 
     fig, ax = plt.subplots(1, 2, figsize=(10, 4))
     ax[0].loglog(inv_ae, sgd, "o", label=f"SGD hinge (slope {fits['sgd_vs_1/(a eps)']:.2f})")
@@ -210,10 +209,7 @@ def run_realisable(args, out, log, with_adaboost):
         md.append(f"| {name} | {r['train_error'][-1]:.4%} | {min(r['train_error']):.4%} | {r['test_error'][-1]:.4%} | "
                   f"{r['epochs_to_zero_train'] or 'not reached'} |")
     report = {"realisable": res}
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot(headless=True)
 
     fig, ax = plt.subplots(1, 2, figsize=(10, 4))
     for name, r in res.items():

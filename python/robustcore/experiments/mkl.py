@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..plotting import pyplot
+
 COMMAND = "mkl"
 HELP = "reproduce the MKL-from-noisy-labels paper: accuracy vs noise (Fig. 1 left), AMP vs VI gap (Fig. 1 right)"
 
@@ -105,10 +107,7 @@ def _tune_and_fit(method, Xtr, ytr, rng, args):
 
 
 def main(args):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot(headless=True)
 
     from .. import datasets, noise
     from ..mkl import NoisyMKLClassifier

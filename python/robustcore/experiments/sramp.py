@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..plotting import pyplot
+
 COMMAND = "sramp"
 HELP = "reproduce the SRamp paper: Table 1 and Figs. 2-4 (test error under flipped labels)"
 
@@ -198,10 +200,7 @@ def format_tables(rows, datasets, noise, methods):
 
 
 def plot(rows, curves, datasets, noise, methods, out):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot(headless=True)
 
     files = []
     # Fig. 2: test error vs epochs, one panel per (dataset, noise > 0)

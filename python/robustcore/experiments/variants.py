@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..plotting import pyplot
+
 COMMAND = "variants"
 HELP = "reproduce the SGD-variants paper: suboptimality vs effective passes, Hamming / subset 0/1 losses"
 
@@ -162,10 +164,7 @@ def run_subset(Xtr, Ytr, Xte, Yte, args, eta, bar=None):
 
 
 def _plot(path, grid, curves, names, title):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot(headless=True)
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for name in names:
