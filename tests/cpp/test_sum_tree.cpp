@@ -112,7 +112,7 @@ void fol_separable() {
   throws(bad);
   bad = params;
   bad.learner.kind = LearnerKind::Sgd;
-  bad.learner.lr.eta0 = 0.0;
+  bad.learner.eta0 = 0.0;
   throws(bad);
   bad = params;
   bad.learner.loss.kind = LossKind::Ramp;
