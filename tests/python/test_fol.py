@@ -300,6 +300,7 @@ def test_zero_score_predicts_the_negative_class():
         ({"loss": "nope"}, ValueError, "loss"),
         ({"max_iter": 0}, ValueError, "max_iter"),
         ({"max_iter": 2.5}, TypeError, "max_iter"),
+        ({"max_iter": 2**62}, ValueError, "overflows"),
         ({"batch_size": 0}, ValueError, "batch_size"),
         ({"eta": -1.0}, ValueError, "eta"),
         ({"gamma": 0.0}, ValueError, "gamma"),
