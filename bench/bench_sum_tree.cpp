@@ -87,7 +87,19 @@ const Sparse& ijcnn1_like() {
   return p;
 }
 
-template <bool Focused>
+template <class Loss>
+Loss log_loss() {
+  return Loss{};
+}
+template <>
+AnyLoss log_loss<AnyLoss>() {
+  LossSpec spec;
+  spec.kind = LossKind::Log;
+  return AnyLoss(spec);
+}
+
+// Loss: Logistic (one loop per loss) or AnyLoss (the run-time switch the FOL entry points use).
+template <bool Focused, class Loss = Logistic>
 void BM_Step(benchmark::State& state) {
   const Sparse& P = ijcnn1_like();
   const int64_t m = P.X.rows();
@@ -95,7 +107,7 @@ void BM_Step(benchmark::State& state) {
   lr.schedule = Schedule::Constant;
   lr.eta0 = 0.01;
   lr.lambda = 1e-5;
-  SgdLearner<Logistic> learner(P.X.cols(), Logistic{}, lr, true, 1.0);
+  SgdLearner<Loss> learner(P.X.cols(), log_loss<Loss>(), lr, true, 1.0);
   SumTree tree(m);
   Rng rng(3);
   const double eta = 1.0 / (2.0 * static_cast<double>(m));
@@ -128,6 +140,7 @@ BENCHMARK_TEMPLATE(BM_TreeSampleUpdate, 8)->RangeMultiplier(10)->Range(1000, 100
 BENCHMARK_TEMPLATE(BM_TreeSampleUpdate, 2)->RangeMultiplier(10)->Range(1000, 10000000);
 BENCHMARK(BM_NaiveSampleUpdate)->RangeMultiplier(10)->Range(1000, 100000);
 BENCHMARK_TEMPLATE(BM_Step, true)->Name("BM_FolStep_ijcnn1_like");
+BENCHMARK_TEMPLATE(BM_Step, true, AnyLoss)->Name("BM_FolStep_AnyLoss_ijcnn1_like");
 BENCHMARK_TEMPLATE(BM_Step, false)->Name("BM_SgdStep_ijcnn1_like");
 
 BENCHMARK_MAIN();

@@ -76,13 +76,10 @@ void bind_params(py::module_& m) {
       .def(py::init<>())
       .def_readwrite("kind", &LearnerSpec::kind)
       .def_readwrite("loss", &LearnerSpec::loss)
-      .def_property("schedule", [](const LearnerSpec& s) { return s.lr.schedule; },
-                    [](LearnerSpec& s, Schedule v) { s.lr.schedule = v; })
-      .def_property("alpha", [](const LearnerSpec& s) { return s.lr.lambda; },
-                    [](LearnerSpec& s, double v) { s.lr.lambda = v; }, "L2 strength (lambda of the papers)")
-      .def_property("eta0", [](const LearnerSpec& s) { return s.lr.eta0; }, [](LearnerSpec& s, double v) { s.lr.eta0 = v; })
-      .def_property("power_t", [](const LearnerSpec& s) { return s.lr.power_t; },
-                    [](LearnerSpec& s, double v) { s.lr.power_t = v; })
+      .def_readwrite("schedule", &LearnerSpec::schedule)
+      .def_readwrite("alpha", &LearnerSpec::alpha, "L2 strength (lambda of the papers)")
+      .def_readwrite("eta0", &LearnerSpec::eta0)
+      .def_readwrite("power_t", &LearnerSpec::power_t)
       .def_readwrite("fit_intercept", &LearnerSpec::fit_intercept)
       .def_readwrite("intercept_lr", &LearnerSpec::intercept_lr);
 

@@ -112,7 +112,7 @@ void fol_separable() {
   throws(bad);
   bad = params;
   bad.learner.kind = LearnerKind::Sgd;
-  bad.learner.lr.eta0 = 0.0;
+  bad.learner.eta0 = 0.0;
   throws(bad);
   bad = params;
   bad.learner.loss.kind = LossKind::Ramp;
@@ -125,6 +125,38 @@ void fol_separable() {
   throws(params);
   // the tie rule: a zero score predicts -1
   CHECK(misclassified(1.0, 0.0) && !misclassified(-1.0, 0.0));
+  y[0] = -1.0;
+
+  // AdaBoost over the SGD learner (hinge): the same learners, the same entry-point checks
+  AdaBoostParams ada;
+  ada.learner.kind = LearnerKind::Sgd;
+  ada.learner.eta0 = 0.5;
+  ada.max_iter = 5;
+  std::vector<double> hyps(5 * (d + 1));
+  auto ar = adaboost_fit(V, y.data(), ada, hyps.data(), 5, static_cast<const DenseView*>(nullptr), nullptr, ProgressFn());
+  const auto* aerr = ar.history.find("train_error");
+  CHECK(ar.n_iter >= 1 && aerr && static_cast<double>(aerr->size()) == ar.n_iter && aerr->back() < 0.05);
+  CHECK(ar.alpha_t.size() == aerr->size() && ar.weighted_error.size() >= ar.alpha_t.size());
+  CHECK_THROWS(adaboost_fit(V, y.data(), ada, hyps.data(), 4, static_cast<const DenseView*>(nullptr), nullptr,
+                            ProgressFn()),
+               std::invalid_argument);  // fewer hypothesis rows than rounds
+  ada.batch_size = 0;
+  CHECK_THROWS(adaboost_fit(V, y.data(), ada, hyps.data(), 5, static_cast<const DenseView*>(nullptr), nullptr,
+                            ProgressFn()),
+               std::invalid_argument);
+}
+
+void seeded_tree_checks() {
+  SeededSumTree t(5, 1);
+  CHECK_THROWS(t.update(5, 2.0), std::invalid_argument);
+  CHECK_THROWS(t.sample(1.5), std::invalid_argument);
+  CHECK_THROWS(t.descend(1.0), std::invalid_argument);
+  const int64_t idx[2] = {0, 7};
+  const double lf[2] = {1.0, 1.0};
+  CHECK_THROWS(t.update_batch_log(idx, lf, 2), std::invalid_argument);
+  CHECK(t.leaf(0) == 1.0);  // nothing applied: every index is checked before any update
+  const auto r = t.sample(0.5);
+  CHECK(r.first >= 0 && r.first < 5 && r.second == t.prob(r.first, 0.5));
 }
 
 int main() {
@@ -134,6 +166,7 @@ int main() {
   sampling_frequencies();
   long_growth();
   fol_separable();
+  seeded_tree_checks();
   CHECK_THROWS(SumTree(0), std::invalid_argument);
   {
     SumTree t(3);

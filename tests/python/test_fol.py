@@ -274,9 +274,17 @@ def test_robust_loss_parameters_reach_the_engine(binary_problem, loss, params):
     np.testing.assert_array_equal(clf.last_[0], coef)
     assert res.n_iter == 2 and clf.n_iter_ == 2 and clf.n_steps_ == 2 * m
     # AdaBoost takes them the same way
-    ada = rc.AdaBoostOnlineClassifier(loss=loss, max_iter=2, random_state=0, **params).fit(X, y)
-    ada_default = rc.AdaBoostOnlineClassifier(loss=loss, max_iter=2, random_state=0).fit(X, y)
+    ada = rc.AdaBoostOnlineClassifier(loss=loss, eta0=0.5, max_iter=2, random_state=0, **params).fit(X, y)
+    ada_default = rc.AdaBoostOnlineClassifier(loss=loss, eta0=0.5, max_iter=2, random_state=0).fit(X, y)
     assert not np.array_equal(ada.hypotheses_, ada_default.hypotheses_)
+    a = _core.AdaBoostParams()
+    a.learner = p.learner
+    a.max_iter, a.seed = 2, seed_from_random_state(0)
+    hyps = np.zeros((2, d + 1))
+    r = _core.adaboost_fit(to_matrix(X), np.where(y == ada.classes_[1], 1.0, -1.0), a, hyps)
+    assert ada.n_iter_ == int(r.n_iter) >= 1
+    np.testing.assert_array_equal(ada.hypotheses_, hyps[: ada.n_iter_])
+    np.testing.assert_array_equal(ada.alphas_, r.alpha_t)
 
 
 def test_zero_score_predicts_the_negative_class():
@@ -300,6 +308,7 @@ def test_zero_score_predicts_the_negative_class():
         ({"loss": "nope"}, ValueError, "loss"),
         ({"max_iter": 0}, ValueError, "max_iter"),
         ({"max_iter": 2.5}, TypeError, "max_iter"),
+        ({"max_iter": 2**62}, ValueError, "overflows"),
         ({"batch_size": 0}, ValueError, "batch_size"),
         ({"eta": -1.0}, ValueError, "eta"),
         ({"gamma": 0.0}, ValueError, "gamma"),
