@@ -27,15 +27,33 @@ def _experiment_modules():
     return mods
 
 
+#: one line of help for the options every reproduction shares (a command's own help wins)
+COMMON_HELP = {
+    "data_home": "the benchmark data folder; None: $ROBUSTCORE_DATA, else shared/data beside the checkout",
+    "out": "folder for the tables, CSV / JSON results and plots (created if missing)",
+    "verbose": "0: quiet; 1: one line per finished run and progress bars",
+    "seed": "base random seed: the same seed gives the same numbers",
+}
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Every option's default in --help, and descriptions printed as written (they hold run times)."""
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="python -m robustcore",
         description="robustcore: robust classifiers for noisy labels. Without a command, runs the demo.",
+        formatter_class=_HelpFormatter,
     )
     sub = parser.add_subparsers(dest="command")
     for mod in _experiment_modules():
-        p = sub.add_parser(mod.COMMAND, help=mod.HELP, description=mod.HELP)
+        description = mod.HELP + ("\n\n" + mod.RUNTIME if getattr(mod, "RUNTIME", None) else "")
+        p = sub.add_parser(mod.COMMAND, help=mod.HELP, description=description, formatter_class=_HelpFormatter)
         mod.add_arguments(p)
+        for action in p._actions:
+            if action.help is None and action.dest in COMMON_HELP:
+                action.help = COMMON_HELP[action.dest]
         p.set_defaults(_main=mod.main)
     return parser
 
@@ -49,6 +67,9 @@ def main(argv=None):
     if getattr(args, "_main", None) is None:
         parser.print_help()
         return 2
+    runtime = getattr(sys.modules.get(args._main.__module__), "RUNTIME", None)
+    if runtime and args.command != "demo" and getattr(args, "verbose", 1):
+        print(f"{parser.prog} {args.command}: {runtime}", file=sys.stderr)
     try:
         return args._main(args) or 0
     except KeyboardInterrupt:

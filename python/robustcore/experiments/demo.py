@@ -16,6 +16,7 @@ import numpy as np
 
 COMMAND = "demo"
 HELP = "SGD with hinge / log / Smooth Ramp / Reversed Gompertz losses under flipped labels (built-in data)"
+RUNTIME = "with the defaults, about 5 s on 2 cores (the built-in digits38 set)."
 
 METHODS = [
     ("SGD(Hinge)", dict(loss="hinge")),
@@ -27,11 +28,11 @@ S_GRID = (-2.0, -1.0, -0.7)
 
 
 def add_arguments(p):
-    p.add_argument("--dataset", default="digits38", help="a name robustcore.datasets.load knows (default digits38)")
-    p.add_argument("--noise", type=float, nargs="+", default=[0.0, 0.2, 0.4], help="flip rates")
-    p.add_argument("--repeats", type=int, default=5, help="seeds per cell")
-    p.add_argument("--alpha", type=float, default=1e-4, help="L2 strength lambda")
-    p.add_argument("--max-iter", "--epochs", dest="max_iter", type=int, default=15, help="epochs (--epochs: old name)")
+    p.add_argument("--dataset", default="digits38", help="a binary data set robustcore.datasets.load knows (digits38 and breast_cancer are built in)")
+    p.add_argument("--noise", type=float, nargs="+", default=[0.0, 0.2, 0.4], help="fractions of training labels flipped (one table column each)")
+    p.add_argument("--repeats", type=int, default=5, help="seeds per cell (mean and std over them)")
+    p.add_argument("--alpha", type=float, default=1e-4, help="L2 regularisation strength (lambda in the paper)")
+    p.add_argument("--max-iter", "--epochs", dest="max_iter", type=int, default=15, help="epochs of SGD (--epochs: the old name)")
 
 
 def run(dataset="digits38", noise=(0.0, 0.2, 0.4), repeats=5, alpha=1e-4, max_iter=15):
