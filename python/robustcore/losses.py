@@ -71,7 +71,14 @@ def fit_smooth_ramp(s=-1.0, grid=None):
         u = np.clip(a * (grid + b), -700, 700)
         return width / (1.0 + np.exp(u)) - target
 
-    sol = least_squares(resid, x0=[4.0 / width, -(1.0 + s) / 2.0], method="lm", xtol=1e-14, ftol=1e-14)
+    def jac(p):  # analytic: a finite-difference Jacobian left beta off by ~2e-6 with some SciPy versions
+        a, b = p
+        u = np.clip(a * (grid + b), -700, 700)
+        q = 1.0 / (1.0 + np.exp(u))
+        dr_du = -width * q * (1.0 - q)
+        return np.column_stack([dr_du * (grid + b), dr_du * a])
+
+    sol = least_squares(resid, x0=[4.0 / width, -(1.0 + s) / 2.0], jac=jac, method="lm", xtol=1e-14, ftol=1e-14)
     alpha, beta = float(sol.x[0]), float(sol.x[1])
     return alpha, beta
 
