@@ -16,12 +16,15 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import MultiOutputMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import variance_reduced as _vr
-from ._base import N_JOBS_CONSTRAINT, BaseClassifier, fit_method, map_problems, result_attributes
+from ._base import (N_JOBS_CONSTRAINT, BaseClassifier, fit_method, fit_weights, map_problems, result_attributes,
+                    weighted_alpha)
 from ._validation import seed_from_random_state, to_matrix
 from .linear_model import LinearClassifier
+from .losses import PROBA_LOSSES, canonical_loss
 
 
 def _check_indicator(Y):
@@ -38,10 +41,19 @@ def _check_indicator(Y):
 class _MultiLabelBase(MultiOutputMixin, BaseClassifier):
     """Multi-label input: X (dense or CSR) and a 0/1 indicator matrix Y, validated once."""
 
-    def _validate_XY(self, X, Y):
+    def _validate_XY(self, X, Y, sample_weight=None):
+        """(X, Y, sample_weight): X C-ordered float64, Y the 0/1 indicator matrix, sample_weight None or
+        float64 non-negative (one per row)."""
         X, Y = validate_data(self, X, Y, accept_sparse=self._accept_sparse, dtype=np.float64, order="C",
                              multi_output=True)
-        return X, _check_indicator(Y)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        return X, _check_indicator(Y), sample_weight
+
+    def _fitted_labels(self, n_labels):
+        """``classes_`` with scikit-learn's meaning for an indicator matrix (as OneVsRestClassifier): the
+        label indices 0 .. n_labels - 1, the columns of ``predict`` and ``predict_proba``."""
+        return dict(classes_=np.arange(n_labels), n_labels_=n_labels)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -62,21 +74,32 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
     tol, fit_intercept, random_state) plus ``n_jobs`` threads over labels (joblib's meaning: None = 1,
     -1 = all cores). Every label's model gets the same ``random_state`` (an int is drawn once when a
     RandomState/Generator/None is given), so the result equals a loop of
-    ``LinearClassifier(random_state=that int).fit(X, Y[:, k])``. A label that takes one value in
-    training is predicted constant.
+    ``LinearClassifier(random_state=that int, class_weight=...).fit(X, Y[:, k], sample_weight)``. A label
+    that takes one value in training is predicted constant.
 
-    Attributes: estimators_ (list, None for constant labels), constants_ (the constant or -1), n_labels_,
-    n_iter_ (the most epochs / passes any label ran).
+    class_weight : None, "balanced", a dict {0: weight, 1: weight}, or a list of such (one per label)
+        Weighs each label's binary problem separately (its classes are "label absent" 0 and "label
+        present" 1): "balanced" gives the rows where label k is present the weight n / (2 count), those
+        where it is absent n / (2 (n - count)), a different weighting for every label (what makes rare
+        labels visible under the Hamming loss); a dict applies to every label, a list gives one per label.
+        The class weight multiplies ``sample_weight`` (scikit-learn's semantics; ``LinearClassifier``
+        documents the convention that an integer weight repeats the row).
+
+    Attributes: classes_ (the label indices 0 .. n_labels - 1, as OneVsRestClassifier on an indicator
+    matrix), estimators_ (list, None for constant labels), constants_ (the constant or -1), n_labels_,
+    n_iter_ (the most epochs / passes any label ran). ``predict_proba`` (loss "log_loss" or
+    "modified_huber"): the (n_samples, n_labels) marginal probabilities of each label.
     """
 
     _parameter_constraints = {
         **_constraints("loss", "solver", "alpha", "max_iter", "eta0", "svrg_option", "tol", "fit_intercept",
                        "random_state"),
         "n_jobs": N_JOBS_CONSTRAINT,
+        "class_weight": [*LinearClassifier._parameter_constraints["class_weight"], list],
     }
 
     def __init__(self, loss="log_loss", solver="saga", alpha=1e-4, max_iter=50, eta0=None, svrg_option="last",
-                 tol=0.0, fit_intercept=True, random_state=None, n_jobs=None):
+                 tol=None, fit_intercept=True, random_state=None, n_jobs=None, class_weight=None):
         self.loss = loss
         self.solver = solver
         self.alpha = alpha
@@ -87,15 +110,23 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
         self.fit_intercept = fit_intercept
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.class_weight = class_weight
 
-    def _label_estimator(self, seed):
+    def _label_class_weight(self, k):
+        return self.class_weight[k] if isinstance(self.class_weight, list) else self.class_weight
+
+    def _label_estimator(self, seed, k=0):
         return LinearClassifier(loss=self.loss, solver=self.solver, alpha=self.alpha, max_iter=self.max_iter,
                                 eta0=self.eta0, svrg_option=self.svrg_option, tol=self.tol,
-                                fit_intercept=self.fit_intercept, random_state=seed)
+                                fit_intercept=self.fit_intercept, random_state=seed,
+                                class_weight=self._label_class_weight(k))
 
     @fit_method
-    def fit(self, X, Y):
-        X, Y = self._validate_XY(X, Y)
+    def fit(self, X, Y, sample_weight=None):
+        """Fit one binary model per column of the 0/1 indicator matrix Y (rows weighted by ``sample_weight``)."""
+        X, Y, sample_weight = self._validate_XY(X, Y, sample_weight)
+        if isinstance(self.class_weight, list) and len(self.class_weight) != Y.shape[1]:
+            raise ValueError(f"class_weight has {len(self.class_weight)} entries for {Y.shape[1]} labels")
         seed = self.random_state if isinstance(self.random_state, Integral) else (
             seed_from_random_state(self.random_state) % (2**31))
         self._label_estimator(seed)._solver_kind()  # parameter combinations refused before any thread starts
@@ -106,12 +137,11 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
             if col.min() == col.max():
                 constants[k] = col[0]
                 return None
-            return self._label_estimator(seed).fit(X, col)
+            return self._label_estimator(seed, k).fit(X, col, sample_weight=sample_weight)
 
         estimators = map_problems(one, Y.shape[1], self.n_jobs)
-        self._commit(estimators_=estimators, constants_=constants, n_labels_=Y.shape[1],
-                     n_iter_=max((e.n_iter_ for e in estimators if e is not None), default=0),
-                     classes_=[np.array([0, 1]) for _ in range(Y.shape[1])])
+        self._commit(estimators_=estimators, constants_=constants, **self._fitted_labels(Y.shape[1]),
+                     n_iter_=max((e.n_iter_ for e in estimators if e is not None), default=0))
         return self
 
     def decision_function(self, X):
@@ -127,26 +157,47 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
         """1 where the label's score is > 0 (a zero score predicts 0, scikit-learn's tie rule)."""
         return (self.decision_function(X) > 0).astype(np.int64)
 
+    def _has_proba(self):
+        return canonical_loss(self.loss) in PROBA_LOSSES
+
+    @available_if(_has_proba)
+    def predict_proba(self, X):
+        """(n_samples, n_labels) marginal probability that each label is present (loss "log_loss": the
+        sigmoid of the label's score; "modified_huber": (clip(score, -1, 1) + 1) / 2; a label constant in
+        training: that constant), as OneVsRestClassifier on an indicator matrix."""
+        check_is_fitted(self, "estimators_")
+        X = self._validate_predict_X(X)
+        out = np.empty((X.shape[0], self.n_labels_))
+        for k, est in enumerate(self.estimators_):
+            out[:, k] = est.predict_proba(X)[:, 1] if est is not None else float(self.constants_[k])
+        return out
+
 
 class LabelPowersetClassifier(_MultiLabelBase):
     """Softmax over the label combinations seen in training (subset 0/1 view).
 
     Parameters: solver in {"saga", "sag", "svrg", "s2gd", "finito", "vrlite", "batching_svrg", "mixed_svrg",
     "sgd"} ("sgd": plain SGD with the constant step eta0), alpha (L2), max_iter (effective passes),
-    eta0 (None: default step from the smoothness constant), svrg_option, tol, fit_intercept, random_state.
+    eta0 (None: default step from the smoothness constant), svrg_option, tol, fit_intercept, random_state,
+    class_weight: None, "balanced" (each label combination weighted n / (n_combinations * count)) or a dict
+    {combination: weight} keyed by 0/1 tuples such as (1, 0, 1) (a combination missing from the dict weighs
+    1); it multiplies ``sample_weight``, with ``LinearClassifier``'s convention (an integer weight repeats the
+    row: the engine is given ``alpha * sum(sw) / n``).
 
-    Attributes: combinations_ (n_combinations, n_labels) 0/1 rows, coef_ (n_combinations, n_features),
-    intercept_, history_ (passes, objective, train_error, grad_norm, seconds), n_iter_, status_.
+    Attributes: classes_ (the label indices 0 .. n_labels - 1, the columns of ``predict`` and
+    ``predict_proba``, as OneVsRestClassifier on an indicator matrix), combinations_ (n_combinations,
+    n_labels) 0/1 rows, coef_ (n_combinations, n_features), intercept_, history_ (passes, objective,
+    train_error, grad_norm, seconds), n_iter_, status_.
     """
 
     _parameter_constraints = {
         "solver": _vr.PARAMETER_CONSTRAINTS["solver"],  # the softmax model's solvers
         "alpha": _vr.PARAMETER_CONSTRAINTS["alpha"],  # alpha = 0 allowed
-        **_constraints("max_iter", "eta0", "svrg_option", "tol", "fit_intercept", "random_state"),
+        **_constraints("max_iter", "eta0", "svrg_option", "tol", "fit_intercept", "random_state", "class_weight"),
     }
 
-    def __init__(self, solver="saga", alpha=1e-4, max_iter=50, eta0=None, svrg_option="last", tol=0.0,
-                 fit_intercept=True, random_state=None):
+    def __init__(self, solver="saga", alpha=1e-4, max_iter=50, eta0=None, svrg_option="last", tol=None,
+                 fit_intercept=True, random_state=None, class_weight=None):
         self.solver = solver
         self.alpha = alpha
         self.max_iter = max_iter
@@ -155,20 +206,36 @@ class LabelPowersetClassifier(_MultiLabelBase):
         self.tol = tol
         self.fit_intercept = fit_intercept
         self.random_state = random_state
+        self.class_weight = class_weight
+
+    def _combination_weights(self, combinations):
+        """class_weight over the combination indices (the dict's 0/1 tuples mapped to the rows of ``combinations``)."""
+        if not isinstance(self.class_weight, dict):
+            return self.class_weight
+        known = {tuple(int(v) for v in c): i for i, c in enumerate(combinations)}
+        unknown = [key for key in self.class_weight if tuple(key) not in known]
+        if unknown:
+            raise ValueError(f"class_weight keys {unknown} are not label combinations seen in training")
+        return {known[tuple(key)]: w for key, w in self.class_weight.items()}
 
     @fit_method
-    def fit(self, X, Y):
-        X, Y = self._validate_XY(X, Y)
+    def fit(self, X, Y, sample_weight=None):
+        """Fit the softmax over the label combinations of the 0/1 indicator matrix Y (rows weighted by
+        ``sample_weight`` times ``class_weight``)."""
+        X, Y, sample_weight = self._validate_XY(X, Y, sample_weight)
         combinations, yi = np.unique(Y, axis=0, return_inverse=True)
-        fitted = dict(combinations_=combinations, n_labels_=Y.shape[1])
+        yi = yi.ravel()
+        fitted = dict(combinations_=combinations, **self._fitted_labels(Y.shape[1]))
         if len(combinations) == 1:
             self._commit(coef_=np.zeros((1, X.shape[1])), intercept_=np.zeros(1), history_={}, n_iter_=0,
                          status_="converged", **fitted)
             return self
-        params = _vr.engine_params(self.solver, alpha=self.alpha, max_iter=self.max_iter, eta0=self.eta0,
-                                   svrg_option=self.svrg_option, tol=self.tol, fit_intercept=self.fit_intercept,
+        sample_weight = fit_weights(self._combination_weights(combinations), yi, sample_weight)
+        params = _vr.engine_params(self.solver, alpha=weighted_alpha(self.alpha, sample_weight, X.shape[0]),
+                                   max_iter=self.max_iter, eta0=self.eta0, svrg_option=self.svrg_option,
+                                   tol=self.tol or 0.0, fit_intercept=self.fit_intercept,
                                    seed=seed_from_random_state(self.random_state))
-        W, b, result = _vr.fit_softmax(to_matrix(X), yi.ravel(), len(combinations), params)
+        W, b, result = _vr.fit_softmax(to_matrix(X), yi, len(combinations), params, sample_weight=sample_weight)
         self._commit(coef_=W, intercept_=b, **result_attributes([result], self), **fitted)
         return self
 

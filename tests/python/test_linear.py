@@ -239,7 +239,8 @@ def test_robust_losses_resist_flipped_labels():
 # ----------------------------------------------------------------------------- scikit-learn checks
 def _expected_failures(est):
     return {
-        # Stochastic: weight 2 on a sample is not the same sample sequence as the sample twice.
+        # As scikit-learn's SGDClassifier declares: stochastic, weight 2 on a sample is not the same sample
+        # sequence as the sample twice (equal in expectation only: test_weights.py).
         "check_sample_weight_equivalence_on_dense_data": "SGD visits a repeated row twice, a weighted row once",
         "check_sample_weight_equivalence_on_sparse_data": "SGD visits a repeated row twice, a weighted row once",
     }
@@ -247,7 +248,10 @@ def _expected_failures(est):
 
 @parametrize_with_checks(
     [rc.LinearClassifier(random_state=0), rc.LinearClassifier(loss="log_loss", solver="asgd", random_state=0),
-     rc.LinearClassifier(loss="sramp", average="epoch", random_state=0)],
+     rc.LinearClassifier(loss="sramp", average="epoch", random_state=0),
+     rc.LinearClassifier(solver="pegasos", random_state=0),
+     rc.LinearClassifier(loss="modified_huber", class_weight="balanced", tol=1e-3, early_stopping=True,
+                         random_state=0)],
     expected_failed_checks=_expected_failures,
 )
 def test_sklearn_compatible(estimator, check):

@@ -323,3 +323,64 @@ def test_variants_command_smoke(data_dir, tmp_path):
     assert set(c["subset"]) == set(variants.VARIANTS) | {"SGD"}
     # suboptimality is measured against the lbfgs optimum: never (meaningfully) negative
     assert min(min(v) for v in c["hamming"].values()) > -1e-8
+
+
+# ----------------------------------------------------------------------------- fitted-state conventions
+FITTED_METHODS = {
+    "linear": (lambda: rc.LinearClassifier(loss="log_loss"),
+               ["decision_function", "predict", "predict_proba", "predict_log_proba"]),
+    "softmax": (lambda: rc.LinearClassifier(loss="softmax", solver="saga"),
+                ["decision_function", "predict", "predict_proba", "predict_log_proba"]),
+    "br": (lambda: rc.BinaryRelevanceClassifier(), ["decision_function", "predict", "predict_proba"]),
+    "lp": (lambda: rc.LabelPowersetClassifier(),
+           ["combination_scores", "predict_combination_proba", "predict_proba", "predict"]),
+}
+
+
+@pytest.mark.parametrize("name", FITTED_METHODS)
+def test_every_method_raises_not_fitted_before_fit(name):
+    from sklearn.exceptions import NotFittedError
+
+    make, methods = FITTED_METHODS[name]
+    X = np.ones((3, 4))
+    for method in methods:
+        with pytest.raises(NotFittedError):
+            getattr(make(), method)(X)
+
+
+@pytest.mark.parametrize("est", [rc.BinaryRelevanceClassifier(max_iter=5, random_state=0),
+                                 rc.LabelPowersetClassifier(max_iter=5, random_state=0)])
+def test_multilabel_classes_are_the_label_indices(est):
+    """classes_ as OneVsRestClassifier on an indicator matrix: the label indices, the columns of predict."""
+    from sklearn.multiclass import OneVsRestClassifier
+
+    X, Y = _multilabel()
+    est.fit(X, Y)
+    ovr = OneVsRestClassifier(LogisticRegression()).fit(X, Y)
+    np.testing.assert_array_equal(est.classes_, ovr.classes_)
+    assert est.predict(X).shape == est.predict_proba(X).shape == (len(X), len(est.classes_))
+
+
+@pytest.mark.parametrize("loss", ["log_loss", "modified_huber"])
+def test_binary_relevance_predict_proba_is_the_label_marginals(loss):
+    X, Y = _multilabel()
+    Y[:, 2] = 1  # a constant label: probability 1
+    br = rc.BinaryRelevanceClassifier(loss=loss, max_iter=10, random_state=0).fit(X, Y)
+    P = br.predict_proba(X)
+    assert P.shape == Y.shape and np.all((P >= 0) & (P <= 1))
+    for k in (0, 1, 3):
+        one = rc.LinearClassifier(loss=loss, solver="saga", max_iter=10, random_state=0).fit(X, Y[:, k])
+        np.testing.assert_allclose(P[:, k], one.predict_proba(X)[:, 1])
+    np.testing.assert_array_equal(P[:, 2], 1.0)
+    if loss == "log_loss":  # the marginals agree with predict (score > 0 <=> p > 1/2)
+        np.testing.assert_array_equal((P > 0.5).astype(int), br.predict(X))
+
+
+def test_binary_relevance_without_a_probabilistic_loss_has_no_predict_proba():
+    X, Y = _multilabel()
+    br = rc.BinaryRelevanceClassifier(loss="squared_hinge", max_iter=5, random_state=0)
+    assert not hasattr(br, "predict_proba")
+    br.fit(X, Y)
+    assert not hasattr(br, "predict_proba")
+    with pytest.raises(AttributeError, match="predict_proba"):
+        br.predict_proba(X)
