@@ -60,6 +60,7 @@ class _MultiLabelBase(MultiOutputMixin, BaseClassifier):
         tags.target_tags.multi_output = True
         tags.target_tags.single_output = False
         tags.classifier_tags.multi_label = True
+        tags.classifier_tags.multi_class = False  # each column is a binary (0/1) label
         return tags
 
 
