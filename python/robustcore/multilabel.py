@@ -6,8 +6,13 @@
 * ``LabelPowersetClassifier`` -- the subset 0/1 view: one softmax model over the label combinations
   seen in training (``multinomial.hpp``; every variance-reduced solver, or "sgd" with a constant step).
 
-Both take a label indicator matrix Y (n_samples, n_labels) and predict one; score them with
-scikit-learn's ``hamming_loss`` and ``accuracy_score`` (subset accuracy).
+Both take a label indicator matrix y (n_samples, n_labels) and predict one; score them with
+scikit-learn's ``hamming_loss`` and ``accuracy_score`` (subset accuracy). A 1-d y of (at most) two
+values is one label, and the outputs then are those of a binary classifier (as scikit-learn's
+multi-output estimators do): ``classes_`` the two values (the second one is "present"; [0, 1] for 0/1
+labels), ``predict`` those values, ``decision_function`` 1-d, ``predict_proba`` (n_samples, 2). A
+single column (n, 1) may also hold any two values; ``predict`` and ``decision_function`` then keep its
+2-d shape (``predict_proba`` is (n_samples, 2) for one label either way).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import MultiOutputMixin
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import variance_reduced as _vr
@@ -27,14 +33,32 @@ from .linear_model import LinearClassifier
 from .losses import PROBA_LOSSES, canonical_loss
 
 
+def _binary_classes(y):
+    """The classes of a 1-d y taken as one label: [0, 1] for 0/1 values, else its (at most two) values."""
+    check_classification_targets(y)
+    classes = np.unique(y)
+    if len(classes) > 2:
+        raise ValueError("Only binary classification is supported: a 1-d y is one label of two values; got "
+                         f"{len(classes)} classes (the type of the target is {type_of_target(y)})")
+    return np.array([0, 1]) if np.isin(classes, (0, 1)).all() else classes
+
+
+def _one_label(y):
+    """A 1-d y, or a single column (n, 1): one label, whose two values may be any two classes."""
+    return np.ndim(y) == 1 or (np.ndim(y) == 2 and np.shape(y)[1] == 1)
+
+
 def _check_indicator(Y):
     Y = np.asarray(Y)
-    if Y.ndim == 1:
-        Y = Y[:, None]
+    if _one_label(Y):
+        Y = Y.reshape(-1)
+        classes = _binary_classes(Y)
+        Y = (Y == classes[1])[:, None] if len(classes) == 2 else np.zeros((len(Y), 1))
     if Y.ndim != 2:
-        raise ValueError(f"Y must be a label indicator matrix (n_samples, n_labels), got shape {Y.shape}")
+        raise ValueError(f"y must be a label indicator matrix (n_samples, n_labels), got shape {Y.shape}")
     if Y.size and not np.isin(Y, (0, 1)).all():
-        raise ValueError("Y must be a 0/1 label indicator matrix")
+        raise ValueError("Only binary classification is supported (per label): y must be a 0/1 label indicator "
+                         f"matrix; the type of the target is {type_of_target(Y)}")
     return Y.astype(np.int64)
 
 
@@ -42,18 +66,35 @@ class _MultiLabelBase(MultiOutputMixin, BaseClassifier):
     """Multi-label input: X (dense or CSR) and a 0/1 indicator matrix Y, validated once."""
 
     def _validate_XY(self, X, Y, sample_weight=None):
-        """(X, Y, sample_weight): X C-ordered float64, Y the 0/1 indicator matrix, sample_weight None or
-        float64 non-negative (one per row)."""
+        """(X, y, Y, sample_weight): X C-ordered float64, y validated, Y its 0/1 indicator matrix,
+        sample_weight None or float64 non-negative (one per row)."""
         X, Y = validate_data(self, X, Y, accept_sparse=self._accept_sparse, dtype=np.float64, order="C",
                              multi_output=True)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        return X, _check_indicator(Y), sample_weight
+        return X, Y, _check_indicator(Y), sample_weight
 
-    def _fitted_labels(self, n_labels):
+    def _fitted_labels(self, y, n_labels):
         """``classes_`` with scikit-learn's meaning for an indicator matrix (as OneVsRestClassifier): the
-        label indices 0 .. n_labels - 1, the columns of ``predict`` and ``predict_proba``."""
-        return dict(classes_=np.arange(n_labels), n_labels_=n_labels)
+        label indices 0 .. n_labels - 1, the columns of ``predict`` and ``predict_proba``; for a 1-d y
+        (one label, ``outputs_2d_`` False) its two classes (see the module)."""
+        classes = _binary_classes(np.asarray(y).reshape(-1)) if _one_label(y) else np.arange(n_labels)
+        return dict(classes_=classes, n_labels_=n_labels, outputs_2d_=np.ndim(y) == 2)
+
+    def _output(self, out):
+        """decision_function output: (n_samples, n_labels), 1-d after a 1-d y."""
+        return out if self.outputs_2d_ else out[:, 0]
+
+    def _predict_output(self, indicator):
+        """predict output: the 0/1 matrix; after one label (1-d or one column), its classes in y's shape."""
+        if self.n_labels_ == 1:
+            indicator = self.classes_[indicator]
+        return self._output(indicator)
+
+    def _proba_output(self, p):
+        """predict_proba output: the label marginals (n_samples, n_labels); for one label (1-d y or one
+        column) a binary classifier's (n_samples, 2) [P(classes_[0]), P(classes_[1])]."""
+        return p if self.n_labels_ > 1 else np.hstack([1.0 - p, p])
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -123,9 +164,9 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
                                 class_weight=self._label_class_weight(k))
 
     @fit_method
-    def fit(self, X, Y, sample_weight=None):
-        """Fit one binary model per column of the 0/1 indicator matrix Y (rows weighted by ``sample_weight``)."""
-        X, Y, sample_weight = self._validate_XY(X, Y, sample_weight)
+    def fit(self, X, y, sample_weight=None):
+        """Fit one binary model per column of the 0/1 indicator matrix y (rows weighted by ``sample_weight``)."""
+        X, y, Y, sample_weight = self._validate_XY(X, y, sample_weight)
         if isinstance(self.class_weight, list) and len(self.class_weight) != Y.shape[1]:
             raise ValueError(f"class_weight has {len(self.class_weight)} entries for {Y.shape[1]} labels")
         seed = self.random_state if isinstance(self.random_state, Integral) else (
@@ -141,12 +182,11 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
             return self._label_estimator(seed, k).fit(X, col, sample_weight=sample_weight)
 
         estimators = map_problems(one, Y.shape[1], self.n_jobs)
-        self._commit(estimators_=estimators, constants_=constants, **self._fitted_labels(Y.shape[1]),
+        self._commit(estimators_=estimators, constants_=constants, **self._fitted_labels(y, Y.shape[1]),
                      n_iter_=max((e.n_iter_ for e in estimators if e is not None), default=0))
         return self
 
-    def decision_function(self, X):
-        """(n_samples, n_labels) scores; constant labels get +-inf."""
+    def _scores(self, X):
         check_is_fitted(self, "estimators_")
         X = self._validate_predict_X(X)
         out = np.empty((X.shape[0], self.n_labels_))
@@ -154,9 +194,13 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
             out[:, k] = est.decision_function(X) if est is not None else (np.inf if self.constants_[k] == 1 else -np.inf)
         return out
 
+    def decision_function(self, X):
+        """(n_samples, n_labels) scores; constant labels get +-inf."""
+        return self._output(self._scores(X))
+
     def predict(self, X):
         """1 where the label's score is > 0 (a zero score predicts 0, scikit-learn's tie rule)."""
-        return (self.decision_function(X) > 0).astype(np.int64)
+        return self._predict_output((self._scores(X) > 0).astype(np.int64))
 
     def _has_proba(self):
         return canonical_loss(self.loss) in PROBA_LOSSES
@@ -171,7 +215,7 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
         out = np.empty((X.shape[0], self.n_labels_))
         for k, est in enumerate(self.estimators_):
             out[:, k] = est.predict_proba(X)[:, 1] if est is not None else float(self.constants_[k])
-        return out
+        return self._proba_output(out)
 
 
 class LabelPowersetClassifier(_MultiLabelBase):
@@ -220,13 +264,13 @@ class LabelPowersetClassifier(_MultiLabelBase):
         return {known[tuple(key)]: w for key, w in self.class_weight.items()}
 
     @fit_method
-    def fit(self, X, Y, sample_weight=None):
-        """Fit the softmax over the label combinations of the 0/1 indicator matrix Y (rows weighted by
+    def fit(self, X, y, sample_weight=None):
+        """Fit the softmax over the label combinations of the 0/1 indicator matrix y (rows weighted by
         ``sample_weight`` times ``class_weight``)."""
-        X, Y, sample_weight = self._validate_XY(X, Y, sample_weight)
+        X, y, Y, sample_weight = self._validate_XY(X, y, sample_weight)
         combinations, yi = np.unique(Y, axis=0, return_inverse=True)
         yi = yi.ravel()
-        fitted = dict(combinations_=combinations, **self._fitted_labels(Y.shape[1]))
+        fitted = dict(combinations_=combinations, **self._fitted_labels(y, Y.shape[1]))
         if len(combinations) == 1:
             self._commit(coef_=np.zeros((1, X.shape[1])), intercept_=np.zeros(1), history_={}, n_iter_=0,
                          status_="converged", **fitted)
@@ -255,9 +299,9 @@ class LabelPowersetClassifier(_MultiLabelBase):
     def predict_proba(self, X):
         """(n_samples, n_labels) marginal probability of each label under the softmax over combinations
         (note: ``predict`` returns the most probable combination, not these marginals thresholded)."""
-        return self.predict_combination_proba(X) @ self.combinations_
+        return self._proba_output(self.predict_combination_proba(X) @ self.combinations_)
 
     def predict(self, X):
         """The combination with the highest score (the first of equal ones)."""
         scores = self.combination_scores(X)
-        return self.combinations_[np.argmax(scores, axis=1)]
+        return self._predict_output(self.combinations_[np.argmax(scores, axis=1)])
