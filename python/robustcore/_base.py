@@ -8,6 +8,10 @@
   into locals and set their fitted attributes together at the end (``BaseClassifier._commit``).
 * ``BaseClassifier``: data validation (X, y, sample weights), the classes, the +-1 targets of the
   one-vs-rest problems.
+* ``fit_weights`` / ``CLASS_WEIGHT_CONSTRAINT`` / ``weighted_alpha``: ``sample_weight`` and ``class_weight``
+  with scikit-learn's semantics (``compute_sample_weight``: the class weight multiplies the sample weight),
+  and the regularisation that makes an integer weight equal to repeating the row (see ``weighted_alpha``).
+* ``warn_max_iter``: the one ``ConvergenceWarning`` of a solve that ended on its budget before ``tol``.
 * ``map_problems``: independent problems (one-vs-rest classes, labels) on threads, ``n_jobs`` with
   joblib's meaning (None = 1, -1 = all cores); the engine releases the GIL during a solve.
 * ``Progress``: one tqdm bar over epochs / passes / iterations of all problems; ``verbose=1`` shows
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import functools
 from concurrent.futures import ThreadPoolExecutor
+import warnings
 from numbers import Integral
 from typing import NamedTuple
 
@@ -28,12 +33,17 @@ import numpy as np
 from joblib import effective_n_jobs
 from sklearn import config_context, get_config
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import Interval
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 #: ``n_jobs`` with joblib's meaning: None (1), a positive count, or -1, -2, ... (all cores, all but one, ...)
 N_JOBS_CONSTRAINT = [Interval(Integral, 1, None, closed="left"), Interval(Integral, None, -1, closed="right"), None]
+
+#: ``class_weight`` as in scikit-learn: None (all 1), "balanced" (n / (n_classes * count(class))) or {class: weight}
+CLASS_WEIGHT_CONSTRAINT = [StrOptions({"balanced"}), dict, None]
 
 
 # ----------------------------------------------------------------------------- fit / partial_fit
@@ -89,6 +99,43 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
 
+# ----------------------------------------------------------------------------- weights
+def fit_weights(class_weight, y, sample_weight, classes=None):
+    """The per-row weights of a fit, scikit-learn's semantics: the class weight of each row's class (None,
+    "balanced": n / (n_classes * count(class)), or {class: weight}, a class missing from the dict weighing 1)
+    times ``sample_weight`` (None or the validated array, see ``BaseClassifier._validate_fit_data``). None
+    when both are None (the engines' unweighted path). "balanced" counts rows, not their sample weights (as
+    scikit-learn). ``classes``: the classes of the model (default: those of y; partial_fit passes its own)."""
+    if class_weight is None:
+        return sample_weight
+    classes = np.unique(y) if classes is None else np.asarray(classes)
+    per_class = compute_class_weight(class_weight, classes=classes, y=y)
+    weights = per_class[np.searchsorted(classes, y)]
+    return weights if sample_weight is None else weights * sample_weight
+
+
+def weighted_alpha(alpha, sample_weight, n):
+    """The L2 strength to give an engine that minimises ``(1/n) sum_i sw_i r_i + (alpha/2) ||w||^2``.
+
+    With weights, the estimators minimise ``(1/sum(sw)) sum_i sw_i r_i + (alpha/2) ||w||^2`` instead
+    (scikit-learn's convention: an integer weight k is the row repeated k times, a zero weight removes
+    it); multiplied by sum(sw) / n this is the engine's objective with ``alpha * sum(sw) / n``, which is
+    returned. Without weights (or weights summing to n, e.g. class_weight="balanced" alone) alpha is unchanged."""
+    if sample_weight is None:
+        return float(alpha)
+    total = float(np.sum(sample_weight))
+    if not total > 0:
+        raise ValueError("sample weights sum to zero: there is nothing to fit")
+    return float(alpha) * total / n
+
+
+def warn_max_iter(estimator, status, tol, budget="max_iter"):
+    """A ``ConvergenceWarning`` when a solve with a stopping tolerance ``tol`` > 0 ended on its budget."""
+    if status == "max_iter" and tol is not None and tol > 0:
+        warnings.warn(f"{type(estimator).__name__} stopped on {budget}={getattr(estimator, budget)} before reaching "
+                      f"tol={tol:g}; increase {budget} or tol", ConvergenceWarning, stacklevel=3)
+
+
 def binary_targets(y, classes):
     """(n_problems, n) +-1 targets: one row (classes[1] = +1) for two classes, one per class (one-vs-rest)
     for more."""
@@ -138,6 +185,11 @@ class Progress:
             from tqdm.auto import tqdm
 
             self.bar = tqdm(total=total, desc=desc, unit=unit)
+
+    def advance(self, units=1):
+        """Report ``units`` more done (for work driven from Python, e.g. epoch by epoch)."""
+        if self.bar is not None:
+            self.bar.update(units)
 
     def callback(self):
         if self.bar is None:

@@ -13,14 +13,16 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from . import variance_reduced as _vr
-from ._base import (N_JOBS_CONSTRAINT, BaseClassifier, Progress, binary_targets, engine_result, fit_method,
-                    map_problems, predict_from_scores, result_attributes)
+from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, BaseClassifier, EngineResult, Progress,
+                    binary_targets, engine_result, fit_method, fit_weights, map_problems, predict_from_scores,
+                    result_attributes, warn_max_iter, weighted_alpha)
 from ._validation import check_eval_set, seed_from_random_state, to_matrix
 from .losses import BOUNDED_LOSSES, LOSSES, PROBA_LOSSES, SMOOTH_LOSSES, canonical_loss, loss_spec
 
@@ -75,11 +77,28 @@ class _SgdState:
         new.__dict__.update({k: v.copy() for k, v in self.__dict__.items()})
         return new
 
+    def _running(self, averaging):
+        return (self.counters[:, 1] > 0) & (averaging == _core.Averaging.running)
+
     def model(self, averaging):
         """(coef, intercept) the estimator predicts with: the running average where it is on and has started."""
-        running = (self.counters[:, 1] > 0) & (averaging == _core.Averaging.running)
+        running = self._running(averaging)
         coef = np.where(running[:, None], self.avg_coef, self.coef)
         return coef, np.where(running, self.scalars[:, 1], self.scalars[:, 0])
+
+    def model_row(self, k, averaging):
+        """Problem k's (coef, intercept) of ``model``."""
+        if self._running(averaging)[k]:
+            return self.avg_coef[k], self.scalars[k, 1]
+        return self.coef[k], self.scalars[k, 0]
+
+    def row(self, k):
+        """A copy of problem k's state (``set_row`` puts it back)."""
+        return {name: value[k].copy() for name, value in self.__dict__.items()}
+
+    def set_row(self, k, row):
+        for name, value in row.items():
+            self.__dict__[name][k] = value
 
 
 def _sgd_engine_params(cfg, max_iter, seed, eta0, block_rows=0):
@@ -108,6 +127,38 @@ def _sgd_fit(M, y, sample_weight, spec, params, state, k, X_test=None, y_test=No
     raw = _core.sgd_fit(M, y, sample_weight, spec, params, state.coef[k], state.avg_coef[k], state.scalars[k],
                         state.counters[k], None, X_test, y_test, progress)
     return engine_result(raw)
+
+
+def _concat_results(results, status):
+    """One EngineResult for epochs run by successive engine calls."""
+    history = {key: np.concatenate([np.asarray(r.history[key], dtype=np.float64) for r in results])
+               for key in results[0].history}
+    return EngineResult(status, float(sum(r.n_iter for r in results)), results[-1].step, history)
+
+
+def _sgd_until_tol(run_epoch, measure, max_iter, tol, n_iter_no_change, state, k, progress):
+    """SGD epoch by epoch (``run_epoch()``: one more epoch of problem k, the state continuing as in
+    partial_fit) until ``measure()`` (the training objective, or minus the validation score; lower is
+    better) has not improved by ``tol`` for ``n_iter_no_change`` consecutive epochs: scikit-learn's
+    SGDClassifier rule. With a validation score (``keep_best``) the best epoch's model is put back."""
+    results, best, best_row, stale, status = [], np.inf, None, 0, "max_iter"
+    for _ in range(max_iter):
+        results.append(run_epoch())
+        progress.advance()
+        if results[-1].status == "diverged":
+            status = "diverged"
+            break
+        value, keep_best = measure()
+        stale = stale + 1 if value > best - tol else 0
+        if value < best:
+            best = value
+            best_row = state.row(k) if keep_best else None
+        if stale >= n_iter_no_change:
+            status = "converged"
+            break
+    if best_row is not None and status != "diverged":
+        state.set_row(k, best_row)
+    return _concat_results(results, status)
 
 
 def _sgd_calibrate_eta0(M, y, sample_weight, spec, cfg, seed):
@@ -143,7 +194,14 @@ def _block_rows(X):
 class LinearClassifier(BaseClassifier):
     """L2-regularised linear classifier trained by SGD, averaged SGD or Pegasos.
 
-    Minimises ``(1/n) sum_i sw_i r(y_i (w.x_i + b)) + (alpha/2) ||w||^2`` for the margin loss r.
+    Minimises ``(1/n) sum_i r(y_i (w.x_i + b)) + (alpha/2) ||w||^2`` for the margin loss r, and with
+    weights ``sw_i`` (``sample_weight`` times the ``class_weight`` of the row's class)
+    ``(1/sum(sw)) sum_i sw_i r(y_i (w.x_i + b)) + (alpha/2) ||w||^2``: scikit-learn's convention that an
+    integer weight k is the row repeated k times and a zero weight removes the row (the engine, which
+    divides by n, is given ``alpha * sum(sw) / n``). The variance-reduced solvers and loss="softmax"
+    converge to that optimum, so a weight-2 row and a duplicated row give the same model once converged;
+    the SGD solvers (sgd, asgd, pegasos) are stochastic: a weight-2 row is visited once with a doubled
+    gradient, a duplicated row twice, so they agree in expectation only.
 
     Parameters
     ----------
@@ -209,9 +267,27 @@ class LinearClassifier(BaseClassifier):
         > 0 shows a progress bar over epochs (also when stderr is not a terminal); 0 shows nothing.
     svrg_option : {"last", "average", "random"}
         solver="svrg" only: SVRG option (a), (b) or (c) of the variants paper's Algorithm 4.2.
-    tol : float >= 0
-        Variance-reduced solvers only: stop when a pass changes no weight by more than tol times the
-        largest weight (0 = run all passes).
+    tol : float >= 0 or None
+        None (the default): run all ``max_iter`` epochs / passes (every result of earlier versions is
+        unchanged). SGD solvers (sgd, asgd, pegasos), scikit-learn's SGDClassifier semantics: the epochs
+        run one by one, and the fit stops when the training objective (or, with ``early_stopping``, the
+        validation accuracy) has not improved by ``tol`` for ``n_iter_no_change`` consecutive epochs
+        (per one-vs-rest problem). Variance-reduced solvers and loss="softmax": stop when a pass changes
+        no weight by more than tol times the largest weight (None or 0: run all passes). A
+        ``sklearn.exceptions.ConvergenceWarning`` says when ``max_iter`` ended the fit before ``tol`` was met.
+    early_stopping : bool
+        SGD solvers only for now (a ValueError with the others): hold out a stratified
+        ``validation_fraction`` of the training rows (seeded by ``random_state``), stop on the accuracy
+        there (needs ``tol``; with tol=None all epochs run on all the rows and early_stopping does
+        nothing), and keep the model of the best epoch, per one-vs-rest problem.
+    validation_fraction : float in (0, 1)
+        The held-out share for ``early_stopping``.
+    n_iter_no_change : int >= 1
+        Epochs without an improvement by ``tol`` before stopping.
+    class_weight : None, "balanced" or dict {class: weight}
+        Multiplies ``sample_weight`` (scikit-learn's semantics): "balanced" weighs each class by
+        n / (n_classes * count(class)); a class missing from the dict weighs 1. ``partial_fit`` takes a
+        dict (its batches need not show every class) but not "balanced".
 
     Attributes
     ----------
@@ -246,7 +322,11 @@ class LinearClassifier(BaseClassifier):
         "n_jobs": N_JOBS_CONSTRAINT,
         "verbose": ["verbose"],
         "svrg_option": [StrOptions(set(_vr.SVRG_OPTIONS))],
-        "tol": [Interval(Real, 0, np.inf, closed="left")],
+        "tol": [Interval(Real, 0, np.inf, closed="left"), None],
+        "class_weight": CLASS_WEIGHT_CONSTRAINT,
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
     }
 
     def __init__(
@@ -270,7 +350,11 @@ class LinearClassifier(BaseClassifier):
         n_jobs=None,
         verbose=0,
         svrg_option="last",
-        tol=0.0,
+        tol=None,
+        class_weight=None,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=5,
     ):
         self.loss = loss
         self.solver = solver
@@ -292,12 +376,19 @@ class LinearClassifier(BaseClassifier):
         self.verbose = verbose
         self.svrg_option = svrg_option
         self.tol = tol
+        self.class_weight = class_weight
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
 
     # ------------------------------------------------------------------ configuration
     def _solver_kind(self):
         """"softmax", "vr" or "sgd"; raises on parameter combinations the solver does not take (each
         parameter alone was validated by ``_parameter_constraints``)."""
         loss = canonical_loss(self.loss)
+        if self.early_stopping and (loss == "softmax" or self.solver in _vr.VR_SOLVERS):
+            raise ValueError("early_stopping is implemented for the SGD solvers (sgd, asgd, pegasos) only; the "
+                             "variance-reduced solvers and loss='softmax' stop on tol (weight change per pass)")
         if loss == "softmax":
             if self.solver not in _vr.SOFTMAX_SOLVERS:
                 raise ValueError(f"loss='softmax' takes solver in {sorted(_vr.SOFTMAX_SOLVERS)}, got {self.solver!r}")
@@ -324,7 +415,7 @@ class LinearClassifier(BaseClassifier):
     def _loss_spec(self):
         return loss_spec(canonical_loss(self.loss), s=float(self.s), c=float(self.c), sramp_params=self.sramp_params)
 
-    def _sgd_config(self):
+    def _sgd_config(self, alpha):
         default_schedule, default_average = _SGD_SOLVERS[self.solver]
         average = default_average if self.average is None else self.average
         start = 0
@@ -340,15 +431,15 @@ class LinearClassifier(BaseClassifier):
             shuffle = _core.Shuffle.exact if self.shuffle else _core.Shuffle.none
         return _SgdConfig(
             schedule=default_schedule if self.learning_rate is None else self.learning_rate, averaging=averaging,
-            average_start=start, shuffle=shuffle, project_ball=self.solver == "pegasos", alpha=float(self.alpha),
+            average_start=start, shuffle=shuffle, project_ball=self.solver == "pegasos", alpha=alpha,
             eta0=None if self.eta0 is None else float(self.eta0), power_t=float(self.power_t),
             fit_intercept=bool(self.fit_intercept), intercept_lr=float(self.intercept_lr), history=bool(self.history))
 
-    def _vr_params(self, max_iter, seed):
+    def _vr_params(self, alpha, max_iter, seed):
         """The variance-reduced engine's parameters (binary problems and the softmax model)."""
-        return _vr.engine_params(self.solver, alpha=self.alpha, max_iter=max_iter, eta0=self.eta0,
-                                 svrg_option=self.svrg_option, tol=self.tol, fit_intercept=self.fit_intercept,
-                                 seed=seed, history=self.history)
+        return _vr.engine_params(self.solver, alpha=alpha, max_iter=max_iter, eta0=self.eta0,
+                                 svrg_option=self.svrg_option, tol=self.tol or 0.0,
+                                 fit_intercept=self.fit_intercept, seed=seed, history=self.history)
 
     def _eval_data(self, eval_set, X):
         """(X_test as a _core.Matrix in X's storage, y_test), or (None, None)."""
@@ -358,24 +449,44 @@ class LinearClassifier(BaseClassifier):
         return to_matrix(Xt), yt
 
     # ------------------------------------------------------------------ solvers
-    def _fit_sgd(self, X, M, Y, sample_weight, Mt, Yt, max_iter, state):
-        """``max_iter`` epochs on every binary problem from ``state`` (updated in place): fitted attributes."""
-        cfg = self._sgd_config()
+    def _fit_sgd(self, X, M, Y, sample_weight, Mt, Yt, max_iter, state, until_tol=False, validation=None):
+        """``max_iter`` epochs on every binary problem from ``state`` (updated in place): fitted attributes.
+        ``until_tol``: epoch by epoch until ``tol`` is met (``_sgd_until_tol``), on the training objective, or
+        with ``validation`` = (X_val, Y_val (+-1 per problem), sample_weight_val) on the validation score."""
+        cfg = self._sgd_config(weighted_alpha(self.alpha, sample_weight, X.shape[0]))
         loss = canonical_loss(self.loss)
         spec = self._loss_spec()
         calib_spec, calib_factor = _calibration_loss(loss, spec)
         calibrate = cfg.eta0 is None and cfg.schedule != "pegasos"
         block_rows = _block_rows(X) if cfg.shuffle == _core.Shuffle.block else 0
         seed = seed_from_random_state(self.random_state)
+        sw = np.ones(X.shape[0]) if sample_weight is None else sample_weight
 
         def one(k):
             if calibrate and np.isnan(state.eta0[k]):
                 eta0 = _sgd_calibrate_eta0(M, Y[k], sample_weight, calib_spec, cfg, seed + 104729 * k)
                 state.eta0[k] = eta0 * calib_factor
-            params = _sgd_engine_params(cfg, max_iter, seed + 7919 * k + int(state.counters[k, 0]),
-                                        state.eta0[k] if calibrate else cfg.eta0, block_rows)
-            return _sgd_fit(M, Y[k], sample_weight, spec, params, state, k, Mt, None if Yt is None else Yt[k],
-                            bar.callback())
+
+            def epochs(n, callback):
+                params = _sgd_engine_params(cfg, n, seed + 7919 * k + int(state.counters[k, 0]),
+                                            state.eta0[k] if calibrate else cfg.eta0, block_rows)
+                return _sgd_fit(M, Y[k], sample_weight, spec, params, state, k, Mt, None if Yt is None else Yt[k],
+                                callback)
+
+            if not until_tol:
+                return epochs(max_iter, bar.callback())
+
+            def measure():
+                coef, b = state.model_row(k, cfg.averaging)
+                if validation is None:  # the training objective
+                    z = Y[k] * (np.asarray(X @ coef).ravel() + b)
+                    return np.average(spec.value_deriv(z)[0], weights=sw) + 0.5 * self.alpha * coef @ coef, False
+                X_val, Y_val, sw_val = validation
+                right = np.where(np.asarray(X_val @ coef).ravel() + b > 0, 1.0, -1.0) == Y_val[k]
+                return -np.average(right, weights=sw_val), True
+
+            return _sgd_until_tol(lambda: epochs(1, None), measure, max_iter, self.tol, self.n_iter_no_change,
+                                  state, k, bar)
 
         with Progress(self.verbose, max_iter * len(Y), type(self).__name__) as bar:
             results = map_problems(one, len(Y), self.n_jobs)
@@ -387,7 +498,8 @@ class LinearClassifier(BaseClassifier):
         """A variance-reduced solve of every binary problem from (coef0, intercept0): fitted attributes."""
         spec = self._loss_spec()
         seed = seed_from_random_state(self.random_state)
-        params = [self._vr_params(max_iter, seed + 7919 * k) for k in range(len(Y))]
+        alpha = weighted_alpha(self.alpha, sample_weight, M.shape[0])
+        params = [self._vr_params(alpha, max_iter, seed + 7919 * k) for k in range(len(Y))]
 
         def one(k):
             return _vr.fit_binary(M, Y[k], spec, params[k], sample_weight=sample_weight, coef=coef0[k],
@@ -401,7 +513,8 @@ class LinearClassifier(BaseClassifier):
 
     def _fit_softmax(self, M, y, classes, sample_weight, Mt, yt):
         """One multinomial model over all classes (coef_ has one row per class, also for two classes)."""
-        params = self._vr_params(self.max_iter, seed_from_random_state(self.random_state))
+        params = self._vr_params(weighted_alpha(self.alpha, sample_weight, M.shape[0]), self.max_iter,
+                                 seed_from_random_state(self.random_state))
         yt_index = None
         if yt is not None:  # -1 for a class never seen in training
             pos = np.minimum(np.searchsorted(classes, yt), len(classes) - 1)
@@ -420,20 +533,38 @@ class LinearClassifier(BaseClassifier):
         kind = self._solver_kind()
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
         classes = self._classes(y)
-        M = to_matrix(X)
+        sample_weight = fit_weights(self.class_weight, y, sample_weight, classes)
         Mt, yt = self._eval_data(eval_set, X)
         if kind == "softmax":
-            fitted = self._fit_softmax(M, y, classes, sample_weight, Mt, yt)
+            fitted = self._fit_softmax(to_matrix(X), y, classes, sample_weight, Mt, yt)
         else:
-            Y = binary_targets(y, classes)
             Yt = None if yt is None else binary_targets(yt, classes)
             if kind == "vr":
-                zeros = np.zeros((len(Y), X.shape[1]))
-                fitted = self._fit_vr(M, Y, sample_weight, Mt, Yt, self.max_iter, zeros, zeros[:, 0])
+                zeros = np.zeros((len(classes) if len(classes) > 2 else 1, X.shape[1]))
+                fitted = self._fit_vr(to_matrix(X), binary_targets(y, classes), sample_weight, Mt, Yt,
+                                      self.max_iter, zeros, zeros[:, 0])
             else:
-                fitted = self._fit_sgd(X, M, Y, sample_weight, Mt, Yt, self.max_iter, _SgdState(len(Y), X.shape[1]))
+                fitted = self._fit_sgd_until_tol(X, y, classes, sample_weight, Mt, Yt)
+        warn_max_iter(self, fitted["status_"], self.tol)
         self._commit(classes_=classes, **fitted)
         return self
+
+    def _fit_sgd_until_tol(self, X, y, classes, sample_weight, Mt, Yt):
+        """The SGD solvers' fit: all max_iter epochs (tol None), or until tol on the training objective or
+        (early_stopping) on a stratified held-out validation_fraction."""
+        validation = None
+        if self.tol is not None and self.early_stopping:
+            seed = self.random_state if isinstance(self.random_state, Integral) else (
+                seed_from_random_state(self.random_state) % (2**32))  # an int: the split scikit-learn's would be
+            split = StratifiedShuffleSplit(test_size=self.validation_fraction, random_state=seed)
+            train, val = next(split.split(np.zeros(len(y)), y))
+            sw_val = None if sample_weight is None else sample_weight[val]
+            validation = (X[val], binary_targets(y[val], classes), sw_val)
+            X, y = X[train], y[train]
+            sample_weight = None if sample_weight is None else sample_weight[train]
+        Y = binary_targets(y, classes)
+        return self._fit_sgd(X, to_matrix(X), Y, sample_weight, Mt, Yt, self.max_iter,
+                             _SgdState(len(Y), X.shape[1]), until_tol=self.tol is not None, validation=validation)
 
     def _has_partial_fit(self):
         if canonical_loss(self.loss) == "softmax":
@@ -466,6 +597,10 @@ class LinearClassifier(BaseClassifier):
         unseen = np.setdiff1d(np.unique(y), fitted_classes)
         if unseen.size:
             raise ValueError(f"labels {unseen} are not in classes {fitted_classes}")
+        if isinstance(self.class_weight, str):
+            raise ValueError("class_weight='balanced' needs the class counts of all the data, which partial_fit "
+                             "does not see; pass a dict (e.g. from sklearn.utils.class_weight.compute_class_weight)")
+        sample_weight = fit_weights(self.class_weight, y, sample_weight, fitted_classes)
         M, Y = to_matrix(X), binary_targets(y, fitted_classes)
         if kind == "vr":
             zeros = np.zeros((len(Y), X.shape[1]))

@@ -194,7 +194,7 @@ def test_multiclass_is_one_vs_rest():
         coef, avg, sc, cnt = np.zeros(d), np.zeros(d), np.zeros(2), np.zeros(2, dtype=np.int64)
         from robustcore._validation import seed_from_random_state
 
-        p = linear_model._sgd_engine_params(m._sgd_config(), 20, seed_from_random_state(0) + 7919 * k,
+        p = linear_model._sgd_engine_params(m._sgd_config(m.alpha), 20, seed_from_random_state(0) + 7919 * k,
                                             m._sgd_state.eta0[k])
         _core.sgd_fit(to_matrix(X), yk, None, m._loss_spec(), p, coef, avg, sc, cnt)
         np.testing.assert_array_equal(m.coef_[k], coef)
@@ -239,15 +239,21 @@ def test_robust_losses_resist_flipped_labels():
 # ----------------------------------------------------------------------------- scikit-learn checks
 def _expected_failures(est):
     return {
-        # Stochastic: weight 2 on a sample is not the same sample sequence as the sample twice.
+        # As scikit-learn's SGDClassifier declares: stochastic, weight 2 on a sample is not the same sample
+        # sequence as the sample twice (equal in expectation only: test_weights.py).
         "check_sample_weight_equivalence_on_dense_data": "SGD visits a repeated row twice, a weighted row once",
         "check_sample_weight_equivalence_on_sparse_data": "SGD visits a repeated row twice, a weighted row once",
+        **({"check_class_weight_classifiers": "a bounded loss has no gradient on the far misclassified rows a class "
+            "weight of 1000 should pull back (make_blobs with std 20): 70-80% of class 0, the check wants 87%"}
+           if est.loss in ("sramp", "ramp", "rgomp") else {}),
     }
 
 
 @parametrize_with_checks(
     [rc.LinearClassifier(random_state=0), rc.LinearClassifier(loss="log_loss", solver="asgd", random_state=0),
-     rc.LinearClassifier(loss="sramp", average="epoch", random_state=0)],
+     rc.LinearClassifier(loss="sramp", average="epoch", random_state=0),
+     rc.LinearClassifier(solver="pegasos", random_state=0),
+     rc.LinearClassifier(loss="modified_huber", tol=1e-3, n_iter_no_change=3, random_state=0)],
     expected_failed_checks=_expected_failures,
 )
 def test_sklearn_compatible(estimator, check):
