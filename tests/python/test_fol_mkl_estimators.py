@@ -217,3 +217,13 @@ def test_interrupted_refit_leaves_the_previous_model(name, monkeypatch):
 
 def _raise_interrupt(done):
     raise KeyboardInterrupt
+
+
+def test_sramp_command_takes_alphas_and_the_hidden_lambdas():
+    from robustcore import cli
+
+    parser = cli.build_parser()
+    assert parser.parse_args(["sramp", "--alphas", "0.1", "0.01"]).alphas == [0.1, 0.01]
+    assert parser.parse_args(["sramp", "--lambdas", "0.5"]).alphas == [0.5]
+    sub = next(a for a in parser._actions if a.choices and "sramp" in a.choices).choices["sramp"]
+    assert "--alphas" in sub.format_help() and "--lambdas" not in sub.format_help()
