@@ -36,18 +36,19 @@ void bank_into(const F64& A, const F64& B, const F64& widths, py::array_t<Scalar
 
 template <class Bank>
 robustcore::mkl::MklResult run_solve(const Bank& bank, const F64& y, const robustcore::mkl::Options& opt, F64& coef,
-                                     F64& dual, py::object progress) {
+                                     F64& dual, py::object progress, const std::optional<F64>& sample_weight) {
   const int64_t m = bank.m, n = bank.n;
   const double* yp = checked_const(y, n, "y");
   if (coef.ndim() != 2 || coef.shape(0) != m || coef.shape(1) != n)
     throw std::invalid_argument("coef must have shape (m, n)");
   double* dp = checked(dual, n, "dual");
   double* cp = coef.mutable_data();
+  const double* wp = sample_weight ? checked_const(*sample_weight, n, "sample_weight") : nullptr;
   Progress prog(std::move(progress));
   robustcore::mkl::MklResult r;
   {
     py::gil_scoped_release nogil;
-    r = robustcore::mkl::solve(bank, yp, opt, cp, dp, prog.fn());
+    r = robustcore::mkl::solve(bank, yp, opt, cp, dp, prog.fn(), wp);
   }
   prog.rethrow();
   return r;
@@ -55,16 +56,17 @@ robustcore::mkl::MklResult run_solve(const Bank& bank, const F64& y, const robus
 
 template <class Scalar>
 robustcore::mkl::MklResult solve_dense(const py::array_t<Scalar, py::array::c_style>& K, const F64& y,
-                                       const robustcore::mkl::Options& opt, F64 coef, F64 dual, py::object progress) {
+                                       const robustcore::mkl::Options& opt, F64 coef, F64 dual, py::object progress,
+                                       const std::optional<F64>& sample_weight) {
   if (K.ndim() != 3 || K.shape(1) != K.shape(2)) throw std::invalid_argument("K must have shape (m, n, n)");
   const robustcore::mkl::KernelBank<Scalar> bank{K.data(), K.shape(0), K.shape(1)};
-  return run_solve(bank, y, opt, coef, dual, std::move(progress));
+  return run_solve(bank, y, opt, coef, dual, std::move(progress), sample_weight);
 }
 
 robustcore::mkl::MklResult solve_factored(const robustcore::FactoredBank& bank, const F64& y,
                                           const robustcore::mkl::Options& opt, F64 coef, F64 dual,
-                                          py::object progress) {
-  return run_solve(bank, y, opt, coef, dual, std::move(progress));
+                                          py::object progress, const std::optional<F64>& sample_weight) {
+  return run_solve(bank, y, opt, coef, dual, std::move(progress), sample_weight);
 }
 
 // (m, n) row-major array argument of a bank method.
@@ -209,15 +211,17 @@ void bind_mkl(py::module_& m) {
       .def_readonly("primal", &MklResult::primal)
       .def_readonly("dual", &MklResult::dual);
   const char* doc = "StPMKL on problem (11) by accelerated mirror prox (method amp) or gradient descent-ascent (vi); "
-                    "writes the averaged coefficients into coef (m, n) and dual variables into dual (n).";
+                    "writes the averaged coefficients into coef (m, n) and dual variables into dual (n); sample_weight (n) "
+                    "scales each dual variable's box and the 1/n of the hinge terms (1/sum of the weights).";
   m.def("mkl_solve", &solve_dense<double>, py::arg("K").noconvert(), py::arg("y").noconvert(), py::arg("options"),
-        py::arg("coef").noconvert(), py::arg("dual").noconvert(), py::arg("progress") = py::none(), doc);
+        py::arg("coef").noconvert(), py::arg("dual").noconvert(), py::arg("progress") = py::none(),
+        py::arg("sample_weight").noconvert() = py::none(), doc);
   m.def("mkl_solve", &solve_dense<float>, py::arg("K").noconvert(), py::arg("y").noconvert(), py::arg("options"),
         py::arg("coef").noconvert(), py::arg("dual").noconvert(), py::arg("progress") = py::none(),
-        "float32 kernel storage variant.");
+        py::arg("sample_weight").noconvert() = py::none(), "float32 kernel storage variant.");
   m.def("mkl_solve", &solve_factored, py::arg("K"), py::arg("y").noconvert(), py::arg("options"),
         py::arg("coef").noconvert(), py::arg("dual").noconvert(), py::arg("progress") = py::none(),
-        "factored kernel bank variant.");
+        py::arg("sample_weight").noconvert() = py::none(), "factored kernel bank variant.");
 }
 
 }  // namespace rcb

@@ -6,8 +6,6 @@ conversion happens here, once, and visibly.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -47,25 +45,6 @@ def seed_from_random_state(random_state) -> int:
         return int(random_state.integers(0, 2**63 - 1))
     rs = check_random_state(random_state)
     return int(rs.randint(0, 2**31 - 1)) * (2**31) + int(rs.randint(0, 2**31 - 1))
-
-
-def check_positive(name, value, *, allow_zero=False, integer=False):
-    """Raise ValueError/TypeError unless value is a (strictly) positive finite number."""
-    if integer:
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"{name} must be an integer, got {value!r}")
-    elif isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be {bound} and finite, got {value!r}")
-    return value
-
-
-def check_choice(name, value, choices):
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")
-    return value
 
 
 def check_eval_set(estimator, eval_set, sparse):

@@ -27,40 +27,35 @@ from __future__ import annotations
 
 import copy
 import math
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions, validate_params
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._validation import check_choice, check_eval_set, check_positive, seed_from_random_state, to_matrix
-from .losses import loss_spec
+from ._base import (N_JOBS_CONSTRAINT, BaseClassifier, EngineResult, Progress, binary_targets, engine_result,
+                    fit_method, map_problems, predict_from_scores, result_attributes)
+from ._validation import check_eval_set, seed_from_random_state, to_matrix
+from .losses import ALIASES, LOSSES, canonical_loss, loss_spec
 
 # option strings -> engine enums, from the engine's own names
 _LEARNERS = dict(_core.LearnerKind.__members__)
 _SCHEDULES = dict(_core.Schedule.__members__)
 _FOCUS = dict(_core.Focus.__members__)
 _OUTPUTS = ("majority", "average", "last")
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+_NON_NEGATIVE = Interval(Real, 0, None, closed="left")
+_AT_LEAST_ONE = Interval(Integral, 1, None, closed="left")
 
 
 def _misclassified(y, s):
     """True where the score s misclassifies y in {-1, +1}. The tie rule (scikit-learn's, the engine's):
     s > 0 predicts +1, a zero score -1."""
     return (np.asarray(s) > 0) != (np.asarray(y) > 0)
-
-
-def _assign(obj, **values):
-    """Set engine parameter fields named like the estimator's parameters; a value of the wrong type is
-    a TypeError naming the parameter (the engine checks the values themselves)."""
-    for name, value in values.items():
-        try:
-            setattr(obj, name, value)
-        except TypeError:
-            raise TypeError(f"{name} must be a {type(getattr(obj, name)).__name__}, got {value!r}") from None
-    return obj
 
 
 def default_k(m):
@@ -78,17 +73,17 @@ def theorem3_failure_bound(m, n_outliers, n_rare, n):
     return 0.01 + 0.99 * n_outliers * n / m + math.exp(-0.1 * n * n_rare / m)
 
 
+@validate_params({"m": [Interval(Integral, 1, None, closed="left")],
+                  "n_outliers": [Interval(Integral, 1, None, closed="left")],
+                  "n_rare": [Interval(Integral, 1, None, closed="left"), None]}, prefer_skip_nested_validation=True)
 def theorem3_sample_size(m, n_outliers, n_rare=None):
     """Sub-sample size n for sub-sampling with repetitions (section 4.1).
 
     Returns ``(n, bound)``: the n in [1, m] minimising Theorem 3's failure bound when ``n_rare`` is
     given, else the paper's rule n = m / (100 k) (bound 0.03 when m_2 >= 1000 log(100) k)."""
-    check_positive("m", m, integer=True)
-    check_positive("n_outliers", n_outliers, integer=True)
     if n_rare is None:
         n = max(1, m // (100 * n_outliers))
         return n, None
-    check_positive("n_rare", n_rare, integer=True)
     # The bound is convex in n: a*n + exp(-b n); minimiser n* = log(b / a) / b, clipped to [1, m].
     a = 0.99 * n_outliers / m
     b = 0.1 * n_rare / m
@@ -98,11 +93,19 @@ def theorem3_sample_size(m, n_outliers, n_rare=None):
     return best, theorem3_failure_bound(m, n_outliers, n_rare, best)
 
 
-def subsample_with_repetitions(X, y, n, random_state=None):
-    """n examples drawn independently and uniformly (with repetitions) from (X, y): section 4.1."""
-    check_positive("n", n, integer=True)
+@validate_params({"X": ["array-like", "sparse matrix"], "y": ["array-like"], "n": [Interval(Integral, 1, None, closed="left")],
+                  "random_state": ["random_state"], "sample_weight": ["array-like", None]},
+                 prefer_skip_nested_validation=True)
+def subsample_with_repetitions(X, y, n, random_state=None, sample_weight=None):
+    """n examples drawn independently (with repetitions) from (X, y): section 4.1. Uniformly, or with
+    probabilities proportional to ``sample_weight`` (the distribution a weighted sample stands for).
+    Returns (X_sub, y_sub, indices)."""
     rs = check_random_state(random_state)
-    idx = rs.randint(0, X.shape[0], size=n)
+    if sample_weight is None:
+        idx = rs.randint(0, X.shape[0], size=n)
+    else:
+        w = np.asarray(sample_weight, dtype=np.float64)
+        idx = rs.choice(X.shape[0], size=n, p=w / w.sum())
     return X[idx], np.asarray(y)[idx], idx
 
 
@@ -158,6 +161,12 @@ class NumpyPerceptron:
                     self.b += y[j]
 
 
+@validate_params({"learner": [HasMethods(["step", "loss", "decision_function"])], "X": ["array-like", "sparse matrix"],
+                  "y": ["array-like"], "n_steps": [_AT_LEAST_ONE], "batch_size": [_AT_LEAST_ONE],
+                  "eta": [_POSITIVE, None], "gamma": [Interval(Real, 0, 1, closed="right")],
+                  "k": [Interval(Integral, 0, None, closed="left"), None], "seed": [Interval(Integral, 0, None, closed="left")],
+                  "steps_per_epoch": [_AT_LEAST_ONE, None], "eval_set": [tuple, None], "callback": [callable, None]},
+                 prefer_skip_nested_validation=True)
 def focused_online_learning(learner, X, y, *, n_steps, batch_size=1, eta=None, gamma=0.5, k=None,
                             seed=0, steps_per_epoch=None, eval_set=None, callback=None):
     """FOL with a Python learner (protocol in the module docstring) as the w player.
@@ -174,25 +183,25 @@ def focused_online_learning(learner, X, y, *, n_steps, batch_size=1, eta=None, g
         raise ValueError("need at least one training example")
     if not np.all(np.isin(y, (-1.0, 1.0))):
         raise ValueError("labels must be -1 or +1")
-    check_positive("n_steps", n_steps, integer=True)
-    check_positive("batch_size", batch_size, integer=True)
-    eta = 0.0 if eta is None else check_positive("eta", eta)
-    k = default_k(m) if k is None else check_positive("k", k, integer=True, allow_zero=True)
+    eta = 0.0 if eta is None else eta
+    k = default_k(m) if k is None else k
     spe = steps_per_epoch or -(-m // batch_size)
     return _python_fol(learner, X, y, int(n_steps), int(spe), int(batch_size), float(eta), float(gamma), int(k),
                        int(seed), eval_set, callback)
 
 
-def _python_fol(learner, X, y, n_steps, spe, batch_size, eta, gamma, k, seed, eval_set, callback):
-    """The loop of :func:`focused_online_learning`, arguments already checked; eta = 0 is 1/(2m)."""
+def _python_fol(learner, X, y, n_steps, spe, batch_size, eta, gamma, k, seed, eval_set, callback, prior=None):
+    """The loop of :func:`focused_online_learning`, arguments already checked; eta = 0 is 1/(2m); prior:
+    the sampler's initial leaf weights (None: all ones). ``callback(t)`` after each epoch; False stops."""
     m = X.shape[0]
     eta = eta if eta > 0 else 1.0 / (2.0 * m)
-    tree = _core.SumTree(m, seed=seed)
+    tree = _core.SumTree(m, seed=seed) if prior is None else _core.SumTree(prior, seed=seed)
     times = _core.fol_snapshot_times(n_steps, k, seed)
     snaps, nxt = [], 0
     idx = np.empty(batch_size, dtype=np.int64)
     p = np.empty(batch_size)
     hist = {"max_loss": [], "train_error": [], "test_error": []}
+    status = "max_iter"
     for t in range(1, n_steps + 1):
         tree.sample_batch(gamma, idx, p)
         Xb, yb = X[idx], y[idx]
@@ -213,24 +222,76 @@ def _python_fol(learner, X, y, n_steps, spe, batch_size, eta, gamma, k, seed, ev
                 Xt, yt = eval_set
                 hist["test_error"].append(float(np.mean(_misclassified(yt, learner.decision_function(Xt)))))
             if callback is not None and callback(t) is False:
+                status = "interrupted"
                 break
-    return {"snapshots": snaps, "snapshot_times": times, "tree": tree,
+    return {"snapshots": snaps, "snapshot_times": times, "tree": tree, "status": status, "n_iter": -(-t // spe),
             "history": {key: np.asarray(v) for key, v in hist.items()}}
 
 
 # ----------------------------------------------------------------------------- estimators
-class _OnlineLearnerParams:
+
+#: the w player's parameters, shared by FOL and AdaBoost
+_LEARNER_CONSTRAINTS = {
+    "loss": [StrOptions(set(LOSSES) | set(ALIASES))],
+    "s": [Interval(Real, None, 1, closed="neither")],
+    "c": [_POSITIVE],
+    "sramp_params": [StrOptions({"paper"}), "array-like", None],
+    "alpha": [_NON_NEGATIVE],
+    "learning_rate": [StrOptions(set(_SCHEDULES))],
+    "eta0": [_POSITIVE],
+    "power_t": [Interval(Real, None, None, closed="neither")],
+    "max_iter": [_AT_LEAST_ONE],
+    "batch_size": [_AT_LEAST_ONE],
+    "fit_intercept": ["boolean"],
+    "random_state": ["random_state"],
+    "n_jobs": N_JOBS_CONSTRAINT,
+    "verbose": ["verbose"],
+}
+
+
+def _weighted_rows(X, y, sample_weight):
+    """(X, y, prior, kept): the rows of positive weight and their weights normalised to mean 1 (None when
+    unweighted). A row of weight 0 is removed before the engine sees it (scikit-learn's meaning: it does
+    not exist), ``kept`` its complement's indices (None when no row was removed)."""
+    if sample_weight is None:
+        return X, y, None, None
+    kept = None
+    if np.any(sample_weight == 0):
+        kept = np.flatnonzero(sample_weight > 0)
+        if kept.size == 0:
+            raise ValueError("sample_weight is 0 for every row")
+        X, y, sample_weight = X[kept], y[kept], sample_weight[kept]
+    return X, y, sample_weight / sample_weight.mean(), kept
+
+
+def _on_all_rows(values, kept, n):
+    """(P, n) per-row values of the fit (computed on the kept rows) with 0 on the removed rows."""
+    if kept is None:
+        return values
+    out = np.zeros((values.shape[0], n))
+    out[:, kept] = values
+    return out
+
+
+class _OnlineLearnerParams(BaseClassifier):
     """The w player's parameters shared by FOL and AdaBoost: one ``_core.LearnerSpec`` from them."""
 
     def _learner_spec(self):
         spec = _core.LearnerSpec()
-        spec.kind = _LEARNERS[check_choice("learner", self.learner, _LEARNERS)]
-        spec.loss = loss_spec(self.loss, s=self.s, c=self.c, sramp_params=self.sramp_params)
-        spec.schedule = _SCHEDULES[check_choice("learning_rate", self.learning_rate, _SCHEDULES)]
-        return _assign(spec, alpha=self.alpha, eta0=self.eta0, power_t=self.power_t, fit_intercept=self.fit_intercept)
+        spec.kind = _LEARNERS[self.learner]
+        spec.loss = loss_spec(canonical_loss(self.loss), s=float(self.s), c=float(self.c),
+                              sramp_params=self.sramp_params)
+        spec.schedule = _SCHEDULES[self.learning_rate]
+        spec.alpha, spec.eta0, spec.power_t = float(self.alpha), float(self.eta0), float(self.power_t)
+        spec.fit_intercept = bool(self.fit_intercept)
+        return spec
+
+    def _linear_scores(self, X, W):
+        """X @ W[:, :-1].T + W[:, -1] for rows [w, b] of W."""
+        return np.asarray(X @ W[:, :-1].T) + W[:, -1]
 
 
-class FocusedOnlineClassifier(_OnlineLearnerParams, ClassifierMixin, BaseEstimator):
+class FocusedOnlineClassifier(_OnlineLearnerParams):
     """Focused Online Learning classifier (minimises the maximal loss over the training set).
 
     Parameters
@@ -240,7 +301,7 @@ class FocusedOnlineClassifier(_OnlineLearnerParams, ClassifierMixin, BaseEstimat
         ``learning_rate``/``eta0``/``power_t``) per FOL step. An object with ``step``, ``loss`` and
         ``decision_function`` is deep-copied for each binary problem and driven from Python.
     loss : str
-        Loss of the "sgd" learner (any of :data:`robustcore.losses.LOSSES`).
+        Loss of the "sgd" learner (any of :data:`robustcore.losses.LOSSES`; "log" is "log_loss").
     s, c, sramp_params : parameters of the Ramp / Smooth Ramp (s < 1; sramp_params None, "paper" or
         (alpha, beta)) and Reversed Gompertz (c > 0) losses, as in ``LinearClassifier``.
     alpha : float
@@ -269,35 +330,62 @@ class FocusedOnlineClassifier(_OnlineLearnerParams, ClassifierMixin, BaseEstimat
         before the projection. None is 0.1 (an example keeps being sampled only while the model gets it
         wrong, so ~10 visits mark it as an outlier).
     subsample : int, "theorem3" or None
-        Sub-sampling with repetitions (section 4.1): fit on that many examples drawn uniformly with
-        repetition ("theorem3": n = m / (100 n_outliers) with ``n_outliers``).
+        Sub-sampling with repetitions (section 4.1): fit on that many examples drawn with repetition
+        (uniformly, or in proportion to ``sample_weight``; "theorem3": n = m / (100 n_outliers) with
+        ``n_outliers``).
     n_outliers : int
         Assumed number of outliers for ``subsample="theorem3"``.
     fit_intercept : bool
     history : bool
         Record ``history_`` (max loss, train error, test error with ``eval_set``, max q, seconds) per epoch.
     random_state : None, int or RandomState
+    n_jobs : int or None
+        Threads for one-vs-rest (joblib's meaning: None is 1, -1 all cores).
     verbose : int
+        > 0 shows a progress bar over the FOL steps of all problems.
 
     Attributes
     ----------
+    classes_, n_features_in_
     coef_, intercept_ : average of the kept iterates ("majority"/"average") or the last iterate ("last")
     snapshots_ : (n_problems, k, n_features + 1) the kept iterates (linear learners)
+    snapshot_times_ : (n_problems, k) the steps at which they were kept
     last_ : (n_problems, n_features + 1) the last iterate
     history_ : dict of per-epoch arrays (one row per binary problem for one-vs-rest)
     q_ : (n_problems, m) final sampler distribution q
     xi_ : (n_problems, m) final slack variables (with ``slack_budget``)
-    n_iter_ : epochs run; n_steps_ : T
+    n_iter_ : epochs run; n_steps_ : T; status_
     learners_, last_learners_ : the kept / last learner objects (Python protocol learners)
 
-    Parameters are checked by the engine when ``fit`` runs (ValueError, or TypeError for a wrong type).
-    Ctrl-C during ``fit`` raises KeyboardInterrupt and leaves the estimator as it was before the call.
+    ``sample_weight`` is the p player's prior: the sampler starts from q_0 proportional to the weights
+    (all ones is the paper's uniform start), so that, as with a row repeated w times, a row of weight w
+    starts with w times the probability mass and its weight follows the same multiplicative updates. A
+    row of weight 0 is removed (its ``q_`` and ``xi_`` entries are 0). The uniform exploration gamma / m
+    stays uniform over the distinct rows, and eta's default 1/(2m) counts distinct rows.
+
+    ``fit`` is atomic: a call that raises (bad input, divergence, Ctrl-C, which raises KeyboardInterrupt)
+    leaves the estimator as it was before the call.
     """
+
+    _parameter_constraints = {
+        **_LEARNER_CONSTRAINTS,
+        "learner": [StrOptions(set(_LEARNERS)), HasMethods(["step", "loss", "decision_function"])],
+        "eta": [_POSITIVE, None],
+        "gamma": [Interval(Real, 0, 1, closed="right")],
+        "focus": [StrOptions(set(_FOCUS))],
+        "k": [_AT_LEAST_ONE, None],
+        "output": [StrOptions(set(_OUTPUTS))],
+        "slack_budget": [_NON_NEGATIVE, None],
+        "slack_lr": [_POSITIVE, None],
+        "subsample": [_AT_LEAST_ONE, StrOptions({"theorem3"}), None],
+        "n_outliers": [_AT_LEAST_ONE],
+        "history": ["boolean"],
+    }
 
     def __init__(self, learner="perceptron", loss="hinge", s=-1.0, c=2.0, sramp_params=None, alpha=1e-4,
                  learning_rate="constant", eta0=0.1, power_t=0.5, eta=None, gamma=0.5, focus="zero_one", max_iter=10,
                  batch_size=1, k=None, output="majority", slack_budget=None, slack_lr=None, subsample=None,
-                 n_outliers=1, fit_intercept=True, history=True, random_state=None, verbose=0):
+                 n_outliers=1, fit_intercept=True, history=True, random_state=None, n_jobs=None, verbose=0):
         self.learner = learner
         self.loss = loss
         self.s = s
@@ -321,143 +409,114 @@ class FocusedOnlineClassifier(_OnlineLearnerParams, ClassifierMixin, BaseEstimat
         self.fit_intercept = fit_intercept
         self.history = history
         self.random_state = random_state
+        self.n_jobs = n_jobs
         self.verbose = verbose
 
     def _python_learner(self):
         return not isinstance(self.learner, str)
 
     def _fol_params(self, m, seed):
-        """The estimator's own parameters checked, the engine's converted into a ``_core.FolParams``."""
+        """The engine's parameters (``_core.FolParams``) for m training rows; the engine checks them."""
         p = _core.FolParams()
-        if self._python_learner():
-            for attr in ("step", "loss", "decision_function"):
-                if not callable(getattr(self.learner, attr, None)):
-                    raise TypeError(f"learner object must have a callable {attr}() (FOL learner protocol)")
-            if self.slack_budget is not None:
-                raise ValueError("slack_budget is supported for the built-in learners only")
-        else:
+        if not self._python_learner():
             p.learner = self._learner_spec()
-        p.focus = _FOCUS[check_choice("focus", self.focus, _FOCUS)]
-        check_choice("output", self.output, _OUTPUTS)
+        p.focus = _FOCUS[self.focus]
         # None means "the default" here; the engine's own sentinels (0 = 1/(2m), -1 = off) stay inside
-        if self.k is not None:
-            check_positive("k", self.k, integer=True)
         if self.slack_budget is not None:
-            check_positive("slack_budget", self.slack_budget, allow_zero=True)
-            _assign(p, slack_budget=self.slack_budget, slack_lr=0.1 if self.slack_lr is None else self.slack_lr)
-        _assign(p, max_iter=self.max_iter, batch_size=self.batch_size, gamma=self.gamma,
-                k=default_k(m) if self.k is None else self.k, record_history=self.history, seed=seed)
+            p.slack_budget = float(self.slack_budget)
+            p.slack_lr = 0.1 if self.slack_lr is None else float(self.slack_lr)
         if self.eta is not None:
-            _assign(p, eta=self.eta)
-            if self.eta == 0:  # 0 is the engine's "1/(2m)"; a given step must be > 0
-                raise ValueError("eta must be > 0 (None: 1/(2m))")
+            p.eta = float(self.eta)
+        p.max_iter, p.batch_size, p.gamma = int(self.max_iter), int(self.batch_size), float(self.gamma)
+        p.k = default_k(m) if self.k is None else int(self.k)
+        p.record_history, p.seed = bool(self.history), int(seed) % (2**63)
         return p
 
-    def _subsample(self, X, y, seed):
+    def _subsample(self, X, y, sample_weight, seed):
+        """(X, y, sample_weight) of the sub-sample with repetitions (drawn in proportion to the weights,
+        which it then carries), or as given without ``subsample``."""
         if self.subsample is None:
-            return X, y
-        check_positive("n_outliers", self.n_outliers, integer=True)
-        if self.subsample == "theorem3":
-            n = theorem3_sample_size(X.shape[0], self.n_outliers)[0]
-        else:
-            n = check_positive("subsample", self.subsample, integer=True)
-        X, y, _ = subsample_with_repetitions(X, y, n, random_state=seed % (2**32))
+            return X, y, sample_weight
+        n = theorem3_sample_size(X.shape[0], self.n_outliers)[0] if self.subsample == "theorem3" else self.subsample
+        X, y, _ = subsample_with_repetitions(X, y, n, random_state=seed % (2**32), sample_weight=sample_weight)
         if len(np.unique(y)) < 2:
             raise ValueError("the sub-sample contains one class only; use a larger subsample")
-        return X, y
+        return X, y, None
 
-    def fit(self, X, y, eval_set=None):
-        """Fit on (X, y); ``eval_set=(X_test, y_test)`` adds the per-epoch test error to ``history_``."""
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
-        check_classification_targets(y)
-        classes = np.unique(y)
-        if len(classes) < 2:
-            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; got 1 class ({classes[0]!r})")
+    @fit_method
+    def fit(self, X, y, sample_weight=None, eval_set=None):
+        """Fit on (X, y); ``sample_weight`` is the sampler's prior (see the class); ``eval_set=(X_test,
+        y_test)`` adds the per-epoch test error to ``history_``."""
+        if self._python_learner() and self.slack_budget is not None:
+            raise ValueError("slack_budget is supported for the built-in learners only")
+        X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
+        classes = self._classes(y)
+        n_rows = X.shape[0]
         seed = seed_from_random_state(self.random_state)
-        X, y = self._subsample(X, y, seed)
-        params = self._fol_params(X.shape[0], seed)
+        X, y, sample_weight = self._subsample(X, y, sample_weight, seed)
+        X, y, prior, kept = _weighted_rows(X, y, sample_weight)
+        m = X.shape[0]
         Xt = yt = None
         if eval_set is not None:
             Xt, yt = check_eval_set(self, eval_set, sp.issparse(X))
-        problems = [classes[1]] if len(classes) == 2 else list(classes)
+        Y = binary_targets(y, classes)
+        Yt = None if yt is None else binary_targets(yt, classes)
         fit_one = self._fit_python if self._python_learner() else self._fit_core
-        results = []
-        for j, pos in enumerate(problems):
-            yy = np.where(y == pos, 1.0, -1.0)
-            yyt = None if yt is None else np.where(yt == pos, 1.0, -1.0)
-            params.seed = (seed + 104729 * j) % (2**63)
-            results.append(fit_one(X, yy, Xt, yyt, params))
-        # Attributes are set only once every problem finished: Ctrl-C (KeyboardInterrupt, checked once
-        # per epoch by the engine) leaves the estimator as it was before fit.
-        self.classes_ = classes
-        self.n_steps_ = params.n_steps(X.shape[0])
-        self.n_iter_ = max(r["n_iter"] for r in results)
-        self._set_output(results, X.shape[1])
+        M = None if self._python_learner() else to_matrix(X)
+        Mt = None if Xt is None or M is None else to_matrix(Xt)
+        n_steps = self._fol_params(m, seed).n_steps(m)
+
+        def one(j):
+            params = self._fol_params(m, seed + 104729 * j)
+            test = None if Xt is None else ((Mt if M is not None else Xt), Yt[j])
+            return fit_one(M if M is not None else X, Y[j], prior, test, params, bar.callback())
+
+        with Progress(self.verbose, n_steps * len(Y), "FOL", unit="step") as bar:
+            fits = map_problems(one, len(Y), self.n_jobs)
+        fitted = result_attributes([r for _, r in fits], self)
+        outputs = [o for o, _ in fits]
+        fitted.update(snapshot_times_=np.vstack([o["times"] for o in outputs]),
+                      q_=_on_all_rows(np.vstack([o["q"] for o in outputs]), kept, n_rows if self.subsample is None else m))
+        if self._python_learner():
+            fitted.update(learners_=[o["learners"] for o in outputs], last_learners_=[o["last_learner"] for o in outputs])
+        else:
+            fitted.update(self._linear_output(outputs, X.shape[1], kept, n_rows if self.subsample is None else m))
+        self._commit(classes_=classes, n_steps_=n_steps, **fitted)
         return self
 
-    def _fit_core(self, X, y, Xt, yt, params):
-        m, d = X.shape
+    def _fit_core(self, M, y, prior, test, params, progress):
+        """One binary problem on the engine: (outputs, EngineResult)."""
+        m, d = M.shape
         coef = np.zeros(d + 1)
-        weights = np.ones(m)
+        weights = np.ones(m) if prior is None else prior.copy()  # the tree's leaves, in/out
         snaps = np.zeros((params.k, d + 1))
         xi = np.zeros(m) if self.slack_budget is not None else None
-        bar = cb = None
-        if self.verbose:
-            from tqdm.auto import tqdm
+        Mt, yt = (None, None) if test is None else test
+        res = _core.fol_fit(M, y, params, coef, weights, snaps, xi, None, Mt, yt, progress)
+        return ({"snapshots": snaps, "last": coef, "q": weights / weights.sum(), "xi": xi,
+                 "times": res.snapshot_times}, engine_result(res))
 
-            bar = tqdm(total=params.max_iter, desc="FOL", unit="epoch")
-            spe = params.epoch_steps(m)
-
-            def cb(done):
-                bar.update(done // spe - bar.n)
-
-        try:
-            res = _core.fol_fit(to_matrix(X), y, params, coef, weights, snaps, xi, None,
-                                None if Xt is None else to_matrix(Xt),
-                                None if yt is None else np.ascontiguousarray(yt, dtype=np.float64), cb)
-        finally:
-            if bar is not None:
-                bar.close()
-        if res.status == "diverged":
-            raise ValueError(f"{type(self).__name__} diverged (non-finite weights); use a smaller eta0 or larger alpha")
-        return {"snapshots": snaps, "last": coef, "history": res.history, "q": weights / weights.sum(),
-                "xi": xi, "times": res.snapshot_times, "n_iter": int(res.n_iter)}
-
-    def _fit_python(self, X, y, Xt, yt, params):
+    def _fit_python(self, X, y, prior, test, params, progress):
+        """One binary problem with a Python protocol learner: (outputs, EngineResult)."""
         m = X.shape[0]
         params.validate(m)  # the engine's checks, for the loop run here in Python
         learner = copy.deepcopy(self.learner)
         r = _python_fol(learner, X, y, params.n_steps(m), params.epoch_steps(m), params.batch_size, params.eta,
-                        params.gamma, params.k, params.seed, None if Xt is None else (Xt, yt), None)
+                        params.gamma, params.k, params.seed, test, progress, prior)
         q = np.empty(m)
         r["tree"].leaves(q)
-        return {"learners": r["snapshots"], "last_learner": learner, "history": r["history"],
-                "q": q / q.sum(), "times": r["snapshot_times"], "n_iter": params.max_iter}
+        return ({"learners": r["snapshots"], "last_learner": learner, "q": q / q.sum(), "times": r["snapshot_times"]},
+                EngineResult(r["status"], float(r["n_iter"]), 0.0, r["history"]))
 
-    def _set_output(self, results, d):
-        self.snapshot_times_ = np.vstack([r["times"] for r in results])
-        self.q_ = np.vstack([r["q"] for r in results])
-        hist = {}
-        for key in results[0]["history"]:
-            rows = [np.asarray(r["history"][key]) for r in results]
-            if rows[0].size == 0:
-                continue
-            hist[key] = rows[0] if len(rows) == 1 else np.vstack(rows)
-        self.history_ = hist
-        if self._python_learner():
-            self.learners_ = [r["learners"] for r in results]
-            self.last_learners_ = [r["last_learner"] for r in results]
-            return
-        self.snapshots_ = np.stack([r["snapshots"] for r in results])
-        self.last_ = np.vstack([r["last"] for r in results])
-        if results[0]["xi"] is not None:
-            self.xi_ = np.vstack([r["xi"] for r in results])
-        if self.output == "last" or self.snapshots_.shape[1] == 0:
-            full = self.last_
-        else:
-            full = self.snapshots_.mean(axis=1)
-        self.coef_ = full[:, :d].copy()
-        self.intercept_ = full[:, d].copy()
+    def _linear_output(self, outputs, d, kept, n_rows):
+        """coef_, intercept_, snapshots_, last_ (and xi_) of the built-in learners."""
+        snapshots = np.stack([o["snapshots"] for o in outputs])
+        last = np.vstack([o["last"] for o in outputs])
+        full = last if self.output == "last" or snapshots.shape[1] == 0 else snapshots.mean(axis=1)
+        fitted = dict(snapshots_=snapshots, last_=last, coef_=full[:, :d].copy(), intercept_=full[:, d].copy())
+        if outputs[0]["xi"] is not None:
+            fitted["xi_"] = _on_all_rows(np.vstack([o["xi"] for o in outputs]), kept, n_rows)
+        return fitted
 
     def _scores(self, X):
         """(n_problems, n) scores of the configured output."""
@@ -471,50 +530,46 @@ class FocusedOnlineClassifier(_OnlineLearnerParams, ClassifierMixin, BaseEstimat
                 out.append(np.where(S > 0, 1.0, -1.0).mean(axis=0) if self.output == "majority" else S.mean(axis=0))
             return np.vstack(out)
         if self.output == "majority" and self.snapshots_.shape[1] > 0:
-            W = self.snapshots_  # (P, k, d+1)
-            out = []
-            for p in range(W.shape[0]):
-                S = np.asarray(X @ W[p, :, :-1].T) + W[p, :, -1]  # (n, k)
-                out.append(np.where(S > 0, 1.0, -1.0).mean(axis=1))
-            return np.vstack(out)
+            return np.vstack([np.where(self._linear_scores(X, W) > 0, 1.0, -1.0).mean(axis=1) for W in self.snapshots_])
         return (np.asarray(X @ self.coef_.T) + self.intercept_).T
 
     def decision_function(self, X):
         """Scores: the vote margin in [-1, 1] for "majority" (fraction of +1 votes minus -1 votes),
         the linear score for "average" and "last". A score > 0 predicts classes_[1]."""
-        check_is_fitted(self, "classes_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        s = self._scores(X)
+        check_is_fitted(self)
+        s = self._scores(self._validate_predict_X(X))
         return s[0] if s.shape[0] == 1 else s.T
 
     def predict(self, X):
-        s = self.decision_function(X)
-        if s.ndim == 1:
-            return self.classes_[(s > 0).astype(int)]
-        return self.classes_[np.argmax(s, axis=1)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
+        scores = self.decision_function(X)  # first: NotFittedError before fit
+        return predict_from_scores(self.classes_, scores)
 
 
-class AdaBoostOnlineClassifier(_OnlineLearnerParams, ClassifierMixin, BaseEstimator):
+class AdaBoostOnlineClassifier(_OnlineLearnerParams):
     """AdaBoost over an online weak learner, the baseline of the FOL paper's experiment 2.
 
-    p starts uniform; each round runs one epoch (m samples, in batches) of the learner sampling
-    examples from p, eps_t is the p-weighted 0/1 error, alpha_t = 0.5 log(1/eps_t - 1),
-    p_i <- p_i exp(-alpha_t y_i h_t(x_i)); the output is sign(sum_t alpha_t h_t(x)) (a zero vote predicts
-    classes_[0]). Each round costs two passes over the data (one epoch of training, one of evaluation).
-    At most ``max_iter`` rounds; stops early when a round's hypothesis is consistent (eps_t = 0) or has no
-    edge (eps_t >= 1/2). Binary labels only. ``warm_start`` starts each round's epoch from the previous
-    round's weights. The learner's parameters (``loss``, ``s``, ``c``, ``sramp_params``, ``alpha``,
-    ``learning_rate``, ``eta0``, ``power_t``, ``fit_intercept``) are those of ``FocusedOnlineClassifier``.
+    p starts uniform (or proportional to ``sample_weight``); each round runs one epoch (m samples, in
+    batches) of the learner sampling examples from p, eps_t is the p-weighted 0/1 error, alpha_t =
+    0.5 log(1/eps_t - 1), p_i <- p_i exp(-alpha_t y_i h_t(x_i)); the output is sign(sum_t alpha_t h_t(x))
+    (a zero vote predicts classes_[0]). Each round costs two passes over the data (one epoch of
+    training, one of evaluation). At most ``max_iter`` rounds; stops early when a round's hypothesis is
+    consistent (eps_t = 0) or has no edge (eps_t >= 1/2). Binary labels only (its tags say so).
+    ``warm_start`` starts each round's epoch from the previous round's weights. The learner's parameters
+    (``loss``, ``s``, ``c``, ``sramp_params``, ``alpha``, ``learning_rate``, ``eta0``, ``power_t``,
+    ``fit_intercept``) are those of ``FocusedOnlineClassifier``. A row of weight 0 is removed.
+    ``history_["train_error"]`` is the unweighted training error of the vote.
     """
+
+    _parameter_constraints = {
+        **_LEARNER_CONSTRAINTS,
+        "learner": [StrOptions(set(_LEARNERS))],
+        "warm_start": ["boolean"],
+    }
+    del _parameter_constraints["n_jobs"]  # one binary problem
 
     def __init__(self, learner="sgd", loss="log", s=-1.0, c=2.0, sramp_params=None, alpha=1e-4,
                  learning_rate="constant", eta0=0.1, power_t=0.5, max_iter=10, batch_size=1, warm_start=True,
-                 fit_intercept=True, random_state=None):
+                 fit_intercept=True, random_state=None, verbose=0):
         self.learner = learner
         self.loss = loss
         self.s = s
@@ -529,42 +584,46 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams, ClassifierMixin, BaseEstima
         self.warm_start = warm_start
         self.fit_intercept = fit_intercept
         self.random_state = random_state
+        self.verbose = verbose
 
-    def fit(self, X, y, eval_set=None):
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
-        check_classification_targets(y)
-        classes = np.unique(y)
-        if len(classes) != 2:
-            raise ValueError(f"{type(self).__name__} is binary; got {len(classes)} classes")
-        p = _assign(_core.AdaBoostParams(), max_iter=self.max_iter, batch_size=self.batch_size,
-                    warm_start=self.warm_start, seed=seed_from_random_state(self.random_state))
+    @fit_method
+    def fit(self, X, y, sample_weight=None, eval_set=None):
+        """Fit on (X, y) with two classes; ``sample_weight`` sets the initial distribution p."""
+        X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
+        y_type = type_of_target(y, input_name="y", raise_unknown=True)
+        if y_type != "binary":  # scikit-learn's message for binary-only classifiers
+            raise ValueError(f"Only binary classification is supported. The type of the target is {y_type}.")
+        classes = self._classes(y)
+        X, y, prior, _ = _weighted_rows(X, y, sample_weight)
+        p = _core.AdaBoostParams()
         p.learner = self._learner_spec()
-        Mt, yt = None, None
+        p.max_iter, p.batch_size, p.warm_start = int(self.max_iter), int(self.batch_size), bool(self.warm_start)
+        p.seed = seed_from_random_state(self.random_state) % (2**63)
+        Mt = yt = None
         if eval_set is not None:
             Xt, yt_raw = check_eval_set(self, eval_set, sp.issparse(X))
-            Mt = to_matrix(Xt)
-            yt = np.where(np.asarray(yt_raw) == classes[1], 1.0, -1.0)
-        hyps = np.zeros((max(p.max_iter, 0), X.shape[1] + 1))  # a bad max_iter is the engine's to report
-        res = _core.adaboost_fit(to_matrix(X), np.where(y == classes[1], 1.0, -1.0), p, hyps, Mt, yt)
-        r = int(res.n_iter)
-        self.classes_ = classes
-        self.n_iter_ = r
-        self.hypotheses_ = hyps[:r]
-        self.alphas_ = res.alpha_t
-        self.history_ = {"train_error": np.zeros(0), **res.history, "weighted_error": res.weighted_error,
-                         "epochs": 2.0 * np.arange(1, r + 1)}
+            Mt, yt = to_matrix(Xt), binary_targets(yt_raw, classes)[0]
+        hyps = np.zeros((p.max_iter, X.shape[1] + 1))
+        with Progress(self.verbose, p.max_iter, "AdaBoost", unit="round") as bar:
+            raw = _core.adaboost_fit(to_matrix(X), binary_targets(y, classes)[0], p, hyps, Mt, yt, bar.callback(),
+                                     prior)
+        fitted = result_attributes([engine_result(raw)], self)
+        r = fitted["n_iter_"]
+        fitted["history_"] = {"train_error": np.zeros(0), **fitted["history_"], "weighted_error": raw.weighted_error,
+                              "epochs": 2.0 * np.arange(1, r + 1)}
+        self._commit(classes_=classes, hypotheses_=hyps[:r], alphas_=raw.alpha_t, **fitted)
         return self
 
     def decision_function(self, X):
-        check_is_fitted(self, "hypotheses_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        H = np.asarray(X @ self.hypotheses_[:, :-1].T) + self.hypotheses_[:, -1]
-        return np.where(H > 0, 1.0, -1.0) @ self.alphas_
+        """The weighted vote sum_t alpha_t h_t(x); > 0 predicts classes_[1]."""
+        check_is_fitted(self)
+        return np.where(self._linear_scores(self._validate_predict_X(X), self.hypotheses_) > 0, 1.0, -1.0) @ self.alphas_
 
     def predict(self, X):
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        scores = self.decision_function(X)  # first: NotFittedError before fit
+        return predict_from_scores(self.classes_, scores)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
+        tags.classifier_tags.multi_class = False
         return tags

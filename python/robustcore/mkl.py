@@ -27,14 +27,17 @@ from __future__ import annotations
 import math
 import time
 
+from numbers import Integral, Real
+
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.svm import SVC
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from . import _core
-from ._validation import check_choice, check_positive
+from ._base import (N_JOBS_CONSTRAINT, BaseClassifier, EngineResult, Progress, binary_targets, engine_result,
+                    fit_method, map_problems, predict_from_scores, result_attributes)
 
 __all__ = [
     "DEFAULT_WIDTHS",
@@ -54,6 +57,9 @@ __all__ = [
 DEFAULT_WIDTHS = tuple(2.0**k for k in range(-3, 7))
 _METHODS = dict(_core.MklMethod.__members__)
 _DTYPES = {"float64": np.float64, "float32": np.float32}
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+_NON_NEGATIVE = Interval(Real, 0, None, closed="left")
+_AT_LEAST_ONE = Interval(Integral, 1, None, closed="left")
 
 
 def gaussian_bank_size(n_features, widths=DEFAULT_WIDTHS):
@@ -82,6 +88,8 @@ def _widths_array(widths):
     return w
 
 
+@validate_params({"A": ["array-like"], "B": ["array-like", None], "widths": ["array-like"],
+                  "dtype": [StrOptions(set(_DTYPES))], "max_memory_mb": [_POSITIVE]}, prefer_skip_nested_validation=True)
 def gaussian_bank(A, B=None, widths=DEFAULT_WIDTHS, *, dtype="float64", max_memory_mb=2048.0):
     """Gaussian kernel bank between the rows of A and B (B = A if None), shape (m, len(A), len(B)).
 
@@ -92,7 +100,6 @@ def gaussian_bank(A, B=None, widths=DEFAULT_WIDTHS, *, dtype="float64", max_memo
     B = A if B is None else np.ascontiguousarray(B, dtype=np.float64)
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1]:
         raise ValueError(f"A and B must be 2-d with the same number of columns, got {A.shape} and {B.shape}")
-    dtype = check_choice("dtype", dtype, tuple(_DTYPES))
     w = _widths_array(widths)
     m = gaussian_bank_size(A.shape[1], w)
     _check_memory(A.shape[0], B.shape[0], m, dtype, max_memory_mb)
@@ -101,6 +108,8 @@ def gaussian_bank(A, B=None, widths=DEFAULT_WIDTHS, *, dtype="float64", max_memo
     return out
 
 
+@validate_params({"X": ["array-like"], "widths": ["array-like"], "tol": [_NON_NEGATIVE],
+                  "max_rank": [_AT_LEAST_ONE, None], "max_memory_mb": [_POSITIVE]}, prefer_skip_nested_validation=True)
 def gaussian_bank_factored(X, widths=DEFAULT_WIDTHS, *, tol=1e-10, max_rank=None, max_memory_mb=2048.0):
     """The Gaussian bank of ``gaussian_bank(X)`` as a ``FactoredKernelBank``.
 
@@ -116,11 +125,8 @@ def gaussian_bank_factored(X, widths=DEFAULT_WIDTHS, *, tol=1e-10, max_rank=None
         raise ValueError(f"X must be a non-empty 2-d array, got shape {X.shape}")
     if not np.all(np.isfinite(X)):
         raise ValueError("X contains NaN or infinity")
-    check_positive("max_memory_mb", max_memory_mb)
-    if max_rank is not None:  # None is the engine's 0 = n // 2
-        check_positive("max_rank", max_rank, integer=True)
     w = _widths_array(widths)
-    return _core.gaussian_bank_factored(X, w, float(tol), 0 if max_rank is None else int(max_rank),
+    return _core.gaussian_bank_factored(X, w, float(tol), 0 if max_rank is None else int(max_rank),  # 0: n // 2
                                         int(max_memory_mb * 2**20))
 
 
@@ -178,99 +184,103 @@ def _engine_bank(bank):
     return bank.K if isinstance(bank, _DenseBank) else bank
 
 
-class _KernelMixin(ClassifierMixin, BaseEstimator):
-    """Shared kernel handling, label mapping and prediction through the stored training points."""
+#: the parameters every kernel classifier shares
+_KERNEL_CONSTRAINTS = {
+    "alpha": [_POSITIVE],
+    "kernels": [StrOptions({"gaussian_bank", "precomputed"}), list, tuple],
+    "widths": ["array-like", None],
+    "max_iter": [_AT_LEAST_ONE],
+    "tol": [_NON_NEGATIVE],
+    "dtype": [StrOptions(set(_DTYPES))],
+    "low_rank_tol": [_NON_NEGATIVE, None],
+    "max_memory_mb": [_POSITIVE],
+    "n_jobs": N_JOBS_CONSTRAINT,
+    "verbose": ["verbose"],
+}
 
-    def _check_noise_level(self):
-        q = self.noise_level
-        check_positive("noise_level", q, allow_zero=True)
-        if not q < 0.5:
-            raise ValueError(f"noise_level must be in [0, 0.5), got {q!r}")
 
-    def _check_kernel_params(self):
-        check_positive("max_memory_mb", self.max_memory_mb)
-        if self.low_rank_tol is not None:
-            check_positive("low_rank_tol", self.low_rank_tol, allow_zero=True)
-        check_choice("dtype", self.dtype, tuple(_DTYPES))
-        k = self.kernels
-        if isinstance(k, str):
-            check_choice("kernels", k, ("gaussian_bank", "precomputed"))
-        elif not (isinstance(k, (list, tuple)) and len(k) > 0 and all(callable(f) for f in k)):
+class _KernelMixin(BaseClassifier):
+    """Shared kernel handling, one-vs-rest over one bank, and prediction through the stored training points.
+
+    Subclasses define ``_fit_binary(K, y, sample_weight) -> (fitted attributes, EngineResult)`` for one
+    +-1 problem on the bank K."""
+
+    _accept_sparse = False
+
+    def _precomputed(self):
+        return isinstance(self.kernels, str) and self.kernels == "precomputed"
+
+    def _validate_training(self, X, y, sample_weight):
+        """(X, y, sample_weight) validated; X an (m, n, n) bank with kernels="precomputed"."""
+        if isinstance(self.kernels, (list, tuple)) and not (len(self.kernels) > 0 and all(map(callable, self.kernels))):
             raise ValueError("kernels must be 'gaussian_bank', 'precomputed' or a non-empty list of callables k(A, B)")
-
-    def _validate_X(self, X, reset, y=None):
-        if isinstance(self.kernels, str) and self.kernels == "precomputed":
-            X = np.asarray(X)
-            if X.ndim != 3:
-                raise ValueError(f"with kernels='precomputed' X must have shape (m, n_samples, n_train), got {X.shape}")
-            if not np.all(np.isfinite(X)):
-                raise ValueError("the precomputed kernels contain NaN or infinity")
-            if reset:
-                if X.shape[1] != X.shape[2]:
-                    raise ValueError("the training kernels must be square: X.shape[1] == X.shape[2]")
-                if y is None:
-                    raise ValueError("y is required")
-                y = np.asarray(y)
-                if y.ndim != 1 or y.shape[0] != X.shape[1]:
-                    raise ValueError(f"y must be 1-d of length {X.shape[1]}")
-                self.n_kernels_ = X.shape[0]
-            elif X.shape[0] != self.n_kernels_ or X.shape[2] != self.n_train_:
-                raise ValueError(f"X must have shape ({self.n_kernels_}, n_samples, {self.n_train_})")
-            return (X, y) if reset else X
-        if reset:
-            return validate_data(self, X, y, dtype=np.float64)
-        return validate_data(self, X, dtype=np.float64, reset=False)
-
-    def _targets(self, y):
-        """+-1 targets: one for two classes, one per class (one-vs-rest) for more."""
+        if not self._precomputed():
+            return self._validate_fit_data(X, y, sample_weight)
+        X = self._precomputed_bank(X)
+        if X.shape[1] != X.shape[2]:
+            raise ValueError("the training kernels must be square: X.shape[1] == X.shape[2]")
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != X.shape[1]:
+            raise ValueError(f"y must be 1-d of length {X.shape[1]}")
         check_classification_targets(y)
-        kind = type_of_target(y)
-        if len(np.unique(y)) < 2:
-            raise ValueError("y must contain at least two classes; got only one class")
-        if kind not in ("binary", "multiclass"):
-            raise ValueError(f"{type(self).__name__} needs class labels; y has target type {kind!r}")
-        self.classes_ = np.unique(y)
-        if len(self.classes_) == 2:
-            return [np.where(y == self.classes_[1], 1.0, -1.0)]
-        return [np.where(y == c, 1.0, -1.0) for c in self.classes_]
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X[0], dtype=np.float64, ensure_non_negative=True)
+        return X, y, sample_weight
 
-    def fit(self, X, y):
-        """Fit on (X, y); more than two classes are handled one-vs-rest over one shared kernel bank.
+    @staticmethod
+    def _precomputed_bank(X):
+        X = np.asarray(X)
+        if X.ndim != 3:
+            raise ValueError(f"with kernels='precomputed' X must have shape (m, n_samples, n_train), got {X.shape}")
+        if not np.all(np.isfinite(X)):
+            raise ValueError("the precomputed kernels contain NaN or infinity")
+        return X
+
+    def _validate_predict(self, X):
+        if not self._precomputed():
+            return self._validate_predict_X(X)
+        X = self._precomputed_bank(X)
+        if X.shape[0] != self.n_kernels_ or X.shape[2] != self.n_train_:
+            raise ValueError(f"X must have shape ({self.n_kernels_}, n_samples, {self.n_train_})")
+        return X
+
+    @fit_method
+    def fit(self, X, y, sample_weight=None):
+        """Fit on (X, y); more than two classes are handled one-vs-rest over one shared kernel bank (on
+        ``n_jobs`` threads). ``sample_weight`` weights each sample's hinge term (see the class).
 
         With two classes the fitted attributes are as documented; with k > 2 classes, ``coef_`` is
-        (k, m, n_train), ``kernel_weights_`` (k, m), ``intercept_`` (k,) and ``history_`` a list of k dicts.
-        """
-        self._check_params()
-        X, y = self._validate_X(X, reset=True, y=y)
-        targets = self._targets(y)
-        n = targets[0].shape[0]
-        K = self._train_bank(X)
-        self._set_train(X, n)
-        fits = [self._fit_binary(K, t) for t in targets]
-        if len(fits) == 1:
-            for k, v in fits[0].items():
-                setattr(self, k, v)
+        (k, m, n_train), ``kernel_weights_`` (k, m), ``intercept_`` (k,), and every ``history_`` column
+        has one row per class (NaN-padded where a problem stopped earlier)."""
+        X, y, sample_weight = self._validate_training(X, y, sample_weight)
+        classes = self._classes(y)
+        targets = binary_targets(y, classes)
+        K, widths = self._train_bank(X)
+        fits = map_problems(lambda k: self._fit_binary(K, targets[k], sample_weight), len(targets), self.n_jobs)
+        per_problem = [a for a, _ in fits]
+        fitted = {key: per_problem[0][key] if len(fits) == 1 else np.stack([np.asarray(a[key]) for a in per_problem])
+                  for key in per_problem[0]}
+        fitted.update(result_attributes([r for _, r in fits], self))
+        if self._precomputed():
+            fitted["n_kernels_"] = X.shape[0]
         else:
-            for k in fits[0]:
-                vals = [f[k] for f in fits]
-                if k == "n_iter_":
-                    setattr(self, k, int(max(vals)))
-                elif isinstance(vals[0], (np.ndarray, float, int, np.floating)) and k != "status_":
-                    setattr(self, k, np.stack([np.asarray(v) for v in vals]))
-                else:
-                    setattr(self, k, vals)
+            fitted["X_fit_"] = X
+        if widths is not None:
+            fitted["widths_"] = widths
+        self._commit(classes_=classes, n_train_=targets.shape[1], **fitted)
         return self
 
     def _train_bank(self, X):
+        """(the training bank, the Gaussian widths or None)."""
         dtype = _DTYPES[self.dtype]
-        if isinstance(self.kernels, str) and self.kernels == "precomputed":
-            return _DenseBank(np.ascontiguousarray(X, dtype=dtype))
+        if self._precomputed():
+            return _DenseBank(np.ascontiguousarray(X, dtype=dtype)), None
         n = X.shape[0]
         if self.kernels == "gaussian_bank":
-            self.widths_ = _widths_array(self.widths)
+            widths = _widths_array(self.widths)
             if self.low_rank_tol is not None:
-                return gaussian_bank_factored(X, self.widths_, tol=self.low_rank_tol, max_memory_mb=self.max_memory_mb)
-            return _DenseBank(gaussian_bank(X, None, self.widths_, dtype=self.dtype, max_memory_mb=self.max_memory_mb))
+                return gaussian_bank_factored(X, widths, tol=self.low_rank_tol, max_memory_mb=self.max_memory_mb), widths
+            return _DenseBank(gaussian_bank(X, None, widths, dtype=self.dtype, max_memory_mb=self.max_memory_mb)), widths
         m = len(self.kernels)
         _check_memory(n, n, m, self.dtype, self.max_memory_mb)
         K = np.empty((m, n, n), dtype=dtype)
@@ -279,12 +289,7 @@ class _KernelMixin(ClassifierMixin, BaseEstimator):
             if Kj.shape != (n, n) or not np.all(np.isfinite(Kj)):
                 raise ValueError(f"kernel {j} must return a finite ({n}, {n}) matrix, got shape {Kj.shape}")
             K[j] = Kj
-        return _DenseBank(K)
-
-    def _set_train(self, X, n):
-        self.n_train_ = n
-        if not (isinstance(self.kernels, str) and self.kernels == "precomputed"):
-            self.X_fit_ = np.ascontiguousarray(X, dtype=np.float64)
+        return _DenseBank(K), None
 
     def _raw_decision(self, X):
         """sum_j sum_i coef_[j, i] k_j(x, x_i) for new rows x (one column per class when one-vs-rest)."""
@@ -294,7 +299,7 @@ class _KernelMixin(ClassifierMixin, BaseEstimator):
 
     def _raw_decision_one(self, X, coef):
         coef = np.ascontiguousarray(coef, dtype=np.float64)
-        if isinstance(self.kernels, str) and self.kernels == "precomputed":
+        if self._precomputed():
             return np.einsum("jti,ji->t", np.asarray(X, dtype=np.float64), coef)
         if self.kernels == "gaussian_bank":
             out = np.empty(X.shape[0])
@@ -307,15 +312,12 @@ class _KernelMixin(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X):
         """f(x) = sum_j f_j(x) (+ intercept_ for SimpleMKL); positive means classes_[1]."""
-        check_is_fitted(self, "coef_")
-        X = self._validate_X(X, reset=False)
-        return self._raw_decision(X) + getattr(self, "intercept_", 0.0)
+        check_is_fitted(self)
+        return self._raw_decision(self._validate_predict(X)) + getattr(self, "intercept_", 0.0)
 
     def predict(self, X):
-        d = self.decision_function(X)
-        if d.ndim == 2:
-            return self.classes_[np.argmax(d, axis=1)]
-        return self.classes_[(d > 0).astype(int)]
+        scores = self.decision_function(X)  # first: NotFittedError before fit
+        return predict_from_scores(self.classes_, scores)
 
     @staticmethod
     def _kernel_weights_from_coef(K, coef):
@@ -325,7 +327,7 @@ class _KernelMixin(ClassifierMixin, BaseEstimator):
         return norms / tot if tot > 0 else np.full(len(norms), 1.0 / len(norms)), norms
 
 
-def _solve(K, y, *, alpha, upper, rho, step_size, gamma0, max_iter, tol, method, verbose=0):
+def _solve(K, y, *, alpha, upper, rho, step_size, gamma0, max_iter, tol, method, verbose=0, sample_weight=None):
     """Run the engine on a bank (_DenseBank or FactoredKernelBank); returns (coef, dual, _core.MklResult).
 
     The engine checks every option (ValueError)."""
@@ -335,21 +337,15 @@ def _solve(K, y, *, alpha, upper, rho, step_size, gamma0, max_iter, tol, method,
     opt.max_iter, opt.tol, opt.method = max_iter, tol, _METHODS[method]
     coef = np.zeros((m, n))
     dual = np.zeros(n)
-    bar = cb = None
-    if verbose:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=max_iter, desc=f"mkl {method}", leave=False)
-
-        def cb(done):
-            bar.update(done - bar.n)
-
-    try:
-        res = _core.mkl_solve(_engine_bank(K), np.ascontiguousarray(y, dtype=np.float64), opt, coef, dual, cb)
-    finally:
-        if bar is not None:
-            bar.close()
+    with Progress(verbose, max_iter, f"mkl {method}", unit="iter") as bar:
+        res = _core.mkl_solve(_engine_bank(K), np.ascontiguousarray(y, dtype=np.float64), opt, coef, dual,
+                              bar.callback(), sample_weight)
     return coef, dual, res
+
+
+def _total_weight(y, sample_weight):
+    """n, or the sum of the sample weights (the size of the data a weighted sample stands for)."""
+    return float(len(y)) if sample_weight is None else float(sample_weight.sum())
 
 
 class NoisyMKLClassifier(_KernelMixin):
@@ -382,6 +378,13 @@ class NoisyMKLClassifier(_KernelMixin):
         factor whose product is within low_rank_tol of each exact kernel entry (kernels of rank > n/2 stay
         dense; see :func:`gaussian_bank_factored`). None: the exact dense bank of n^2 m values.
     max_memory_mb : refuse to build a kernel bank larger than this.
+    n_jobs : threads for one-vs-rest (joblib's meaning: None is 1, -1 all cores).
+    verbose : > 0 shows a progress bar over the solver's iterations.
+
+    ``sample_weight`` in ``fit`` weights each sample's hinge term as in problem (11) on the data with
+    sample i repeated w_i times: sample i's dual variable lives in [0, (1 + tau) w_i] (the repeated
+    samples' dual variables add up), 1/n becomes 1/sum(w), and the default rho uses sum(w) for n. A sample
+    of weight 0 has no dual variable left (its coefficients are 0).
 
     Attributes
     ----------
@@ -394,7 +397,7 @@ class NoisyMKLClassifier(_KernelMixin):
 
     def __init__(self, noise_level=0.2, alpha=0.01, rho=None, tau=0.0, epsilon=0.1, kernels="gaussian_bank",
                  widths=None, max_iter=1000, tol=1e-2, method="amp", step_size=None, gamma0=1.0,
-                 dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, verbose=0):
+                 dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, n_jobs=None, verbose=0):
         self.noise_level = noise_level
         self.alpha = alpha
         self.rho = rho
@@ -410,39 +413,34 @@ class NoisyMKLClassifier(_KernelMixin):
         self.dtype = dtype
         self.low_rank_tol = low_rank_tol
         self.max_memory_mb = max_memory_mb
+        self.n_jobs = n_jobs
         self.verbose = verbose
 
-    def _resolve_tau(self):
-        if self.tau is None:
-            eps = self.epsilon
-            check_positive("epsilon", eps)
-            if not eps < 1:
-                raise ValueError(f"epsilon must be in (0, 1), got {eps!r}")
-            return math.sqrt(0.5 * math.log(1.0 / eps))
-        check_positive("tau", self.tau, allow_zero=True)
-        return float(self.tau)
+    _parameter_constraints = {
+        **_KERNEL_CONSTRAINTS,
+        "noise_level": [Interval(Real, 0, 0.5, closed="left")],
+        "rho": [_POSITIVE, None],
+        "tau": [_NON_NEGATIVE, None],
+        "epsilon": [Interval(Real, 0, 1, closed="neither")],
+        "method": [StrOptions(set(_METHODS))],
+        "step_size": [_POSITIVE, None],
+        "gamma0": [_POSITIVE],
+    }
 
-    def _check_params(self):
-        # alpha, rho, max_iter, tol, gamma0: the engine's (mkl_solve checks them)
-        self._check_noise_level()
-        check_choice("method", self.method, tuple(_METHODS))
-        if self.step_size is not None:  # None is the engine's 0 = "choose the step"
-            check_positive("step_size", self.step_size)
-        self._check_kernel_params()
-
-    def _fit_binary(self, K, ypm):
-        tau = self._resolve_tau()
-        n = ypm.shape[0]
-        self.upper_ = 1.0 + tau
-        self.rho_ = float(self.rho) if self.rho is not None else default_rho(n, float(self.noise_level), tau)
+    def _fit_binary(self, K, ypm, sample_weight):
+        # tau None: Proposition 1's sqrt(ln(1/epsilon) / 2)
+        tau = math.sqrt(0.5 * math.log(1.0 / self.epsilon)) if self.tau is None else float(self.tau)
+        upper = 1.0 + tau
+        rho = float(self.rho) if self.rho is not None else default_rho(_total_weight(ypm, sample_weight),
+                                                                         float(self.noise_level), tau)
         coef, dual, res = _solve(
-            K, ypm, alpha=self.alpha, upper=self.upper_, rho=self.rho_,
+            K, ypm, alpha=self.alpha, upper=upper, rho=rho,
             step_size=0.0 if self.step_size is None else self.step_size, gamma0=self.gamma0,
-            max_iter=self.max_iter, tol=self.tol, method=self.method, verbose=self.verbose)
+            max_iter=self.max_iter, tol=self.tol, method=self.method, verbose=self.verbose,
+            sample_weight=sample_weight)  # step_size 0: the engine chooses
         w, norms = self._kernel_weights_from_coef(K, coef)
-        return {"coef_": coef, "dual_coef_": dual, "status_": res.status, "n_iter_": int(res.n_iter),
-                "step_size_": res.step, "duality_gap_": res.gap, "history_": res.history,
-                "kernel_weights_": w, "kernel_norms_": norms}
+        return ({"coef_": coef, "dual_coef_": dual, "step_size_": res.step, "duality_gap_": res.gap,
+                 "kernel_weights_": w, "kernel_norms_": norms, "upper_": upper, "rho_": rho}, engine_result(res))
 
 
 class MiPMKLClassifier(_KernelMixin):
@@ -454,10 +452,12 @@ class MiPMKLClassifier(_KernelMixin):
     with l_i < 1 (a linear minimisation over Q); given p, the MKL problem on the kept examples is solved by
     the accelerated mirror prox engine (box [0, 1], no budget, alpha rescaled so the 1/n weighting holds).
     Stops when p repeats or after ``n_alternations``. Non-convex: a local solution from p = 1.
+    ``sample_weight``: sample i counts w_i times (in the budget, the mean and each MKL problem's box, as in
+    ``NoisyMKLClassifier``). Parameters as in ``NoisyMKLClassifier`` (``n_jobs``, ``verbose`` too).
     """
 
     def __init__(self, noise_level=0.2, alpha=0.01, tau=0.0, kernels="gaussian_bank", widths=None, max_iter=1000,
-                 tol=1e-2, n_alternations=10, dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, verbose=0):
+                 tol=1e-2, n_alternations=10, dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, n_jobs=None, verbose=0):
         self.noise_level = noise_level
         self.alpha = alpha
         self.tau = tau
@@ -469,53 +469,57 @@ class MiPMKLClassifier(_KernelMixin):
         self.dtype = dtype
         self.low_rank_tol = low_rank_tol
         self.max_memory_mb = max_memory_mb
+        self.n_jobs = n_jobs
         self.verbose = verbose
 
-    def _check_params(self):
-        # alpha, max_iter, tol: the engine's (mkl_solve checks them)
-        self._check_noise_level()
-        check_positive("tau", self.tau, allow_zero=True)
-        check_positive("n_alternations", self.n_alternations, integer=True)
-        self._check_kernel_params()
+    _parameter_constraints = {
+        **_KERNEL_CONSTRAINTS,
+        "noise_level": [Interval(Real, 0, 0.5, closed="left")],
+        "tau": [_NON_NEGATIVE],
+        "n_alternations": [_AT_LEAST_ONE],
+    }
 
-    def _fit_binary(self, K, ypm):
-        q = self.noise_level
+    def _fit_binary(self, K, ypm, sample_weight):
         n = ypm.shape[0]
-        budget = int(math.floor((1.0 - q) * n + self.tau * math.sqrt(n)))
+        w = np.ones(n) if sample_weight is None else sample_weight
+        total = _total_weight(ypm, sample_weight)
+        budget = math.floor((1.0 - self.noise_level) * total + self.tau * math.sqrt(total))
         keep = np.ones(n, dtype=bool)
         coef = np.zeros((K.m, n))
         hist = {"objective": [], "n_kept": [], "seconds": []}
         t0 = time.perf_counter()
         seen = set()
+        status = "max_iter"
         for _ in range(self.n_alternations):
             idx = np.flatnonzero(keep)
             Ks = K.subset(idx)
-            c_s, _, res = _solve(Ks, ypm[idx], alpha=self.alpha * n / idx.size, upper=1.0, rho=float(idx.size),
+            kept_weight = float(w[idx].sum())
+            c_s, _, res = _solve(Ks, ypm[idx], alpha=self.alpha * total / kept_weight, upper=1.0, rho=kept_weight,
                                  step_size=0.0, gamma0=1.0, max_iter=self.max_iter, tol=self.tol, method="amp",
-                                 verbose=self.verbose)
+                                 verbose=self.verbose, sample_weight=None if sample_weight is None else w[idx])
             coef = np.zeros((K.m, n))
             coef[:, idx] = c_s
             f = K.apply_each(coef).sum(axis=0)
             loss = np.maximum(0.0, 1.0 - ypm * f)
             order = np.argsort(loss, kind="stable")
+            cand = order[loss[order] < 1.0]
             new_keep = np.zeros(n, dtype=bool)
-            cand = order[loss[order] < 1.0][:budget]
-            new_keep[cand] = True
+            new_keep[cand[np.cumsum(w[cand]) <= budget]] = True  # the smallest losses, up to the budget
             G = Ks.apply_each(np.ascontiguousarray(c_s))
             norms = np.sqrt(np.maximum(np.einsum("ji,ji->j", c_s, G), 0.0))
             p = new_keep.astype(float)
-            hist["objective"].append(0.5 * self.alpha * norms.sum() ** 2 + np.mean(p * loss + 1.0 - p))
+            hist["objective"].append(0.5 * self.alpha * norms.sum() ** 2 + np.dot(w, p * loss + 1.0 - p) / total)
             hist["n_kept"].append(int(idx.size))
             hist["seconds"].append(time.perf_counter() - t0)
             key = new_keep.tobytes()
             if new_keep.sum() == 0 or key in seen or np.array_equal(new_keep, keep):
+                status = "converged"
                 break
             seen.add(key)
             keep = new_keep
-        w, norms = self._kernel_weights_from_coef(K, coef)
-        return {"coef_": coef, "p_": keep.astype(float), "n_iter_": len(hist["objective"]),
-                "history_": {k: np.asarray(v) for k, v in hist.items()}, "kernel_weights_": w,
-                "kernel_norms_": norms}
+        kw, norms = self._kernel_weights_from_coef(K, coef)
+        return ({"coef_": coef, "p_": keep.astype(float), "kernel_weights_": kw, "kernel_norms_": norms},
+                EngineResult(status, float(len(hist["objective"])), 0.0, hist))
 
 
 class SimpleMKLClassifier(_KernelMixin):
@@ -529,10 +533,12 @@ class SimpleMKLClassifier(_KernelMixin):
     SVC(kernel="precomputed", C = 1 / (alpha n)) on K(d) = sum_j d_j K_j (with an intercept, as SimpleMKL).
     Stops when the MKL duality gap, in the units of objective (1) (alpha times the SVM gap), is below
     ``tol`` or after ``max_iter`` outer iterations. ``history_``: "gap", "objective", "seconds".
+    ``sample_weight`` scales each sample's SVM box (scikit-learn's SVC ``sample_weight``: C w_i), with
+    C = 1 / (alpha sum(w)).
     """
 
     def __init__(self, alpha=0.01, kernels="gaussian_bank", widths=None, max_iter=100, tol=1e-2, svm_tol=1e-3,
-                 line_search_steps=6, dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, verbose=0):
+                 line_search_steps=6, dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, n_jobs=None, verbose=0):
         self.alpha = alpha
         self.kernels = kernels
         self.widths = widths
@@ -543,26 +549,30 @@ class SimpleMKLClassifier(_KernelMixin):
         self.dtype = dtype
         self.low_rank_tol = low_rank_tol
         self.max_memory_mb = max_memory_mb
+        self.n_jobs = n_jobs
         self.verbose = verbose
 
-    def _check_params(self):  # its own solver (scikit-learn's SVC inside): every parameter is checked here
-        check_positive("alpha", self.alpha)
-        check_positive("max_iter", self.max_iter, integer=True)
-        check_positive("tol", self.tol, allow_zero=True)
-        check_positive("svm_tol", self.svm_tol)
-        check_positive("line_search_steps", self.line_search_steps, integer=True)
-        self._check_kernel_params()
+    _parameter_constraints = {
+        **_KERNEL_CONSTRAINTS,
+        "svm_tol": [_POSITIVE],
+        "line_search_steps": [_AT_LEAST_ONE],
+    }
 
-    def _fit_binary(self, K, ypm):
+    def _fit_binary(self, K, ypm, sample_weight):
         n = ypm.shape[0]
         m = K.m
-        C = 1.0 / (self.alpha * n)
+        C = 1.0 / (self.alpha * _total_weight(ypm, sample_weight))
+        # the SVM sees the rows of positive weight only (scikit-learn's SVC numbers support_ among those)
+        rows = np.arange(n) if sample_weight is None else np.flatnonzero(sample_weight > 0)
+        sw = None if sample_weight is None else sample_weight[rows]
 
         def svm(d):
             Kd = K.combine(np.ascontiguousarray(d, dtype=np.float64))
-            clf = SVC(kernel="precomputed", C=C, tol=self.svm_tol).fit(Kd, ypm)
+            if rows.size < n:
+                Kd = Kd[np.ix_(rows, rows)]
+            clf = SVC(kernel="precomputed", C=C, tol=self.svm_tol).fit(Kd, ypm[rows], sample_weight=sw)
             ay = np.zeros(n)
-            ay[clf.support_] = clf.dual_coef_[0] * (1.0 if clf.classes_[1] == 1.0 else -1.0)
+            ay[rows[clf.support_]] = clf.dual_coef_[0] * (1.0 if clf.classes_[1] == 1.0 else -1.0)
             s = K.quad(ay)
             J = np.abs(ay).sum() - 0.5 * d @ s  # SVM dual value at the solution
             return J, s, ay, clf
@@ -591,12 +601,14 @@ class SimpleMKLClassifier(_KernelMixin):
         hist = {"gap": [], "objective": [], "seconds": []}
         t0 = time.perf_counter()
         golden = (math.sqrt(5.0) - 1.0) / 2.0
+        status = "max_iter"
         for _ in range(self.max_iter):
             gap = self.alpha * 0.5 * (s.max() - d @ s)
             hist["gap"].append(gap)
             hist["objective"].append(self.alpha * J)
             hist["seconds"].append(time.perf_counter() - t0)
             if gap < self.tol:
+                status = "converged"
                 break
             D, mu = direction(d, s)
             scale = float(np.abs(D).max())
@@ -650,8 +662,7 @@ class SimpleMKLClassifier(_KernelMixin):
                 break
         d[d < 1e-12 * d.max()] = 0.0
         d = d / d.sum()
-        return {"kernel_weights_": d, "coef_": d[:, None] * ay[None, :],
-                "intercept_": float(clf.intercept_[0]) * (1.0 if clf.classes_[1] == 1.0 else -1.0),
-                "n_iter_": len(hist["gap"]),
-                "duality_gap_": float(hist["gap"][-1]) if hist["gap"] else float("nan"),
-                "history_": {k: np.asarray(v) for k, v in hist.items()}}
+        return ({"kernel_weights_": d, "coef_": d[:, None] * ay[None, :],
+                 "intercept_": float(clf.intercept_[0]) * (1.0 if clf.classes_[1] == 1.0 else -1.0),
+                 "duality_gap_": float(hist["gap"][-1]) if hist["gap"] else float("nan")},
+                EngineResult(status, float(len(hist["gap"])), 0.0, hist))

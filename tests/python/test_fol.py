@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.linear_model import SGDClassifier
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robustcore as rc
 from robustcore import _core
@@ -319,8 +318,8 @@ def test_zero_score_predicts_the_negative_class():
         ({"slack_budget": -1.0}, ValueError, "slack_budget"),
         ({"eta0": 0.0}, ValueError, "eta0"),
         ({"alpha": float("nan")}, ValueError, "alpha"),
-        ({"s": 1.5, "loss": "ramp"}, ValueError, "s < 1"),
-        ({"c": -1.0, "loss": "rgomp", "learner": "sgd"}, ValueError, "c > 0"),
+        ({"s": 1.5, "loss": "ramp"}, ValueError, "'s' parameter"),
+        ({"c": -1.0, "loss": "rgomp", "learner": "sgd"}, ValueError, "'c' parameter"),
         ({"batch_size": 1.5}, TypeError, "batch_size"),
     ],
 )
@@ -349,14 +348,6 @@ def test_bad_data(binary_problem):
     with pytest.raises(ValueError, match="snapshot"):  # k = 3 iterates, 2 rows given
         _core.fol_fit(to_matrix(X), y, _fol_params(n_steps=10, k=3), np.zeros(d + 1), np.ones(len(y)),
                       np.zeros((2, d + 1)))
-
-
-@parametrize_with_checks(
-    [rc.FocusedOnlineClassifier(random_state=0, max_iter=3),
-     rc.FocusedOnlineClassifier(learner="sgd", loss="log", output="average", max_iter=3, random_state=0)],
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 def test_experiment_gap_smoke(tmp_path):

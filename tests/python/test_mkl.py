@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 from scipy.optimize import minimize
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robustcore as rc
 from robustcore import _core
@@ -346,15 +345,6 @@ def test_stpmkl_at_least_as_accurate_as_simplemkl_on_flipped_labels(data_dir):
         acc_st.append(NoisyMKLClassifier(noise_level=0.3, alpha=0.1, max_iter=300).fit(X[tr], ytr).score(X[te], y[te]))
         acc_si.append(SimpleMKLClassifier(alpha=0.1, max_iter=30).fit(X[tr], ytr).score(X[te], y[te]))
     assert np.mean(acc_st) >= np.mean(acc_si) - 0.02, (acc_st, acc_si)
-
-
-# ----------------------------------------------------------------------------- scikit-learn
-@parametrize_with_checks(
-    [NoisyMKLClassifier(max_iter=100, widths=(0.5, 2.0)), NoisyMKLClassifier(max_iter=100, method="vi", widths=(1.0,)),
-     MiPMKLClassifier(max_iter=100, widths=(1.0,), n_alternations=3), SimpleMKLClassifier(max_iter=10, widths=(1.0,))],
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 def test_mkl_command_smoke(data_dir, tmp_path):

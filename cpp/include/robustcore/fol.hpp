@@ -45,6 +45,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <variant>
@@ -469,18 +470,24 @@ struct AdaBoostResult : Result {
   std::vector<double> weighted_error;  ///< eps_t, one per round tried (the last may have no edge)
 };
 
-/// The AdaBoost loop over an already built learner (params validated): p = uniform; each round runs one
+/// The AdaBoost loop over an already built learner (params validated): p = uniform (or proportional to
+/// sample_weight when given, checked: the distribution of the data with row i repeated w_i times); each round runs one
 /// epoch (m samples, in batches) of the learner sampling examples from p (sum tree, gamma = 0), giving
 /// h_t; eps_t is the p-weighted 0/1 error of h_t, alpha_t = 0.5 log(1/eps_t - 1), p_i <- p_i exp(-alpha_t
 /// y_i h_t(x_i)), output sign(sum_t alpha_t h_t(x)). Stops early when eps_t = 0 (h_t is consistent:
 /// alpha_t is capped at 0.5 log(1e12)) or eps_t >= 1/2 (no edge). hyps: max_iter x (d+1) rows.
 template <class Data, class Learner>
 AdaBoostResult adaboost_run(const Data& X, const double* y, Learner& learner, const AdaBoostParams& params,
-                            double* hyps, const Data* X_test, const double* y_test, const ProgressFn& progress) {
+                            double* hyps, const Data* X_test, const double* y_test, const ProgressFn& progress,
+                            const double* sample_weight) {
   const int64_t m = X.rows(), d = X.cols(), bsz = params.batch_size;
   AdaBoostResult res;
   Rng rng(params.seed);
   std::vector<double> p(static_cast<size_t>(m), 1.0 / static_cast<double>(m)), F(static_cast<size_t>(m), 0.0);
+  if (sample_weight) {
+    const double total = std::accumulate(sample_weight, sample_weight + m, 0.0);
+    for (int64_t i = 0; i < m; ++i) p[static_cast<size_t>(i)] = sample_weight[i] / total;
+  }
   std::vector<double> Ft(X_test ? static_cast<size_t>(X_test->rows()) : 0, 0.0);
   std::vector<double> w0(static_cast<size_t>(d + 1), 0.0);
   learner.write(w0.data());
@@ -544,15 +551,26 @@ AdaBoostResult adaboost_run(const Data& X, const double* y, Learner& learner, co
 }
 
 /// AdaBoost with the learner params.learner names. hyps: n_hyps x (d+1) output rows, n_hyps >=
-/// params.max_iter (row r = h_r, w then b). Every precondition is checked here (std::invalid_argument).
+/// params.max_iter (row r = h_r, w then b). sample_weight: m weights >= 0 with a positive sum, the initial
+/// distribution p (null: uniform). Every precondition is checked here (std::invalid_argument).
 template <class Data>
 AdaBoostResult adaboost_fit(const Data& X, const double* y, const AdaBoostParams& params, double* hyps,
-                            int64_t n_hyps, const Data* X_test, const double* y_test, const ProgressFn& progress) {
+                            int64_t n_hyps, const Data* X_test, const double* y_test, const ProgressFn& progress,
+                            const double* sample_weight = nullptr) {
   params.validate(X.rows());
   detail::check_fol_data(X, y, X_test, y_test, "AdaBoost");
   if (n_hyps < params.max_iter) throw std::invalid_argument("AdaBoost: need one hypothesis row per round (max_iter rows)");
+  if (sample_weight) {
+    double total = 0.0;
+    for (int64_t i = 0; i < X.rows(); ++i) {
+      if (!(sample_weight[i] >= 0.0) || !std::isfinite(sample_weight[i]))
+        throw std::invalid_argument("AdaBoost: sample weights must be finite and >= 0");
+      total += sample_weight[i];
+    }
+    if (!(total > 0.0)) throw std::invalid_argument("AdaBoost: the sample weights sum to 0");
+  }
   return with_learner(params.learner, X.cols(), [&](auto& learner) {
-    return adaboost_run(X, y, learner, params, hyps, X_test, y_test, progress);
+    return adaboost_run(X, y, learner, params, hyps, X_test, y_test, progress, sample_weight);
   });
 }
 

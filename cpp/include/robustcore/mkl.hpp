@@ -222,9 +222,10 @@ inline FactoredBank gaussian_bank_factored(const double* X, int64_t n, int64_t d
   return bank;
 }
 
-/// max_{alpha in Q} sum_i alpha_i w_i over Q = {0 <= alpha <= upper, sum alpha <= budget}: fill the largest
-/// positive w_i up to upper until the budget runs out. O(n log n).
-inline double max_linear_capped(const std::vector<double>& w, double upper, double budget, std::vector<int64_t>& idx) {
+/// max_{alpha in Q} sum_i alpha_i w_i over Q = {0 <= alpha_i <= upper scale_i, sum alpha <= budget} (a null
+/// scale is all ones): fill the largest positive w_i up to their bound until the budget runs out. O(n log n).
+inline double max_linear_capped(const std::vector<double>& w, double upper, const double* scale, double budget,
+                                std::vector<int64_t>& idx) {
   idx.resize(w.size());
   std::iota(idx.begin(), idx.end(), int64_t{0});
   std::sort(idx.begin(), idx.end(), [&](int64_t a, int64_t b) { return w[static_cast<size_t>(a)] > w[static_cast<size_t>(b)]; });
@@ -232,7 +233,7 @@ inline double max_linear_capped(const std::vector<double>& w, double upper, doub
   for (int64_t i : idx) {
     const double wi = w[static_cast<size_t>(i)];
     if (!(wi > 0.0) || left <= 0.0) break;
-    const double a = std::min(upper, left);
+    const double a = std::min(scale ? upper * scale[i] : upper, left);
     val += a * wi;
     left -= a;
   }
@@ -284,14 +285,27 @@ struct MklResult : Result {
 /// its average pairs f^t with the alpha that produced it.
 /// Bank: KernelBank<double|float> or FactoredBank (anything with fields m, n and the overloads
 /// kernel_pass(bank, u, H) and coupling_norm_bound(bank)).
+/// sample_weight (n values >= 0, or null for all ones) weights the hinge terms: sample i's dual variable
+/// lives in [0, upper w_i] and 1/n becomes 1/sum_i w_i, which is problem (11) on the data with sample i
+/// repeated w_i times (the repeated rows' dual variables add up) for integer weights.
 template <class Bank>
 MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef, double* dual,
-                const ProgressFn& progress = {}) {
+                const ProgressFn& progress = {}, const double* sample_weight = nullptr) {
   const int64_t n = K.n, m = K.m;
   if (n < 1 || m < 1) throw std::invalid_argument("mkl::solve: need at least one sample and one kernel");
   opt.validate();
   for (int64_t i = 0; i < n; ++i)
     if (y[i] != 1.0 && y[i] != -1.0) throw std::invalid_argument("mkl::solve: y must be in {-1, +1}");
+  double n_eff = static_cast<double>(n);
+  if (sample_weight) {
+    n_eff = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (!(sample_weight[i] >= 0.0) || !std::isfinite(sample_weight[i]))
+        throw std::invalid_argument("mkl::solve: sample weights must be finite and >= 0");
+      n_eff += sample_weight[i];
+    }
+    if (!(n_eff > 0.0)) throw std::invalid_argument("mkl::solve: the sample weights sum to 0");
+  }
 
   using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using Vec = Eigen::VectorXd;
@@ -301,7 +315,7 @@ MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef
   double gamma = opt.gamma;
   if (gamma <= 0.0) {
     if (opt.method == Method::AMP) {
-      const double L = coupling_norm_bound(K);
+      const double L = coupling_norm_bound(K) * static_cast<double>(n) / n_eff;  // the coupling's 1/n is 1/n_eff
       if (!(L > 0.0)) throw std::invalid_argument("mkl::solve: every kernel matrix is zero");
       gamma = 1.0 / (std::sqrt(2.0) * L);
     } else {
@@ -309,7 +323,7 @@ MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef
     }
   }
   res.step = gamma;
-  const double s = gamma / static_cast<double>(n);
+  const double s = gamma / n_eff;
   const double c_prox = gamma * opt.alpha;
 
   Mat C = Mat::Zero(m, n), G = Mat::Zero(m, n), H(m, n);
@@ -321,7 +335,7 @@ MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef
   // Ascent step on alpha from point p: P_Q[p + (gamma/n)(1 - y o fX)].
   auto ascent = [&](const Vec& from, Vec& to) {
     tmp = from.array() + s * (1.0 - yv.array() * fX.array());
-    project_capped_simplex(tmp.data(), n, opt.upper, opt.rho, to.data());
+    project_capped_simplex(tmp.data(), n, opt.upper, sample_weight, opt.rho, to.data());
   };
   // H = [K_j u]_j for u = v o y.
   auto pass_over_bank = [&](const Vec& v) {
@@ -365,12 +379,12 @@ MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef
     double normsum = 0.0;
     for (int64_t j = 0; j < m; ++j) normsum += std::sqrt(std::max(0.0, Csum.row(j).dot(Gsum.row(j)))) * inv_t;
     const Vec fbar = Gsum.colwise().sum().transpose() * inv_t;
-    for (int64_t i = 0; i < n; ++i) w[static_cast<size_t>(i)] = (1.0 - y[i] * fbar[i]) / static_cast<double>(n);
-    const double P = 0.5 * opt.alpha * normsum * normsum + max_linear_capped(w, opt.upper, opt.rho, idx);
+    for (int64_t i = 0; i < n; ++i) w[static_cast<size_t>(i)] = (1.0 - y[i] * fbar[i]) / n_eff;
+    const double P = 0.5 * opt.alpha * normsum * normsum + max_linear_capped(w, opt.upper, sample_weight, opt.rho, idx);
     const Vec vbar = asum.cwiseProduct(yv) * inv_t;
     double qmax = 0.0;
     for (int64_t j = 0; j < m; ++j) qmax = std::max(qmax, vbar.dot(Hsum.row(j).transpose()) * inv_t);
-    const double nn = static_cast<double>(n);
+    const double nn = n_eff;
     const double D = asum.sum() * inv_t / nn - qmax / (2.0 * opt.alpha * nn * nn);
     res.primal = P;
     res.dual = D;

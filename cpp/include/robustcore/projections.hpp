@@ -18,31 +18,30 @@
 
 namespace robustcore {
 
-/// Writes P(v) into out (out may alias v) and returns theta, the multiplier of the budget
-/// constraint (0 when it is inactive). Throws std::invalid_argument unless upper > 0, budget >= 0,
-/// both finite, and v finite.
-inline double project_capped_simplex(const double* v, int64_t m, double upper, double budget, double* out) {
-  if (m < 0) throw std::invalid_argument("project_capped_simplex: negative length");
-  if (!(upper > 0.0) || !std::isfinite(upper))
-    throw std::invalid_argument("project_capped_simplex: the upper bound must be > 0 and finite");
-  if (!(budget >= 0.0) || !std::isfinite(budget))
-    throw std::invalid_argument("project_capped_simplex: the budget must be >= 0 and finite");
+namespace detail {
+/// project_capped_simplex with the bound of coordinate i given by bound(i) >= 0 (a coordinate of bound 0
+/// stays 0); arguments already checked.
+template <class Bound>
+double project_capped_simplex(const double* v, int64_t m, Bound bound, double budget, double* out) {
   double g0 = 0.0;
   int64_t free0 = 0;
   for (int64_t i = 0; i < m; ++i) {
     if (!std::isfinite(v[i])) throw std::invalid_argument("project_capped_simplex: v contains NaN or infinity");
-    g0 += std::min(std::max(v[i], 0.0), upper);
-    if (v[i] > 0.0 && v[i] <= upper) ++free0;
+    const double u = bound(i);
+    g0 += std::min(std::max(v[i], 0.0), u);
+    if (v[i] > 0.0 && v[i] <= u && u > 0.0) ++free0;
   }
   double theta = 0.0;
   if (g0 > budget) {
-    // Events at positive breakpoints: a capped coordinate becomes free (+1) at v_i - upper, a free
+    // Events at positive breakpoints: a capped coordinate becomes free (+1) at v_i - upper_i, a free
     // one reaches 0 (-1) at v_i. Between events g falls with slope -free.
     std::vector<std::pair<double, int>> ev;
     ev.reserve(static_cast<size_t>(2 * m));
     for (int64_t i = 0; i < m; ++i) {
+      const double u = bound(i);
+      if (!(u > 0.0)) continue;
       if (v[i] > 0.0) ev.emplace_back(v[i], -1);
-      if (v[i] - upper > 0.0) ev.emplace_back(v[i] - upper, +1);
+      if (v[i] - u > 0.0) ev.emplace_back(v[i] - u, +1);
     }
     std::sort(ev.begin(), ev.end());
     double t = 0.0, g = g0;
@@ -60,10 +59,36 @@ inline double project_capped_simplex(const double* v, int64_t m, double upper, d
     }
     if (theta < 0.0) theta = t;  // budget == 0 (or rounding at the last breakpoint): all zero
   }
-  for (int64_t i = 0; i < m; ++i) out[i] = std::min(std::max(v[i] - theta, 0.0), upper);
+  for (int64_t i = 0; i < m; ++i) out[i] = std::min(std::max(v[i] - theta, 0.0), bound(i));
   return theta;
 }
 
+inline void check_capped_simplex(double upper, double budget) {
+  if (!(upper > 0.0) || !std::isfinite(upper))
+    throw std::invalid_argument("project_capped_simplex: the upper bound must be > 0 and finite");
+  if (!(budget >= 0.0) || !std::isfinite(budget))
+    throw std::invalid_argument("project_capped_simplex: the budget must be >= 0 and finite");
+}
+}  // namespace detail
+
+/// Writes P(v) into out (out may alias v) and returns theta, the multiplier of the budget
+/// constraint (0 when it is inactive). Throws std::invalid_argument unless upper > 0, budget >= 0,
+/// both finite, and v finite.
+inline double project_capped_simplex(const double* v, int64_t m, double upper, double budget, double* out) {
+  if (m < 0) throw std::invalid_argument("project_capped_simplex: negative length");
+  detail::check_capped_simplex(upper, budget);
+  return detail::project_capped_simplex(v, m, [upper](int64_t) { return upper; }, budget, out);
+}
+
+/// The same with one bound per coordinate, upper * scale[i] (scale: m finite values >= 0, checked by the
+/// caller; a null scale is all ones): the box of a weighted problem.
+inline double project_capped_simplex(const double* v, int64_t m, double upper, const double* scale, double budget,
+                                     double* out) {
+  if (!scale) return project_capped_simplex(v, m, upper, budget, out);
+  if (m < 0) throw std::invalid_argument("project_capped_simplex: negative length");
+  detail::check_capped_simplex(upper, budget);
+  return detail::project_capped_simplex(v, m, [upper, scale](int64_t i) { return upper * scale[i]; }, budget, out);
+}
 
 // ---------------------------------------------------------------------------------------------------
 // group_lasso_squared_prox: the composite gradient mapping of the MKL paper, problem (13) / Lemma 3:

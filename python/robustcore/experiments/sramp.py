@@ -19,6 +19,7 @@ README); ijcnn1 and mnist38 use the official train/test files (the paper's split
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import time
@@ -63,7 +64,10 @@ def add_arguments(p):
     p.add_argument("--cv", type=int, default=10, help="folds for choosing lambda (and s for SRamp)")
     p.add_argument("--max-iter", "--epochs", dest="max_iter", type=int, default=15, help="epochs (--epochs: old name)")
     p.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
-    p.add_argument("--lambdas", type=float, nargs="+", default=list(LAMBDA_GRID))
+    p.add_argument("--alphas", type=float, nargs="+", default=list(LAMBDA_GRID),
+                   help="grid of the L2 strength alpha (the paper's lambda) for the cross-validation")
+    # the old name, still accepted, not shown in --help
+    p.add_argument("--lambdas", dest="alphas", type=float, nargs="+", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.add_argument("--data-home", default=None)
     p.add_argument("--raw-features", action="store_true",
                    help="keep the files' own feature values instead of the paper's [0, 1] min-max scaling")
@@ -121,8 +125,8 @@ def check_args(args):
         raise ValueError("--repeats and --max-iter must be >= 1")
     if args.cv < 2:
         raise ValueError("--cv needs at least 2 folds")
-    if any(not (lam > 0) for lam in args.lambdas):
-        raise ValueError(f"--lambdas must be > 0, got {args.lambdas}")
+    if any(not (lam > 0) for lam in args.alphas):
+        raise ValueError(f"--alphas must be > 0, got {args.alphas}")
     known = datasets.list_datasets()
     for ds in args.datasets:
         if ds not in known:
@@ -152,7 +156,7 @@ def run(args):
             noisy = [flip_labels(y, rate, random_state=1000 + r, mode="exact") for r in range(args.repeats)]
             for method in args.methods:
                 t0 = time.perf_counter()
-                (lam, s), cv_acc = tune(method, X, noisy[0], args.lambdas, args.cv, args.max_iter, 0)
+                (lam, s), cv_acc = tune(method, X, noisy[0], args.alphas, args.cv, args.max_iter, 0)
                 chosen[(ds, rate, method)] = (lam, s)
                 errs, secs = [], []
                 for r in range(args.repeats):
@@ -253,7 +257,7 @@ def main(args):
     table = format_tables(rows, args.datasets, args.noise, args.methods)
     header = (f"SRamp reproduction: datasets {args.datasets}"
               f"{' (raw feature values, not scaled)' if args.raw_features else ''}, noise {args.noise}, {args.repeats} repeats, "
-              f"{args.cv}-fold CV of lambda over {list(args.lambdas)} (and s for SRamp over {list(S_GRID)}) on "
+              f"{args.cv}-fold CV of lambda over {list(args.alphas)} (and s for SRamp over {list(S_GRID)}) on "
               f"the first repeat's noisy labels, {args.max_iter} epochs.\n\n")
     (out / "table.md").write_text(header + table)
     with open(out / "results.csv", "w", newline="") as fh:
