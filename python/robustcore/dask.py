@@ -42,7 +42,7 @@ from ._validation import seed_from_random_state, to_matrix
 __all__ = ["LinearClassifier"]
 
 _Local = _lm.LinearClassifier
-#: the parameters the shards' solver takes from the estimator (all of robustcore.LinearClassifier's)
+#: robustcore.LinearClassifier's parameters: those of this estimator's that the shards' solver takes
 _LOCAL_PARAMS = tuple(_Local._get_param_names())
 
 
@@ -236,8 +236,10 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         self.tol = tol
 
     def _local_params(self):
-        """The shards' solver parameters (verbose off: the driver reports rounds)."""
-        params = {k: getattr(self, k) for k in _LOCAL_PARAMS if k != "random_state"}
+        """The shards' solver parameters: this estimator's (a parameter of robustcore.LinearClassifier that this
+        class does not list keeps its default), max_iter = local_max_iter, verbose off (the driver reports
+        rounds), random_state per task."""
+        params = {k: v for k, v in self.get_params(deep=False).items() if k in _LOCAL_PARAMS and k != "random_state"}
         params.update(max_iter=self.local_max_iter, verbose=0)
         return params
 
@@ -260,8 +262,9 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         try:
             described = client.gather(client.map(_describe_shard, shards, pure=False))
             rows = [r for r, _, _ in described]
-            if len({d for _, d, _ in described}) != 1 or (n_features is not None and described[0][1] != n_features):
-                raise ValueError(f"the partitions of X have different numbers of features {sorted({d for _, d, _ in described})}")
+            widths = sorted({d for _, d, _ in described} | ({n_features} - {None}))
+            if len(widths) != 1:
+                raise ValueError(f"the partitions of X have different numbers of features {widths}")
             labels = np.concatenate([u for _, _, u in described])
             check_classification_targets(labels)
             classes = local._classes(labels)

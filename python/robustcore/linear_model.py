@@ -468,7 +468,8 @@ class LinearClassifier(BaseClassifier):
             if kind == "vr":
                 fitted = self._fit_vr(M, Y, sample_weight, Mt, Yt, self.max_iter, coef0, intercept0)
             else:
-                fitted = self._fit_sgd(X, M, Y, sample_weight, Mt, Yt, self.max_iter, _SgdState.start(coef0, intercept0))
+                state = _SgdState.start(coef0, intercept0)
+                fitted = self._fit_sgd(X, M, Y, sample_weight, Mt, Yt, self.max_iter, state)
         self._commit(classes_=classes, **fitted)
         return self
 

@@ -3,6 +3,8 @@ dask array / dataframe / sparse input, multi-class, reproducibility, a worker ki
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -27,6 +29,13 @@ def client():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit="600MB",
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as c:
         yield c
+
+
+def test_import_without_dask_names_the_extra():
+    code = ("import sys; sys.modules['distributed'] = None; import robustcore\n"
+            "try:\n    import robustcore.dask\nexcept ImportError as e:\n    print(e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert 'pip install "robustcore[dask]"' in out
 
 
 def _planted(n=6000, d=30, n_classes=2, seed=0):
