@@ -49,7 +49,7 @@ _LOCAL_PARAMS = tuple(_Local._get_param_names())
 # ----------------------------------------------------------------------------- the shards (run on the workers)
 def _load_shard(X, y, sample_weight):
     """One partition as the engine reads it: (X float64 CSR or C-ordered dense, y 1-d, sample_weight or None)."""
-    X = check_array(X, accept_sparse="csr", dtype=np.float64, order="C")
+    X = check_array(X, accept_sparse="csr", dtype=np.float64, order="C", ensure_min_samples=0)
     y = column_or_1d(np.asarray(y), warn=False)
     if X.shape[0] != y.shape[0]:
         raise ValueError(f"a partition of X has {X.shape[0]} rows but its partition of y has {y.shape[0]}; "
@@ -86,6 +86,8 @@ def _fit_shard(shard, params, classes, kind, state, local_max_iter, seed):
 def _score_shard(predict, X, y, sample_weight):
     """(weighted correct predictions, total weight) on one partition."""
     X, y, sample_weight = _load_shard(X, y, sample_weight)
+    if len(y) == 0:
+        return 0.0, 0.0
     w = np.ones(len(y)) if sample_weight is None else sample_weight
     return float(w @ (predict(X) == y)), float(w.sum())
 
@@ -265,28 +267,14 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             widths = sorted({d for _, d, _ in described} | ({n_features} - {None}))
             if len(widths) != 1:
                 raise ValueError(f"the partitions of X have different numbers of features {widths}")
-            labels = np.concatenate([u for _, _, u in described])
+            labels = np.concatenate([u for n, _, u in described if n > 0])
             check_classification_targets(labels)
             classes = local._classes(labels)
             d = described[0][1]
             n_problems = 1 if len(classes) == 2 else len(classes)
             coef0, intercept0 = _lm._initial_model(None, None, n_problems, d)
             state = (coef0, intercept0) if kind == "vr" else _lm._SgdState.start(coef0, intercept0)
-            base_seed = seed_from_random_state(self.random_state)
-            history = []
-            with Progress(self.verbose, self.max_iter, type(self).__name__, unit="round") as bar:
-                report = bar.callback()
-                for r in range(self.max_iter):
-                    t0 = time.perf_counter()
-                    seeds = [int(np.random.SeedSequence([base_seed, r, p]).generate_state(1)[0])
-                             for p in range(len(shards))]
-                    futures = [client.submit(_fit_shard, shard, params, classes, kind, state, self.local_max_iter,
-                                             seed, pure=False) for shard, seed in zip(shards, seeds)]
-                    results = client.gather(futures)
-                    state = _mix([s for s, _, _ in results], rows)
-                    history.append(self._round_history(results, rows, time.perf_counter() - t0))
-                    if report is not None:
-                        report(r + 1)
+            state, history = self._rounds(client, shards, rows, params, classes, kind, state)
         finally:
             client.cancel(shards)
         local._commit(classes_=classes, n_features_in_=d, **self._fitted_model(local, kind, state, history))
@@ -294,6 +282,26 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             local.feature_names_in_ = np.asarray(X.columns, dtype=object)
         self._commit_from(local, n_partitions_=len(rows))
         return self
+
+    def _rounds(self, client, shards, rows, params, classes, kind, state):
+        """The ``max_iter`` rounds on the non-empty shards: (the mixed state, the per-round history rows)."""
+        base_seed = seed_from_random_state(self.random_state)
+        active = [(p, shard, n) for p, (shard, n) in enumerate(zip(shards, rows)) if n > 0]
+        rows = [n for _, _, n in active]
+        history = []
+        with Progress(self.verbose, self.max_iter, type(self).__name__, unit="round") as bar:
+            report = bar.callback()
+            for r in range(self.max_iter):
+                t0 = time.perf_counter()
+                futures = [client.submit(_fit_shard, shard, params, classes, kind, state, self.local_max_iter,
+                                         int(np.random.SeedSequence([base_seed, r, p]).generate_state(1)[0]),
+                                         pure=False) for p, shard, _ in active]
+                results = client.gather(futures)
+                state = _mix([s for s, _, _ in results], rows)
+                history.append(self._round_history(results, rows, time.perf_counter() - t0))
+                if report is not None:
+                    report(r + 1)
+        return state, history
 
     @staticmethod
     def _round_history(results, rows, seconds):

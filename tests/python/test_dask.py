@@ -112,6 +112,16 @@ def test_sparse_chunks_multiclass_and_to_local(client):
     assert local.t_ > est.to_local().t_
 
 
+def test_empty_partition_is_skipped(client):
+    X, y, _, _ = _planted(n=1200, d=6)
+    labels = np.array(["neg", "pos"])[y]
+    Xd = da.from_array(X, chunks=((600, 0, 600), (6,)))
+    yd = da.from_array(labels, chunks=((600, 0, 600),))
+    est = DaskLinearClassifier(max_iter=3, random_state=0).fit(Xd, yd)
+    assert est.n_partitions_ == 3
+    assert est.score(Xd, yd) == pytest.approx(est.score(X, labels)) and est.score(X, labels) > 0.8
+
+
 def test_reproducible_given_seed_and_partitioning(client):
     X, y, _, _ = _planted(n=2000, d=10)
     Xd, yd = _dask(X, y, parts=4)
