@@ -79,7 +79,7 @@ def main(argv=None):
         print(f"{rows:9d} {args.features:8d} {'in memory':>12s} {per_epoch:13.3f} {'':>8s} {local.score(Xt, yt):8.4f}",
               flush=True)
         for workers in (1, 2):
-            with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+            with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
                               memory_limit=0) as cluster, Client(cluster) as client:
                 Xd, yd = dask_collections(client, X, y, args.partitions)
                 est = DaskLinearClassifier(max_iter=args.rounds, local_max_iter=args.local_epochs, **kw).fit(Xd, yd)
