@@ -72,6 +72,16 @@ class _SgdState:
         self.counters = np.zeros((n_problems, 2), dtype=np.int64)
         self.eta0 = np.full(n_problems, np.nan)
 
+    @classmethod
+    def start(cls, coef, intercept):
+        """The state of a fit starting from the model (coef (n_problems, d), intercept (n_problems,)): its
+        weights and averages, no steps taken, eta0 not yet calibrated."""
+        state = cls(*coef.shape)
+        state.coef[:] = coef
+        state.avg_coef[:] = coef
+        state.scalars[:] = np.asarray(intercept)[:, None]
+        return state
+
     def copy(self):
         new = _SgdState.__new__(_SgdState)
         new.__dict__.update({k: v.copy() for k, v in self.__dict__.items()})
@@ -99,6 +109,28 @@ class _SgdState:
     def set_row(self, k, row):
         for name, value in row.items():
             self.__dict__[name][k] = value
+
+
+def _initial_model(coef_init, intercept_init, n_problems, n_features):
+    """(coef (n_problems, n_features), intercept (n_problems,)) a fit starts from: zeros, or ``coef_init`` /
+    ``intercept_init`` with SGDClassifier's shapes ((n_classes or 1, n_features) and (n_classes or 1,); for
+    two classes also (n_features,) and a scalar)."""
+    start = []
+    for name, given, shape in (("coef_init", coef_init, (n_problems, n_features)),
+                               ("intercept_init", intercept_init, (n_problems,))):
+        value = np.zeros(shape)
+        if given is not None:
+            a = np.asarray(given, dtype=np.float64)
+            if n_problems == 1 and a.size == value.size and a.ndim < len(shape):  # (d,) / scalar for two classes
+                a = a.reshape(shape)
+            if a.shape != shape:
+                raise ValueError(f"{name} has shape {np.shape(given)}; this fit needs {shape} (one row per "
+                                 "class, one for two classes)")
+            if not np.all(np.isfinite(a)):
+                raise ValueError(f"{name} contains non-finite values")
+            value[:] = a
+        start.append(value)
+    return tuple(start)
 
 
 def _sgd_engine_params(cfg, max_iter, seed, eta0, block_rows=0):
@@ -527,10 +559,15 @@ class LinearClassifier(BaseClassifier):
 
     # ------------------------------------------------------------------ fitting
     @fit_method
-    def fit(self, X, y, sample_weight=None, eval_set=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None, coef_init=None, intercept_init=None):
         """Fit on (X, y). ``eval_set=(X_test, y_test)`` adds test error per epoch (per effective pass for the
-        variance-reduced solvers and loss="softmax") to ``history_``."""
+        variance-reduced solvers and loss="softmax") to ``history_``. ``coef_init`` (n_classes or 1,
+        n_features) and ``intercept_init`` (n_classes or 1,): the model to start from (SGDClassifier's
+        warm start: the solver starts afresh -- step schedule, averages, eta0 calibration -- from these
+        weights); not with loss="softmax"."""
         kind = self._solver_kind()
+        if kind == "softmax" and (coef_init is not None or intercept_init is not None):
+            raise ValueError("coef_init / intercept_init are not supported with loss='softmax'")
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
         classes = self._classes(y)
         sample_weight = fit_weights(self.class_weight, y, sample_weight, classes)
@@ -539,19 +576,20 @@ class LinearClassifier(BaseClassifier):
             fitted = self._fit_softmax(to_matrix(X), y, classes, sample_weight, Mt, yt)
         else:
             Yt = None if yt is None else binary_targets(yt, classes)
+            n_problems = len(classes) if len(classes) > 2 else 1
+            coef0, intercept0 = _initial_model(coef_init, intercept_init, n_problems, X.shape[1])
             if kind == "vr":
-                zeros = np.zeros((len(classes) if len(classes) > 2 else 1, X.shape[1]))
                 fitted = self._fit_vr(to_matrix(X), binary_targets(y, classes), sample_weight, Mt, Yt,
-                                      self.max_iter, zeros, zeros[:, 0])
+                                      self.max_iter, coef0, intercept0)
             else:
-                fitted = self._fit_sgd_until_tol(X, y, classes, sample_weight, Mt, Yt)
+                fitted = self._fit_sgd_until_tol(X, y, classes, sample_weight, Mt, Yt, coef0, intercept0)
         warn_max_iter(self, fitted["status_"], self.tol)
         self._commit(classes_=classes, **fitted)
         return self
 
-    def _fit_sgd_until_tol(self, X, y, classes, sample_weight, Mt, Yt):
-        """The SGD solvers' fit: all max_iter epochs (tol None), or until tol on the training objective or
-        (early_stopping) on a stratified held-out validation_fraction."""
+    def _fit_sgd_until_tol(self, X, y, classes, sample_weight, Mt, Yt, coef0, intercept0):
+        """The SGD solvers' fit from the model (coef0, intercept0): all max_iter epochs (tol None), or until
+        tol on the training objective or (early_stopping) on a stratified held-out validation_fraction."""
         validation = None
         if self.tol is not None and self.early_stopping:
             seed = self.random_state if isinstance(self.random_state, Integral) else (
@@ -564,7 +602,8 @@ class LinearClassifier(BaseClassifier):
             sample_weight = None if sample_weight is None else sample_weight[train]
         Y = binary_targets(y, classes)
         return self._fit_sgd(X, to_matrix(X), Y, sample_weight, Mt, Yt, self.max_iter,
-                             _SgdState(len(Y), X.shape[1]), until_tol=self.tol is not None, validation=validation)
+                             _SgdState.start(coef0, intercept0), until_tol=self.tol is not None,
+                             validation=validation)
 
     def _has_partial_fit(self):
         if canonical_loss(self.loss) == "softmax":

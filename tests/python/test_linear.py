@@ -467,3 +467,59 @@ def test_cli_reports_bad_arguments_without_a_traceback(capsys):
             cli.main(argv)
         assert exc.value.code == 2
         assert match in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- coef_init / intercept_init
+def test_coef_init_continues_constant_step_sgd(binary_problem):
+    """With a constant step, no shuffle and no averaging an SGD epoch depends only on the weights it starts
+    from: k epochs, then max_iter=m from that coef_/intercept_, equal k + m epochs in one fit."""
+    X, y = binary_problem
+    kw = dict(loss="log_loss", learning_rate="constant", eta0=0.05, shuffle=False, average=False, history=False)
+    first = rc.LinearClassifier(max_iter=2, **kw).fit(X, y)
+    cont = rc.LinearClassifier(max_iter=3, **kw).fit(X, y, coef_init=first.coef_, intercept_init=first.intercept_)
+    whole = rc.LinearClassifier(max_iter=5, **kw).fit(X, y)
+    np.testing.assert_allclose(cont.coef_, whole.coef_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(cont.intercept_, whole.intercept_, rtol=1e-12, atol=1e-14)
+    assert not np.allclose(first.coef_, whole.coef_)
+
+
+@pytest.mark.parametrize("solver", ["saga", "svrg"])
+def test_coef_init_warm_starts_variance_reduced(binary_problem, solver):
+    """The variance-reduced solvers start from coef_init: one pass from a converged model stays at its
+    objective, one pass from zeros does not reach it."""
+    X, y = binary_problem
+    kw = dict(loss="log_loss", solver=solver, alpha=1e-2, history=True, random_state=0)
+    opt = rc.LinearClassifier(max_iter=200, **kw).fit(X, y)
+    warm = rc.LinearClassifier(max_iter=2, **kw).fit(X, y, coef_init=opt.coef_, intercept_init=opt.intercept_)
+    cold = rc.LinearClassifier(max_iter=2, **kw).fit(X, y)
+    f_opt, f_warm, f_cold = (m.history_["objective"][-1] for m in (opt, warm, cold))
+    assert f_warm - f_opt < 1e-6 * abs(f_opt)
+    assert f_cold - f_opt > 1e-4
+
+
+def test_coef_init_multiclass_and_binary_shapes(binary_problem):
+    X, y = binary_problem
+    clf = rc.LinearClassifier(max_iter=1, learning_rate="constant", eta0=1e-12, random_state=0)
+    w = np.linspace(-1, 1, X.shape[1])
+    for coef, b in [(w, 0.5), (w[None], [0.5])]:  # two classes: (d,) and a scalar are accepted too
+        clf.fit(X, y, coef_init=coef, intercept_init=b)
+        np.testing.assert_allclose(clf.coef_[0], w, atol=1e-6)
+        np.testing.assert_allclose(clf.intercept_, [0.5], atol=1e-6)
+    y3 = np.arange(len(y)) % 3
+    W = np.tile(w, (3, 1)) * np.array([[1.0], [2.0], [3.0]])
+    clf.fit(X, y3, coef_init=W, intercept_init=np.zeros(3))
+    np.testing.assert_allclose(clf.coef_, W, atol=1e-6)
+
+
+@pytest.mark.parametrize("coef, intercept, match", [
+    (np.zeros((2, 12)), None, "coef_init has shape"),
+    (np.zeros(11), None, "coef_init has shape"),
+    (None, np.zeros(2), "intercept_init has shape"),
+    (np.full(12, np.nan), None, "non-finite"),
+])
+def test_coef_init_bad_shapes_raise(binary_problem, coef, intercept, match):
+    X, y = binary_problem
+    with pytest.raises(ValueError, match=match):
+        rc.LinearClassifier(max_iter=1).fit(X, y, coef_init=coef, intercept_init=intercept)
+    with pytest.raises(ValueError, match="softmax"):
+        rc.LinearClassifier(loss="softmax", solver="saga", max_iter=1).fit(X, y, coef_init=np.zeros((2, 12)))

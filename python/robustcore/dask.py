@@ -1,0 +1,384 @@
+"""Data-parallel training on a ``dask.distributed`` cluster: ``robustcore.dask.LinearClassifier``.
+
+Iterative parameter mixing (McDonald, Hall and Mann 2010; Zinkevich, Weimer, Smola and Li 2010): the
+training data stay in the workers' memory, one shard per partition (block of rows) of the dask
+collection. Every round sends the current model to the shards; each shard runs the engine's solver
+(``robustcore.LinearClassifier``'s SGD, averaged SGD, Pegasos or variance-reduced solver, with any loss)
+for ``local_max_iter`` epochs on its rows, starting from that model; the driver averages the shards'
+models weighted by their rows, and starts the next round from the average. Only weight vectors travel.
+
+A shard's task is a pure function of (its rows, the model, a seed drawn from ``random_state``, the
+round and the partition index): the fit is reproducible given ``random_state`` and the partitioning
+(not the number of workers), and a task dask re-runs after losing a worker computes the same model.
+
+Needs the optional dependencies: ``pip install "robustcore[dask]"``.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from numbers import Integral
+
+try:
+    import dask
+    import dask.array as da
+    import dask.dataframe as dd
+    from distributed import get_client
+except ImportError as e:  # pragma: no cover - exercised in an environment without dask
+    raise ImportError('robustcore.dask needs dask and distributed: pip install "robustcore[dask]"') from e
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, column_or_1d
+
+from . import linear_model as _lm
+from ._base import Progress, binary_targets, fit_method
+from ._validation import seed_from_random_state, to_matrix
+
+__all__ = ["LinearClassifier"]
+
+_Local = _lm.LinearClassifier
+#: robustcore.LinearClassifier's parameters: those of this estimator's that the shards' solver takes
+_LOCAL_PARAMS = tuple(_Local._get_param_names())
+
+
+# ----------------------------------------------------------------------------- the shards (run on the workers)
+def _load_shard(X, y, sample_weight):
+    """One partition as the engine reads it: (X float64 CSR or C-ordered dense, y 1-d, sample_weight or None)."""
+    X = check_array(X, accept_sparse="csr", dtype=np.float64, order="C", ensure_min_samples=0)
+    y = column_or_1d(np.asarray(y), warn=False)
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"a partition of X has {X.shape[0]} rows but its partition of y has {y.shape[0]}; "
+                         "partition X and y alike")
+    if sample_weight is not None:
+        sample_weight = _check_sample_weight(np.asarray(sample_weight), X, dtype=np.float64, ensure_non_negative=True)
+    return X, y, sample_weight
+
+
+def _describe_shard(shard):
+    """(rows, n_features, the distinct labels) of a shard."""
+    X, y, _ = shard
+    return X.shape[0], X.shape[1], np.unique(y)
+
+
+def _fit_shard(shard, params, classes, kind, state, local_max_iter, seed):
+    """``local_max_iter`` epochs (effective passes) of the solver on one shard from ``state``: (the new
+    state, rows, the last local history row). ``state``: the _SgdState of the SGD solvers, (coef,
+    intercept) of the variance-reduced ones."""
+    X, y, sample_weight = shard
+    est = _Local(**params, random_state=seed)
+    M, Y = to_matrix(X), binary_targets(y, classes)
+    if kind == "vr":
+        fitted = est._fit_vr(M, Y, sample_weight, None, None, local_max_iter, *state)
+        new_state = (fitted["coef_"], fitted["intercept_"])
+    else:
+        fitted = est._fit_sgd(X, M, Y, sample_weight, None, None, local_max_iter, state.copy())
+        new_state = fitted["_sgd_state"]
+    last = {key: float(np.nanmean(np.asarray(v, dtype=np.float64)[..., -1]))
+            for key, v in fitted["history_"].items() if key != "passes" and np.size(v)}
+    return new_state, X.shape[0], last
+
+
+def _score_shard(predict, X, y, sample_weight):
+    """(weighted correct predictions, total weight) on one partition."""
+    X, y, sample_weight = _load_shard(X, y, sample_weight)
+    if len(y) == 0:
+        return 0.0, 0.0
+    w = np.ones(len(y)) if sample_weight is None else sample_weight
+    return float(w @ (predict(X) == y)), float(w.sum())
+
+
+# ----------------------------------------------------------------------------- the driver
+def _mix(states, rows):
+    """The row-weighted average of the shards' states (every array field; step counters rounded)."""
+    weights = np.asarray(rows, dtype=np.float64) / np.sum(rows)
+
+    def average(arrays):
+        mean = sum(w * np.asarray(a, dtype=np.float64) for w, a in zip(weights, arrays))
+        return np.rint(mean).astype(arrays[0].dtype) if np.issubdtype(arrays[0].dtype, np.integer) else mean
+
+    if isinstance(states[0], tuple):
+        return tuple(average(field) for field in zip(*states))
+    mixed = states[0].copy()
+    for name in vars(mixed):
+        setattr(mixed, name, average([vars(s)[name] for s in states]))
+    return mixed
+
+
+def _is_dask(obj):
+    return dask.is_dask_collection(obj)
+
+
+def _blocks(X, y, sample_weight=None):
+    """Aligned row partitions of X (dask array or dataframe), y and sample_weight (dask arrays or series):
+    three lists of delayed blocks (the last all None without sample_weight)."""
+    if not _is_dask(X):
+        raise TypeError(f"X must be a dask array or dask dataframe, got {type(X).__name__}; fit an in-memory "
+                        "X with robustcore.LinearClassifier")
+    if isinstance(X, da.Array):
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-d, got a dask array of shape {X.shape}")
+        X = X.rechunk({1: -1})  # whole rows per block
+    elif not isinstance(X, dd.DataFrame):
+        raise TypeError(f"X must be a dask array or dask dataframe, got {type(X).__name__}")
+    x_blocks = list(X.to_delayed().ravel()) if isinstance(X, da.Array) else list(X.to_delayed())
+    out = [x_blocks]
+    for name, v in (("y", y), ("sample_weight", sample_weight)):
+        if v is None:
+            out.append([None] * len(x_blocks))
+            continue
+        if not _is_dask(v):
+            raise TypeError(f"{name} must be a dask array or series partitioned like X, got {type(v).__name__}")
+        if isinstance(v, da.Array) and isinstance(X, da.Array):
+            if v.ndim == 2 and v.shape[1] == 1:
+                v = v[:, 0]
+            if v.ndim != 1:
+                raise ValueError(f"{name} must be 1-d, got a dask array of shape {v.shape}")
+            if v.shape[0] != X.shape[0]:
+                raise ValueError(f"X has {X.shape[0]} rows but {name} has {v.shape[0]}")
+            v = v.rechunk((X.chunks[0],))
+        blocks = list(v.to_delayed().ravel()) if isinstance(v, da.Array) else list(v.to_delayed())
+        if len(blocks) != len(x_blocks):
+            raise ValueError(f"X has {len(x_blocks)} partitions but {name} has {len(blocks)}; partition them alike")
+        out.append(blocks)
+    return out
+
+
+class LinearClassifier(ClassifierMixin, BaseEstimator):
+    """``robustcore.LinearClassifier`` trained on a dask collection by iterative parameter mixing.
+
+    Parameters
+    ----------
+    loss, solver, alpha, learning_rate, eta0, power_t, average, s, c, sramp_params, fit_intercept,
+    intercept_lr, shuffle, history, n_jobs, svrg_option, tol :
+        As in ``robustcore.LinearClassifier``, for the solver every shard runs (``n_jobs``: threads per
+        task for one-vs-rest problems; ``history``: the shards record and report their objective and
+        training error). loss="softmax" is not supported.
+    max_iter : int >= 1
+        Rounds: model broadcasts, local solves and averages.
+    local_max_iter : int >= 1
+        Epochs (effective passes for the variance-reduced solvers) each shard runs per round. The
+        shards' SGD step schedule and averaging continue across rounds (their step counters are mixed
+        with the weights); eta0=None is calibrated by each shard in the first round and mixed too. The
+        variance-reduced solvers restart each round from the mixed model (their gradient tables do
+        not travel): give them several local passes.
+    random_state : None, int, RandomState or Generator
+        Seeds every (round, partition) task: reproducible given random_state and the partitioning.
+    verbose : int
+        > 0: a progress bar over rounds.
+
+    Fit on a dask array (dense or scipy.sparse chunks; chunked by rows) or a dask dataframe X and a
+    dask array or series y partitioned like X, with a ``distributed.Client`` running (the default
+    client is used). Each partition is one shard: its rows stay on the worker that holds them
+    (persisted for the fit, released after). Predictions take dask collections (lazy results) or
+    in-memory arrays.
+
+    Attributes
+    ----------
+    classes_, coef_, intercept_, n_features_in_, n_iter_ (rounds), status_ ("max_iter"),
+    history_ (dict of per-round arrays: "seconds" (the round's wall time) and the row-weighted mean over
+    shards of their local fits' last "objective" and "train_error" when history=True, before mixing),
+    n_partitions_.
+    """
+
+    _parameter_constraints = {
+        **_Local._parameter_constraints,
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "local_max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        loss="hinge",
+        solver="sgd",
+        alpha=1e-4,
+        max_iter=15,
+        local_max_iter=1,
+        learning_rate=None,
+        eta0=None,
+        power_t=0.5,
+        average=None,
+        s=-1.0,
+        c=2.0,
+        sramp_params=None,
+        fit_intercept=True,
+        intercept_lr=1.0,
+        shuffle=True,
+        history=True,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+        svrg_option="last",
+        tol=0.0,
+    ):
+        self.loss = loss
+        self.solver = solver
+        self.alpha = alpha
+        self.max_iter = max_iter
+        self.local_max_iter = local_max_iter
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.power_t = power_t
+        self.average = average
+        self.s = s
+        self.c = c
+        self.sramp_params = sramp_params
+        self.fit_intercept = fit_intercept
+        self.intercept_lr = intercept_lr
+        self.shuffle = shuffle
+        self.history = history
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.svrg_option = svrg_option
+        self.tol = tol
+
+    def _local_params(self):
+        """The shards' solver parameters: this estimator's (a parameter of robustcore.LinearClassifier that this
+        class does not list keeps its default), max_iter = local_max_iter, verbose off (the driver reports
+        rounds), random_state per task."""
+        params = {k: v for k, v in self.get_params(deep=False).items() if k in _LOCAL_PARAMS and k != "random_state"}
+        params.update(max_iter=self.local_max_iter, verbose=0)
+        return params
+
+    @fit_method
+    def fit(self, X, y, sample_weight=None):
+        """Fit by ``max_iter`` rounds of ``local_max_iter`` local epochs and a row-weighted average."""
+        params = self._local_params()
+        local = _Local(**params, random_state=self.random_state)
+        kind = local._solver_kind()
+        if kind == "softmax":
+            raise ValueError("robustcore.dask.LinearClassifier does not support loss='softmax'; use a one-vs-rest loss")
+        try:
+            client = get_client()
+        except ValueError as e:
+            raise RuntimeError("robustcore.dask.LinearClassifier needs a running dask.distributed Client "
+                               "(distributed.Client(...))") from e
+        n_features = X.shape[1] if _is_dask(X) and len(X.shape) == 2 else None
+        x_blocks, y_blocks, w_blocks = _blocks(X, y, sample_weight)
+        shards = client.compute([dask.delayed(_load_shard, pure=True)(*b) for b in zip(x_blocks, y_blocks, w_blocks)])
+        try:
+            described = client.gather(client.map(_describe_shard, shards, pure=False))
+            rows = [r for r, _, _ in described]
+            widths = sorted({d for _, d, _ in described} | ({n_features} - {None}))
+            if len(widths) != 1:
+                raise ValueError(f"the partitions of X have different numbers of features {widths}")
+            labels = np.concatenate([u for n, _, u in described if n > 0])
+            check_classification_targets(labels)
+            classes = local._classes(labels)
+            d = described[0][1]
+            n_problems = 1 if len(classes) == 2 else len(classes)
+            coef0, intercept0 = _lm._initial_model(None, None, n_problems, d)
+            state = (coef0, intercept0) if kind == "vr" else _lm._SgdState.start(coef0, intercept0)
+            state, history = self._rounds(client, shards, rows, params, classes, kind, state)
+        finally:
+            client.cancel(shards)
+        local._commit(classes_=classes, n_features_in_=d, **self._fitted_model(local, kind, state, history))
+        if isinstance(X, dd.DataFrame) and all(isinstance(c, str) for c in X.columns):
+            local.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        self._commit_from(local, n_partitions_=len(rows))
+        return self
+
+    def _rounds(self, client, shards, rows, params, classes, kind, state):
+        """The ``max_iter`` rounds on the non-empty shards: (the mixed state, the per-round history rows)."""
+        base_seed = seed_from_random_state(self.random_state)
+        active = [(p, shard, n) for p, (shard, n) in enumerate(zip(shards, rows)) if n > 0]
+        rows = [n for _, _, n in active]
+        history = []
+        with Progress(self.verbose, self.max_iter, type(self).__name__, unit="round") as bar:
+            report = bar.callback()
+            for r in range(self.max_iter):
+                t0 = time.perf_counter()
+                futures = [client.submit(_fit_shard, shard, params, classes, kind, state, self.local_max_iter,
+                                         int(np.random.SeedSequence([base_seed, r, p]).generate_state(1)[0]),
+                                         pure=False) for p, shard, _ in active]
+                results = client.gather(futures)
+                state = _mix([s for s, _, _ in results], rows)
+                history.append(self._round_history(results, rows, time.perf_counter() - t0))
+                if report is not None:
+                    report(r + 1)
+        return state, history
+
+    @staticmethod
+    def _round_history(results, rows, seconds):
+        keys = [k for k in results[0][2] if k != "seconds"]
+        weights = np.asarray(rows, dtype=np.float64) / np.sum(rows)
+        return {"seconds": seconds, **{k: float(weights @ [last[k] for _, _, last in results]) for k in keys}}
+
+    def _fitted_model(self, local, kind, state, history):
+        """The fitted attributes of the in-memory model from the mixed state."""
+        hist = {k: np.array([h[k] for h in history]) for k in history[0]}
+        common = dict(n_iter_=self.max_iter, status_="max_iter", history_=hist)
+        if kind == "vr":
+            return dict(coef_=state[0], intercept_=state[1], t_=0, **common)
+        coef, intercept = state.model(local._sgd_config().averaging)
+        return dict(coef_=coef, intercept_=intercept, t_=int(state.counters[0, 0]), _sgd_state=state, **common)
+
+    def _commit_from(self, local, **extra):
+        self._local_model = local
+        for name in ("classes_", "coef_", "intercept_", "n_features_in_", "feature_names_in_", "n_iter_", "status_",
+                     "history_"):
+            if hasattr(local, name):
+                setattr(self, name, getattr(local, name))
+        for name, value in extra.items():
+            setattr(self, name, value)
+
+    # ------------------------------------------------------------------ the in-memory model
+    def to_local(self):
+        """The fitted model as an in-memory ``robustcore.LinearClassifier`` (a copy: its parameters are this
+        estimator's, with max_iter = local_max_iter; SGD solvers continue with ``partial_fit``)."""
+        check_is_fitted(self, "coef_")
+        return copy.deepcopy(self._local_model)
+
+    # ------------------------------------------------------------------ prediction
+    def _map_rows(self, method, X, n_columns=None, dtype=np.float64):
+        """``method`` of the in-memory model on every partition of a dask X (a lazy dask array: 1-d, or
+        ``n_columns`` columns), or directly on an in-memory X."""
+        check_is_fitted(self, "coef_")
+        if not _is_dask(X):
+            return method(X)
+        if isinstance(X, dd.DataFrame):
+            X = X.to_dask_array()
+        elif X.ndim != 2:
+            raise ValueError(f"X must be 2-d, got a dask array of shape {X.shape}")
+        X = X.rechunk({1: -1})
+        if n_columns is None:
+            return X.map_blocks(method, drop_axis=1, dtype=dtype, meta=np.empty((0,), dtype=dtype))
+        return X.map_blocks(method, chunks=(X.chunks[0], (n_columns,)), dtype=dtype,
+                            meta=np.empty((0, 0), dtype=dtype))
+
+    def decision_function(self, X):
+        """Scores (as ``robustcore.LinearClassifier.decision_function``); lazy for dask input."""
+        check_is_fitted(self, "coef_")
+        k = self.coef_.shape[0]
+        return self._map_rows(self._local_model.decision_function, X, None if k == 1 else k)
+
+    def predict(self, X):
+        check_is_fitted(self, "coef_")
+        return self._map_rows(self._local_model.predict, X, dtype=self.classes_.dtype)
+
+    def _has_proba(self):
+        return _Local(**self._local_params())._has_proba()
+
+    @available_if(_has_proba)
+    def predict_proba(self, X):
+        check_is_fitted(self, "coef_")
+        return self._map_rows(self._local_model.predict_proba, X, len(self.classes_))
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy, computed partition by partition where the data live (in memory for in-memory X)."""
+        check_is_fitted(self, "coef_")
+        if not _is_dask(X):
+            return self._local_model.score(X, y, sample_weight)
+        parts = [dask.delayed(_score_shard)(self._local_model.predict, *b) for b in zip(*_blocks(X, y, sample_weight))]
+        correct, total = np.sum(dask.compute(*parts), axis=0)
+        return float(correct / total)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags

@@ -1,0 +1,200 @@
+"""robustcore.dask.LinearClassifier on a 2-process LocalCluster: accuracy against the in-memory fit,
+dask array / dataframe / sparse input, multi-class, reproducibility, a worker killed mid-fit, bad input."""
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+distributed = pytest.importorskip("distributed", reason='needs dask.distributed: pip install "robustcore[dask]"')
+da = pytest.importorskip("dask.array", reason='needs dask[array]: pip install "robustcore[dask]"')
+dd = pytest.importorskip("dask.dataframe", reason='needs dask[dataframe]: pip install "robustcore[dask]"')
+
+from sklearn.base import clone  # noqa: E402
+from sklearn.exceptions import NotFittedError  # noqa: E402
+
+import robustcore as rc  # noqa: E402
+from robustcore import datasets  # noqa: E402
+from robustcore.dask import LinearClassifier as DaskLinearClassifier  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit="600MB",
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+def test_import_without_dask_names_the_extra():
+    code = ("import sys; sys.modules['distributed'] = None; import robustcore\n"
+            "try:\n    import robustcore.dask\nexcept ImportError as e:\n    print(e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert 'pip install "robustcore[dask]"' in out
+
+
+def _planted(n=6000, d=30, n_classes=2, seed=0):
+    """A dense problem with planted linear classes and 5% flipped labels: (X, y, X_test, y_test)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(2 * n, d))
+    W = rng.normal(size=(d, n_classes if n_classes > 2 else 1))
+    scores = X @ W
+    y = (scores[:, 0] > 0).astype(int) if n_classes == 2 else np.argmax(scores, axis=1)
+    flip = rng.random(2 * n) < 0.05
+    y[flip] = rng.integers(0, n_classes, flip.sum())
+    return X[:n], y[:n], X[n:], y[n:]
+
+
+def _dask(X, y, parts=3):
+    rows = -(-X.shape[0] // parts)
+    return da.from_array(X, chunks=(rows, -1), asarray=not sp.issparse(X)), da.from_array(y, chunks=rows)
+
+
+def _accuracy_gap(X, y, Xt, yt, parts=2, **kw):
+    """(dask test accuracy - in-memory test accuracy) in points, for the same parameters (max_iter
+    epochs in memory; max_iter rounds of one local epoch on dask)."""
+    local_kw = {k: v for k, v in kw.items() if k != "local_max_iter"}
+    local = rc.LinearClassifier(random_state=0, **local_kw).fit(X, y).score(Xt, yt)
+    dist = DaskLinearClassifier(random_state=0, **kw).fit(*_dask(X, y, parts)).score(Xt, yt)
+    return 100 * (dist - local)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(loss="sramp", alpha=1e-3), dict(loss="log_loss", solver="asgd"),
+                                dict(loss="log_loss", solver="saga", local_max_iter=3, max_iter=5)])
+def test_generated_problem_matches_in_memory_accuracy(client, kw):
+    X, y, Xt, yt = _planted()
+    assert _accuracy_gap(X, y, Xt, yt, parts=3, **kw) >= -0.5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, alpha", [("a7a", 1e-4), ("ijcnn1", 1e-5)])
+def test_real_data_matches_in_memory_accuracy(client, data_dir, name, alpha):
+    X, y, Xt, yt = datasets.load(name, data_home=data_dir)
+    assert _accuracy_gap(X, y, Xt, yt, alpha=alpha) >= -0.5
+
+
+def test_dataframe_input_and_lazy_predictions(client):
+    pd = pytest.importorskip("pandas")
+    X, y, Xt, yt = _planted(n=3000, d=8)
+    cols = [f"f{j}" for j in range(X.shape[1])]
+    Xdf = dd.from_pandas(pd.DataFrame(X, columns=cols), npartitions=3)
+    ys = dd.from_pandas(pd.Series(y), npartitions=3)
+    est = DaskLinearClassifier(loss="log_loss", max_iter=5, random_state=0).fit(Xdf, ys)
+    assert list(est.feature_names_in_) == cols and est.n_partitions_ == 3
+    Xtdf = dd.from_pandas(pd.DataFrame(Xt, columns=cols), npartitions=2)
+    pred = est.predict(Xtdf)
+    assert isinstance(pred, da.Array)
+    np.testing.assert_array_equal(pred.compute(), est.to_local().predict(pd.DataFrame(Xt, columns=cols)))
+    assert est.predict_proba(Xtdf).compute().shape == (len(Xt), 2)
+    in_memory = est.score(pd.DataFrame(Xt, columns=cols), yt)
+    assert est.score(Xtdf, dd.from_pandas(pd.Series(yt), npartitions=2)) == pytest.approx(in_memory)
+    assert in_memory > 0.85
+
+
+def test_sparse_chunks_multiclass_and_to_local(client):
+    X, y, Xt, yt = _planted(n=3000, d=20, n_classes=3)
+    labels = np.array(["a", "b", "c"])
+    X = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
+    est = DaskLinearClassifier(max_iter=8, random_state=0).fit(*_dask(X, labels[y]))
+    np.testing.assert_array_equal(est.classes_, labels)
+    assert est.coef_.shape == (3, 20) and est.intercept_.shape == (3,)
+    assert est.decision_function(_dask(Xt, yt)[0]).compute().shape == (len(Xt), 3)
+    local = est.to_local()
+    assert isinstance(local, rc.LinearClassifier)
+    np.testing.assert_array_equal(local.coef_, est.coef_)
+    assert local.score(Xt, labels[yt]) > 0.7
+    local.partial_fit(X, labels[y])  # the mixed SGD state continues in memory
+    assert local.t_ > est.to_local().t_
+
+
+def test_empty_partition_is_skipped(client):
+    X, y, _, _ = _planted(n=1200, d=6)
+    labels = np.array(["neg", "pos"])[y]
+    Xd = da.from_array(X, chunks=((600, 0, 600), (6,)))
+    yd = da.from_array(labels, chunks=((600, 0, 600),))
+    est = DaskLinearClassifier(max_iter=3, random_state=0).fit(Xd, yd)
+    assert est.n_partitions_ == 3
+    assert est.score(Xd, yd) == pytest.approx(est.score(X, labels)) and est.score(X, labels) > 0.8
+
+
+def test_reproducible_given_seed_and_partitioning(client):
+    X, y, _, _ = _planted(n=2000, d=10)
+    Xd, yd = _dask(X, y, parts=4)
+    a = DaskLinearClassifier(max_iter=4, random_state=3).fit(Xd, yd)
+    b = DaskLinearClassifier(max_iter=4, random_state=3).fit(Xd, yd)
+    c = DaskLinearClassifier(max_iter=4, random_state=4).fit(Xd, yd)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert not np.array_equal(a.coef_, c.coef_)
+    assert set(a.history_) == {"seconds", "objective", "train_error"}
+    assert all(len(v) == 4 for v in a.history_.values())
+    assert a.history_["train_error"][-1] < 0.2
+
+
+def test_estimator_api(client):
+    est = DaskLinearClassifier(max_iter=3, local_max_iter=2, loss="sramp")
+    assert est.get_params()["local_max_iter"] == 2
+    assert clone(est).set_params(max_iter=7).max_iter == 7
+    assert not hasattr(DaskLinearClassifier(loss="hinge"), "predict_proba")
+    with pytest.raises(NotFittedError):
+        est.predict(np.zeros((2, 3)))
+
+
+@pytest.mark.parametrize("make, kw, error, match", [
+    (lambda X, y: (X.compute(), y), {}, TypeError, "dask array or dask dataframe"),
+    (lambda X, y: (X, y.compute()), {}, TypeError, "y must be a dask"),
+    (lambda X, y: (X, y[:-5]), {}, ValueError, "rows"),
+    (lambda X, y: (X, da.zeros_like(y)), {}, ValueError, "at least 2 classes"),
+    (lambda X, y: (X, y + 0.5), {}, ValueError, "Unknown label type"),
+    (lambda X, y: (X, y), dict(loss="softmax", solver="saga"), ValueError, "softmax"),
+    (lambda X, y: (X, y), dict(local_max_iter=0), ValueError, "local_max_iter"),
+    (lambda X, y: (X, y), dict(solver="saga", loss="hinge"), ValueError, "smooth loss"),
+])
+def test_bad_input_raises(client, make, kw, error, match):
+    X, y, _, _ = _planted(n=300, d=5)
+    Xd, yd = _dask(X, y.astype(float))
+    est = DaskLinearClassifier(max_iter=2, **kw)
+    with pytest.raises(error, match=match):
+        est.fit(*make(Xd, yd))
+    assert not hasattr(est, "coef_")
+
+
+def test_worker_killed_mid_fit_retries_or_raises(client):
+    """SIGKILL a worker process while a round's shard tasks run: dask re-runs the lost tasks (and
+    recomputes the lost partitions) elsewhere, so the fit either ends with exactly the model of an
+    undisturbed fit or raises; never a silently different model."""
+    X, y, _, _ = _planted(n=30000, d=40)
+    Xd, yd = _dask(X, y, parts=4)
+    kw = dict(max_iter=12, local_max_iter=2, random_state=0, history=False)
+    reference = DaskLinearClassifier(**kw).fit(Xd, yd)
+    pids = client.run(os.getpid)
+    est, outcome = DaskLinearClassifier(**kw), {}
+
+    def fit():
+        try:
+            est.fit(Xd, yd)
+        except Exception as e:  # noqa: BLE001 - the outcome is checked below
+            outcome["error"] = e
+
+    thread = threading.Thread(target=fit)
+    thread.start()
+    victim, deadline = None, time.monotonic() + 30
+    while victim is None and time.monotonic() < deadline and thread.is_alive():
+        busy = [w for w, keys in client.processing().items() if any("_fit_shard" in str(k) for k in keys)]
+        victim = busy[0] if busy else None
+        time.sleep(0.005)
+    assert victim is not None and thread.is_alive(), "the fit ended before a worker could be killed"
+    os.kill(pids[victim], signal.SIGKILL)
+    thread.join(120)
+    assert not thread.is_alive()
+    if "error" in outcome:
+        assert not hasattr(est, "coef_")
+        assert isinstance(outcome["error"], (distributed.KilledWorker, OSError))
+    else:
+        np.testing.assert_array_equal(est.coef_, reference.coef_)
+        np.testing.assert_array_equal(est.intercept_, reference.intercept_)
+    client.wait_for_workers(2, timeout=60)
