@@ -25,7 +25,7 @@ void BM_sgd_fit(benchmark::State& state, Loss loss, robustcore::Shuffle shuffle)
   robustcore::SgdParams params;
   params.lr.lambda = 1e-4;
   params.lr.eta0 = 0.01;
-  params.epochs = kEpochs;
+  params.max_iter = kEpochs;
   params.shuffle = shuffle;
   params.record_history = false;
   robustcore::SgdState st(p.X.cols());

@@ -30,14 +30,14 @@ void BM_vr(benchmark::State& state, robustcore::vr::Method method, int64_t passe
   robustcore::vr::VrParams prm;
   prm.method = method;
   prm.lambda = 1e-4;
-  prm.passes = passes;
+  prm.max_iter = passes;
   prm.record_history = false;
   std::vector<double> w(static_cast<size_t>(p.X.cols()));
   for (auto _ : state) {
     std::fill(w.begin(), w.end(), 0.0);
     double b = 0.0;
-    auto r = robustcore::vr::fit(p.X, p.y.data(), robustcore::Logistic{}, prm, w.data(), b);
-    benchmark::DoNotOptimize(r.passes_done);
+    auto r = robustcore::vr::fit(p.X, robustcore::BinaryModel<robustcore::Logistic>{{}, p.y.data()}, prm, w.data(), &b);
+    benchmark::DoNotOptimize(r.n_iter);
   }
   // nonzeros visited by the stochastic steps (the table / snapshot passes are included in the time)
   state.SetItemsProcessed(state.iterations() * p.X.nnz() * step_passes);

@@ -234,7 +234,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             raise TypeError(f"fit_intercept must be a bool, got {self.fit_intercept!r}")
         p = _core.SgdParams()
         p.schedule = _SCHEDULES[schedule]
-        p.lam = float(self.alpha)
+        p.alpha = float(self.alpha)
         if self.eta0 is not None:
             p.eta0 = float(self.eta0)
         p.power_t = float(self.power_t)
@@ -251,7 +251,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             p.average_start = int(average)
         else:
             raise ValueError(f"average must be None, a bool, an int >= 0 or 'epoch', got {average!r}")
-        p.epochs = int(epochs)
+        p.max_iter = int(epochs)
         p.fit_intercept = bool(self.fit_intercept)
         p.intercept_lr = float(check_positive("intercept_lr", self.intercept_lr))
         p.project_ball = self.solver == "pegasos"
@@ -293,10 +293,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fitting
     def _init_state(self, n_problems, d):
-        self._coef = np.zeros((n_problems, d))
-        self._avg_coef = np.zeros((n_problems, d))
-        self._scalars = np.zeros((n_problems, 2))
-        self._counters = np.zeros((n_problems, 2), dtype=np.int64)
+        self._states = [_core.SgdState(d) for _ in range(n_problems)]
         self._eta0s = np.full(n_problems, np.nan)
 
     def _run(self, X, y, sample_weight, epochs, eval_set, order=None):
@@ -329,7 +326,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         def one(k):
             params_k = self._sgd_params(epochs)
             params_k.block_rows = block_rows
-            params_k.seed = (base_seed + 7919 * k + int(self._counters[k, 0])) % (2**63)
+            params_k.seed = (base_seed + 7919 * k + int(self._states[k].t)) % (2**63)
             if self.eta0 is None and self._schedule != "pegasos":
                 if np.isnan(self._eta0s[k]):
                     self._eta0s[k] = _core.sgd_calibrate_eta0(
@@ -337,8 +334,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
                         float(self.intercept_lr), (base_seed + 104729 * k) % (2**63)) * calib_factor
                 params_k.eta0 = float(self._eta0s[k])
             return _core.sgd_fit(
-                M, np.ascontiguousarray(Y[k]), sw, spec, params_k, self._coef[k], self._avg_coef[k],
-                self._scalars[k], self._counters[k], order,
+                M, np.ascontiguousarray(Y[k]), sw, spec, params_k, self._states[k], order,
                 Mt, None if Yt is None else np.ascontiguousarray(Yt[k]), bar.callback())  # one per problem
 
         del params
@@ -360,11 +356,11 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _set_output(self, results):
         running = self._avg_mode()
-        coef = np.where(running[:, None], self._avg_coef, self._coef) if running.any() else self._coef.copy()
-        intercept = np.where(running, self._scalars[:, 1], self._scalars[:, 0])
+        coef = np.array([s.wbar if avg else s.w for s, avg in zip(self._states, running)])
+        intercept = np.array([s.bbar if avg else s.b for s, avg in zip(self._states, running)])
         self.coef_ = np.array(coef)
         self.intercept_ = np.array(intercept)
-        self.t_ = int(self._counters[0, 0])
+        self.t_ = int(self._states[0].t)
         self.n_iter_ = int(max(r.n_iter for r in results))
         self.status_ = results[0].status
         keys = ("objective", "train_error", "test_error", "seconds")
@@ -377,7 +373,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         self.history_ = hist
 
     def _avg_mode(self):
-        running = self._counters[:, 1] > 0
+        running = np.array([s.avg_count > 0 for s in self._states])
         return running & self._averaging_running()
 
     def _averaging_running(self):

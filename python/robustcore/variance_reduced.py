@@ -64,6 +64,9 @@ SMOOTH_LOSSES = ("log", "squared_hinge", "modified_huber", "sramp", "rgomp")
 SOFTMAX_SOLVERS = {**VR_SOLVERS, "sgd": _core.VrMethod.sgd}
 
 
+_HISTORY_KEYS = ("objective", "train_error", "test_error", "grad_norm", "seconds")
+
+
 def make_params(solver, *, alpha, passes, eta=None, svrg_option="last", tol=0.0, fit_intercept=True, seed=0,
                 history=True, inner=0, batch=0, batch_growth=2.0, s2gd_nu=None, max_dense_bytes=None, softmax=False):
     """Validated ``_core.VrParams`` (``softmax=True`` also accepts solver="sgd", the softmax model's SGD)."""
@@ -75,9 +78,9 @@ def make_params(solver, *, alpha, passes, eta=None, svrg_option="last", tol=0.0,
     p = _core.VrParams()
     p.method = SOFTMAX_SOLVERS[solver]
     p.option = SVRG_OPTIONS[svrg_option]
-    p.lam = float(alpha)
+    p.alpha = float(alpha)
     p.eta = 0.0 if eta is None else float(check_positive("eta0", eta))
-    p.passes = int(passes)
+    p.max_iter = int(passes)
     p.tol = float(tol)
     p.fit_intercept = bool(fit_intercept)
     p.seed = int(seed) % (2**63)
@@ -107,8 +110,16 @@ def fit_binary(M, y, spec, params, *, sample_weight=None, coef=None, intercept=0
         order = np.ascontiguousarray(order, dtype=np.int64)
     if y_test is not None:
         y_test = np.ascontiguousarray(y_test, dtype=np.float64)
-    info = _core.vr_fit(M, y, sw, spec, params, w, b, order, progress, X_test, y_test)
+    info = _info(_core.vr_fit(M, y, sw, spec, params, w, b, order, progress, X_test, y_test))
     return w, float(b[0]), info
+
+
+def _info(result):
+    """The info dict of a ``_core.Result``: status, eta (the step used), passes_done, passes and the
+    history columns (empty when not recorded)."""
+    hist = result.history
+    return {"status": result.status, "eta": result.step, "passes_done": result.n_iter, "passes": hist["passes"],
+            "history": {k: hist.get(k, np.empty(0)) for k in _HISTORY_KEYS}}
 
 
 def solve(X, y, loss="log", solver="saga", alpha=1e-4, passes=50, **kwargs):
@@ -212,9 +223,6 @@ def fit_linear_classifier(est, X, y, sample_weight=None, eval_set=None, warm_sta
     return est
 
 
-_HISTORY_KEYS = ("objective", "train_error", "test_error", "grad_norm", "seconds")
-
-
 def fit_softmax(M, y, K, params, *, sample_weight=None, order=None, progress=None, X_test=None, y_test=None):
     """Softmax model (multinomial.hpp) on a ``_core.Matrix`` with labels y in 0..K-1 (X_test: a
     ``_core.Matrix`` of the same storage, y_test: labels in 0..K-1 or -1 for a class never seen in
@@ -228,7 +236,7 @@ def fit_softmax(M, y, K, params, *, sample_weight=None, order=None, progress=Non
         order = np.ascontiguousarray(order, dtype=np.int64)
     if y_test is not None:
         y_test = np.ascontiguousarray(y_test, dtype=np.int64)
-    info = _core.softmax_fit(M, y, int(K), sw, params, W.reshape(-1), b, order, progress, X_test, y_test)
+    info = _info(_core.softmax_fit(M, y, int(K), sw, params, W.reshape(-1), b, order, progress, X_test, y_test))
     return np.ascontiguousarray(W.T), b, info
 
 

@@ -119,6 +119,28 @@ def test_lazy_fold_of_the_scale(sag):
     np.testing.assert_allclose(w1, wr, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("solver", ALL)
+@pytest.mark.parametrize("softmax", [False, True])
+def test_progress_false_stops_before_the_first_pass(solver, softmax):
+    """The callback is asked after the initial evaluation: False runs no pass at all."""
+    X, y = _problem()
+    seen = []
+
+    def cb(done):
+        seen.append(done)
+        return False
+
+    if softmax:
+        p = vr.make_params(solver, alpha=0.05, passes=5, softmax=True)
+        w, b, info = vr.fit_softmax(to_matrix(X), (y > 0).astype(np.int64), 2, p, progress=cb)
+    else:
+        w, b, info = vr.solve(X, y, solver=solver, alpha=0.05, passes=5, progress=cb)
+    assert seen == [0]
+    assert info["status"] == "interrupted" and info["passes_done"] == 0
+    np.testing.assert_array_equal(info["passes"], [0.0])
+    assert not np.any(w) and not np.any(b)
+
+
 def test_svrg_options_differ():
     X, y = _problem(n=60, seed=7)
     out = {o: _engine(X, y, "svrg", passes=6, svrg_option=o, seed=3)[0] for o in ("last", "average", "random")}
