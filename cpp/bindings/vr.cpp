@@ -66,7 +66,9 @@ void bind_vr(py::module_& m) {
       .def_readwrite("fit_intercept", &VrParams::fit_intercept)
       .def_readwrite("seed", &VrParams::seed)
       .def_readwrite("record_history", &VrParams::record_history)
-      .def_readwrite("max_dense_bytes", &VrParams::max_dense_bytes);
+      .def_readwrite("max_dense_bytes", &VrParams::max_dense_bytes)
+      .def_readwrite("shuffle", &VrParams::shuffle)
+      .def_readwrite("block_rows", &VrParams::block_rows);
 
   m.def(
       "vr_fit",

@@ -80,7 +80,7 @@ int main() {
     for (int64_t q = 0; q < 11; ++q) blocks[static_cast<size_t>(q)] = q;
     Rng r(9);
     for (int rep = 0; rep < 3; ++rep) {
-      BlockShuffledRows<CsrView<int64_t>>::block_shuffle_order(n, block, blocks, r, perm.data());
+      PassOrder::block_shuffle_order(n, block, blocks, r, perm.data());
       std::vector<int> seen(static_cast<size_t>(n), 0);
       for (int64_t i : perm) seen[static_cast<size_t>(i)]++;
       for (int v : seen) CHECK(v == 1);

@@ -6,12 +6,13 @@
 // injected values the same way: below(n) one value in [0, n); geometric(m, q) one value in [0, m);
 // permutation(n) n values forming a permutation; draws(n, count) count values in [0, n); an SGD epoch
 // (PassOrder with an injected sequence) n values in [0, n).
-// PassOrder gives the order of one pass over n rows under a Shuffle mode: in order, a uniform
-// permutation, or block shuffled (BlockShuffledRows: a one-time copy of the rows in random order, then
-// random blocks of consecutive copied rows).
-// A sum-tree (or any other) index source plugs into the loops the same way: a source with
-// `int64_t below(int64_t n)`-style draws filling an index array for the pass, after which the loop
-// prefetches through prefetch_ahead / prefetch_samples on that array.
+// PassOrder gives the indices of one pass under a Shuffle mode: the loop's own draws (Draw: with
+// replacement, a fresh permutation, or a reshuffle of the previous order), in order, or block shuffled
+// over SampledRows' one-time copy of the rows in random order.
+// Every loop consumes a pass as an index array and prefetches ahead on it (prefetch_ahead /
+// prefetch_samples), so another index source -- e.g. FOL's sum tree, whose draws depend on losses
+// updated step by step -- plugs in as a source of the next index array (or of a short look-ahead window
+// of it) without touching the loop body.
 #pragma once
 
 #include <algorithm>
@@ -118,18 +119,23 @@ inline void prefetch_table(const int64_t* idx, int64_t k, int64_t n, const doubl
   if (k + kPrefetchAhead < n) prefetch_hint(table + idx[k + kPrefetchAhead] * stride);
 }
 
-/// Shuffle::Block: the rows of X (with their labels and weights) copied once into a random order, and
-/// each pass's order over the copy: blocks [b*block, (b+1)*block) of consecutive rows in a random
-/// order, the rows of each block in a random order. The default block holds about 32 KiB of rows.
+/// How a loop draws the indices of a pass under Shuffle::Exact (its published sampling).
+enum class Draw : int {
+  WithReplacement = 0,  ///< count x below(n) (SAG, SAGA, the SVRG family's inner loops, VR-Lite's first pass)
+  Permutation = 1,      ///< a fresh uniform permutation of 0..n-1 (Finito, VR-Lite's later passes, plain SGD)
+  Reshuffle = 2,        ///< the previous pass's order shuffled in place (sgd.hpp's epochs)
+};
+
+/// Shuffle::Block: the rows of X (with their labels and weights) copied once into a random order (the
+/// Rng's first draws). The default block holds about 32 KiB of rows.
 template <class Data, class Label = double>
 struct BlockShuffledRows {
-  std::vector<int64_t> perm;  ///< source row of each copied row (then reused for the pass orders)
+  std::vector<int64_t> perm;  ///< source row of each copied row
   RowCopy<Data> copy;
   Data view;
   std::vector<Label> y;
   std::vector<double> sw;
   int64_t block = 1;
-  std::vector<int64_t> blocks;
 
   BlockShuffledRows(const Data& X, const Label* y_src, const double* sw_src, int64_t block_rows, Rng& rng)
       : perm(shuffled_identity(X.rows(), rng)), copy(X, perm.data()), view(copy.view()) {
@@ -141,20 +147,76 @@ struct BlockShuffledRows {
       for (int64_t k = 0; k < n; ++k) sw[static_cast<size_t>(k)] = sw_src[perm[static_cast<size_t>(k)]];
     }
     block = block_rows > 0 ? block_rows : std::max<int64_t>(8, (int64_t{1} << 15) / copy.bytes_per_row());
-    blocks.resize(static_cast<size_t>((n + block - 1) / block));
-    for (size_t b = 0; b < blocks.size(); ++b) blocks[b] = static_cast<int64_t>(b);
   }
-  const double* weights() const { return sw.empty() ? nullptr : sw.data(); }
-
-  /// Writes this pass's order (a permutation of the copied rows) into perm and returns it.
-  const int64_t* pass_order(Rng& rng) { return block_shuffle_order(view.rows(), block, blocks, rng, perm.data()); }
-
   static std::vector<int64_t> shuffled_identity(int64_t n, Rng& rng) {
     std::vector<int64_t> p(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) p[static_cast<size_t>(i)] = i;
     rng.shuffle(p.data(), n);
     return p;
   }
+};
+
+/// The rows a loop reads: X itself with its labels and weights, or (Shuffle::Block without an injected
+/// sequence) a block-shuffled copy of them. The loop's indices (PassOrder) index these rows.
+template <class Data, class Label = double>
+class SampledRows {
+ public:
+  SampledRows(const Data& X, const Label* y, const double* sw, Shuffle mode, int64_t block_rows, Sampler& src)
+      : X_(X), y_(y), sw_(sw) {
+    if (mode == Shuffle::Block && !src.injected())
+      blk_ = std::make_unique<BlockShuffledRows<Data, Label>>(X, y, sw, block_rows, src.rng());
+  }
+  const Data& rows() const { return blk_ ? blk_->view : X_; }
+  const Label* labels() const { return blk_ ? blk_->y.data() : y_; }
+  const double* weights() const { return blk_ ? (blk_->sw.empty() ? nullptr : blk_->sw.data()) : sw_; }
+  /// rows per block of the block-shuffled pass order (1 when not block shuffled)
+  int64_t block() const { return blk_ ? blk_->block : 1; }
+
+ private:
+  const Data& X_;
+  const Label* y_;
+  const double* sw_;
+  std::unique_ptr<BlockShuffledRows<Data, Label>> blk_;
+};
+
+/// The indices of each pass over n rows, by Shuffle mode: Exact draws as the loop asks (Draw); None
+/// visits the rows in order (cyclically); Block visits blocks [b*block, (b+1)*block) of consecutive rows in a
+/// random block order, the rows of each block in a random order (over SampledRows' shuffled copy). With an
+/// injected sequence (Sampler) every mode takes its indices from it: a Permutation takes n values forming
+/// a permutation, the other draws count values in [0, n).
+class PassOrder {
+ public:
+  PassOrder(int64_t n, Shuffle mode, int64_t block, Sampler& src)
+      : n_(n), mode_(mode), block_(std::max<int64_t>(1, block)), src_(src), order_(static_cast<size_t>(n)) {
+    for (int64_t i = 0; i < n; ++i) order_[static_cast<size_t>(i)] = i;
+    if (mode == Shuffle::Block) {
+      blocks_.resize(static_cast<size_t>((n + block_ - 1) / block_));
+      for (size_t b = 0; b < blocks_.size(); ++b) blocks_[b] = static_cast<int64_t>(b);
+    }
+  }
+  Sampler& sampler() { return src_; }
+  /// The next `count` indices (count = n for a Permutation or a Reshuffle).
+  const int64_t* next(Draw kind, int64_t count) {
+    if (src_.injected() || mode_ == Shuffle::Exact) {
+      if (kind == Draw::Permutation) {
+        src_.permutation(n_, order_);
+      } else if (kind == Draw::Reshuffle && !src_.injected()) {
+        src_.rng().shuffle(order_.data(), n_);
+      } else {
+        src_.draws(n_, count, order_);
+      }
+      return order_.data();
+    }
+    out_.resize(static_cast<size_t>(count));
+    for (int64_t t = 0; t < count; t += n_) {  // whole passes, the last one cut at count
+      const int64_t* pass = order_.data();
+      if (mode_ == Shuffle::Block) pass = block_shuffle_order(n_, block_, blocks_, src_.rng(), order_.data());
+      std::copy(pass, pass + std::min(n_, count - t), out_.begin() + t);
+    }
+    return out_.data();
+  }
+  /// A block-shuffled order of 0..n-1 into out: the blocks in a random order, each block's rows in a
+  /// random order.
   static const int64_t* block_shuffle_order(int64_t n, int64_t block, std::vector<int64_t>& blocks, Rng& rng,
                                             int64_t* out) {
     rng.shuffle(blocks.data(), static_cast<int64_t>(blocks.size()));
@@ -167,45 +229,13 @@ struct BlockShuffledRows {
     }
     return out;
   }
-};
-
-/// The rows a loop reads and the order of each pass over them: X itself in order, in a uniform
-/// permutation (shuffled in place from the previous pass's order), or (Shuffle::Block) a copy of X in a
-/// random row order visited in random blocks; with an injected sequence each pass takes the next n
-/// values of it. rows(), labels() and weights() are what the steps index with the returned order.
-template <class Data, class Label = double>
-class PassOrder {
- public:
-  PassOrder(const Data& X, const Label* y, const double* sw, Shuffle mode, int64_t block_rows, Sampler& src)
-      : X_(X), y_(y), sw_(sw), mode_(mode), src_(src), perm_(static_cast<size_t>(X.rows())) {
-    for (int64_t i = 0; i < X.rows(); ++i) perm_[static_cast<size_t>(i)] = i;
-    if (mode == Shuffle::Block && !src.injected())
-      blk_ = std::make_unique<BlockShuffledRows<Data, Label>>(X, y, sw, block_rows, src.rng());
-  }
-  const Data& rows() const { return blk_ ? blk_->view : X_; }
-  const Label* labels() const { return blk_ ? blk_->y.data() : y_; }
-  const double* weights() const { return blk_ ? blk_->weights() : sw_; }
-  /// The order of the next pass (n indices into rows()).
-  const int64_t* next() {
-    const int64_t n = X_.rows();
-    if (src_.injected()) {
-      for (int64_t k = 0; k < n; ++k) perm_[static_cast<size_t>(k)] = src_.below(n);
-    } else if (blk_) {
-      return blk_->pass_order(src_.rng());
-    } else if (mode_ == Shuffle::Exact) {
-      src_.rng().shuffle(perm_.data(), n);
-    }
-    return perm_.data();
-  }
 
  private:
-  const Data& X_;
-  const Label* y_;
-  const double* sw_;
+  int64_t n_;
   Shuffle mode_;
+  int64_t block_;
   Sampler& src_;
-  std::vector<int64_t> perm_;
-  std::unique_ptr<BlockShuffledRows<Data, Label>> blk_;
+  std::vector<int64_t> order_, out_, blocks_;
 };
 
 }  // namespace robustcore

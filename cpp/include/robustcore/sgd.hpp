@@ -108,10 +108,11 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
   // The rows the steps read (X itself, or with block shuffling a copy of X in a random row order) and
   // each epoch's order over them.
   Sampler src(params.seed, injected, len);
-  PassOrder<Data> order(X, y, sample_weight, params.shuffle, params.block_rows, src);
-  const Data& Xs = order.rows();
-  const double* ys = order.labels();
-  const double* sws = order.weights();
+  const SampledRows<Data> rows(X, y, sample_weight, params.shuffle, params.block_rows, src);
+  PassOrder order(n, params.shuffle, rows.block(), src);
+  const Data& Xs = rows.rows();
+  const double* ys = rows.labels();
+  const double* sws = rows.weights();
 
   Result res;
   res.step = params.lr.schedule == Schedule::Pegasos ? 0.0 : params.lr.eta0;
@@ -120,7 +121,7 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
   int64_t t = state.t;
 
   for (int64_t epoch = 0; epoch < params.max_iter; ++epoch) {
-    const int64_t* idx = order.next();
+    const int64_t* idx = order.next(Draw::Reshuffle, n);
     if (epoch_avg) avg.reset(), bbar = 0.0;
     const bool use_avg = running || epoch_avg;
 

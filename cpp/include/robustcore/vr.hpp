@@ -52,18 +52,26 @@ Result fit(const Data& X, const Model& model, const VrParams& p, double* W, doub
   res.step = eta;
   const MonitorSettings ms{p.lambda, p.fit_intercept, p.sample_weight, p.record_history, /*grad_norm=*/true, p.tol};
   Monitor<Model, Data> mon(X, model, ms, res, progress, eval);
-  Sampler idx(p.seed, injected, len);
-  const Problem<Model, Data> P{X, model, p, eta};
+  // The loops run on X or (Shuffle::Block) its block-shuffled copy, with the labels and weights
+  // permuted alike; the monitor evaluates on X.
+  Sampler src(p.seed, injected, len);
+  const SampledRows<Data, typename Model::Label> rows(X, model.y, p.sample_weight, p.shuffle, p.block_rows, src);
+  PassOrder order(n, p.shuffle, rows.block(), src);
+  Model m = model;
+  m.y = rows.labels();
+  VrParams q = p;
+  q.sample_weight = rows.weights();
+  const Problem<Model, Data> P{rows.rows(), m, q, eta};
   switch (p.method) {
-    case Method::Saga: saga_fit(P, W, b, idx, mon, /*sag=*/false); break;
-    case Method::Sag: saga_fit(P, W, b, idx, mon, /*sag=*/true); break;
+    case Method::Saga: saga_fit(P, W, b, order, mon, /*sag=*/false); break;
+    case Method::Sag: saga_fit(P, W, b, order, mon, /*sag=*/true); break;
     case Method::Svrg:
     case Method::S2gd:
     case Method::BatchingSvrg:
-    case Method::MixedSvrg: svrg_family_fit(P, W, b, idx, mon); break;
-    case Method::Finito: finito_fit(P, W, b, idx, mon); break;
-    case Method::VrLite: vrlite_fit(P, W, b, idx, mon); break;
-    case Method::Sgd: plain_sgd_fit(P, W, b, idx, mon); break;
+    case Method::MixedSvrg: svrg_family_fit(P, W, b, order, mon); break;
+    case Method::Finito: finito_fit(P, W, b, order, mon); break;
+    case Method::VrLite: vrlite_fit(P, W, b, order, mon); break;
+    case Method::Sgd: plain_sgd_fit(P, W, b, order, mon); break;
   }
   return res;
 }

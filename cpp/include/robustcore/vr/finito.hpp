@@ -3,7 +3,8 @@
 // vr::fit checks the size against VrParams::max_dense_bytes before allocating, finito_check_size) and
 // the K gradient factors u_i of each sample:
 //   W = mean_i phi_i - eta (mean_i x_i u_i^T + lambda mean_i phi_i);  phi_j <- W;  refresh u_j
-// j runs through a fresh permutation each pass (sampling without replacement). Each step costs O(K d)
+// j runs through a fresh permutation each pass (sampling without replacement; PassOrder,
+// Draw::Permutation). Each step costs O(K d)
 // (the mean of the phi_i changes densely), so Finito is not lazy. The first pass (the table at W_1)
 // counts as one effective pass.
 #pragma once
@@ -18,7 +19,7 @@ namespace robustcore {
 namespace vr {
 
 template <class Model, class Data>
-void finito_fit(const Problem<Model, Data>& P, double* w, double* b, Sampler& idx, Monitor<Model, Data>& mon) {
+void finito_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& order, Monitor<Model, Data>& mon) {
   constexpr int KC = Model::KC;
   const VrParams& p = P.p;
   const int64_t n = P.X.rows(), d = P.X.cols(), K = P.K();
@@ -49,11 +50,10 @@ void finito_fit(const Problem<Model, Data>& P, double* w, double* b, Sampler& id
   }
   int64_t count = 1;
   if (!mon.end_pass(w, b, 1.0, count)) return;
-  std::vector<int64_t> perm;
   while (count < p.max_iter) {
-    idx.permutation(n, perm);
+    const int64_t* perm = order.next(Draw::Permutation, n);
     for (int64_t t = 0; t < n; ++t) {
-      const int64_t i = perm[static_cast<size_t>(t)];
+      const int64_t i = perm[t];
       double* ph = phi.data() + static_cast<size_t>(i) * D;
       double* phb = phib.data() + i * K;
       for (size_t q = 0; q < D; ++q) {

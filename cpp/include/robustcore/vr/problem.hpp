@@ -61,6 +61,11 @@ struct VrParams {
   uint64_t seed = 0;
   bool record_history = true;  ///< objective and full-gradient norm per pass (one extra pass each)
   int64_t max_dense_bytes = int64_t(2) << 30;  ///< Finito's n*d table refuses above this size
+  /// Exact: each method's own draws (with replacement or a fresh permutation, as published); None: the
+  /// rows in order; Block: the rows copied once into a random order, every pass visiting random blocks
+  /// of consecutive rows (sampler.hpp).
+  Shuffle shuffle = Shuffle::Exact;
+  int64_t block_rows = 0;      ///< Shuffle::Block: rows per block; 0 = about 32 KiB of the stored rows
   /// Optional per-sample weights sw_i (non-owning, length n, >= 0): the loss term becomes
   /// (1/n) sum_i sw_i loss_i. nullptr = all ones.
   const double* sample_weight = nullptr;
@@ -74,6 +79,7 @@ struct VrParams {
     if (!(batch_growth >= 1.0) || !std::isfinite(batch_growth)) throw std::invalid_argument("batch_growth must be >= 1");
     if (!(tol >= 0.0) || !std::isfinite(tol)) throw std::invalid_argument("tol must be >= 0 and finite");
     if (max_dense_bytes < 0) throw std::invalid_argument("max_dense_bytes must be >= 0");
+    if (block_rows < 0) throw std::invalid_argument("block_rows must be >= 0");
   }
 };
 

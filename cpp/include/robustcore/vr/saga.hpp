@@ -5,8 +5,8 @@
 // (SAG's step is (1/n) times the new table sum, a biased estimate.) The table holds the K gradient
 // factors of each sample (one scalar for the binary model); the L2 term is exact, not stored. The table
 // starts at the gradients in W_1 (lines 2-4 of both algorithms), which costs the first effective pass.
-// Draws: one Sampler::below(n) per step, a pass's n draws taken before the pass (so rows can be
-// prefetched ahead).
+// Draws: a pass's n indices with replacement (PassOrder, Draw::WithReplacement: n x below(n) under
+// Shuffle::Exact), taken before the pass so rows can be prefetched ahead.
 #pragma once
 
 #include <vector>
@@ -18,7 +18,7 @@ namespace robustcore {
 namespace vr {
 
 template <class Model, class Data>
-void saga_fit(const Problem<Model, Data>& P, double* w, double* b, Sampler& idx, Monitor<Model, Data>& mon, bool sag) {
+void saga_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& order, Monitor<Model, Data>& mon, bool sag) {
   constexpr int KC = Model::KC;
   const VrParams& p = P.p;
   const int64_t n = P.X.rows(), d = P.X.cols(), K = P.K();
@@ -42,12 +42,11 @@ void saga_fit(const Problem<Model, Data>& P, double* w, double* b, Sampler& idx,
   }
   int64_t count = 1;
   if (!mon.end_pass(w, b, 1.0, count)) return;
-  std::vector<int64_t> draws;
   while (count < p.max_iter) {
-    idx.draws(n, n, draws);
+    const int64_t* draws = order.next(Draw::WithReplacement, n);
     for (int64_t t = 0; t < n; ++t) {
-      P.prefetch(draws.data(), t, n, u.data());
-      const int64_t i = draws[static_cast<size_t>(t)];
+      P.prefetch(draws, t, n, u.data());
+      const int64_t i = draws[t];
       const auto r = P.X.row(i);
       P.grad_lazy(i, r, W, b, s.data(), g.data());
       double* ui = u.data() + i * K;

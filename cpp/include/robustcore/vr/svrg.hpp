@@ -20,8 +20,9 @@
 // in w[] during the inner loop).
 // Effective passes: SVRG/S2GD (n + m)/n per outer iteration; Batching/Mixed count |B| + one gradient
 // per inner step, plus one more for each SVRG step on a sample outside B.
-// Draws per outer iteration, in order: the batch (first B entries of permutation(n); Batching and
-// Mixed only), the chosen inner iterate (option (c), S2GD, Batching, Mixed), then m x below(n).
+// Draws per outer iteration, in order: the batch (first B entries of Sampler::permutation(n); Batching
+// and Mixed only), the chosen inner iterate (option (c), S2GD, Batching, Mixed), then the m inner indices
+// (PassOrder, Draw::WithReplacement: m x below(n) under Shuffle::Exact).
 #pragma once
 
 #include <algorithm>
@@ -35,7 +36,7 @@ namespace robustcore {
 namespace vr {
 
 template <class Model, class Data>
-void svrg_family_fit(const Problem<Model, Data>& P, double* w, double* b, Sampler& idx, Monitor<Model, Data>& mon) {
+void svrg_family_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& order, Monitor<Model, Data>& mon) {
   constexpr int KC = Model::KC;
   const VrParams& p = P.p;
   const int64_t n = P.X.rows(), d = P.X.cols(), K = P.K();
@@ -55,14 +56,14 @@ void svrg_family_fit(const Problem<Model, Data>& P, double* w, double* b, Sample
   KVec<KC> mub = make_kvec<KC>(K), s = make_kvec<KC>(K), g = make_kvec<KC>(K), gsn = make_kvec<KC>(K),
            c = make_kvec<KC>(K), bk = make_kvec<KC>(K), bsum = make_kvec<KC>(K), bpick = make_kvec<KC>(K);
   std::vector<char> in_batch(static_cast<size_t>(n), batching ? 0 : 1);
-  std::vector<int64_t> perm, draws;
+  std::vector<int64_t> perm;
   double evals = 0.0;  // gradient evaluations
   int64_t count = 0;
   while (evals < static_cast<double>(p.max_iter) * static_cast<double>(n)) {
     // snapshot (W is caught up and w[] holds it here)
     std::copy(b, b + K, bk.begin());
     if (batching) {
-      idx.permutation(n, perm);
+      order.sampler().permutation(n, perm);
       std::fill(in_batch.begin(), in_batch.end(), 0);
       for (int64_t k = 0; k < B; ++k) in_batch[static_cast<size_t>(perm[static_cast<size_t>(k)])] = 1;
     }
@@ -83,14 +84,15 @@ void svrg_family_fit(const Problem<Model, Data>& P, double* w, double* b, Sample
     evals += static_cast<double>(B);
     const int64_t B_next = std::min<int64_t>(n, static_cast<int64_t>(std::ceil(p.batch_growth * static_cast<double>(B))));
     int64_t chosen = -1;
-    if (pick) chosen = meth == Method::S2gd ? idx.geometric(m_inner, 1.0 - nu * eta) : idx.below(m_inner);
+    if (pick) chosen = meth == Method::S2gd ? order.sampler().geometric(m_inner, 1.0 - nu * eta)
+                                         : order.sampler().below(m_inner);
     if (average) W.clear_sums();
     std::fill(bsum.begin(), bsum.end(), 0.0);
     std::copy(b, b + K, bpick.begin());
-    idx.draws(n, m_inner, draws);
+    const int64_t* draws = order.next(Draw::WithReplacement, m_inner);
     for (int64_t t = 0; t < m_inner; ++t) {
-      P.prefetch(draws.data(), t, m_inner, u.data());
-      const int64_t i = draws[static_cast<size_t>(t)];
+      P.prefetch(draws, t, m_inner, u.data());
+      const int64_t i = draws[t];
       const auto r = P.X.row(i);
       P.grad_lazy(i, r, W, b, s.data(), g.data());
       evals += 1.0;

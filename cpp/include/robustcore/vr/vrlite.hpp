@@ -5,7 +5,8 @@
 //   W <- W - eta (lambda W + x_i (g_i(W) - g_i(Wbar))^T + Gbar)
 // accumulating the next Wbar (mean iterate) and Gbar (mean of x_i g_i(W)^T); the L2 term is exact.
 // Memory: Wbar and Gbar (2 d K), no per-sample table. Each later pass costs 2 effective passes.
-// Draws: pass 1 n x below(n); each later pass one permutation(n).
+// Draws (PassOrder): pass 1 with replacement (n x below(n) under Shuffle::Exact); each later pass a
+// permutation.
 #pragma once
 
 #include <algorithm>
@@ -18,7 +19,7 @@ namespace robustcore {
 namespace vr {
 
 template <class Model, class Data>
-void vrlite_fit(const Problem<Model, Data>& P, double* w, double* b, Sampler& idx, Monitor<Model, Data>& mon) {
+void vrlite_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& order, Monitor<Model, Data>& mon) {
   constexpr int KC = Model::KC;
   const VrParams& p = P.p;
   const int64_t n = P.X.rows(), d = P.X.cols(), K = P.K();
@@ -49,11 +50,10 @@ void vrlite_fit(const Problem<Model, Data>& P, double* w, double* b, Sampler& id
     for (size_t q = 0; q < dK; ++q) wbar[q] = sums[q] * inv_n;
     for (int64_t k = 0; k < K; ++k) bbar[k] = bsum[k] * inv_n;
   };
-  std::vector<int64_t> order;
-  idx.draws(n, n, order);
+  const int64_t* idx = order.next(Draw::WithReplacement, n);
   for (int64_t t = 0; t < n; ++t) {
-    P.prefetch(order.data(), t, n);
-    const int64_t i = order[static_cast<size_t>(t)];
+    P.prefetch(idx, t, n);
+    const int64_t i = idx[t];
     const auto r = P.X.row(i);
     P.grad_lazy(i, r, W, b, s.data(), g.data());
     for (int64_t k = 0; k < K; ++k) c[k] = -eta * g[k];
@@ -76,10 +76,10 @@ void vrlite_fit(const Problem<Model, Data>& P, double* w, double* b, Sampler& id
     std::fill(gnext.begin(), gnext.end(), 0.0);
     std::fill(gnext_b.begin(), gnext_b.end(), 0.0);
     std::fill(bsum.begin(), bsum.end(), 0.0);
-    idx.permutation(n, order);
+    idx = order.next(Draw::Permutation, n);
     for (int64_t t = 0; t < n; ++t) {
-      P.prefetch(order.data(), t, n);
-      const int64_t i = order[static_cast<size_t>(t)];
+      P.prefetch(idx, t, n);
+      const int64_t i = idx[t];
       const auto r = P.X.row(i);
       P.grad_lazy(i, r, W, b, s.data(), g.data());
       P.grad_at(i, r, wbar.data(), bbar.data(), s.data(), gs.data());
