@@ -20,13 +20,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <stdexcept>
 #include <vector>
 
 #include "data.hpp"
 
 namespace robustcore {
 
+/// Precondition: eta * lambda < 1 (checked once, by vr::fit).
 template <int KC>
 class LazyWeights {
  public:
@@ -34,9 +34,7 @@ class LazyWeights {
   LazyWeights(int64_t d, int64_t K, double eta, double lambda, bool track_sum)
       : d_(d), K_(KC > 0 ? KC : K), stride_(lines(K_) * 4), rec_(static_cast<size_t>(d * lines(K_))),
         lastP_(track_sum ? d : 0, 0.0), lastQ_(track_sum ? d : 0, 0.0), sum_(track_sum ? d * K_ : 0, 0.0),
-        eta_(eta), a_(1.0 - eta * lambda), track_(track_sum) {
-    if (!(a_ > 0.0)) throw std::invalid_argument("step size too large: eta * lambda must be < 1");
-  }
+        eta_(eta), a_(1.0 - eta * lambda), track_(track_sum) {}
   int64_t size() const { return d_; }
   int64_t K() const { return KC > 0 ? KC : K_; }
   double scale() const { return s_; }

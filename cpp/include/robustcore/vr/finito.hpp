@@ -32,21 +32,13 @@ void finito_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& 
            g = make_kvec<KC>(K);
   std::copy(b, b + K, phibar_b.begin());
   std::fill(gbar_b.begin(), gbar_b.end(), 0.0);
-  // gbar += x_i g^T / n, gbar_b += g / n
-  auto accumulate = [&](const auto& r, const double* gi) {
-    for_each_nz(r, [&](int64_t j, double x) {
-      double* G = gbar.data() + j * K;
-      for (int64_t k = 0; k < K; ++k) G[k] += x * gi[k] * inv_n;
-    });
-    for (int64_t k = 0; k < K; ++k) gbar_b[k] += gi[k] * inv_n;
-  };
   for (int64_t i = 0; i < n; ++i) {
     std::copy(w, w + D, phi.begin() + static_cast<ptrdiff_t>(static_cast<size_t>(i) * D));
     std::copy(b, b + K, phib.begin() + i * K);
     const auto r = P.X.row(i);
     double* ui = u.data() + i * K;
     P.grad_at(i, r, w, b, s.data(), ui);
-    accumulate(r, ui);
+    add_gradient(r, ui, inv_n, K, gbar.data(), gbar_b);
   }
   int64_t count = 1;
   if (!mon.end_pass(w, b, 1.0, count)) return;
@@ -74,7 +66,7 @@ void finito_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& 
         ui[k] = g[k];
         g[k] = delta;
       }
-      accumulate(r, g.data());
+      add_gradient(r, g.data(), inv_n, K, gbar.data(), gbar_b);
     }
     ++count;
     for (size_t q = 0; q < D; ++q) w[q] = phibar[q] - eta * (gbar[q] + p.lambda * phibar[q]);

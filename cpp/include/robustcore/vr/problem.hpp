@@ -126,6 +126,17 @@ inline void finito_check_size(int64_t n, int64_t d, int64_t max_bytes, int64_t K
                                 " GB (raise max_dense_bytes, or use saga/svrg whose memory is O(n + d))");
 }
 
+/// G += a x g^T and Gb += a g (G: d x K feature-major, g and Gb: K values): a running mean of the loss
+/// gradients of the rows seen.
+template <class Row, class KV>
+inline void add_gradient(const Row& r, const double* g, double a, int64_t K, double* G, KV& Gb) {
+  for_each_nz(r, [&](int64_t j, double x) {
+    double* Gj = G + j * K;
+    for (int64_t k = 0; k < K; ++k) Gj[k] += x * g[k] * a;
+  });
+  for (int64_t k = 0; k < K; ++k) Gb[k] += g[k] * a;
+}
+
 /// A validated problem and its step size: what every method's loop reads. K() is a compile-time
 /// constant for the binary model, so its K-loops vanish.
 template <class Model, class Data>

@@ -35,14 +35,6 @@ void vrlite_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& 
   std::fill(gbar_b.begin(), gbar_b.end(), 0.0);
   std::fill(gnext_b.begin(), gnext_b.end(), 0.0);
   std::fill(bsum.begin(), bsum.end(), 0.0);
-  // G += x g^T / n, Gb += g / n
-  auto accumulate = [&](const auto& r, std::vector<double>& G, KVec<KC>& Gb) {
-    for_each_nz(r, [&](int64_t j, double x) {
-      double* Gj = G.data() + j * K;
-      for (int64_t k = 0; k < K; ++k) Gj[k] += x * g[k] * inv_n;
-    });
-    for (int64_t k = 0; k < K; ++k) Gb[k] += g[k] * inv_n;
-  };
   // the pass's mean iterate from the running sums
   auto means = [&]() {
     W.catch_up_all();
@@ -59,7 +51,7 @@ void vrlite_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& 
     for (int64_t k = 0; k < K; ++k) c[k] = -eta * g[k];
     W.advance();
     W.catch_up_add(r, c.data());
-    accumulate(r, gbar, gbar_b);
+    add_gradient(r, g.data(), inv_n, K, gbar.data(), gbar_b);
     for (int64_t k = 0; k < K; ++k) {
       if (p.fit_intercept) b[k] -= eta * g[k];
       bsum[k] += b[k];
@@ -87,7 +79,7 @@ void vrlite_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& 
       for (int64_t k = 0; k < K; ++k) gs[k] = -eta * c[k];
       W.advance();
       W.catch_up_add(r, gs.data());
-      accumulate(r, gnext, gnext_b);
+      add_gradient(r, g.data(), inv_n, K, gnext.data(), gnext_b);
       for (int64_t k = 0; k < K; ++k) {
         if (p.fit_intercept) b[k] -= eta * (c[k] + gbar_b[k]);
         bsum[k] += b[k];
