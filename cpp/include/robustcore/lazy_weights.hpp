@@ -26,6 +26,45 @@
 
 namespace robustcore {
 
+namespace detail {
+/// A K-vector argument of the row loops: with K known at compile time a local copy (the loop then keeps
+/// it in registers instead of reloading it after every store into the weights), else the pointer.
+template <int KC>
+struct KArg {
+  double v[KC];
+  KArg(const double* p, int64_t) {
+    for (int k = 0; k < KC; ++k) v[k] = p[k];
+  }
+  double operator[](int64_t k) const { return v[k]; }
+};
+template <>
+struct KArg<0> {
+  const double* p;
+  KArg(const double* q, int64_t) : p(q) {}
+  double operator[](int64_t k) const { return p[k]; }
+};
+/// K running sums: local (registers) with K known at compile time, else the output itself.
+template <int KC>
+struct KAcc {
+  double v[KC] = {};
+  KAcc(double*, int64_t) {}
+  double& operator[](int64_t k) { return v[k]; }
+  void store(double* out, double f) const {
+    for (int k = 0; k < KC; ++k) out[k] = v[k] * f;
+  }
+};
+template <>
+struct KAcc<0> {
+  double* out;
+  int64_t K;
+  KAcc(double* o, int64_t k) : out(o), K(k) { std::fill(out, out + K, 0.0); }
+  double& operator[](int64_t k) { return out[k]; }
+  void store(double*, double f) const {
+    for (int64_t k = 0; k < K; ++k) out[k] *= f;
+  }
+};
+}  // namespace detail
+
 /// Precondition: eta * lambda < 1 (checked once, by vr::fit).
 template <int KC>
 class LazyWeights {
@@ -51,8 +90,9 @@ class LazyWeights {
   }
   /// M += x a^T (a: K values; the row's features caught up, or all of them).
   template <class Row>
-  void axpy_m(const Row& r, const double* a) {
+  void axpy_m(const Row& r, const double* a_in) {
     const int64_t K = this->K();
+    const detail::KArg<KC> a(a_in, K);
     for_each_nz(r, [&](int64_t j, double x) {
       double* mj = m(j);
       for (int64_t k = 0; k < K; ++k) mj[k] += x * a[k];
@@ -89,16 +129,17 @@ class LazyWeights {
   template <class Row>
   void catch_up_scores(const Row& r, double* s) {
     const int64_t K = this->K();
-    for (int64_t k = 0; k < K; ++k) s[k] = 0.0;
+    detail::KAcc<KC> acc(s, K);
     for_each_nz(r, [&](int64_t j, double x) {
       catch_up(j);
       const double* vj = v(j);
-      for (int64_t k = 0; k < K; ++k) s[k] += x * vj[k];
+      for (int64_t k = 0; k < K; ++k) acc[k] += x * vj[k];
     });
-    for (int64_t k = 0; k < K; ++k) s[k] *= s_;
+    acc.store(s, s_);
   }
   /// W_j += x c on a caught-up feature j (c: K values).
-  inline void add(int64_t j, double x, const double* c) {
+  template <class C>
+  inline void add(int64_t j, double x, const C& c) {
     const int64_t K = this->K();
     double* vj = v(j);
     for (int64_t k = 0; k < K; ++k) vj[k] += x * c[k] / s_;
@@ -109,7 +150,8 @@ class LazyWeights {
   }
   /// Catch up the row's features and add x c^T to W (one traversal of the row).
   template <class Row>
-  void catch_up_add(const Row& r, const double* c) {
+  void catch_up_add(const Row& r, const double* c_in) {
+    const detail::KArg<KC> c(c_in, K());
     for_each_nz(r, [&](int64_t j, double x) {
       catch_up(j);
       add(j, x, c);
@@ -122,14 +164,15 @@ class LazyWeights {
   /// A repeated column (CSR allows duplicates) finds its clock already moved and adds only its own
   /// share x a dC.
   template <class Row>
-  void axpy_m_advance(const Row& r, const double* a) {
+  void axpy_m_advance(const Row& r, const double* a_in) {
     if (track_) {  // running sums need the per-step bookkeeping of catch_up
-      axpy_m(r, a);
+      axpy_m(r, a_in);
       advance();
       catch_up_row(r);
       return;
     }
     const int64_t K = this->K();
+    const detail::KArg<KC> a(a_in, K);
     const double s_next = s_ * a_;
     const double C_next = C_ + eta_ / s_next;  // the clock advance() computes, bit for bit
     const double dC = C_next - C_;

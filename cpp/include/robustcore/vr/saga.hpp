@@ -65,11 +65,12 @@ void saga_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& or
         W.advance();
         // this step's dense term uses the table mean before the update
         for (int64_t k = 0; k < K; ++k) g[k] = -eta * c[k];
+        const detail::KArg<KC> step(g.data(), K), inc(a.data(), K);
         for_each_nz(r, [&](int64_t j, double x) {
           W.catch_up(j);
-          W.add(j, x, g.data());
+          W.add(j, x, step);
           double* mj = W.m(j);
-          for (int64_t k = 0; k < K; ++k) mj[k] += x * a[k];
+          for (int64_t k = 0; k < K; ++k) mj[k] += x * inc[k];
         });
         for (int64_t k = 0; k < K; ++k) {
           if (p.fit_intercept) b[k] -= eta * (c[k] + mb[k]);
