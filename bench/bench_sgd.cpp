@@ -2,9 +2,11 @@
 // (items = nonzeros x epochs, so the rate reads as nonzeros per second), with each shuffle mode, next
 // to the floor: one in-order pass computing every row's dot product. Block shuffling's one-time copy
 // of the rows is inside the timed fit, amortised over the 15 epochs. Rows x features x nonzeros-per-row are the arguments
-// (default 200,000 x 50,000 x 40, as bench/bench_sgd.py's synthetic problem).
+// (default 200,000 x 50,000 x 40, as bench/bench_sgd.py's synthetic problem). The *_runtime_loss
+// cases run the same kernels with the loss chosen at run time (AnyLoss).
 #include <benchmark/benchmark.h>
 
+#include <robustcore/any_loss.hpp>
 #include <robustcore/data.hpp>
 #include <robustcore/losses.hpp>
 #include <robustcore/rng.hpp>
@@ -25,7 +27,7 @@ void BM_sgd_fit(benchmark::State& state, Loss loss, robustcore::Shuffle shuffle)
   robustcore::SgdParams params;
   params.lr.lambda = 1e-4;
   params.lr.eta0 = 0.01;
-  params.epochs = kEpochs;
+  params.max_iter = kEpochs;
   params.shuffle = shuffle;
   params.record_history = false;
   robustcore::SgdState st(p.X.cols());
@@ -56,6 +58,14 @@ BENCHMARK_CAPTURE(BM_sgd_fit, hinge_in_order, robustcore::Hinge{}, Shuffle::None
 BENCHMARK_CAPTURE(BM_sgd_fit, log_shuffled, robustcore::Logistic{}, Shuffle::Exact) SIZES;
 BENCHMARK_CAPTURE(BM_sgd_fit, log_block_shuffled, robustcore::Logistic{}, Shuffle::Block) SIZES;
 BENCHMARK_CAPTURE(BM_sgd_fit, sramp_shuffled, robustcore::SmoothRamp{-1.0, 2.65, 0.0}, Shuffle::Exact) SIZES;
+// the same kernels with the loss chosen at run time (any_loss.hpp): the cost of one loop for every loss
+using robustcore::AnyLoss;
+using robustcore::LossKind;
+using robustcore::LossSpec;
+BENCHMARK_CAPTURE(BM_sgd_fit, hinge_shuffled_runtime_loss, AnyLoss{LossSpec{LossKind::Hinge}}, Shuffle::Exact) SIZES;
+BENCHMARK_CAPTURE(BM_sgd_fit, log_shuffled_runtime_loss, AnyLoss{LossSpec{LossKind::Log}}, Shuffle::Exact) SIZES;
+BENCHMARK_CAPTURE(BM_sgd_fit, sramp_shuffled_runtime_loss, AnyLoss{LossSpec{LossKind::SmoothRamp, -1.0, 2.65, 0.0}},
+                  Shuffle::Exact) SIZES;
 
 }  // namespace
 

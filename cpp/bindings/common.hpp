@@ -1,5 +1,5 @@
 // Shared binding helpers: array aliases, the Matrix handle (a data view plus the arrays that keep it
-// alive), the loss specification, enum dispatch, the progress/interrupt bridge and trace conversion.
+// alive), the loss specification, enum dispatch, the progress/interrupt bridge and history conversion.
 // No algorithmic logic lives here.
 #pragma once
 
@@ -10,13 +10,13 @@
 
 #include <memory>
 #include <optional>
+#include <utility>
 #include <stdexcept>
 #include <variant>
 
 #include <robustcore/data.hpp>
 #include <robustcore/losses.hpp>
 #include <robustcore/result.hpp>
-#include <robustcore/trace.hpp>
 
 namespace py = pybind11;
 
@@ -121,14 +121,11 @@ inline py::dict history_to_dict(const robustcore::History& h) {
   return d;
 }
 
-inline py::dict trace_to_dict(const robustcore::Trace& t) {
-  py::dict d;
-  d["objective"] = arr(t.objective);
-  d["train_error"] = arr(t.train_error);
-  d["test_error"] = arr(t.test_error);
-  d["grad_norm"] = arr(t.grad_norm);
-  d["seconds"] = arr(t.seconds);
-  return d;
+/// An injected sequence of sample indices (tests): data pointer and length, (nullptr, 0) when absent.
+inline std::pair<const int64_t*, int64_t> injected_order(const std::optional<I64>& order) {
+  if (!order) return {nullptr, 0};
+  if (order->ndim() != 1) throw std::invalid_argument("order must be a 1-d int64 array");
+  return {order->data(), static_cast<int64_t>(order->size())};
 }
 
 /// Checks a 1-d array's length and returns its data pointer.

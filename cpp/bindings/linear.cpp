@@ -1,9 +1,21 @@
-// Bindings: SGD / averaged SGD / Pegasos for linear models (sgd.hpp).
+// Bindings: SGD / averaged SGD / Pegasos for linear models (sgd.hpp). Conversion only: every check of
+// the problem happens in robustcore::sgd_fit. The loss is chosen at run time (AnyLoss): one SGD loop per
+// data view instead of one per loss and view, for ~1-2% more instructions in the kernels
+// (bench/bench_sgd.cpp's *_runtime_loss cases).
 #include "common.hpp"
 
+#include <robustcore/any_loss.hpp>
 #include <robustcore/sgd.hpp>
 
 namespace rcb {
+
+namespace {
+/// A writable numpy view of a vector owned by `owner` (kept alive by the view).
+py::array_t<double> view_of(std::vector<double>& v, py::handle owner) {
+  return py::array_t<double>({static_cast<py::ssize_t>(v.size())}, {static_cast<py::ssize_t>(sizeof(double))},
+                             v.data(), owner);
+}
+}  // namespace
 
 void bind_linear(py::module_& m) {
   using namespace robustcore;
@@ -26,11 +38,11 @@ void bind_linear(py::module_& m) {
       .def(py::init<>())
       .def_property("schedule", [](const SgdParams& p) { return p.lr.schedule; },
                     [](SgdParams& p, Schedule s) { p.lr.schedule = s; })
-      .def_property("lam", [](const SgdParams& p) { return p.lr.lambda; }, [](SgdParams& p, double v) { p.lr.lambda = v; })
+      .def_property("alpha", [](const SgdParams& p) { return p.lr.lambda; }, [](SgdParams& p, double v) { p.lr.lambda = v; })
       .def_property("eta0", [](const SgdParams& p) { return p.lr.eta0; }, [](SgdParams& p, double v) { p.lr.eta0 = v; })
       .def_property("power_t", [](const SgdParams& p) { return p.lr.power_t; },
                     [](SgdParams& p, double v) { p.lr.power_t = v; })
-      .def_readwrite("epochs", &SgdParams::epochs)
+      .def_readwrite("max_iter", &SgdParams::max_iter)
       .def_readwrite("average", &SgdParams::average)
       .def_readwrite("average_start", &SgdParams::average_start)
       .def_readwrite("fit_intercept", &SgdParams::fit_intercept)
@@ -41,76 +53,70 @@ void bind_linear(py::module_& m) {
       .def_readwrite("seed", &SgdParams::seed)
       .def_readwrite("record_history", &SgdParams::record_history);
 
+  py::class_<SgdState>(m, "SgdState", "SGD model state, read and written by sgd_fit (a fit continues from it).")
+      .def(py::init<int64_t>(), py::arg("d"))
+      .def_property_readonly("w", [](py::object self) { return view_of(self.cast<SgdState&>().w, self); },
+                             "current iterate (a writable view)")
+      .def_property_readonly("wbar", [](py::object self) { return view_of(self.cast<SgdState&>().wbar, self); },
+                             "running average (Running averaging only; a writable view)")
+      .def_readwrite("b", &SgdState::b)
+      .def_readwrite("bbar", &SgdState::bbar)
+      .def_readwrite("t", &SgdState::t, "steps taken so far (the schedule's clock)")
+      .def_readwrite("avg_count", &SgdState::avg_count, "iterates summarised in wbar")
+      .def(py::pickle(
+          [](const SgdState& s) { return py::make_tuple(s.w, s.wbar, s.b, s.bbar, s.t, s.avg_count); },
+          [](const py::tuple& t) {
+            if (t.size() != 6) throw std::invalid_argument("SgdState: bad pickle");
+            SgdState s;
+            s.w = t[0].cast<std::vector<double>>();
+            s.wbar = t[1].cast<std::vector<double>>();
+            s.b = t[2].cast<double>();
+            s.bbar = t[3].cast<double>();
+            s.t = t[4].cast<int64_t>();
+            s.avg_count = t[5].cast<int64_t>();
+            return s;
+          }));
+
   m.def(
       "sgd_fit",
       [](const Matrix& X, const F64& y, std::optional<F64> sample_weight, const LossSpec& loss,
-         const SgdParams& params, F64 coef, F64 avg_coef, F64 scalars, I64 counters, std::optional<I64> order,
-         const Matrix* X_test, std::optional<F64> y_test, py::object progress) {
-        const int64_t n = X.rows(), d = X.cols();
+         const SgdParams& params, SgdState& state, std::optional<I64> order, const Matrix* X_test,
+         std::optional<F64> y_test, py::object progress) {
+        const int64_t n = X.rows();
         const double* yp = checked_const(y, n, "y");
         const double* swp = sample_weight ? checked_const(*sample_weight, n, "sample_weight") : nullptr;
-        double* cp = checked(coef, d, "coef");
-        double* ap = checked(avg_coef, d, "avg_coef");
-        double* sp = checked(scalars, 2, "scalars");
-        int64_t* tp = checked(counters, 2, "counters");
-        const int64_t* op = order ? checked_const(*order, n * params.epochs, "order") : nullptr;
-        const double* ytp = nullptr;
-        if (X_test) {
-          if (!y_test) throw std::invalid_argument("X_test given without y_test");
-          ytp = checked_const(*y_test, X_test->rows(), "y_test");
-        }
-        SgdState state(d);
-        std::copy(cp, cp + d, state.w.begin());
-        std::copy(ap, ap + d, state.wbar.begin());
-        state.b = sp[0];
-        state.bbar = sp[1];
-        state.t = tp[0];
-        state.avg_count = tp[1];
+        const auto [op, olen] = injected_order(order);
+        const double* ytp = X_test && y_test ? checked_const(*y_test, X_test->rows(), "y_test") : nullptr;
         Progress prog(progress);
         Result res;
         {
           py::gil_scoped_release nogil;
-          validate_binary_labels(yp, n);
-          if (ytp) validate_binary_labels(ytp, X_test->rows());
           res = visit_matrix_pair(X, X_test, [&](const auto& v, const auto* tv) {
-            return visit_loss(loss, [&](const auto& l) {
-              return sgd_fit(v, yp, swp, l, params, state, op, tv, ytp, prog.fn());
-            });
+            return sgd_fit(v, yp, swp, AnyLoss(loss), params, state, op, olen, tv, ytp, prog.fn());
           });
         }
-        // The state after the last finished epoch is written back even when interrupted.
-        std::copy(state.w.begin(), state.w.end(), cp);
-        std::copy(state.wbar.begin(), state.wbar.end(), ap);
-        sp[0] = state.b;
-        sp[1] = state.bbar;
-        tp[0] = state.t;
-        tp[1] = state.avg_count;
         prog.rethrow();
         return res;
       },
       py::arg("X"), py::arg("y").noconvert(), py::arg("sample_weight").noconvert(), py::arg("loss"),
-      py::arg("params"), py::arg("coef").noconvert(), py::arg("avg_coef").noconvert(),
-      py::arg("scalars").noconvert(), py::arg("counters").noconvert(), py::arg("order").noconvert() = py::none(),
-      py::arg("X_test") = nullptr, py::arg("y_test").noconvert() = py::none(), py::arg("progress") = py::none(),
-      "SGD / ASGD / Pegasos epochs over X (see sgd.hpp). coef, avg_coef, scalars=[b, bbar] and "
-      "counters=[t, avg_count] are the model state, read and written in place.");
+      py::arg("params"), py::arg("state"), py::arg("order").noconvert() = py::none(), py::arg("X_test") = nullptr,
+      py::arg("y_test").noconvert() = py::none(), py::arg("progress") = py::none(),
+      "SGD / ASGD / Pegasos epochs over X (see sgd.hpp), continuing from `state` and leaving the state after "
+      "the last finished epoch in it. order: injected sample indices, n per epoch (tests).");
 
   m.def(
       "sgd_calibrate_eta0",
-      [](const Matrix& X, const F64& y, std::optional<F64> sample_weight, const LossSpec& loss, double lam,
+      [](const Matrix& X, const F64& y, std::optional<F64> sample_weight, const LossSpec& loss, double alpha,
          bool fit_intercept, double intercept_lr, uint64_t seed, int64_t n_sample) {
         const int64_t n = X.rows();
         const double* yp = checked_const(y, n, "y");
         const double* swp = sample_weight ? checked_const(*sample_weight, n, "sample_weight") : nullptr;
         py::gil_scoped_release nogil;
-        validate_binary_labels(yp, n);
         return visit_matrix(X, [&](const auto& v) {
-          return visit_loss(loss, [&](const auto& l) {
-            return calibrate_eta0(v, yp, swp, l, lam, fit_intercept, intercept_lr, seed, n_sample);
-          });
+          return calibrate_eta0(v, yp, swp, AnyLoss(loss), alpha, fit_intercept, intercept_lr, seed, n_sample);
         });
       },
-      py::arg("X"), py::arg("y").noconvert(), py::arg("sample_weight").noconvert(), py::arg("loss"), py::arg("lam"),
+      py::arg("X"), py::arg("y").noconvert(), py::arg("sample_weight").noconvert(), py::arg("loss"), py::arg("alpha"),
       py::arg("fit_intercept"), py::arg("intercept_lr"), py::arg("seed"), py::arg("n_sample") = 1000,
       "Bottou's eta0 calibration on a subsample (see sgd.hpp).");
 }

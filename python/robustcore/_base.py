@@ -226,11 +226,7 @@ class EngineResult(NamedTuple):
 
 
 def engine_result(raw):
-    """Read an engine entry point's result (a ``_core.Result``, or the dict the variance-reduced entry
-    points returned before they returned one)."""
-    if isinstance(raw, dict):
-        return EngineResult(raw["status"], float(raw["passes_done"]), float(raw["eta"]),
-                            {"passes": np.asarray(raw["passes"]), **raw["history"]})
+    """Read an engine entry point's result (a ``_core.Result`` or a class derived from it)."""
     return EngineResult(raw.status, float(raw.n_iter), float(raw.step), dict(raw.history))
 
 

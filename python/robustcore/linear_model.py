@@ -137,13 +137,13 @@ def _sgd_engine_params(cfg, max_iter, seed, eta0, block_rows=0):
     """``_core.SgdParams`` for one problem (eta0 None: the engine's default, used by pegasos)."""
     p = _core.SgdParams()
     p.schedule = _SCHEDULES[cfg.schedule]
-    p.lam = cfg.alpha
+    p.alpha = cfg.alpha
     if eta0 is not None:
         p.eta0 = float(eta0)
     p.power_t = cfg.power_t
     p.average = cfg.averaging
     p.average_start = cfg.average_start
-    p.epochs = int(max_iter)
+    p.max_iter = int(max_iter)
     p.fit_intercept = cfg.fit_intercept
     p.intercept_lr = cfg.intercept_lr
     p.project_ball = cfg.project_ball
@@ -155,9 +155,18 @@ def _sgd_engine_params(cfg, max_iter, seed, eta0, block_rows=0):
 
 
 def _sgd_fit(M, y, sample_weight, spec, params, state, k, X_test=None, y_test=None, progress=None):
-    """Epochs of SGD on problem k of ``state`` (updated in place). Returns the EngineResult."""
-    raw = _core.sgd_fit(M, y, sample_weight, spec, params, state.coef[k], state.avg_coef[k], state.scalars[k],
-                        state.counters[k], None, X_test, y_test, progress)
+    """Epochs of SGD on problem k of ``state`` (updated in place, also when the engine raises after a
+    finished epoch, e.g. on Ctrl-C). Returns the EngineResult."""
+    core = _core.SgdState(state.coef.shape[1])
+    core.w[:], core.wbar[:] = state.coef[k], state.avg_coef[k]
+    core.b, core.bbar = state.scalars[k]
+    core.t, core.avg_count = (int(c) for c in state.counters[k])
+    try:
+        raw = _core.sgd_fit(M, y, sample_weight, spec, params, core, None, X_test, y_test, progress)
+    finally:
+        state.coef[k], state.avg_coef[k] = core.w, core.wbar
+        state.scalars[k] = core.b, core.bbar
+        state.counters[k] = core.t, core.avg_count
     return engine_result(raw)
 
 

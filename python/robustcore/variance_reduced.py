@@ -94,9 +94,9 @@ def engine_params(solver, *, alpha, max_iter, eta0=None, svrg_option="last", tol
     p = _core.VrParams()
     p.method = SOFTMAX_SOLVERS[solver]
     p.option = SVRG_OPTIONS[svrg_option]
-    p.lam = float(alpha)
+    p.alpha = float(alpha)
     p.eta = 0.0 if eta0 is None else float(eta0)
-    p.passes = int(max_iter)
+    p.max_iter = int(max_iter)
     p.tol = float(tol)
     p.fit_intercept = bool(fit_intercept)
     p.seed = int(seed) % (2**63)

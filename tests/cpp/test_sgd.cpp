@@ -4,6 +4,7 @@
 #include <robustcore/losses.hpp>
 #include <robustcore/projections.hpp>
 #include <robustcore/rng.hpp>
+#include <robustcore/sampler.hpp>
 #include <robustcore/sgd.hpp>
 
 #include <cmath>
@@ -41,9 +42,10 @@ struct Data {
 };
 
 template <class Loss, class View>
-SgdState run(const View& X, const Data& D, const Loss& l, SgdParams p, const int64_t* order = nullptr) {
+SgdState run(const View& X, const Data& D, const Loss& l, SgdParams p, const int64_t* order = nullptr,
+             int64_t len = 0) {
   SgdState st(D.d);
-  sgd_fit(X, D.y.data(), nullptr, l, p, st, order);
+  sgd_fit(X, D.y.data(), nullptr, l, p, st, order, len);
   return st;
 }
 
@@ -52,7 +54,7 @@ int main() {
   SgdParams p;
   p.lr.lambda = 1e-2;
   p.lr.eta0 = 0.1;
-  p.epochs = 4;
+  p.max_iter = 4;
   p.seed = 11;
   for (int avg = 0; avg < 3; ++avg) {
     p.average = static_cast<Averaging>(avg);
@@ -78,7 +80,7 @@ int main() {
     for (int64_t q = 0; q < 11; ++q) blocks[static_cast<size_t>(q)] = q;
     Rng r(9);
     for (int rep = 0; rep < 3; ++rep) {
-      BlockShuffledRows<CsrView<int64_t>>::block_shuffle_order(n, block, blocks, r, perm.data());
+      PassOrder::block_shuffle_order(n, block, blocks, r, perm.data());
       std::vector<int> seen(static_cast<size_t>(n), 0);
       for (int64_t i : perm) seen[static_cast<size_t>(i)]++;
       for (int v : seen) CHECK(v == 1);
@@ -94,12 +96,12 @@ int main() {
   // Injected order + constant step: compare with a plain dense update written here.
   p.average = Averaging::None;
   p.lr.schedule = Schedule::Constant;
-  p.epochs = 2;
+  p.max_iter = 2;
   std::vector<int64_t> order(static_cast<size_t>(2 * D.n));
   Rng rng(5);
   for (auto& o : order) o = static_cast<int64_t>(rng.below(static_cast<uint64_t>(D.n)));
   const SmoothRamp sr(-1.0, 2.65, 0.0);
-  const SgdState e = run(D.cv(), D, sr, p, order.data());
+  const SgdState e = run(D.cv(), D, sr, p, order.data(), static_cast<int64_t>(order.size()));
   std::vector<double> w(static_cast<size_t>(D.d), 0.0);
   double b = 0.0;
   for (int64_t i : order) {

@@ -27,18 +27,17 @@ def _sparsify(X, seed=1):
 
 
 def _run_core(X, y, loss, params, order=None, sparse=False):
-    d = X.shape[1]
-    coef, avg, sc, cnt = np.zeros(d), np.zeros(d), np.zeros(2), np.zeros(2, dtype=np.int64)
+    st = _core.SgdState(X.shape[1])
     M = to_matrix(sp.csr_matrix(X) if sparse else X)
-    out = _core.sgd_fit(M, y, None, loss, params, coef, avg, sc, cnt, order)
-    running = params.average == _core.Averaging.running and cnt[1] > 0
-    return (avg, sc[1]) if running else (coef, sc[0]), out
+    out = _core.sgd_fit(M, y, None, loss, params, st, order)
+    running = params.average == _core.Averaging.running and st.avg_count > 0
+    return (st.wbar, st.bbar) if running else (st.w, st.b), out
 
 
 def _params(schedule, lam=1e-2, eta0=0.05, epochs=3, average="none", start=0, project=False, intercept=True):
     p = _core.SgdParams()
     p.schedule = getattr(_core.Schedule, schedule)
-    p.lam, p.eta0, p.power_t, p.epochs = lam, eta0, 0.5, epochs
+    p.alpha, p.eta0, p.power_t, p.max_iter = lam, eta0, 0.5, epochs
     p.average = getattr(_core.Averaging, average)
     p.average_start, p.project_ball, p.fit_intercept = start, project, intercept
     return p
@@ -190,14 +189,13 @@ def test_multiclass_is_one_vs_rest():
     # each row equals a binary fit of class k vs rest with that problem's seed and eta0
     for k in range(3):
         yk = np.where(y == k, 1.0, -1.0)
-        d = X.shape[1]
-        coef, avg, sc, cnt = np.zeros(d), np.zeros(d), np.zeros(2), np.zeros(2, dtype=np.int64)
+        st = _core.SgdState(X.shape[1])
         from robustcore._validation import seed_from_random_state
 
         p = linear_model._sgd_engine_params(m._sgd_config(m.alpha), 20, seed_from_random_state(0) + 7919 * k,
                                             m._sgd_state.eta0[k])
-        _core.sgd_fit(to_matrix(X), yk, None, m._loss_spec(), p, coef, avg, sc, cnt)
-        np.testing.assert_array_equal(m.coef_[k], coef)
+        _core.sgd_fit(to_matrix(X), yk, None, m._loss_spec(), p, st)
+        np.testing.assert_array_equal(m.coef_[k], st.w)
     threaded = rc.LinearClassifier(loss="log_loss", max_iter=20, random_state=0, n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(threaded.coef_, m.coef_)
 
@@ -334,14 +332,14 @@ def test_engine_rejects_broken_csr_and_wrong_dtypes():
     M = _core.Matrix.dense(np.ones((2, 2)))
     p = _params("constant")
     with pytest.raises(ValueError, match="-1 or \\+1"):
-        _core.sgd_fit(M, np.array([0.0, 1.0]), None, loss_spec("log_loss"), p, np.zeros(2), np.zeros(2), np.zeros(2),
-                      np.zeros(2, dtype=np.int64))
+        _core.sgd_fit(M, np.array([0.0, 1.0]), None, loss_spec("log_loss"), p, _core.SgdState(2))
     with pytest.raises(ValueError, match="length"):
-        _core.sgd_fit(M, np.array([1.0, -1.0]), None, loss_spec("log_loss"), p, np.zeros(3), np.zeros(2), np.zeros(2),
-                      np.zeros(2, dtype=np.int64))
+        _core.sgd_fit(M, np.array([1.0, -1.0, 1.0]), None, loss_spec("log_loss"), p, _core.SgdState(2))
+    with pytest.raises(ValueError, match="wrong number of features"):
+        _core.sgd_fit(M, np.array([1.0, -1.0]), None, loss_spec("log_loss"), p, _core.SgdState(3))
     with pytest.raises(ValueError, match="order index"):
-        _core.sgd_fit(M, np.array([1.0, -1.0]), None, loss_spec("log_loss"), p, np.zeros(2), np.zeros(2), np.zeros(2),
-                      np.zeros(2, dtype=np.int64), np.full(2 * p.epochs, 9, dtype=np.int64))
+        _core.sgd_fit(M, np.array([1.0, -1.0]), None, loss_spec("log_loss"), p, _core.SgdState(2),
+                      np.full(2 * p.max_iter, 9, dtype=np.int64))
 
 
 def test_divergence_is_reported_not_silent(binary_problem):
@@ -370,11 +368,10 @@ def test_progress_callback_sees_every_epoch(binary_problem):
     seen = []
     p = _params("constant", epochs=4)
     d = X.shape[1]
-    _core.sgd_fit(to_matrix(X), y, None, loss_spec("log_loss"), p, np.zeros(d), np.zeros(d), np.zeros(2),
-                  np.zeros(2, dtype=np.int64), None, None, None, lambda k: seen.append(k))
+    _core.sgd_fit(to_matrix(X), y, None, loss_spec("log_loss"), p, _core.SgdState(d),
+                  progress=lambda k: seen.append(k))
     assert seen == [1, 2, 3, 4]
-    stop = _core.sgd_fit(to_matrix(X), y, None, loss_spec("log_loss"), p, np.zeros(d), np.zeros(d), np.zeros(2),
-                         np.zeros(2, dtype=np.int64), None, None, None, lambda k: k < 2)
+    stop = _core.sgd_fit(to_matrix(X), y, None, loss_spec("log_loss"), p, _core.SgdState(d), progress=lambda k: k < 2)
     assert stop.status == "interrupted" and stop.n_iter == 2
 
 

@@ -119,6 +119,45 @@ def test_lazy_fold_of_the_scale(sag):
     np.testing.assert_allclose(w1, wr, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("solver", ALL)
+@pytest.mark.parametrize("softmax", [False, True])
+def test_progress_false_stops_before_the_first_pass(solver, softmax):
+    """The callback is asked after the initial evaluation: False runs no pass at all."""
+    X, y = _problem()
+    seen = []
+
+    def cb(done):
+        seen.append(done)
+        return False
+
+    if softmax:
+        p = vr.make_params(solver, alpha=0.05, max_iter=5, softmax=True)
+        w, b, info = vr.fit_softmax(to_matrix(X), (y > 0).astype(np.int64), 2, p, progress=cb)
+    else:
+        w, b, info = vr.solve(X, y, solver=solver, alpha=0.05, max_iter=5, progress=cb)
+    assert seen == [0]
+    assert info.status == "interrupted" and info.n_iter == 0
+    np.testing.assert_array_equal(info.history["passes"], [0.0])
+    assert not np.any(w) and not np.any(b)
+
+
+@pytest.mark.parametrize("solver", ["saga", "svrg", "finito", "vrlite"])
+def test_block_shuffle_sparse_equals_dense_and_converges(solver):
+    """VrParams.shuffle = block: the rows are copied once in a random order and visited in random blocks."""
+    X, y = _problem(n=80, d=20, density=0.3, seed=5)
+    p = vr.make_params(solver, alpha=1e-2, max_iter=200, seed=3)
+    assert p.shuffle == _core.Shuffle.exact  # the default: each method's own draws
+    p.shuffle, p.block_rows = _core.Shuffle.block, 8
+    spec = loss_spec("log")
+    wd, bd, info = vr.fit_binary(to_matrix(X), y, spec, p)
+    ws, bs, _ = vr.fit_binary(to_matrix(sp.csr_matrix(X)), y, spec, p)
+    np.testing.assert_allclose(ws, wd, rtol=1e-10, atol=1e-12)
+    ref = LogisticRegression(C=1.0 / (80 * 1e-2), tol=1e-12, max_iter=10000).fit(X, y)
+    w_opt = np.concatenate([ref.coef_.ravel(), ref.intercept_])
+    assert np.linalg.norm(np.append(wd, bd) - w_opt) < 1e-3 * np.linalg.norm(w_opt)
+    assert info.status == "max_iter"
+
+
 def test_svrg_options_differ():
     X, y = _problem(n=60, seed=7)
     out = {o: _engine(X, y, "svrg", passes=6, svrg_option=o, seed=3)[0] for o in ("last", "average", "random")}

@@ -8,7 +8,8 @@
 //   axpy(a, row, w)        w += a * x
 //   sqnorm(row)            ||x||^2
 //   for_each_nz(row, f)    f(j, x_j) over the stored entries (all columns for dense rows)
-// and prefetch_pointer(i) / prefetch_row(i) hints for passes in shuffled order (see kPrefetchAhead)
+// and prefetch_pointer(i) / prefetch_row(i) hints for passes in shuffled order (sampler.hpp's
+// prefetch_ahead)
 // so one algorithm serves dense and sparse data with no virtual calls.
 #pragma once
 
@@ -160,7 +161,7 @@ struct DenseView {
 };
 
 /// An owning copy of a view's rows, reordered: row k of view() is row order[k] of the source. Block
-/// shuffling (sgd.hpp) copies the data once into a random order so that every later pass reads
+/// shuffling (sampler.hpp) copies the data once into a random order so that every later pass reads
 /// contiguous blocks of rows.
 template <class View>
 struct RowCopy;
@@ -205,27 +206,6 @@ struct RowCopy<DenseView> {
   DenseView view() const { return DenseView{data.data(), n_rows, n_cols}; }
   int64_t bytes_per_row() const { return static_cast<int64_t>(sizeof(double)) * n_cols + 1; }
 };
-
-/// How far ahead (in samples) shuffled passes prefetch rows: prefetch_row(idx[k + kPrefetchAhead]) and
-/// prefetch_pointer(idx[k + 2 kPrefetchAhead]) at step k. Hides the memory latency of random row
-/// access (measured on a 96 MB CSR matrix: an exact-shuffle SGD epoch costs 1.7-2.2x an in-order one with
-/// it, 3.1-3.5x without; bench/README.md).
-constexpr int64_t kPrefetchAhead = 16;
-
-template <class Data>
-inline void prefetch_ahead(const Data& X, const int64_t* idx, int64_t k, int64_t n) {
-  if (k + 2 * kPrefetchAhead < n) X.prefetch_pointer(idx[k + 2 * kPrefetchAhead]);
-  if (k + kPrefetchAhead < n) X.prefetch_row(idx[k + kPrefetchAhead]);
-}
-
-/// Prefetch entry idx[k + kPrefetchAhead] of per-sample arrays (labels, weights, gradient tables; null
-/// pointers skipped): in a shuffled pass these are random reads too.
-template <class... T>
-inline void prefetch_samples(const int64_t* idx, int64_t k, int64_t n, const T*... arrays) {
-  if (k + kPrefetchAhead >= n) return;
-  const int64_t i = idx[k + kPrefetchAhead];
-  ((arrays ? prefetch_hint(arrays + i) : void()), ...);
-}
 
 /// Labels must be exactly -1 or +1 for the binary solvers.
 inline void validate_binary_labels(const double* y, int64_t n) {

@@ -10,20 +10,22 @@
 //             restarts from the previous epoch's average and outputs it.
 // Pegasos: schedule 1/(lambda t) and projection onto the ball of radius 1/sqrt(lambda), with a
 // running ||w||^2 so the projection stays O(nnz).
+// Sampling through PassOrder (sampler.hpp), per-epoch bookkeeping through Monitor (monitor.hpp).
 // Template contracts: Loss as in losses.hpp; Data as in data.hpp (CsrView or DenseView).
 #pragma once
 
-#include <chrono>
 #include <cmath>
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <stdexcept>
 #include <vector>
 
 #include "data.hpp"
 #include "losses.hpp"
+#include "model.hpp"
+#include "monitor.hpp"
+#include "sampler.hpp"
 #include "rng.hpp"
 #include "schedules.hpp"
 #include "result.hpp"
@@ -33,16 +35,9 @@ namespace robustcore {
 
 enum class Averaging : int { None = 0, Running = 1, Epoch = 2 };
 
-/// Sample order of each epoch. Exact: a fresh uniform permutation every epoch (rows are read in random
-/// order; on large data each row is a cache miss). Block: the rows are copied once, in a random order,
-/// into an owned buffer (one extra copy of X); every epoch then visits blocks of about 32 KiB of
-/// consecutive rows in a random block order, and the rows of a block in a random order. Not a uniform
-/// permutation, but reads memory in contiguous chunks (see bench/README.md for what it buys).
-enum class Shuffle : int { None = 0, Exact = 1, Block = 2 };
-
 struct SgdParams {
   LearningRate lr;
-  int64_t epochs = 15;
+  int64_t max_iter = 15;       ///< epochs
   Averaging average = Averaging::None;
   int64_t average_start = 0;   ///< Running: first step (1-based count of steps taken before) to average
   bool fit_intercept = true;
@@ -55,7 +50,7 @@ struct SgdParams {
 
   void validate() const {
     lr.validate();
-    if (epochs < 0) throw std::invalid_argument("the number of epochs must be >= 0");
+    if (max_iter < 0) throw std::invalid_argument("max_iter (the number of epochs) must be >= 0");
     if (average_start < 0) throw std::invalid_argument("average_start must be >= 0");
     if (block_rows < 0) throw std::invalid_argument("block_rows must be >= 0");
     if (!(intercept_lr > 0.0) || !std::isfinite(intercept_lr)) throw std::invalid_argument("intercept_lr must be > 0");
@@ -75,93 +70,27 @@ struct SgdState {
   explicit SgdState(int64_t d = 0) : w(static_cast<size_t>(d), 0.0), wbar(static_cast<size_t>(d), 0.0) {}
 };
 
-/// (1/n) sum sw_i r(y_i f(x_i)) + lambda/2 ||w||^2 and the 0/1 error, for a dense w.
+/// Runs params.max_iter epochs from `state`. `injected` (optional, length len) replaces the seeded
+/// shuffle by a flat sequence of sample indices consumed n per epoch (the Sampler's injection contract;
+/// used by the oracle tests). `X_test`/`y_test` (optional) add test error to the history. `progress` is
+/// called after every epoch. Validates everything it is given (labels, weights, state, test set).
 template <class Loss, class Data>
-void evaluate_linear(const Data& X, const double* y, const double* sw, const Loss& loss, const double* w,
-                     double b, double lambda, double* objective, double* error) {
-  const int64_t n = X.rows();
-  double lsum = 0.0, wsum = 0.0;
-  int64_t wrong = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const double f = dot(X.row(i), w) + b;
-    const double s = sw ? sw[i] : 1.0;
-    lsum += s * loss.value(y[i] * f);
-    wsum += s;
-    if ((f >= 0 ? 1.0 : -1.0) != y[i]) ++wrong;
-  }
-  if (objective) {
-    double sq = 0.0;
-    for (int64_t j = 0; j < X.cols(); ++j) sq += w[j] * w[j];
-    *objective = (n ? lsum / static_cast<double>(n) : 0.0) + 0.5 * lambda * sq;
-  }
-  if (error) *error = n ? static_cast<double>(wrong) / static_cast<double>(n) : 0.0;
-  (void)wsum;
-}
-
-/// Shuffle::Block: the rows of X (with their labels and weights) copied once into a random order, and
-/// each epoch's order over the copy: blocks [b*block, (b+1)*block) of consecutive rows in a random
-/// order, the rows of each block in a random order. The default block holds about 32 KiB of rows.
-template <class Data>
-struct BlockShuffledRows {
-  std::vector<int64_t> perm;  ///< source row of each copied row (then reused for the epoch orders)
-  RowCopy<Data> copy;
-  Data view;
-  std::vector<double> y, sw;
-  int64_t block = 1;
-  std::vector<int64_t> blocks;
-
-  BlockShuffledRows(const Data& X, const double* y_src, const double* sw_src, int64_t block_rows, Rng& rng)
-      : perm(shuffled_identity(X.rows(), rng)), copy(X, perm.data()), view(copy.view()) {
-    const int64_t n = X.rows();
-    y.resize(static_cast<size_t>(n));
-    for (int64_t k = 0; k < n; ++k) y[static_cast<size_t>(k)] = y_src[perm[static_cast<size_t>(k)]];
-    if (sw_src) {
-      sw.resize(static_cast<size_t>(n));
-      for (int64_t k = 0; k < n; ++k) sw[static_cast<size_t>(k)] = sw_src[perm[static_cast<size_t>(k)]];
-    }
-    block = block_rows > 0 ? block_rows : std::max<int64_t>(8, (int64_t{1} << 15) / copy.bytes_per_row());
-    blocks.resize(static_cast<size_t>((n + block - 1) / block));
-    for (size_t b = 0; b < blocks.size(); ++b) blocks[b] = static_cast<int64_t>(b);
-  }
-  const double* weights() const { return sw.empty() ? nullptr : sw.data(); }
-
-  /// Writes this epoch's order (a permutation of the copied rows) into perm and returns it.
-  const int64_t* epoch_order(Rng& rng) { return block_shuffle_order(view.rows(), block, blocks, rng, perm.data()); }
-
-  static std::vector<int64_t> shuffled_identity(int64_t n, Rng& rng) {
-    std::vector<int64_t> p(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) p[static_cast<size_t>(i)] = i;
-    rng.shuffle(p.data(), n);
-    return p;
-  }
-  static const int64_t* block_shuffle_order(int64_t n, int64_t block, std::vector<int64_t>& blocks, Rng& rng,
-                                            int64_t* out) {
-    rng.shuffle(blocks.data(), static_cast<int64_t>(blocks.size()));
-    int64_t k = 0;
-    for (const int64_t bl : blocks) {
-      const int64_t lo = bl * block, hi = std::min(n, lo + block);
-      for (int64_t i = lo; i < hi; ++i) out[k + i - lo] = i;
-      rng.shuffle(out + k, hi - lo);
-      k += hi - lo;
-    }
-    return out;
-  }
-};
-
-/// Runs params.epochs epochs from `state`. `order` (optional) gives the sample index sequence,
-/// epochs * n entries, replacing the seeded shuffle (used by the oracle tests). `X_test`/`y_test`
-/// (optional) add test error to the history. `progress` is called after every epoch.
-template <class Loss, class Data>
-Result sgd_fit(const Data& X, const double* y, const double* sample_weight, const Loss& loss,
-                  SgdParams params, SgdState& state, const int64_t* order = nullptr,
-                  const Data* X_test = nullptr, const double* y_test = nullptr,
-                  const ProgressFn& progress = nullptr) {
+Result sgd_fit(const Data& X, const double* y, const double* sample_weight, const Loss& loss, SgdParams params,
+               SgdState& state, const int64_t* injected = nullptr, int64_t len = 0, const Data* X_test = nullptr,
+               const double* y_test = nullptr, const ProgressFn& progress = nullptr) {
   params.validate();
   const int64_t n = X.rows(), d = X.cols();
   if (static_cast<int64_t>(state.w.size()) != d || static_cast<int64_t>(state.wbar.size()) != d)
     throw std::invalid_argument("sgd: state has the wrong number of features");
   if (n == 0) throw std::invalid_argument("sgd: no training samples");
-  if (X_test && X_test->cols() != d) throw std::invalid_argument("sgd: test set has a different number of features");
+  const BinaryModel<Loss> model{loss, y};
+  model.validate_labels(n);
+  validate_sample_weight(sample_weight, n);
+  if (X_test) {
+    if (X_test->cols() != d) throw std::invalid_argument("sgd: test set has a different number of features");
+    if (!y_test) throw std::invalid_argument("X_test given without y_test");
+    validate_binary_labels(y_test, X_test->rows());
+  }
 
   const double lambda = params.lr.lambda;
   const double radius = params.project_ball ? 1.0 / std::sqrt(lambda) : 0.0;
@@ -174,36 +103,25 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
   double bbar = state.bbar;
   if (running && state.avg_count > 0) avg.assign(state.wbar.data(), state.avg_count);
   double sqn = params.project_ball ? w.sqnorm() : 0.0;  // running ||w||^2 (Pegasos only)
-
-  std::vector<int64_t> perm(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) perm[static_cast<size_t>(i)] = i;
-  Rng rng(params.seed);
   std::vector<double> wout(static_cast<size_t>(d));
 
-  // The rows the steps read: X itself, or (block shuffling) a copy of X in a random row order.
-  std::unique_ptr<BlockShuffledRows<Data>> blk;
-  if (params.shuffle == Shuffle::Block && !order)
-    blk = std::make_unique<BlockShuffledRows<Data>>(X, y, sample_weight, params.block_rows, rng);
-  const Data& Xs = blk ? blk->view : X;
-  const double* ys = blk ? blk->y.data() : y;
-  const double* sws = blk ? blk->weights() : sample_weight;
+  // The rows the steps read (X itself, or with block shuffling a copy of X in a random row order) and
+  // each epoch's order over them.
+  Sampler src(params.seed, injected, len);
+  const SampledRows<Data> rows(X, y, sample_weight, params.shuffle, params.block_rows, src);
+  PassOrder order(n, params.shuffle, rows.block(), src);
+  const Data& Xs = rows.rows();
+  const double* ys = rows.labels();
+  const double* sws = rows.weights();
 
   Result res;
-  double seconds = 0.0;
+  res.step = params.lr.schedule == Schedule::Pegasos ? 0.0 : params.lr.eta0;
+  const MonitorSettings ms{lambda, params.fit_intercept, sample_weight, params.record_history, /*grad_norm=*/false, 0.0};
+  Monitor<BinaryModel<Loss>, Data> mon(X, model, ms, res, progress, EvalSet<BinaryModel<Loss>, Data>{X_test, y_test});
   int64_t t = state.t;
 
-  for (int64_t epoch = 0; epoch < params.epochs; ++epoch) {
-    const auto t_start = std::chrono::steady_clock::now();
-    const int64_t* idx = perm.data();
-    if (order) {
-      idx = order + epoch * n;
-      for (int64_t k = 0; k < n; ++k)
-        if (idx[k] < 0 || idx[k] >= n) throw std::invalid_argument("sgd: sample order index out of range");
-    } else if (blk) {
-      idx = blk->epoch_order(rng);
-    } else if (params.shuffle == Shuffle::Exact) {
-      rng.shuffle(perm.data(), n);
-    }
+  for (int64_t epoch = 0; epoch < params.max_iter; ++epoch) {
+    const int64_t* idx = order.next(Draw::Reshuffle, n);
     if (epoch_avg) avg.reset(), bbar = 0.0;
     const bool use_avg = running || epoch_avg;
 
@@ -261,26 +179,6 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
       b = bbar;
       if (params.project_ball) sqn = w.sqnorm();
     }
-    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-    res.n_iter += 1.0;
-
-    // Output weights (what predict uses) and the divergence check, O(d) per epoch.
-    if (running && !avg.empty()) avg.materialize(w, wout.data()); else w.materialize(wout.data());
-    const double bout = (running && !avg.empty()) ? bbar : b;
-    bool finite = std::isfinite(bout) && std::isfinite(b);
-    for (int64_t j = 0; j < d && finite; ++j) finite = std::isfinite(wout[j]);
-    if (params.record_history) {
-      double obj = 0.0, err = 0.0;
-      evaluate_linear(X, y, sample_weight, loss, wout.data(), bout, lambda, &obj, &err);
-      res.history.push("objective", obj);
-      res.history.push("train_error", err);
-      if (X_test && y_test) {
-        double terr = 0.0;
-        evaluate_linear(*X_test, y_test, nullptr, loss, wout.data(), bout, lambda, nullptr, &terr);
-        res.history.push("test_error", terr);
-      }
-    }
-    res.history.push("seconds", seconds);
     // Write the state back after every finished epoch, so an interrupted fit keeps it.
     w.materialize(state.w.data());
     state.b = b;
@@ -290,14 +188,11 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
       state.bbar = bbar;
       state.avg_count = avg.count();
     }
-    if (!finite) {
-      res.status = Status::Diverged;
-      return res;
-    }
-    if (progress && !progress(static_cast<int64_t>(res.n_iter))) {
-      res.status = Status::Interrupted;
-      return res;
-    }
+    // Output weights (what predict uses): history, divergence check and progress, O(d) per epoch.
+    const bool out_avg = running && !avg.empty();
+    if (out_avg) avg.materialize(w, wout.data()); else w.materialize(wout.data());
+    const double bout = out_avg ? bbar : b;
+    if (!mon.end_pass(wout.data(), &bout, static_cast<double>(epoch + 1), epoch + 1)) return res;
   }
   res.status = Status::MaxIter;
   return res;
@@ -313,6 +208,8 @@ double calibrate_eta0(const Data& X, const double* y, const double* sample_weigh
                       bool fit_intercept, double intercept_lr, uint64_t seed, int64_t n_sample = 1000) {
   const int64_t n = X.rows(), d = X.cols();
   if (n == 0) throw std::invalid_argument("calibrate_eta0: no training samples");
+  validate_binary_labels(y, n);
+  validate_sample_weight(sample_weight, n);
   if (!(lambda >= 0.0)) throw std::invalid_argument("calibrate_eta0: lambda must be >= 0");
   std::vector<int64_t> perm(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) perm[static_cast<size_t>(i)] = i;

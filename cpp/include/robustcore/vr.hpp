@@ -1,13 +1,17 @@
-// Umbrella and dispatch for the variance-reduced solvers (vr/*.hpp): vr::fit picks the step size
-// (VrParams::eta or vr::default_step from the smoothness constant) and runs the chosen method.
+// The entry point of the variance-reduced solvers (vr/*.hpp): vr::fit validates the problem once (the
+// parameters, the labels through the model, sample weights, the evaluation set, Finito's table size),
+// picks the step size (VrParams::eta or default_step from the smoothness constant; eta * lambda < 1 is
+// checked here and only here), and runs the chosen method's loop for the model with one Sampler and one
+// Monitor.
 #pragma once
 
-#include "vr/batching_svrg.hpp"
+#include <stdexcept>
+
+#include "monitor.hpp"
+#include "result.hpp"
 #include "vr/finito.hpp"
-#include "vr/lazy.hpp"
-#include "vr/mixed_svrg.hpp"
-#include "vr/s2gd.hpp"
-#include "vr/sag.hpp"
+#include "vr/plain_sgd.hpp"
+#include "vr/problem.hpp"
 #include "vr/saga.hpp"
 #include "vr/svrg.hpp"
 #include "vr/vrlite.hpp"
@@ -15,38 +19,61 @@
 namespace robustcore {
 namespace vr {
 
-/// Fit from the initial (w, b) (in/out). `injected` (length len) replaces the Rng's draws (tests).
-/// X_test / y_test (optional, +-1 labels) add the test error per effective pass to the history.
-template <class Loss, class Data>
-VrResult fit(const Data& X, const double* y, const Loss& loss, const VrParams& p, double* w, double& b,
-             const int64_t* injected = nullptr, int64_t len = 0, ProgressFn progress = nullptr,
-             const Data* X_test = nullptr, const double* y_test = nullptr) {
-  check_problem(X, y, loss, p);
-  if (p.method == Method::Sgd)
-    throw std::invalid_argument("method sgd is the softmax model's plain SGD; binary SGD is sgd_fit (sgd.hpp)");
-  if (X_test) {
-    if (X_test->cols() != X.cols()) throw std::invalid_argument("the test set has a different number of features");
-    if (!y_test) throw std::invalid_argument("X_test given without y_test");
-    validate_binary_labels(y_test, X_test->rows());
+/// The step size fit() uses: p.eta when given, otherwise default_step from L_max.
+template <class Model, class Data>
+double step_size(const Data& X, const Model& model, const VrParams& p) {
+  if (p.eta > 0.0) return p.eta;
+  const double L = max_smoothness(X, model.curvature(), p.lambda, p.fit_intercept, p.sample_weight);
+  return default_step(p.method, L, p.lambda, X.rows());
+}
+
+/// Fit the model from the initial W (d x K feature-major) and b (K), both in/out. `injected` (length len)
+/// replaces the Sampler's random draws (tests). `eval` (optional) adds the test error per effective pass
+/// to the history. The Result's n_iter counts effective passes, step is the eta used.
+template <class Model, class Data>
+Result fit(const Data& X, const Model& model, const VrParams& p, double* W, double* b,
+           const int64_t* injected = nullptr, int64_t len = 0, const ProgressFn& progress = nullptr,
+           EvalSet<Model, Data> eval = {}) {
+  static_assert(Model::smooth, "the variance-reduced solvers need a smooth loss");
+  p.validate();
+  const int64_t n = X.rows();
+  if (n < 1) throw std::invalid_argument("the variance-reduced solvers need at least one sample");
+  model.validate_labels(n);
+  validate_sample_weight(p.sample_weight, n);
+  if (eval.X) {
+    if (eval.X->cols() != X.cols()) throw std::invalid_argument("the test set has a different number of features");
+    if (!eval.y) throw std::invalid_argument("X_test given without y_test");
+    Model::validate_test_labels(eval.y, eval.X->rows());
   }
-  const EvalSet<Data> eval{X_test, y_test};
-  if (p.method == Method::Finito) finito_check_size(X.rows(), X.cols(), p.max_dense_bytes);
-  const double L = max_smoothness(X, loss, p.lambda, p.fit_intercept, p.sample_weight);
-  const double eta = p.eta > 0.0 ? p.eta : default_step(p.method, L, p.lambda, X.rows());
+  if (p.method == Method::Finito) finito_check_size(n, X.cols(), p.max_dense_bytes, model.K());
+  const double eta = step_size(X, model, p);
   if (!(eta * p.lambda < 1.0)) throw std::invalid_argument("step size too large: eta * lambda must be < 1");
-  IndexStream idx(p.seed, injected, len);
+  Result res;
+  res.step = eta;
+  const MonitorSettings ms{p.lambda, p.fit_intercept, p.sample_weight, p.record_history, /*grad_norm=*/true, p.tol};
+  Monitor<Model, Data> mon(X, model, ms, res, progress, eval);
+  // The loops run on X or (Shuffle::Block) its block-shuffled copy, with the labels and weights
+  // permuted alike; the monitor evaluates on X.
+  Sampler src(p.seed, injected, len);
+  const SampledRows<Data, typename Model::Label> rows(X, model.y, p.sample_weight, p.shuffle, p.block_rows, src);
+  PassOrder order(n, p.shuffle, rows.block(), src);
+  Model m = model;
+  m.y = rows.labels();
+  VrParams q = p;
+  q.sample_weight = rows.weights();
+  const Problem<Model, Data> P{rows.rows(), m, q, eta};
   switch (p.method) {
-    case Method::Saga: return saga_fit(X, y, loss, p, eta, w, b, idx, std::move(progress), false, eval);
-    case Method::Sag: return sag_fit(X, y, loss, p, eta, w, b, idx, std::move(progress), eval);
+    case Method::Saga: saga_fit(P, W, b, order, mon, /*sag=*/false); break;
+    case Method::Sag: saga_fit(P, W, b, order, mon, /*sag=*/true); break;
     case Method::Svrg:
     case Method::S2gd:
     case Method::BatchingSvrg:
-    case Method::MixedSvrg: return svrg_family_fit(X, y, loss, p, eta, w, b, idx, std::move(progress), eval);
-    case Method::Finito: return finito_fit(X, y, loss, p, eta, w, b, idx, std::move(progress), eval);
-    case Method::VrLite: return vrlite_fit(X, y, loss, p, eta, w, b, idx, std::move(progress), eval);
-    case Method::Sgd: break;
+    case Method::MixedSvrg: svrg_family_fit(P, W, b, order, mon); break;
+    case Method::Finito: finito_fit(P, W, b, order, mon); break;
+    case Method::VrLite: vrlite_fit(P, W, b, order, mon); break;
+    case Method::Sgd: plain_sgd_fit(P, W, b, order, mon); break;
   }
-  throw std::invalid_argument("unknown variance-reduced method");
+  return res;
 }
 
 }  // namespace vr

@@ -1,81 +1,79 @@
-// Finito (paper Algorithm 4.6; Defazio, Caetano, Domke 2014) for binary linear models.
-// Keeps one iterate phi_i per sample (an n x d table: O(n d) memory by nature; the size is checked
-// against VrParams::max_dense_bytes before allocating) and one loss-derivative scalar per sample:
-//   w = mean_i phi_i - eta (mean_i r'_i(phi_i) y_i x_i + lambda mean_i phi_i);  phi_j <- w;  refresh r'_j
-// j runs through a fresh permutation each pass (sampling without replacement). Each step costs O(d)
-// (the mean of the phi_i changes densely), so Finito is not lazy. The first pass (the table at w_1)
+// Finito (paper Algorithm 4.6; Defazio, Caetano, Domke 2014), for any model (see problem.hpp).
+// Keeps one iterate phi_i = (W_i, b_i) per sample (an n x (d+1) x K table: O(n d K) memory by nature;
+// vr::fit checks the size against VrParams::max_dense_bytes before allocating, finito_check_size) and
+// the K gradient factors u_i of each sample:
+//   W = mean_i phi_i - eta (mean_i x_i u_i^T + lambda mean_i phi_i);  phi_j <- W;  refresh u_j
+// j runs through a fresh permutation each pass (sampling without replacement; PassOrder,
+// Draw::Permutation). Each step costs O(K d)
+// (the mean of the phi_i changes densely), so Finito is not lazy. The first pass (the table at W_1)
 // counts as one effective pass.
 #pragma once
 
-#include "lazy.hpp"
+#include <algorithm>
+#include <vector>
+
+#include "../monitor.hpp"
+#include "problem.hpp"
 
 namespace robustcore {
 namespace vr {
 
-/// Throws std::invalid_argument naming the size when Finito's n x (d+1) table (n x (d+1) x K for the
-/// softmax model with K classes) would exceed max_bytes.
-inline void finito_check_size(int64_t n, int64_t d, int64_t max_bytes, int64_t K = 1) {
-  const double bytes = 8.0 * static_cast<double>(n) * static_cast<double>(d + 1) * static_cast<double>(K);
-  if (bytes > static_cast<double>(max_bytes))
-    throw std::invalid_argument("finito stores one weight vector per sample: " + std::to_string(n) + " x " +
-                                std::to_string(d + 1) + (K > 1 ? " x " + std::to_string(K) : std::string()) +
-                                " doubles = " + std::to_string(bytes / 1e9) +
-                                " GB, above the limit of " + std::to_string(static_cast<double>(max_bytes) / 1e9) +
-                                " GB (raise max_dense_bytes, or use saga/svrg whose memory is O(n + d))");
-}
-
-template <class Loss, class Data>
-VrResult finito_fit(const Data& X, const double* y, const Loss& loss, const VrParams& p, double eta, double* w,
-                    double& b, IndexStream& idx, ProgressFn progress, EvalSet<Data> eval = {}) {
-  const int64_t n = X.rows(), d = X.cols();
-  finito_check_size(n, d, p.max_dense_bytes);
-  const double inv_n = 1.0 / static_cast<double>(n);
-  const size_t D = static_cast<size_t>(d);
-  VrResult res;
-  res.eta = eta;
-  PassMonitor<Loss, Data> mon(X, y, loss, p, res, std::move(progress), eval);
-  mon.end_pass(w, b, 0.0, 0);
-  mon.restart_clock();
-  std::vector<double> phi(static_cast<size_t>(n) * D), phib(static_cast<size_t>(n), b), u(static_cast<size_t>(n));
-  std::vector<double> phibar(w, w + d), gbar(D, 0.0);
-  double phibar_b = b, gbar_b = 0.0;
+template <class Model, class Data>
+void finito_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& order, Monitor<Model, Data>& mon) {
+  constexpr int KC = Model::KC;
+  const VrParams& p = P.p;
+  const int64_t n = P.X.rows(), d = P.X.cols(), K = P.K();
+  const size_t D = static_cast<size_t>(d * K);
+  const double inv_n = 1.0 / static_cast<double>(n), eta = P.eta;
+  if (!mon.start(w, b)) return;
+  std::vector<double> phi(static_cast<size_t>(n) * D), phib(static_cast<size_t>(n * K)), u(static_cast<size_t>(n * K));
+  std::vector<double> phibar(w, w + D), gbar(D, 0.0), wk(D);
+  KVec<KC> phibar_b = make_kvec<KC>(K), gbar_b = make_kvec<KC>(K), bk = make_kvec<KC>(K), s = make_kvec<KC>(K),
+           g = make_kvec<KC>(K);
+  std::copy(b, b + K, phibar_b.begin());
+  std::fill(gbar_b.begin(), gbar_b.end(), 0.0);
   for (int64_t i = 0; i < n; ++i) {
-    std::copy(w, w + d, phi.begin() + static_cast<ptrdiff_t>(static_cast<size_t>(i) * D));
-    const auto r = X.row(i);
-    u[static_cast<size_t>(i)] = loss.deriv(y[i] * (dot(r, w) + b)) * y[i] * sw(p, i);
-    axpy(u[static_cast<size_t>(i)] * inv_n, r, gbar.data());
-    gbar_b += u[static_cast<size_t>(i)] * inv_n;
+    std::copy(w, w + D, phi.begin() + static_cast<ptrdiff_t>(static_cast<size_t>(i) * D));
+    std::copy(b, b + K, phib.begin() + i * K);
+    const auto r = P.X.row(i);
+    double* ui = u.data() + i * K;
+    P.grad_at(i, r, w, b, s.data(), ui);
+    add_gradient(r, ui, inv_n, K, gbar.data(), gbar_b);
   }
   int64_t count = 1;
-  if (!mon.end_pass(w, b, 1.0, count)) return res;
-  std::vector<int64_t> perm;
-  std::vector<double> wk(D);
-  while (count < p.passes) {
-    idx.permutation(n, perm);
-    for (int64_t k = 0; k < n; ++k) {
-      const int64_t i = perm[static_cast<size_t>(k)];
+  if (!mon.end_pass(w, b, 1.0, count)) return;
+  while (count < p.max_iter) {
+    const int64_t* perm = order.next(Draw::Permutation, n);
+    for (int64_t t = 0; t < n; ++t) {
+      const int64_t i = perm[t];
       double* ph = phi.data() + static_cast<size_t>(i) * D;
-      for (size_t j = 0; j < D; ++j) wk[j] = phibar[j] - eta * (gbar[j] + p.lambda * phibar[j]);
-      const double bk = p.fit_intercept ? phibar_b - eta * gbar_b : b;
-      for (size_t j = 0; j < D; ++j) {
-        phibar[j] += (wk[j] - ph[j]) * inv_n;
-        ph[j] = wk[j];
+      double* phb = phib.data() + i * K;
+      for (size_t q = 0; q < D; ++q) {
+        wk[q] = phibar[q] - eta * (gbar[q] + p.lambda * phibar[q]);
+        phibar[q] += (wk[q] - ph[q]) * inv_n;
+        ph[q] = wk[q];
       }
-      phibar_b += (bk - phib[static_cast<size_t>(i)]) * inv_n;
-      phib[static_cast<size_t>(i)] = bk;
-      const auto r = X.row(i);
-      const double g = loss.deriv(y[i] * (dot(r, wk.data()) + bk)) * y[i] * sw(p, i);
-      const double delta = g - u[static_cast<size_t>(i)];
-      u[static_cast<size_t>(i)] = g;
-      axpy(delta * inv_n, r, gbar.data());
-      gbar_b += delta * inv_n;
+      for (int64_t k = 0; k < K; ++k) {
+        bk[k] = p.fit_intercept ? phibar_b[k] - eta * gbar_b[k] : b[k];
+        phibar_b[k] += (bk[k] - phb[k]) * inv_n;
+        phb[k] = bk[k];
+      }
+      const auto r = P.X.row(i);
+      P.grad_at(i, r, wk.data(), bk.data(), s.data(), g.data());
+      double* ui = u.data() + i * K;
+      for (int64_t k = 0; k < K; ++k) {
+        const double delta = g[k] - ui[k];
+        ui[k] = g[k];
+        g[k] = delta;
+      }
+      add_gradient(r, g.data(), inv_n, K, gbar.data(), gbar_b);
     }
     ++count;
-    for (size_t j = 0; j < D; ++j) w[j] = phibar[j] - eta * (gbar[j] + p.lambda * phibar[j]);
-    if (p.fit_intercept) b = phibar_b - eta * gbar_b;
-    if (!mon.end_pass(w, b, static_cast<double>(count), count)) return res;
+    for (size_t q = 0; q < D; ++q) w[q] = phibar[q] - eta * (gbar[q] + p.lambda * phibar[q]);
+    if (p.fit_intercept)
+      for (int64_t k = 0; k < K; ++k) b[k] = phibar_b[k] - eta * gbar_b[k];
+    if (!mon.end_pass(w, b, static_cast<double>(count), count)) return;
   }
-  return res;
 }
 
 }  // namespace vr

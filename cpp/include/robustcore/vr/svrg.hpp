@@ -1,35 +1,46 @@
-// The SVRG family for binary linear models (see lazy.hpp):
+// The SVRG family, for any model (see problem.hpp):
 //   SVRG (Algorithm 4.2; Johnson & Zhang 2013), S2GD (4.5; Konecny & Richtarik), Batching SVRG (4.8)
 //   and Mixed SVRG (4.9; Harikandeh et al. 2015).
-// Outer iteration k: snapshot w_k; mu = (1/|B|) sum_{i in B} r'_i(w_k) y_i x_i over the batch B (all
+// Outer iteration k: snapshot W_k; mu = (1/|B|) sum_{i in B} x_i g_i(W_k)^T over the batch B (all
 // samples for SVRG/S2GD). Inner steps j = 1..m, i uniform in {1..n}:
-//   w <- w - eta (lambda w + (r'_i(w) - r'_i(w_k)) y_i x_i + mu)
-// Mixed SVRG takes a plain SGD step w <- w - eta (lambda w + r'_i(w) y_i x_i) when i is not in B.
+//   W <- W - eta (lambda W + x_i (g_i(W) - g_i(W_k))^T + mu)
+// Mixed SVRG takes a plain SGD step W <- W - eta (lambda W + x_i g_i(W)^T) when i is not in B (no
+// correction; the lazy catch-up skips the dense term on those steps through LazyWeights::advance(false)).
 // (The paper's Alg. 4.9 prints line 9 again as line 12, which would undo the branch; we follow
-// Harikandeh et al.) The L2 term is exact, so lambda w_k cancels and is never stored.
+// Harikandeh et al.) The L2 term is exact, so lambda W_k cancels and is never stored.
+// Batching SVRG: the snapshot gradient is the mean over a batch of B samples drawn without replacement
+// (VrParams::batch, default n/8); gradients at the snapshot outside the batch are computed on the fly.
 // Batching/Mixed SVRG grow the batch geometrically, B_{k+1} = min(n, ceil(batch_growth B_k)) (Harikandeh
 // et al.: a fixed batch leaves an error floor of the order of the batch gradient's error), so they
 // become SVRG once B = n; batch_growth = 1 keeps the batch fixed as printed in Alg. 4.8/4.9.
 // The next outer iterate: SVRG option (a) last, (b) average of the m inner iterates, (c) a uniformly
-// chosen inner iterate; S2GD picks inner iterate t with probability ~ (1 - nu eta)^(m - t); Batching
-// and Mixed SVRG pick uniformly (line 10 / 14).
-// Memory: SVRG/S2GD keep r'_i(w_k) y_i (one scalar per sample); Batching/Mixed keep the snapshot w_k
-// (d values) and the batch scalars, and compute r'_i(w_k) for i outside B on the fly.
+// chosen inner iterate; S2GD picks inner iterate t with probability ~ (1 - nu eta)^(m - t) (nu =
+// VrParams::s2gd_nu, default lambda); Batching and Mixed SVRG pick uniformly (line 10 / 14).
+// Memory: the snapshot gradient factors of the batch (K per sample) and the snapshot W_k (d x K, held
+// in w[] during the inner loop).
 // Effective passes: SVRG/S2GD (n + m)/n per outer iteration; Batching/Mixed count |B| + one gradient
 // per inner step, plus one more for each SVRG step on a sample outside B.
-// Draws per outer iteration, in order: the batch (first B entries of idx.permutation(n); Batching and
-// Mixed only), the chosen inner iterate (option (c), S2GD, Batching, Mixed), then m x idx.below(n).
+// Draws per outer iteration, in order: the batch (first B entries of Sampler::permutation(n); Batching
+// and Mixed only), the chosen inner iterate (option (c), S2GD, Batching, Mixed), then the m inner indices
+// (PassOrder, Draw::WithReplacement: m x below(n) under Shuffle::Exact).
 #pragma once
 
-#include "lazy.hpp"
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "../monitor.hpp"
+#include "problem.hpp"
 
 namespace robustcore {
 namespace vr {
 
-template <class Loss, class Data>
-VrResult svrg_family_fit(const Data& X, const double* y, const Loss& loss, const VrParams& p, double eta,
-                         double* w, double& b, IndexStream& idx, ProgressFn progress, EvalSet<Data> eval = {}) {
-  const int64_t n = X.rows(), d = X.cols();
+template <class Model, class Data>
+void svrg_family_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& order, Monitor<Model, Data>& mon) {
+  constexpr int KC = Model::KC;
+  const VrParams& p = P.p;
+  const int64_t n = P.X.rows(), d = P.X.cols(), K = P.K();
+  const double eta = P.eta;
   const Method meth = p.method;
   const bool batching = meth == Method::BatchingSvrg || meth == Method::MixedSvrg;
   const bool mixed = meth == Method::MixedSvrg;
@@ -38,95 +49,98 @@ VrResult svrg_family_fit(const Data& X, const double* y, const Loss& loss, const
   const int64_t m_inner = p.inner > 0 ? p.inner : n;
   int64_t B = batching ? std::min(n, p.batch > 0 ? p.batch : std::max<int64_t>(1, n / 8)) : n;
   const double nu = p.s2gd_nu >= 0.0 ? p.s2gd_nu : p.lambda;
-  VrResult res;
-  res.eta = eta;
-  PassMonitor<Loss, Data> mon(X, y, loss, p, res, std::move(progress), eval);
-  mon.end_pass(w, b, 0.0, 0);
-  mon.restart_clock();
-  LazyWeights W(d, eta, p.lambda, average);
+  if (!mon.start(w, b)) return;
+  LazyWeights<KC> W(d, K, eta, p.lambda, average);
   W.set(w);
-  std::vector<double> gs(static_cast<size_t>(n), 0.0), wk(static_cast<size_t>(batching ? d : 0)),
-      wpick(static_cast<size_t>(pick ? d : 0));
+  std::vector<double> u(static_cast<size_t>(n * K)), wpick(static_cast<size_t>(pick ? d * K : 0));
+  KVec<KC> mub = make_kvec<KC>(K), s = make_kvec<KC>(K), g = make_kvec<KC>(K), gsn = make_kvec<KC>(K),
+           c = make_kvec<KC>(K), bk = make_kvec<KC>(K), bsum = make_kvec<KC>(K), bpick = make_kvec<KC>(K);
   std::vector<char> in_batch(static_cast<size_t>(n), batching ? 0 : 1);
-  std::vector<int64_t> perm, draws;
+  std::vector<int64_t> perm;
   double evals = 0.0;  // gradient evaluations
   int64_t count = 0;
-  while (evals < static_cast<double>(p.passes) * static_cast<double>(n)) {
-    // snapshot (w is caught up and stored in w[] here)
-    const double bk = b;
+  while (evals < static_cast<double>(p.max_iter) * static_cast<double>(n)) {
+    // snapshot (W is caught up and w[] holds it here)
+    std::copy(b, b + K, bk.begin());
     if (batching) {
-      idx.permutation(n, perm);
+      order.sampler().permutation(n, perm);
       std::fill(in_batch.begin(), in_batch.end(), 0);
       for (int64_t k = 0; k < B; ++k) in_batch[static_cast<size_t>(perm[static_cast<size_t>(k)])] = 1;
-      std::copy(w, w + d, wk.begin());
     }
-    W.zero_m();  // w is caught up here
-    double mub = 0.0;
+    W.zero_m();
+    std::fill(mub.begin(), mub.end(), 0.0);
     const double inv_b = 1.0 / static_cast<double>(B);
     for (int64_t i = 0; i < n; ++i) {
       if (!in_batch[static_cast<size_t>(i)]) continue;
-      const auto r = X.row(i);
-      const double g = loss.deriv(y[i] * (dot(r, w) + bk)) * y[i] * sw(p, i);
-      gs[static_cast<size_t>(i)] = g;
-      W.axpy_m(g * inv_b, r);
-      mub += g * inv_b;
+      const auto r = P.X.row(i);
+      double* ui = u.data() + i * K;
+      P.grad_at(i, r, w, bk.data(), s.data(), ui);
+      for (int64_t k = 0; k < K; ++k) {
+        c[k] = ui[k] * inv_b;
+        mub[k] += c[k];
+      }
+      W.axpy_m(r, c.data());
     }
     evals += static_cast<double>(B);
     const int64_t B_next = std::min<int64_t>(n, static_cast<int64_t>(std::ceil(p.batch_growth * static_cast<double>(B))));
     int64_t chosen = -1;
-    if (pick) chosen = meth == Method::S2gd ? idx.geometric(m_inner, 1.0 - nu * eta) : idx.below(m_inner);
+    if (pick) chosen = meth == Method::S2gd ? order.sampler().geometric(m_inner, 1.0 - nu * eta)
+                                         : order.sampler().below(m_inner);
     if (average) W.clear_sums();
-    double bsum = 0.0, bpick = b;
-    draws.resize(static_cast<size_t>(m_inner));
-    for (int64_t t = 0; t < m_inner; ++t) draws[static_cast<size_t>(t)] = idx.below(n);
+    std::fill(bsum.begin(), bsum.end(), 0.0);
+    std::copy(b, b + K, bpick.begin());
+    const int64_t* draws = order.next(Draw::WithReplacement, m_inner);
     for (int64_t t = 0; t < m_inner; ++t) {
-      prefetch_ahead(X, draws.data(), t, m_inner);
-      prefetch_samples(draws.data(), t, m_inner, y, p.sample_weight, gs.data(), in_batch.data());
-      const int64_t i = draws[static_cast<size_t>(t)];
-      const auto r = X.row(i);
-      const double gi = loss.deriv(y[i] * (W.catch_up_dot(r) + b)) * y[i] * sw(p, i);
+      P.prefetch(draws, t, m_inner, u.data());
+      const int64_t i = draws[t];
+      const auto r = P.X.row(i);
+      P.grad_lazy(i, r, W, b, s.data(), g.data());
       evals += 1.0;
-      if (mixed && !in_batch[static_cast<size_t>(i)]) {
+      if (mixed && !in_batch[static_cast<size_t>(i)]) {  // plain SGD step: no correction, no dense term
+        for (int64_t k = 0; k < K; ++k) c[k] = -eta * g[k];
         W.advance(false);
-        W.catch_up_add(r, -eta * gi);
-        if (p.fit_intercept) b -= eta * gi;
+        W.catch_up_add(r, c.data());
+        if (p.fit_intercept)
+          for (int64_t k = 0; k < K; ++k) b[k] -= eta * g[k];
       } else {
-        double gsi;
-        if (in_batch[static_cast<size_t>(i)]) {
-          gsi = gs[static_cast<size_t>(i)];
-        } else {
-          gsi = loss.deriv(y[i] * (dot(r, wk.data()) + bk)) * y[i] * sw(p, i);
+        const double* gs = u.data() + i * K;
+        if (!in_batch[static_cast<size_t>(i)]) {
+          P.grad_at(i, r, w, bk.data(), s.data(), gsn.data());
+          gs = gsn.data();
           evals += 1.0;
         }
-        const double c = gi - gsi;
+        for (int64_t k = 0; k < K; ++k) {
+          c[k] = g[k] - gs[k];
+          g[k] = -eta * c[k];
+        }
         W.advance(true);
-        W.catch_up_add(r, -eta * c);
-        if (p.fit_intercept) b -= eta * (c + mub);
+        W.catch_up_add(r, g.data());
+        if (p.fit_intercept)
+          for (int64_t k = 0; k < K; ++k) b[k] -= eta * (c[k] + mub[k]);
       }
-      bsum += b;
+      for (int64_t k = 0; k < K; ++k) bsum[k] += b[k];
       if (t == chosen) {
         W.materialize(wpick.data());
-        bpick = b;
+        std::copy(b, b + K, bpick.begin());
       }
     }
     if (average) {
       W.catch_up_all();
-      const double* s = W.sums();
-      for (int64_t j = 0; j < d; ++j) w[j] = s[j] / static_cast<double>(m_inner);
+      const double* sums = W.sums();
+      for (int64_t q = 0; q < d * K; ++q) w[q] = sums[q] / static_cast<double>(m_inner);
       W.set(w);
-      b = bsum / static_cast<double>(m_inner);
+      for (int64_t k = 0; k < K; ++k) b[k] = bsum[k] / static_cast<double>(m_inner);
     } else if (pick) {
       W.set(wpick.data());
       std::copy(wpick.begin(), wpick.end(), w);
-      b = bpick;
+      std::copy(bpick.begin(), bpick.end(), b);
     } else {
       W.materialize(w);
     }
     ++count;
     B = B_next;
-    if (!mon.end_pass(w, b, evals / static_cast<double>(n), count)) return res;
+    if (!mon.end_pass(w, b, evals / static_cast<double>(n), count)) return;
   }
-  return res;
 }
 
 }  // namespace vr

@@ -1,0 +1,113 @@
+// The per-pass monitor of every linear solver (SGD and the variance-reduced methods, binary and softmax
+// models): at the end of each pass (epoch / effective pass) it
+//   * adds the solver seconds since the last pass (the evaluation below excluded) to "seconds";
+//   * checks the weights: non-finite -> Status::Diverged;
+//   * records the history through the model (evaluate_model): "objective", "train_error",
+//     ["grad_norm"], ["test_error" with an evaluation set], and "passes";
+//   * applies the tol rule: max_j |w_j - w_j^prev| <= tol max_j |w_j| -> Status::Converged;
+//   * calls the progress callback with the passes done (rounded down); false -> Status::Interrupted.
+// end_pass returns false when the solve must stop (the status set in the Result). start() records the
+// initial point as pass 0 and asks the callback before the first pass, so a callback answering false
+// stops before any pass runs.
+#pragma once
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "model.hpp"
+#include "result.hpp"
+
+namespace robustcore {
+
+struct MonitorSettings {
+  double lambda = 0.0;
+  bool fit_intercept = true;
+  const double* sample_weight = nullptr;
+  bool record_history = true;  ///< objective / errors per pass (one extra pass over X each)
+  bool grad_norm = true;       ///< also the full-gradient norm (needs a differentiable loss)
+  double tol = 0.0;            ///< 0 = never stop early
+};
+
+/// Optional evaluation set: test error per pass (labels of the model's Label type).
+template <class Model, class Data>
+struct EvalSet {
+  const Data* X = nullptr;
+  const typename Model::Label* y = nullptr;
+};
+
+template <class Model, class Data>
+class Monitor {
+ public:
+  Monitor(const Data& X, const Model& model, const MonitorSettings& s, Result& res, ProgressFn progress,
+          EvalSet<Model, Data> eval = {})
+      : X_(X), model_(model), s_(s), res_(res), progress_(std::move(progress)), eval_(eval),
+        prev_(static_cast<size_t>(X.cols() * model.K()), 0.0), t0_(std::chrono::steady_clock::now()) {}
+
+  /// Records the initial point (pass 0) and asks the progress callback; false: stop before any pass.
+  bool start(const double* W, const double* b) {
+    const bool go = end_pass(W, b, 0.0, 0);
+    restart_clock();
+    return go;
+  }
+  /// Called at the end of a pass with the current model (W: d x K feature-major, b: K). Returns false
+  /// to stop (status set).
+  bool end_pass(const double* W, const double* b, double passes_done, int64_t count) {
+    elapsed_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    const int64_t dK = X_.cols() * model_.K(), K = model_.K();
+    bool finite = true;
+    double dmax = 0.0, wmax = 0.0;
+    for (int64_t q = 0; q < dK; ++q) {
+      if (!std::isfinite(W[q])) finite = false;
+      dmax = std::max(dmax, std::fabs(W[q] - prev_[static_cast<size_t>(q)]));
+      wmax = std::max(wmax, std::fabs(W[q]));
+      prev_[static_cast<size_t>(q)] = W[q];
+    }
+    for (int64_t k = 0; k < K; ++k) finite = finite && std::isfinite(b[k]);
+    if (s_.record_history) {
+      double obj = NAN, gn = NAN, err = NAN;
+      if (finite)
+        evaluate_model(X_, model_, s_.sample_weight, W, b, s_.lambda, s_.fit_intercept, &obj,
+                       s_.grad_norm ? &gn : nullptr, &err);
+      res_.history.push("objective", obj);
+      res_.history.push("train_error", err);
+      if (s_.grad_norm) res_.history.push("grad_norm", gn);
+      if (eval_.X && eval_.y)
+        res_.history.push("test_error", finite ? model_error(*eval_.X, model_, eval_.y, W, b) : NAN);
+    }
+    res_.history.push("passes", passes_done);
+    res_.history.push("seconds", elapsed_);
+    res_.n_iter = passes_done;
+    if (!finite) {
+      res_.status = Status::Diverged;
+      return false;
+    }
+    if (s_.tol > 0.0 && count > 1 && dmax <= s_.tol * wmax) {
+      res_.status = Status::Converged;
+      return false;
+    }
+    // the callback counts passes (rounded down), the unit of the solver's budget
+    if (progress_ && !progress_(static_cast<int64_t>(std::floor(passes_done)))) {
+      res_.status = Status::Interrupted;
+      return false;
+    }
+    restart_clock();
+    return true;
+  }
+  void restart_clock() { t0_ = std::chrono::steady_clock::now(); }
+
+ private:
+  const Data& X_;
+  const Model& model_;
+  MonitorSettings s_;
+  Result& res_;
+  ProgressFn progress_;
+  EvalSet<Model, Data> eval_;
+  std::vector<double> prev_;
+  std::chrono::steady_clock::time_point t0_;
+  double elapsed_ = 0.0;
+};
+
+}  // namespace robustcore
