@@ -48,9 +48,9 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
-#include <variant>
 #include <vector>
 
+#include "any_loss.hpp"
 #include "data.hpp"
 #include "losses.hpp"
 #include "projections.hpp"
@@ -148,21 +148,6 @@ class SgdLearner {
   LearningRate lr_;
   bool fit_intercept_;
   double intercept_lr_;
-};
-
-/// Any loss of losses.hpp as one value type: a switch per call (std::visit) where SgdLearner<Loss> would
-/// compile one FOL loop per loss. Measured: one SgdLearner<AnyLoss> instead of seven instantiations
-/// cuts the FOL bindings' compile time by 40%; the switch costs nothing visible next to a FOL step (a
-/// tree draw, a sparse dot and axpy; bench_sum_tree's BM_FolStep_AnyLoss).
-class AnyLoss {
- public:
-  explicit AnyLoss(const LossSpec& spec) : l_(visit_loss(spec, [](const auto& l) { return Variant(l); })) {}
-  double value(double z) const { return std::visit([z](const auto& l) { return l.value(z); }, l_); }
-  double deriv(double z) const { return std::visit([z](const auto& l) { return l.deriv(z); }, l_); }
-
- private:
-  using Variant = std::variant<Hinge, SquaredHinge, Logistic, ModifiedHuber, Ramp, SmoothRamp, ReversedGompertz>;
-  Variant l_;
 };
 
 /// Which online learner plays w, by name at run time.
