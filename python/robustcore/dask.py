@@ -315,7 +315,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         common = dict(n_iter_=self.max_iter, status_="max_iter", history_=hist)
         if kind == "vr":
             return dict(coef_=state[0], intercept_=state[1], t_=0, **common)
-        coef, intercept = state.model(local._sgd_config().averaging)
+        coef, intercept = state.model(local._sgd_config(local.alpha).averaging)
         return dict(coef_=coef, intercept_=intercept, t_=int(state.counters[0, 0]), _sgd_state=state, **common)
 
     def _commit_from(self, local, **extra):
