@@ -334,9 +334,9 @@ class LinearClassifier(BaseClassifier):
     ----------
     classes_, coef_ (n_classes or 1, n_features), intercept_, n_features_in_, n_iter_ (epochs run),
     t_ (steps taken), history_ (dict of per-epoch arrays: objective, train_error, test_error if
-    ``eval_set`` was given, seconds; 2-d with one row per one-vs-rest problem when multi-class; the
-    variance-reduced solvers and loss="softmax" record them per effective pass, with "passes" and
-    "grad_norm"),
+    ``eval_set`` was given, passes (the epoch count), seconds; 2-d with one row per one-vs-rest problem
+    when multi-class; the variance-reduced solvers and loss="softmax" record them per effective pass,
+    from pass 0 (the initial point), with "grad_norm" too),
     status_ ("max_iter" or "converged").
 
     ``fit`` and ``partial_fit`` are atomic: a call that raises (bad input, divergence, Ctrl-C, which raises

@@ -154,8 +154,9 @@ def test_history_matches_the_final_model(binary_problem):
     Xt, yt = X[:100], y[:100]
     m = rc.LinearClassifier(loss="sramp", max_iter=5, random_state=0).fit(X, y, eval_set=(Xt, yt))
     h = m.history_
-    assert set(h) == {"objective", "train_error", "test_error", "seconds"}
+    assert set(h) == {"objective", "train_error", "test_error", "passes", "seconds"}  # one format for all solvers
     assert all(len(v) == 5 for v in h.values())
+    np.testing.assert_array_equal(h["passes"], np.arange(1, 6))
     assert h["train_error"][-1] == pytest.approx(1 - m.score(X, y))
     assert h["test_error"][-1] == pytest.approx(1 - m.score(Xt, yt))
     assert np.all(np.diff(h["seconds"]) >= 0)
@@ -446,7 +447,7 @@ def test_history_off_gives_the_same_model_and_only_seconds(binary_problem):
     a = rc.LinearClassifier(loss="log_loss", random_state=0, max_iter=5).fit(X, y)
     b = rc.LinearClassifier(loss="log_loss", random_state=0, max_iter=5, history=False).fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
-    assert set(b.history_) == {"seconds"} and b.history_["seconds"].shape == (5,)
+    assert set(b.history_) == {"passes", "seconds"} and b.history_["seconds"].shape == (5,)
     assert {"objective", "train_error", "seconds"} <= set(a.history_)
     with pytest.raises(TypeError, match="history"):
         rc.LinearClassifier(history="yes").fit(X, y)

@@ -207,6 +207,18 @@ struct RowCopy<DenseView> {
   int64_t bytes_per_row() const { return static_cast<int64_t>(sizeof(double)) * n_cols + 1; }
 };
 
+/// Sample weights must be finite and >= 0 (nullptr: all ones). Returns their sum (n without weights).
+/// The one check of sample weights: every solver that takes them calls it at its entry point.
+inline double validate_sample_weight(const double* sw, int64_t n) {
+  if (!sw) return static_cast<double>(n);
+  double total = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!(sw[i] >= 0.0) || !std::isfinite(sw[i])) throw std::invalid_argument("sample weights must be finite and >= 0");
+    total += sw[i];
+  }
+  return total;
+}
+
 /// Labels must be exactly -1 or +1 for the binary solvers.
 inline void validate_binary_labels(const double* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i)

@@ -545,15 +545,8 @@ AdaBoostResult adaboost_fit(const Data& X, const double* y, const AdaBoostParams
   params.validate(X.rows());
   detail::check_fol_data(X, y, X_test, y_test, "AdaBoost");
   if (n_hyps < params.max_iter) throw std::invalid_argument("AdaBoost: need one hypothesis row per round (max_iter rows)");
-  if (sample_weight) {
-    double total = 0.0;
-    for (int64_t i = 0; i < X.rows(); ++i) {
-      if (!(sample_weight[i] >= 0.0) || !std::isfinite(sample_weight[i]))
-        throw std::invalid_argument("AdaBoost: sample weights must be finite and >= 0");
-      total += sample_weight[i];
-    }
-    if (!(total > 0.0)) throw std::invalid_argument("AdaBoost: the sample weights sum to 0");
-  }
+  if (sample_weight && !(validate_sample_weight(sample_weight, X.rows()) > 0.0))
+    throw std::invalid_argument("AdaBoost: the sample weights sum to 0");
   return with_learner(params.learner, X.cols(), [&](auto& learner) {
     return adaboost_run(X, y, learner, params, hyps, X_test, y_test, progress, sample_weight);
   });

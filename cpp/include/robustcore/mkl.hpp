@@ -35,6 +35,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "data.hpp"
 #include "factored_bank.hpp"
 #include "projections.hpp"
 #include "result.hpp"
@@ -296,16 +297,8 @@ MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef
   opt.validate();
   for (int64_t i = 0; i < n; ++i)
     if (y[i] != 1.0 && y[i] != -1.0) throw std::invalid_argument("mkl::solve: y must be in {-1, +1}");
-  double n_eff = static_cast<double>(n);
-  if (sample_weight) {
-    n_eff = 0.0;
-    for (int64_t i = 0; i < n; ++i) {
-      if (!(sample_weight[i] >= 0.0) || !std::isfinite(sample_weight[i]))
-        throw std::invalid_argument("mkl::solve: sample weights must be finite and >= 0");
-      n_eff += sample_weight[i];
-    }
-    if (!(n_eff > 0.0)) throw std::invalid_argument("mkl::solve: the sample weights sum to 0");
-  }
+  const double n_eff = validate_sample_weight(sample_weight, n);
+  if (sample_weight && !(n_eff > 0.0)) throw std::invalid_argument("mkl::solve: the sample weights sum to 0");
 
   using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using Vec = Eigen::VectorXd;

@@ -132,13 +132,6 @@ struct SoftmaxModel {
   static void validate_test_labels(const int64_t*, int64_t) {}
 };
 
-/// Sample weights must be finite and >= 0 (nullptr: all ones).
-inline void validate_sample_weight(const double* sw, int64_t n) {
-  if (!sw) return;
-  for (int64_t i = 0; i < n; ++i)
-    if (!(sw[i] >= 0.0) || !std::isfinite(sw[i])) throw std::invalid_argument("sample weights must be finite and >= 0");
-}
-
 /// Objective F(W, b) = (1/n) sum_i sw_i loss_i + (lambda/2) ||W||^2, the norm of its gradient (W and, with
 /// fit_intercept, b) and the 0/1 error on the training labels, in one pass over X (outputs may be null).
 template <class Model, class Data>
