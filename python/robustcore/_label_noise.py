@@ -100,6 +100,18 @@ def _label_index(y, classes):
     return idx
 
 
+def _labels_and_proba(X, y, estimator, cv, random_state, n_jobs, pred_proba):
+    """(class index of every row, checked probabilities): the given ``pred_proba``, or out-of-fold ones."""
+    if pred_proba is None:
+        P, classes = out_of_fold_proba(X, y, estimator, cv, random_state, n_jobs)
+    else:
+        from sklearn.utils.multiclass import unique_labels
+
+        classes, P = unique_labels(y), pred_proba
+    labels = _label_index(y, classes)
+    return labels, _check_P(P, labels)
+
+
 def _check_P(P, labels):
     P = np.asarray(P, dtype=np.float64)
     if P.ndim != 2 or P.shape[0] != labels.shape[0] or P.shape[1] < 2:
@@ -185,14 +197,7 @@ def importance_weights(X, y, estimator=None, cv=5, random_state=None, *, noise_r
     estimator to train it on the noise-corrected objective.
     """
     y = np.asarray(y)
-    if pred_proba is None:
-        P, classes = out_of_fold_proba(X, y, estimator, cv, random_state, n_jobs)
-    else:
-        from sklearn.utils.multiclass import unique_labels
-
-        classes, P = unique_labels(y), pred_proba
-    labels = _label_index(y, classes)
-    P = _check_P(P, labels)
+    labels, P = _labels_and_proba(X, y, estimator, cv, random_state, n_jobs, pred_proba)
     if P.shape[1] != 2:
         raise ValueError(f"importance weights are implemented for two classes; y has {P.shape[1]}")
     if isinstance(noise_rates, str):
@@ -269,15 +274,7 @@ def estimate_transition(X, y, estimator=None, cv=5, random_state=None, *, method
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
     y = np.asarray(y)
-    if pred_proba is None:
-        P, classes = out_of_fold_proba(X, y, estimator, cv, random_state, n_jobs)
-    else:
-        from sklearn.utils.multiclass import unique_labels
-
-        classes = unique_labels(y)
-        P = pred_proba
-    labels = _label_index(y, classes)
-    P = _check_P(P, labels)
+    labels, P = _labels_and_proba(X, y, estimator, cv, random_state, n_jobs, pred_proba)
     if method == "auto":
         method = "asymptotes" if P.shape[1] == 2 else "confident_joint"
     if method == "asymptotes":
@@ -303,15 +300,7 @@ def find_label_issues(X, y, estimator=None, cv=5, random_state=None, *, pred_pro
     ``return_scores=True`` also the scores of all rows.
     """
     y = np.asarray(y)
-    if pred_proba is None:
-        P, classes = out_of_fold_proba(X, y, estimator, cv, random_state, n_jobs)
-    else:
-        from sklearn.utils.multiclass import unique_labels
-
-        classes = unique_labels(y)
-        P = pred_proba
-    labels = _label_index(y, classes)
-    P = _check_P(P, labels)
+    labels, P = _labels_and_proba(X, y, estimator, cv, random_state, n_jobs, pred_proba)
     n, K = P.shape
     own = P[np.arange(n), labels]
     other = np.where(np.arange(K)[None, :] == labels[:, None], -np.inf, P).max(axis=1)
