@@ -123,3 +123,4 @@ def _writer(path):
         if name.endswith(suffix):
             return opener(path, "wb")
     return open(path, "wb")
+

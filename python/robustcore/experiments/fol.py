@@ -39,13 +39,16 @@ from ..plotting import pyplot
 
 COMMAND = "fol"
 HELP = "reproduce the FOL paper: section 3.1 gap, realisable real data (Fig. 2), FOL vs AdaBoost (Fig. 3), typical vs rare"
+RUNTIME = "with the defaults about 40 s on 2 cores (the real-data parts need the data folder); --full takes several minutes"
 
 
 def add_arguments(p):
     p.add_argument("--out", default="results/fol")
     p.add_argument("--parts", nargs="+", default=["gap", "realisable", "adaboost", "rare"],
-                   choices=["gap", "realisable", "adaboost", "rare"])
-    p.add_argument("--dataset", default="ijcnn1", choices=["ijcnn1", "mnist38"])
+                   choices=["gap", "realisable", "adaboost", "rare"],
+                   help="section 3.1 gap study, realisable real data (Fig. 2), FOL vs AdaBoost (Fig. 3), typical vs rare")
+    p.add_argument("--dataset", default="ijcnn1", choices=["ijcnn1", "mnist38"],
+                   help="the real data set of the realisable / AdaBoost / rare parts")
     p.add_argument("--epochs", type=int, default=None, help="epochs for the real-data parts (default 60, --full 200)")
     p.add_argument("--seeds", type=int, default=None, help="seeds for the gap study (default 10, --full 30)")
     p.add_argument("--full", action="store_true", help="larger grid, more seeds and epochs")
