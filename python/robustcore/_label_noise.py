@@ -45,12 +45,12 @@ import numpy as np
 _METHODS = ("auto", "asymptotes", "confident_joint", "anchor")
 
 
-def _default_estimator(random_state):
+def _default_estimator():
+    """Logistic regression on max-abs-scaled features (keeps sparse input sparse; lbfgs is deterministic)."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler, MaxAbsScaler
+    from sklearn.preprocessing import MaxAbsScaler
 
-    del random_state  # lbfgs is deterministic
     return make_pipeline(MaxAbsScaler(), LogisticRegression(C=1.0, max_iter=1000))
 
 
@@ -73,7 +73,7 @@ def out_of_fold_proba(X, y, estimator=None, cv=5, random_state=None, n_jobs=None
     classes = unique_labels(y)
     if classes.size < 2:
         raise ValueError(f"need at least 2 classes, got {classes.size}")
-    est = _default_estimator(random_state) if estimator is None else clone(estimator)
+    est = _default_estimator() if estimator is None else clone(estimator)
     if not hasattr(est, "predict_proba"):
         raise TypeError(f"estimator {type(est).__name__} has no predict_proba; pass a probabilistic classifier "
                         "(or wrap it in sklearn.calibration.CalibratedClassifierCV)")
