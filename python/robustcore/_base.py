@@ -81,6 +81,8 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+            if not np.sum(sample_weight) > 0:  # scikit-learn < 1.8 lets all-zero weights through
+                raise ValueError("the sample weights sum to zero: at least one row needs a positive weight")
         return X, y, sample_weight
 
     def _validate_predict_X(self, X):

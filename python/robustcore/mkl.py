@@ -142,7 +142,10 @@ def group_lasso_squared_prox(norms, c):
 
 
 def default_rho(n, noise_level, tau=0.0):
-    """rho = (1 - q + tau + tau / sqrt(n)) n (section 3.3)."""
+    """rho = (1 - q + tau + tau / sqrt(n)) n (section 3.3); n > 0 (a weighted fit passes the sum of its
+    weights)."""
+    if not n > 0:
+        raise ValueError(f"default_rho needs a positive number of rows (or sum of weights), got {n!r}")
     return (1.0 - noise_level + tau + tau / math.sqrt(n)) * n
 
 
