@@ -11,6 +11,9 @@
 * ``fit_weights`` / ``CLASS_WEIGHT_CONSTRAINT`` / ``weighted_alpha``: ``sample_weight`` and ``class_weight``
   with scikit-learn's semantics (``compute_sample_weight``: the class weight multiplies the sample weight),
   and the regularisation that makes an integer weight equal to repeating the row (see ``weighted_alpha``).
+* ``fit_sigmoid`` / ``BaseClassifier._fit_platt`` / ``BaseClassifier._platt_proba``: ``probability=True``,
+  Platt scaling of the decision function fitted out of fold at fit time (``CalibratedClassifierCV(method=
+  "sigmoid", ensemble=False)``'s semantics), for every classifier without a probability model of its own.
 * ``warn_max_iter``: the one ``ConvergenceWarning`` of a solve that ended on its budget before ``tol``.
 * ``map_problems``: independent problems (one-vs-rest classes, labels) on threads, ``n_jobs`` with
   joblib's meaning (None = 1, -1 = all cores); the engine releases the GIL during a solve.
@@ -39,8 +42,16 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
+from ._validation import seed_from_random_state
+
 #: ``n_jobs`` with joblib's meaning: None (1), a positive count, or -1, -2, ... (all cores, all but one, ...)
 N_JOBS_CONSTRAINT = [Interval(Integral, 1, None, closed="left"), Interval(Integral, None, -1, closed="right"), None]
+
+#: ``probability``: fit Platt scaling out of fold at fit time (as SVC's ``probability``)
+PROBABILITY_CONSTRAINT = ["boolean"]
+
+#: folds of the out-of-fold fits behind ``probability=True`` (and LinearClassifier's ``noise_rates``)
+CV_FOLDS = 5
 
 #: ``class_weight`` as in scikit-learn: None (all 1), "balanced" (n / (n_classes * count(class))) or {class: weight}
 CLASS_WEIGHT_CONSTRAINT = [StrOptions({"balanced"}), dict, None]
@@ -99,6 +110,80 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = bool(self._accept_sparse)
         return tags
+
+    # ------------------------------------------------------------------ probability=True (Platt scaling)
+    def _cv_splitter(self, y):
+        """Stratified CV_FOLDS-fold splitter (fewer folds when the smallest class has fewer rows), shuffled
+        by the estimator's ``random_state``: the same seed gives the same folds."""
+        from sklearn.model_selection import StratifiedKFold
+
+        folds = int(min(CV_FOLDS, np.unique(y, return_counts=True)[1].min()))
+        if folds < 2:
+            raise ValueError("the out-of-fold fits need at least 2 rows of every class")
+        seed = seed_from_random_state(getattr(self, "random_state", None)) % (2**32)
+        return StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+
+    def _fit_platt(self, X, y, sample_weight, classes, **overrides):
+        """(n_problems, 2) sigmoid parameters (A, B), P(class k | x) = 1 / (1 + exp(A s_k(x) + B)), fitted on
+        the out-of-fold decision function of clones of this estimator (``probability=False`` and
+        ``overrides``) with ``sample_weight``: CalibratedClassifierCV(method="sigmoid", ensemble=False).
+        One sigmoid for two classes (classes_[1]), one per class (one-vs-rest) for more."""
+        from sklearn.base import clone
+        from sklearn.model_selection import cross_val_predict
+
+        est = clone(self).set_params(probability=False, **overrides)
+        params = None if sample_weight is None else {"sample_weight": sample_weight}
+        scores = cross_val_predict(est, X, y, cv=self._cv_splitter(y), method="decision_function", params=params)
+        scores = scores.reshape(len(y), -1)
+        targets = binary_targets(y, classes) > 0
+        return np.array([fit_sigmoid(scores[:, k], targets[k], sample_weight) for k in range(scores.shape[1])])
+
+    def _platt_proba(self, scores):
+        """Class probabilities from decision-function scores and the fitted ``platt_`` sigmoids (one-vs-rest
+        ones normalised to sum to one, a row where all are 0 uniform: CalibratedClassifierCV's rule)."""
+        if self.platt_ is None:
+            raise AttributeError(f"{type(self).__name__} was fitted with probability=False; set probability=True "
+                                 "and fit again to get predict_proba")
+        S = np.asarray(scores, dtype=np.float64).reshape(len(scores), -1)
+        p = sigmoid_proba(S, self.platt_)
+        if p.shape[1] == 1:
+            return np.hstack([1.0 - p, p])
+        total = p.sum(axis=1, keepdims=True)
+        zero = total[:, 0] == 0
+        p[zero], total[zero] = 1.0, p.shape[1]
+        return p / total
+
+
+def sigmoid_proba(scores, ab):
+    """1 / (1 + exp(A s + B)) column by column, (A, B) the rows of ``ab``; without overflow."""
+    from scipy.special import expit
+
+    return expit(-(scores * ab[:, 0] + ab[:, 1]))
+
+
+def fit_sigmoid(scores, positive, sample_weight=None):
+    """Platt's (A, B): minimise the (weighted) cross-entropy of P(positive | s) = 1 / (1 + exp(A s + B))
+    against Platt's smoothed targets (n_+ + 1) / (n_+ + 2) for positives and 1 / (n_- + 2) for negatives
+    (Platt 1999; counts of rows, as CalibratedClassifierCV), from A = 0, B = log((n_- + 1) / (n_+ + 1))."""
+    from scipy.optimize import minimize
+    from scipy.special import expit, log_expit
+
+    s = np.asarray(scores, dtype=np.float64)
+    positive = np.asarray(positive, dtype=bool)
+    w = np.ones_like(s) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    n_pos, n_neg = float(positive.sum()), float((~positive).sum())
+    t = np.where(positive, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+    scale = float(np.max(np.abs(s))) or 1.0  # optimise over s / scale: the same optimum, better conditioned
+
+    def loss_grad(ab):
+        z = (s / scale) * ab[0] + ab[1]  # P(positive) = expit(-z)
+        f = np.sum(w * (t * -log_expit(-z) + (1.0 - t) * -log_expit(z)))
+        r = w * (t - expit(-z))  # d f / d z
+        return f, np.array([r @ (s / scale), r.sum()])
+
+    start = np.array([0.0, np.log((n_neg + 1.0) / (n_pos + 1.0))])
+    a, b = minimize(loss_grad, start, jac=True, method="L-BFGS-B").x
+    return np.array([a / scale, b])
 
 
 # ----------------------------------------------------------------------------- weights

@@ -181,7 +181,7 @@ def _asymptote_fit(P, labels):
 def _transition_asymptotes(P, labels):
     """Binary T from the bounded-sigmoid fit of the noisy labels on the out-of-fold score."""
     rho_minus, rho_plus, _ = _asymptote_fit(P, labels)
-    return np.array([[1.0 - rho_minus, rho_minus], [rho_plus, 1.0 - rho_plus]])
+    return _binary_transition(rho_plus, rho_minus)
 
 
 def importance_weights(X, y, estimator=None, cv=5, random_state=None, *, noise_rates="auto", pred_proba=None,
@@ -203,14 +203,80 @@ def importance_weights(X, y, estimator=None, cv=5, random_state=None, *, noise_r
     if isinstance(noise_rates, str):
         if noise_rates != "auto":
             raise ValueError(f"noise_rates must be 'auto' or (rho_plus, rho_minus), got {noise_rates!r}")
-        rho_minus, rho_plus, eta = _asymptote_fit(P, labels)
-        eta_noisy = rho_minus + (1.0 - rho_plus - rho_minus) * eta
+        return _asymptote_weights(P, labels)[1]
+    rho_plus, rho_minus = _check_rates(noise_rates)
+    return corrected_weights(P, labels, _binary_transition(rho_plus, rho_minus))
+
+
+def _binary_transition(rho_plus, rho_minus):
+    return np.array([[1.0 - rho_minus, rho_minus], [rho_plus, 1.0 - rho_plus]])
+
+
+def _asymptote_weights(P, labels):
+    """(T, importance weights) from one bounded-sigmoid fit: its rates, and its clean posterior eta against
+    the noisy one rho_- + (1 - rho_+ - rho_-) eta."""
+    rho_minus, rho_plus, eta = _asymptote_fit(P, labels)
+    eta_noisy = np.clip(rho_minus + (1.0 - rho_plus - rho_minus) * eta, 1e-12, 1.0 - 1e-12)
+    weights = np.where(labels == 1, eta / eta_noisy, (1.0 - eta) / (1.0 - eta_noisy))
+    return _binary_transition(rho_plus, rho_minus), weights
+
+
+def corrected_weights(P, labels, T):
+    """Importance weights w_i = P(clean = y_i | x_i) / P(noisy = y_i | x_i) (Liu & Tao 2016) for any number of
+    classes, from the noisy posteriors P (rows normalised here) and the transition matrix T: the noisy
+    posterior is the clean one times T (p_noisy = p_clean T as rows), so p_clean = p_noisy T^-1, clipped at 0
+    and renormalised (for two classes: eta = (eta_noisy - rho_-) / (1 - rho_+ - rho_-) clipped to [0, 1])."""
+    noisy = np.clip(P / P.sum(axis=1, keepdims=True), 1e-12, None)
+    clean = np.clip(np.linalg.solve(T.T, noisy.T).T, 0.0, None)
+    clean /= np.maximum(clean.sum(axis=1, keepdims=True), 1e-300)
+    rows = np.arange(len(labels))
+    return clean[rows, labels] / noisy[rows, labels]
+
+
+def noise_correction(P, labels, noise_rates="auto"):
+    """(T, weights) of noise-corrected training from out-of-fold probabilities P and the labels' class
+    indices: ``noise_rates="auto"`` estimates T (for two classes by the bounded-sigmoid fit, whose clean
+    posterior gives the weights, as :func:`importance_weights`; for more classes by the confident joint,
+    then :func:`corrected_weights`); a given K x K ``T`` (see :func:`transition_matrix`) gives the
+    weights by :func:`corrected_weights`."""
+    if isinstance(noise_rates, str):
+        if P.shape[1] == 2:
+            return _asymptote_weights(P, labels)
+        T = _transition_from_joint(confident_joint(labels, P)[0])
     else:
-        rho_plus, rho_minus = _check_rates(noise_rates)
-        eta_noisy = np.clip(P[:, 1] / P.sum(axis=1), 1e-12, 1.0 - 1e-12)
-        eta = np.clip((eta_noisy - rho_minus) / (1.0 - rho_plus - rho_minus), 0.0, 1.0)
-    eta_noisy = np.clip(eta_noisy, 1e-12, 1.0 - 1e-12)
-    return np.where(labels == 1, eta / eta_noisy, (1.0 - eta) / (1.0 - eta_noisy))
+        T = np.asarray(noise_rates, dtype=np.float64)
+    return T, corrected_weights(P, labels, T)
+
+
+def transition_matrix(noise_rates, classes):
+    """The K x K transition matrix T[i, j] = P(noisy classes[j] | true classes[i]) of ``noise_rates``: a dict
+    {class: flip rate} (the class's labels flipped at that rate, uniformly to the other classes, as
+    ``flip_labels(y, rate=dict)``; missing classes 0) or a K x K array. Checked: rows sum to 1, entries in
+    [0, 1], and each true class still the most likely source of its own label (T[i, i] > T[j, i]; for two
+    classes rho_+ + rho_- < 1), without which the labels carry no information to correct."""
+    K = len(classes)
+    if isinstance(noise_rates, dict):
+        from .noise import _same_label
+
+        unknown = [key for key in noise_rates if not any(_same_label(key, c) for c in classes.tolist())]
+        if unknown:
+            raise ValueError(f"noise_rates has keys that are not classes: {unknown!r} (classes: {classes.tolist()!r})")
+        rates = np.array([next((float(v) for key, v in noise_rates.items() if _same_label(key, c)), 0.0)
+                          for c in classes.tolist()])
+        T = np.repeat((rates / (K - 1))[:, None], K, axis=1)
+        np.fill_diagonal(T, 1.0 - rates)
+    else:
+        T = np.asarray(noise_rates, dtype=np.float64)
+        if T.shape != (K, K):
+            raise ValueError(f"noise_rates must be 'auto', a dict {{class: rate}} or a {K} x {K} transition matrix, "
+                             f"got shape {T.shape}")
+    if not np.all(np.isfinite(T)) or np.any(T < 0) or np.any(T > 1) or not np.allclose(T.sum(axis=1), 1.0):
+        raise ValueError(f"noise rates must be in [0, 1] and each row of the transition matrix sum to 1, got {T.tolist()}")
+    off = T - np.diag(np.diag(T))
+    if np.any(np.diag(T)[None, :] <= off):
+        raise ValueError("each class's labels must come from that class more often than from any other "
+                         f"(T[i, i] > T[j, i]; for two classes rho_+ + rho_- < 1), got {T.tolist()}")
+    return T
 
 
 def _check_rates(rates):

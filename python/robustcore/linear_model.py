@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
@@ -20,10 +21,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from . import variance_reduced as _vr
-from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, BaseClassifier, EngineResult, Progress,
+from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, BaseClassifier, EngineResult, Progress,
                     binary_targets, engine_result, fit_method, fit_weights, map_problems, predict_from_scores,
                     result_attributes, warn_max_iter, weighted_alpha)
 from ._validation import check_eval_set, seed_from_random_state, to_matrix
+from ._label_noise import noise_correction, out_of_fold_proba, transition_matrix
 from .losses import BOUNDED_LOSSES, LOSSES, PROBA_LOSSES, SMOOTH_LOSSES, canonical_loss, loss_spec
 
 #: solver -> (default schedule, default averaging)
@@ -329,6 +331,21 @@ class LinearClassifier(BaseClassifier):
         Multiplies ``sample_weight`` (scikit-learn's semantics): "balanced" weighs each class by
         n / (n_classes * count(class)); a class missing from the dict weighs 1. ``partial_fit`` takes a
         dict (its batches need not show every class) but not "balanced".
+    noise_rates : None, "auto", dict {class: flip rate} or (n_classes, n_classes) array
+        Noise-corrected training for class-conditional label noise (``fit`` only): each row's weight is
+        multiplied by the importance weight P(clean = y_i | x_i) / P(noisy = y_i | x_i) of Liu & Tao (2016),
+        which makes the weighted loss on the noisy labels an unbiased estimate of the loss on the clean
+        ones, for every loss and solver. The noisy posterior comes from out-of-fold probabilities of this
+        estimator's settings on the logistic loss (5 folds: about 5 extra fits). "auto" also estimates the
+        transition matrix from them (``robustcore.noise.estimate_transition``: the bounded-sigmoid fit for
+        two classes, the confident joint for more); a dict gives each class's flip rate (the rate spread
+        uniformly over the other classes, as ``noise.flip_labels(y, rate=dict)``), an array T[i, j] =
+        P(noisy classes_[j] | true classes_[i]).
+    probability : bool
+        Only for the losses without a probability model (all but "log_loss", "modified_huber", "softmax",
+        which keep theirs): fit Platt scaling (a sigmoid on the decision function, scikit-learn's
+        ``CalibratedClassifierCV(method="sigmoid", ensemble=False)``) on out-of-fold scores at fit time,
+        5 extra fits, as SVC's ``probability=True``; ``predict_proba`` then gives calibrated scores.
 
     Attributes
     ----------
@@ -337,7 +354,9 @@ class LinearClassifier(BaseClassifier):
     ``eval_set`` was given, passes (the epoch count), seconds; 2-d with one row per one-vs-rest problem
     when multi-class; the variance-reduced solvers and loss="softmax" record them per effective pass,
     from pass 0 (the initial point), with "grad_norm" too),
-    status_ ("max_iter" or "converged").
+    status_ ("max_iter" or "converged"), transition_matrix_ and noise_rates_ (per class, 1 - the diagonal:
+    the fraction of each class's labels flipped) with ``noise_rates``, platt_ ((n_problems, 2) sigmoid
+    parameters; None without ``probability`` or with a loss that has its own probabilities).
 
     ``fit`` and ``partial_fit`` are atomic: a call that raises (bad input, divergence, Ctrl-C, which raises
     KeyboardInterrupt) leaves the estimator as it was before the call (unfitted, or the previous model).
@@ -368,6 +387,8 @@ class LinearClassifier(BaseClassifier):
         "early_stopping": ["boolean"],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "noise_rates": [StrOptions({"auto"}), dict, "array-like", None],
+        "probability": PROBABILITY_CONSTRAINT,
     }
 
     def __init__(
@@ -396,6 +417,8 @@ class LinearClassifier(BaseClassifier):
         early_stopping=False,
         validation_fraction=0.1,
         n_iter_no_change=5,
+        noise_rates=None,
+        probability=False,
     ):
         self.loss = loss
         self.solver = solver
@@ -421,6 +444,8 @@ class LinearClassifier(BaseClassifier):
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
+        self.noise_rates = noise_rates
+        self.probability = probability
 
     # ------------------------------------------------------------------ configuration
     def _solver_kind(self):
@@ -580,6 +605,10 @@ class LinearClassifier(BaseClassifier):
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
         classes = self._classes(y)
         sample_weight = fit_weights(self.class_weight, y, sample_weight, classes)
+        sample_weight, noise = self._noise_correction(X, y, classes, sample_weight)
+        platt = None
+        if self.probability and not self._has_own_proba():
+            platt = self._fit_platt(X, y, sample_weight, classes, noise_rates=None)
         Mt, yt = self._eval_data(eval_set, X)
         if kind == "softmax":
             fitted = self._fit_softmax(to_matrix(X), y, classes, sample_weight, Mt, yt)
@@ -593,8 +622,22 @@ class LinearClassifier(BaseClassifier):
             else:
                 fitted = self._fit_sgd_until_tol(X, y, classes, sample_weight, Mt, Yt, coef0, intercept0)
         warn_max_iter(self, fitted["status_"], self.tol)
-        self._commit(classes_=classes, **fitted)
+        self._commit(classes_=classes, platt_=platt, **noise, **fitted)
         return self
+
+    def _noise_correction(self, X, y, classes, sample_weight):
+        """(sample_weight times the importance weights, {transition_matrix_, noise_rates_}) for
+        ``noise_rates`` (see the class); (sample_weight, {}) without it."""
+        if self.noise_rates is None:
+            return sample_weight, {}
+        given = None if isinstance(self.noise_rates, str) else transition_matrix(self.noise_rates, classes)
+        loss = canonical_loss(self.loss)
+        oof = clone(self).set_params(noise_rates=None, probability=False, class_weight=None, history=False,
+                                     loss=loss if loss in ("log_loss", "softmax") else "log_loss")
+        P, _ = out_of_fold_proba(X, y, oof, cv=self._cv_splitter(y))
+        T, weights = noise_correction(P, np.searchsorted(classes, y), "auto" if given is None else given)
+        weights = weights if sample_weight is None else weights * sample_weight
+        return weights, dict(transition_matrix_=T, noise_rates_=1.0 - np.diag(T))
 
     def _fit_sgd_until_tol(self, X, y, classes, sample_weight, Mt, Yt, coef0, intercept0):
         """The SGD solvers' fit from the model (coef0, intercept0): all max_iter epochs (tol None), or until
@@ -645,6 +688,9 @@ class LinearClassifier(BaseClassifier):
         unseen = np.setdiff1d(np.unique(y), fitted_classes)
         if unseen.size:
             raise ValueError(f"labels {unseen} are not in classes {fitted_classes}")
+        if self.noise_rates is not None or self.probability:
+            raise ValueError("noise_rates and probability=True need out-of-fold fits over all the data, which "
+                             "partial_fit does not see; use fit")
         if isinstance(self.class_weight, str):
             raise ValueError("class_weight='balanced' needs the class counts of all the data, which partial_fit "
                              "does not see; pass a dict (e.g. from sklearn.utils.class_weight.compute_class_weight)")
@@ -673,15 +719,21 @@ class LinearClassifier(BaseClassifier):
         scores = self.decision_function(X)
         return predict_from_scores(self.classes_, scores)
 
-    def _has_proba(self):
+    def _has_own_proba(self):
         return canonical_loss(self.loss) in PROBA_LOSSES + ("softmax",)
+
+    def _has_proba(self):
+        return self._has_own_proba() or self.probability
 
     @available_if(_has_proba)
     def predict_proba(self, X):
         """Class probabilities: sigmoid of the score for "log_loss", (clip(f, -1, 1) + 1) / 2 for
         "modified_huber"; one-vs-rest scores are normalised to sum to one. "softmax": the model's own
-        softmax over the class scores."""
+        softmax over the class scores. Other losses with ``probability=True``: Platt's sigmoid fitted out of
+        fold (``platt_``), calibrated scores."""
         scores = self.decision_function(X)
+        if not self._has_own_proba():
+            return self._platt_proba(scores)
         if canonical_loss(self.loss) == "softmax":
             if scores.ndim == 1:  # two classes: scores relative to classes_[0]
                 scores = np.column_stack([np.zeros_like(scores), scores])
