@@ -39,6 +39,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
@@ -137,6 +138,20 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
         scores = scores.reshape(len(y), -1)
         targets = binary_targets(y, classes) > 0
         return np.array([fit_sigmoid(scores[:, k], targets[k], sample_weight) for k in range(scores.shape[1])])
+
+    def _has_platt(self):
+        return bool(getattr(self, "probability", False))
+
+    @available_if(_has_platt)
+    def predict_proba(self, X):
+        """Class probabilities (columns in ``classes_`` order) from Platt's sigmoid of the decision function,
+        fitted out of fold at fit time (``probability=True``): calibrated scores, not a probability model."""
+        return self._platt_proba(self.decision_function(X))
+
+    @available_if(_has_platt)
+    def predict_log_proba(self, X):
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
 
     def _platt_proba(self, scores):
         """Class probabilities from decision-function scores and the fitted ``platt_`` sigmoids (one-vs-rest

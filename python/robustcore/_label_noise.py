@@ -221,6 +221,22 @@ def _asymptote_weights(P, labels):
     return _binary_transition(rho_plus, rho_minus), weights
 
 
+def clean_prior(T, labels):
+    """The clean class priors pi solving T^T pi = (the noisy label frequencies), clipped at 0 and normalised
+    (the noisy frequencies when T is singular)."""
+    noisy_prior = np.bincount(labels, minlength=T.shape[0]) / len(labels)
+    try:
+        prior = np.clip(np.linalg.solve(T.T, noisy_prior), 0.0, None)
+    except np.linalg.LinAlgError:
+        return noisy_prior
+    return prior / prior.sum() if prior.sum() > 0 else noisy_prior
+
+
+def wrong_label_fraction(T, labels):
+    """The expected fraction of wrong labels under T: sum_i pi_i (1 - T[i, i]), pi the clean priors."""
+    return float(clean_prior(T, labels) @ (1.0 - np.diag(T)))
+
+
 def corrected_weights(P, labels, T):
     """Importance weights w_i = P(clean = y_i | x_i) / P(noisy = y_i | x_i) (Liu & Tao 2016) for any number of
     classes, from the noisy posteriors P (rows normalised here) and the transition matrix T: the noisy
@@ -372,14 +388,7 @@ def find_label_issues(X, y, estimator=None, cv=5, random_state=None, *, pred_pro
     other = np.where(np.arange(K)[None, :] == labels[:, None], -np.inf, P).max(axis=1)
     scores = own - other
     T = estimate_transition(None, y, pred_proba=P, method=method)
-    noisy_prior = np.bincount(labels, minlength=K) / n
-    try:
-        prior = np.linalg.solve(T.T, noisy_prior)
-    except np.linalg.LinAlgError:
-        prior = noisy_prior
-    prior = np.clip(prior, 0.0, None)
-    prior = prior / prior.sum() if prior.sum() > 0 else noisy_prior
-    joint = prior[:, None] * T  # joint[i, j] = P(true = i, noisy = j)
+    joint = clean_prior(T, labels)[:, None] * T  # joint[i, j] = P(true = i, noisy = j)
     flagged = []
     for k in range(K):
         rows = np.flatnonzero(labels == k)

@@ -37,8 +37,9 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._base import (N_JOBS_CONSTRAINT, BaseClassifier, EngineResult, Progress, binary_targets, engine_result,
-                    fit_method, map_problems, predict_from_scores, result_attributes)
+from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, BaseClassifier, EngineResult,
+                    Progress, binary_targets, engine_result, fit_method, fit_weights, map_problems,
+                    predict_from_scores, result_attributes)
 from ._validation import check_eval_set, seed_from_random_state, to_matrix
 from .losses import ALIASES, LOSSES, canonical_loss, loss_spec
 
@@ -246,6 +247,8 @@ _LEARNER_CONSTRAINTS = {
     "random_state": ["random_state"],
     "n_jobs": N_JOBS_CONSTRAINT,
     "verbose": ["verbose"],
+    "class_weight": CLASS_WEIGHT_CONSTRAINT,
+    "probability": PROBABILITY_CONSTRAINT,
 }
 
 
@@ -343,6 +346,11 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         Threads for one-vs-rest (joblib's meaning: None is 1, -1 all cores).
     verbose : int
         > 0 shows a progress bar over the FOL steps of all problems.
+    class_weight : None, "balanced" or dict {class: weight}
+        Multiplies ``sample_weight`` (scikit-learn's semantics; the product is the sampler's prior, below).
+    probability : bool
+        Fit Platt scaling on out-of-fold decision functions at fit time (5 extra fits, as SVC's
+        ``probability=True``) for ``predict_proba`` (calibrated scores; ``platt_`` holds the sigmoids).
 
     Attributes
     ----------
@@ -385,7 +393,10 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
     def __init__(self, learner="perceptron", loss="hinge", s=-1.0, c=2.0, sramp_params=None, alpha=1e-4,
                  learning_rate="constant", eta0=0.1, power_t=0.5, eta=None, gamma=0.5, focus="zero_one", max_iter=10,
                  batch_size=1, k=None, output="majority", slack_budget=None, slack_lr=None, subsample=None,
-                 n_outliers=1, fit_intercept=True, history=True, random_state=None, n_jobs=None, verbose=0):
+                 n_outliers=1, fit_intercept=True, history=True, random_state=None, n_jobs=None, verbose=0,
+                 class_weight=None, probability=False):
+        self.class_weight = class_weight
+        self.probability = probability
         self.learner = learner
         self.loss = loss
         self.s = s
@@ -451,6 +462,8 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
             raise ValueError("slack_budget is supported for the built-in learners only")
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
         classes = self._classes(y)
+        sample_weight = fit_weights(self.class_weight, y, sample_weight, classes)
+        platt = self._fit_platt(X, y, sample_weight, classes) if self.probability else None
         n_rows = X.shape[0]
         seed = seed_from_random_state(self.random_state)
         X, y, sample_weight = self._subsample(X, y, sample_weight, seed)
@@ -481,7 +494,7 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
             fitted.update(learners_=[o["learners"] for o in outputs], last_learners_=[o["last_learner"] for o in outputs])
         else:
             fitted.update(self._linear_output(outputs, X.shape[1], kept, n_rows if self.subsample is None else m))
-        self._commit(classes_=classes, n_steps_=n_steps, **fitted)
+        self._commit(classes_=classes, n_steps_=n_steps, platt_=platt, **fitted)
         return self
 
     def _fit_core(self, M, y, prior, test, params, progress):
@@ -557,7 +570,9 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
     ``warm_start`` starts each round's epoch from the previous round's weights. The learner's parameters
     (``loss``, ``s``, ``c``, ``sramp_params``, ``alpha``, ``learning_rate``, ``eta0``, ``power_t``,
     ``fit_intercept``) are those of ``FocusedOnlineClassifier``. A row of weight 0 is removed.
-    ``history_["train_error"]`` is the unweighted training error of the vote.
+    ``history_["train_error"]`` is the unweighted training error of the vote. ``class_weight`` multiplies
+    ``sample_weight``; ``probability=True`` fits Platt scaling out of fold for ``predict_proba`` (as in
+    ``FocusedOnlineClassifier``).
     """
 
     _parameter_constraints = {
@@ -569,7 +584,9 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
 
     def __init__(self, learner="sgd", loss="log", s=-1.0, c=2.0, sramp_params=None, alpha=1e-4,
                  learning_rate="constant", eta0=0.1, power_t=0.5, max_iter=10, batch_size=1, warm_start=True,
-                 fit_intercept=True, random_state=None, verbose=0):
+                 fit_intercept=True, random_state=None, verbose=0, class_weight=None, probability=False):
+        self.class_weight = class_weight
+        self.probability = probability
         self.learner = learner
         self.loss = loss
         self.s = s
@@ -594,6 +611,8 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
         if y_type != "binary":  # scikit-learn's message for binary-only classifiers
             raise ValueError(f"Only binary classification is supported. The type of the target is {y_type}.")
         classes = self._classes(y)
+        sample_weight = fit_weights(self.class_weight, y, sample_weight, classes)
+        platt = self._fit_platt(X, y, sample_weight, classes) if self.probability else None
         X, y, prior, _ = _weighted_rows(X, y, sample_weight)
         p = _core.AdaBoostParams()
         p.learner = self._learner_spec()
@@ -611,7 +630,7 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
         r = fitted["n_iter_"]
         fitted["history_"] = {"train_error": np.zeros(0), **fitted["history_"], "weighted_error": raw.weighted_error,
                               "epochs": 2.0 * np.arange(1, r + 1)}
-        self._commit(classes_=classes, hypotheses_=hyps[:r], alphas_=raw.alpha_t, **fitted)
+        self._commit(classes_=classes, hypotheses_=hyps[:r], alphas_=raw.alpha_t, platt_=platt, **fitted)
         return self
 
     def decision_function(self, X):

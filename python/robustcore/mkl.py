@@ -36,8 +36,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from . import _core
-from ._base import (N_JOBS_CONSTRAINT, BaseClassifier, EngineResult, Progress, binary_targets, engine_result,
-                    fit_method, map_problems, predict_from_scores, result_attributes)
+from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, BaseClassifier, EngineResult,
+                    Progress, binary_targets, engine_result, fit_method, fit_weights, map_problems,
+                    predict_from_scores, result_attributes)
 
 __all__ = [
     "DEFAULT_WIDTHS",
@@ -199,14 +200,20 @@ _KERNEL_CONSTRAINTS = {
     "max_memory_mb": [_POSITIVE],
     "n_jobs": N_JOBS_CONSTRAINT,
     "verbose": ["verbose"],
+    "class_weight": CLASS_WEIGHT_CONSTRAINT,
+    "probability": PROBABILITY_CONSTRAINT,
 }
+
+#: ``noise_level`` of NoisyMKL / MiPMKL: q in [0, 0.5), or "auto" (estimated, see ``_KernelMixin._noise_level``)
+_NOISE_LEVEL_CONSTRAINT = [Interval(Real, 0, 0.5, closed="left"), StrOptions({"auto"})]
 
 
 class _KernelMixin(BaseClassifier):
     """Shared kernel handling, one-vs-rest over one bank, and prediction through the stored training points.
 
-    Subclasses define ``_fit_binary(K, y, sample_weight) -> (fitted attributes, EngineResult)`` for one
-    +-1 problem on the bank K."""
+    Subclasses define ``_fit_binary(K, y, sample_weight, noise_level) -> (fitted attributes, EngineResult)``
+    for one +-1 problem on the bank K (``noise_level``: the resolved q of the classifiers that have one).
+    ``class_weight`` multiplies ``sample_weight``; ``probability=True`` fits Platt scaling out of fold."""
 
     _accept_sparse = False
 
@@ -257,9 +264,15 @@ class _KernelMixin(BaseClassifier):
         has one row per class (NaN-padded where a problem stopped earlier)."""
         X, y, sample_weight = self._validate_training(X, y, sample_weight)
         classes = self._classes(y)
+        sample_weight = fit_weights(self.class_weight, y, sample_weight, classes)
+        if self.probability and self._precomputed():
+            raise ValueError("probability=True refits on folds of the features; it does not take kernels='precomputed'")
+        platt = self._fit_platt(X, y, sample_weight, classes) if self.probability else None
+        noise = self._noise_level(X, y)
+        q = noise.get("noise_level_", getattr(self, "noise_level", None))
         targets = binary_targets(y, classes)
         K, widths = self._train_bank(X)
-        fits = map_problems(lambda k: self._fit_binary(K, targets[k], sample_weight), len(targets), self.n_jobs)
+        fits = map_problems(lambda k: self._fit_binary(K, targets[k], sample_weight, q), len(targets), self.n_jobs)
         per_problem = [a for a, _ in fits]
         fitted = {key: per_problem[0][key] if len(fits) == 1 else np.stack([np.asarray(a[key]) for a in per_problem])
                   for key in per_problem[0]}
@@ -270,8 +283,24 @@ class _KernelMixin(BaseClassifier):
             fitted["X_fit_"] = X
         if widths is not None:
             fitted["widths_"] = widths
-        self._commit(classes_=classes, n_train_=targets.shape[1], **fitted)
+        self._commit(classes_=classes, n_train_=targets.shape[1], platt_=platt, **noise, **fitted)
         return self
+
+    def _noise_level(self, X, y):
+        """{noise_level_, transition_matrix_} for ``noise_level="auto"``, else {}. The transition matrix T
+        comes from ``robustcore.noise.estimate_transition`` (out-of-fold logistic regression on the
+        features); q is the expected fraction of wrong labels under it, sum_i pi_i (1 - T[i, i]) with pi the
+        clean class priors (for two classes pi_+ rho_+ + pi_- rho_-), capped below 0.5."""
+        if getattr(self, "noise_level", None) != "auto":
+            return {}
+        if self._precomputed():
+            raise ValueError("noise_level='auto' estimates the noise from the features; give noise_level with "
+                             "kernels='precomputed'")
+        from ._label_noise import _label_index, estimate_transition, wrong_label_fraction
+
+        T = estimate_transition(X, y, cv=self._cv_splitter(y))
+        q = wrong_label_fraction(T, _label_index(y, np.unique(y)))
+        return {"noise_level_": float(min(max(q, 0.0), 0.49)), "transition_matrix_": T}
 
     def _train_bank(self, X):
         """(the training bank, the Gaussian widths or None)."""
@@ -360,7 +389,12 @@ class NoisyMKLClassifier(_KernelMixin):
 
     Parameters
     ----------
-    noise_level : float in [0, 0.5), q. Used for rho when ``rho`` is None.
+    noise_level : float in [0, 0.5), q, or "auto". Used for rho when ``rho`` is None. "auto": the
+        expected fraction of wrong labels under the transition matrix T estimated from the features
+        (``robustcore.noise.estimate_transition``, out-of-fold logistic regression, 5 folds):
+        q = sum_i pi_i (1 - T[i, i]) with pi the clean class priors, for two classes pi_+ rho_+ + pi_- rho_-
+        (the budget rho = (1 - q) n then leaves room for as many wrong labels as expected); capped at 0.49.
+        Fitted ``noise_level_`` and ``transition_matrix_``.
     alpha : float > 0, the regulariser (lambda in the paper).
     rho : float > 0 or None. None: rho = (1 - q + tau + tau / sqrt(n)) n (section 3.3). A number is
         used as given (the paper's Fig. 1 right uses rho = 100).
@@ -383,6 +417,10 @@ class NoisyMKLClassifier(_KernelMixin):
     max_memory_mb : refuse to build a kernel bank larger than this.
     n_jobs : threads for one-vs-rest (joblib's meaning: None is 1, -1 all cores).
     verbose : > 0 shows a progress bar over the solver's iterations.
+    class_weight : None, "balanced" or dict {class: weight}; multiplies ``sample_weight`` (scikit-learn's
+        semantics).
+    probability : bool. Fit Platt scaling on out-of-fold decision functions at fit time (5 extra fits, as
+        SVC's ``probability=True``; not with kernels="precomputed") for ``predict_proba``.
 
     ``sample_weight`` in ``fit`` weights each sample's hinge term as in problem (11) on the data with
     sample i repeated w_i times: sample i's dual variable lives in [0, (1 + tau) w_i] (the repeated
@@ -400,7 +438,10 @@ class NoisyMKLClassifier(_KernelMixin):
 
     def __init__(self, noise_level=0.2, alpha=0.01, rho=None, tau=0.0, epsilon=0.1, kernels="gaussian_bank",
                  widths=None, max_iter=1000, tol=1e-2, method="amp", step_size=None, gamma0=1.0,
-                 dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, n_jobs=None, verbose=0):
+                 dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, n_jobs=None, verbose=0, class_weight=None,
+                 probability=False):
+        self.class_weight = class_weight
+        self.probability = probability
         self.noise_level = noise_level
         self.alpha = alpha
         self.rho = rho
@@ -421,7 +462,7 @@ class NoisyMKLClassifier(_KernelMixin):
 
     _parameter_constraints = {
         **_KERNEL_CONSTRAINTS,
-        "noise_level": [Interval(Real, 0, 0.5, closed="left")],
+        "noise_level": _NOISE_LEVEL_CONSTRAINT,
         "rho": [_POSITIVE, None],
         "tau": [_NON_NEGATIVE, None],
         "epsilon": [Interval(Real, 0, 1, closed="neither")],
@@ -430,12 +471,12 @@ class NoisyMKLClassifier(_KernelMixin):
         "gamma0": [_POSITIVE],
     }
 
-    def _fit_binary(self, K, ypm, sample_weight):
+    def _fit_binary(self, K, ypm, sample_weight, noise_level):
         # tau None: Proposition 1's sqrt(ln(1/epsilon) / 2)
         tau = math.sqrt(0.5 * math.log(1.0 / self.epsilon)) if self.tau is None else float(self.tau)
         upper = 1.0 + tau
         rho = float(self.rho) if self.rho is not None else default_rho(_total_weight(ypm, sample_weight),
-                                                                         float(self.noise_level), tau)
+                                                                         float(noise_level), tau)
         coef, dual, res = _solve(
             K, ypm, alpha=self.alpha, upper=upper, rho=rho,
             step_size=0.0 if self.step_size is None else self.step_size, gamma0=self.gamma0,
@@ -456,11 +497,15 @@ class MiPMKLClassifier(_KernelMixin):
     the accelerated mirror prox engine (box [0, 1], no budget, alpha rescaled so the 1/n weighting holds).
     Stops when p repeats or after ``n_alternations``. Non-convex: a local solution from p = 1.
     ``sample_weight``: sample i counts w_i times (in the budget, the mean and each MKL problem's box, as in
-    ``NoisyMKLClassifier``). Parameters as in ``NoisyMKLClassifier`` (``n_jobs``, ``verbose`` too).
+    ``NoisyMKLClassifier``). Parameters as in ``NoisyMKLClassifier`` (``n_jobs``, ``verbose``, ``class_weight``,
+    ``probability`` too; ``noise_level="auto"`` likewise sets the budget from the estimated noise).
     """
 
     def __init__(self, noise_level=0.2, alpha=0.01, tau=0.0, kernels="gaussian_bank", widths=None, max_iter=1000,
-                 tol=1e-2, n_alternations=10, dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, n_jobs=None, verbose=0):
+                 tol=1e-2, n_alternations=10, dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, n_jobs=None,
+                 verbose=0, class_weight=None, probability=False):
+        self.class_weight = class_weight
+        self.probability = probability
         self.noise_level = noise_level
         self.alpha = alpha
         self.tau = tau
@@ -477,16 +522,16 @@ class MiPMKLClassifier(_KernelMixin):
 
     _parameter_constraints = {
         **_KERNEL_CONSTRAINTS,
-        "noise_level": [Interval(Real, 0, 0.5, closed="left")],
+        "noise_level": _NOISE_LEVEL_CONSTRAINT,
         "tau": [_NON_NEGATIVE],
         "n_alternations": [_AT_LEAST_ONE],
     }
 
-    def _fit_binary(self, K, ypm, sample_weight):
+    def _fit_binary(self, K, ypm, sample_weight, noise_level):
         n = ypm.shape[0]
         w = np.ones(n) if sample_weight is None else sample_weight
         total = _total_weight(ypm, sample_weight)
-        budget = math.floor((1.0 - self.noise_level) * total + self.tau * math.sqrt(total))
+        budget = math.floor((1.0 - noise_level) * total + self.tau * math.sqrt(total))
         keep = np.ones(n, dtype=bool)
         coef = np.zeros((K.m, n))
         hist = {"objective": [], "n_kept": [], "seconds": []}
@@ -537,11 +582,14 @@ class SimpleMKLClassifier(_KernelMixin):
     Stops when the MKL duality gap, in the units of objective (1) (alpha times the SVM gap), is below
     ``tol`` or after ``max_iter`` outer iterations. ``history_``: "gap", "objective", "seconds".
     ``sample_weight`` scales each sample's SVM box (scikit-learn's SVC ``sample_weight``: C w_i), with
-    C = 1 / (alpha sum(w)).
+    C = 1 / (alpha sum(w)). ``class_weight`` and ``probability`` as in ``NoisyMKLClassifier``.
     """
 
     def __init__(self, alpha=0.01, kernels="gaussian_bank", widths=None, max_iter=100, tol=1e-2, svm_tol=1e-3,
-                 line_search_steps=6, dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, n_jobs=None, verbose=0):
+                 line_search_steps=6, dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, n_jobs=None, verbose=0,
+                 class_weight=None, probability=False):
+        self.class_weight = class_weight
+        self.probability = probability
         self.alpha = alpha
         self.kernels = kernels
         self.widths = widths
@@ -561,7 +609,7 @@ class SimpleMKLClassifier(_KernelMixin):
         "line_search_steps": [_AT_LEAST_ONE],
     }
 
-    def _fit_binary(self, K, ypm, sample_weight):
+    def _fit_binary(self, K, ypm, sample_weight, noise_level=None):
         n = ypm.shape[0]
         m = K.m
         C = 1.0 / (self.alpha * _total_weight(ypm, sample_weight))

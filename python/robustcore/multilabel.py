@@ -130,18 +130,20 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
     Attributes: classes_ (the label indices 0 .. n_labels - 1, as OneVsRestClassifier on an indicator
     matrix), estimators_ (list, None for constant labels), constants_ (the constant or -1), n_labels_,
     n_iter_ (the most epochs / passes any label ran). ``predict_proba`` (loss "log_loss" or
-    "modified_huber"): the (n_samples, n_labels) marginal probabilities of each label.
+    "modified_huber", or any loss with ``probability=True``: each label's model fits Platt scaling out of
+    fold, ``LinearClassifier``'s ``probability``): the (n_samples, n_labels) marginal probabilities of each label.
     """
 
     _parameter_constraints = {
         **_constraints("loss", "solver", "alpha", "max_iter", "eta0", "svrg_option", "tol", "fit_intercept",
-                       "random_state"),
+                       "random_state", "probability"),
         "n_jobs": N_JOBS_CONSTRAINT,
         "class_weight": [*LinearClassifier._parameter_constraints["class_weight"], list],
     }
 
     def __init__(self, loss="log_loss", solver="saga", alpha=1e-4, max_iter=50, eta0=None, svrg_option="last",
-                 tol=None, fit_intercept=True, random_state=None, n_jobs=None, class_weight=None):
+                 tol=None, fit_intercept=True, random_state=None, n_jobs=None, class_weight=None, probability=False):
+        self.probability = probability
         self.loss = loss
         self.solver = solver
         self.alpha = alpha
@@ -161,7 +163,7 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
         return LinearClassifier(loss=self.loss, solver=self.solver, alpha=self.alpha, max_iter=self.max_iter,
                                 eta0=self.eta0, svrg_option=self.svrg_option, tol=self.tol,
                                 fit_intercept=self.fit_intercept, random_state=seed,
-                                class_weight=self._label_class_weight(k))
+                                class_weight=self._label_class_weight(k), probability=self.probability)
 
     @fit_method
     def fit(self, X, y, sample_weight=None):
@@ -203,7 +205,7 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
         return self._predict_output((self._scores(X) > 0).astype(np.int64))
 
     def _has_proba(self):
-        return canonical_loss(self.loss) in PROBA_LOSSES
+        return canonical_loss(self.loss) in PROBA_LOSSES or self.probability
 
     @available_if(_has_proba)
     def predict_proba(self, X):
