@@ -1,6 +1,8 @@
 """Label noise: the label-flip protocols of the papers robustcore reproduces (``flip_labels``), and
 noise-rate estimation and label-issue detection (``estimate_transition``, ``find_label_issues``,
-``out_of_fold_proba``, ``confident_joint``; see ``robustcore._label_noise``).
+``out_of_fold_proba``, ``confident_joint``), and noise correction (``importance_weights``,
+``corrected_weights``, ``transition_matrix``, ``clean_prior``, ``wrong_label_fraction``; see
+``robustcore._label_noise``).
 
 Two protocols:
 
@@ -27,11 +29,11 @@ import numbers
 
 import numpy as np
 
-from ._label_noise import (confident_joint, estimate_transition, find_label_issues, importance_weights,
-                           out_of_fold_proba)
+from ._label_noise import (clean_prior, confident_joint, corrected_weights, estimate_transition, find_label_issues,
+                           importance_weights, out_of_fold_proba, transition_matrix, wrong_label_fraction)
 
-__all__ = ["confident_joint", "estimate_transition", "find_label_issues", "flip_labels", "importance_weights",
-           "out_of_fold_proba"]
+__all__ = ["clean_prior", "confident_joint", "corrected_weights", "estimate_transition", "find_label_issues",
+           "flip_labels", "importance_weights", "out_of_fold_proba", "transition_matrix", "wrong_label_fraction"]
 
 _MODES = ("exact", "bernoulli")
 
