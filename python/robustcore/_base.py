@@ -180,7 +180,6 @@ def fit_sigmoid(scores, positive, sample_weight=None):
     """Platt's (A, B): minimise the (weighted) cross-entropy of P(positive | s) = 1 / (1 + exp(A s + B))
     against Platt's smoothed targets (n_+ + 1) / (n_+ + 2) for positives and 1 / (n_- + 2) for negatives
     (Platt 1999; counts of rows, as CalibratedClassifierCV), from A = 0, B = log((n_- + 1) / (n_+ + 1))."""
-    from scipy.optimize import minimize
     from scipy.special import expit, log_expit
 
     s = np.asarray(scores, dtype=np.float64)
@@ -197,8 +196,19 @@ def fit_sigmoid(scores, positive, sample_weight=None):
         return f, np.array([r @ (s / scale), r.sum()])
 
     start = np.array([0.0, np.log((n_neg + 1.0) / (n_pos + 1.0))])
-    a, b = minimize(loss_grad, start, jac=True, method="L-BFGS-B").x
+    a, b = small_minimize(loss_grad, start).x
     return np.array([a / scale, b])
+
+
+def small_minimize(fun_grad, start):
+    """L-BFGS-B on a problem of a few parameters (``fun_grad`` returns value and gradient) with BLAS on one
+    thread: on a busy machine OpenBLAS's thread hand-off made each of L-BFGS-B's tiny steps ~30x slower
+    (4.2 s against 0.15 s for the bounded-sigmoid fit on 455 rows, 2 cores under load)."""
+    from scipy.optimize import minimize
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1, user_api="blas"):
+        return minimize(fun_grad, start, jac=True, method="L-BFGS-B")
 
 
 # ----------------------------------------------------------------------------- weights

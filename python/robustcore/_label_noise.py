@@ -309,8 +309,9 @@ def _check_rates(rates):
 def _bounded_sigmoid_mle(score, yb):
     """Maximum likelihood of P(yb = 1 | s) = lo + (hi - lo) sigmoid(a s + c) over (a, c, lo, hi), with
     lo = sigmoid(u) and hi = lo + (1 - lo) sigmoid(v) so that 0 < lo < hi < 1; returns (lo, 1 - hi)."""
-    from scipy.optimize import minimize
     from scipy.special import expit, logit
+
+    from ._base import small_minimize
 
     n = score.size
 
@@ -333,7 +334,7 @@ def _bounded_sigmoid_mle(score, yb):
     # a few starts: the likelihood has a flat ridge where a grows and the bounds absorb the tails
     for lo0, hi0 in ((0.05, 0.95), (0.2, 0.8), (0.01, 0.6), (0.4, 0.99)):
         th0 = np.array([2.0, 0.0, logit(lo0), logit((hi0 - lo0) / (1.0 - lo0))])
-        r = minimize(nll_grad, th0, jac=True, method="L-BFGS-B")
+        r = small_minimize(nll_grad, th0)
         if best is None or r.fun < best.fun:
             best = r
     lo = float(expit(best.x[2]))
