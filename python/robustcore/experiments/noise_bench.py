@@ -26,8 +26,9 @@ import numpy as np
 
 COMMAND = "noise-bench"
 HELP = "robustcore vs scikit-learn and cleanlab under symmetric and class-conditional label noise"
-RUNTIME = ("with the defaults, about 15 minutes on 2 cores (10 data sets x 6 noise settings x 3 seeds, "
-           "training sets capped at --max-train rows); --quick: about 15 s.")
+RUNTIME = ("with the defaults, about 13 minutes on 2 idle cores (10 data sets x 6 noise settings x 3 seeds, "
+           "training sets capped at --max-train rows; measured 12 CPU-minutes, 26 minutes wall on a machine "
+           "shared with other jobs, load 7); --quick: about 10 s.")
 
 #: (name, LinearClassifier parameters, grid over alpha); noise_rates="auto" is the recommended configuration
 ROBUSTCORE = [
@@ -161,9 +162,9 @@ def run(datasets, seeds=3, max_train=4000, max_test=10000, quick=False, cleanlab
                                      test_error=float(np.mean(pred != yt)), fit_seconds=secs,
                                      constant=int(np.unique(pred).size == 1), param=param))
                 if verbose:
-                    print(f"{name} {_label(kind, rate)} seed {seed}: " + ", ".join(
-                        f"{r['method']} {r['test_error']:.3f}" for r in rows[-len(_methods(seed, cleanlab)):]),
-                        flush=True)
+                    done = [r for r in rows if (r["dataset"], r["noise"], r["seed"]) == (name, _label(kind, rate), seed)]
+                    print(f"{name} {_label(kind, rate)} seed {seed}: "
+                          + ", ".join(f"{r['method']} {r['test_error']:.3f}" for r in done), flush=True)
     return rows
 
 
