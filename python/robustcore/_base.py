@@ -115,13 +115,14 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ probability=True (Platt scaling)
     def _cv_splitter(self, y):
         """Stratified CV_FOLDS-fold splitter (fewer folds when the smallest class has fewer rows), shuffled
-        by the estimator's ``random_state``: the same seed gives the same folds."""
+        by the estimator's ``random_state`` (fixed folds for the estimators without one, e.g. the kernel
+        methods, whose fits are deterministic): the same seed gives the same folds."""
         from sklearn.model_selection import StratifiedKFold
 
         folds = int(min(CV_FOLDS, np.unique(y, return_counts=True)[1].min()))
         if folds < 2:
             raise ValueError("the out-of-fold fits need at least 2 rows of every class")
-        seed = seed_from_random_state(getattr(self, "random_state", None)) % (2**32)
+        seed = seed_from_random_state(getattr(self, "random_state", 0)) % (2**32)
         return StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
 
     def _fit_platt(self, X, y, sample_weight, classes, **overrides):
