@@ -28,6 +28,7 @@ import math
 import time
 
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 from sklearn.svm import SVC
@@ -37,7 +38,14 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from . import _core
 from ._base import (N_JOBS_CONSTRAINT, BaseClassifier, EngineResult, Progress, binary_targets, engine_result,
-                    fit_method, map_problems, predict_from_scores, result_attributes)
+                    fit_method, map_problems, predict_from_scores, result_attributes, warn_max_iter)
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
+
+    from ._base import MatrixLike
+
 
 __all__ = [
     "DEFAULT_WIDTHS",
@@ -62,12 +70,12 @@ _NON_NEGATIVE = Interval(Real, 0, None, closed="left")
 _AT_LEAST_ONE = Interval(Integral, 1, None, closed="left")
 
 
-def gaussian_bank_size(n_features, widths=DEFAULT_WIDTHS):
+def gaussian_bank_size(n_features: int, widths: Sequence[float] | np.ndarray = DEFAULT_WIDTHS) -> int:
     """Number of kernels in the Gaussian bank: len(widths) * (n_features + 1)."""
     return len(widths) * (int(n_features) + 1)
 
 
-def kernel_bank_bytes(n_a, n_b, n_kernels, dtype="float64"):
+def kernel_bank_bytes(n_a: int, n_b: int, n_kernels: int, dtype: str = "float64") -> int:
     """Bytes needed to store n_kernels kernel matrices of size n_a x n_b."""
     return int(n_a) * int(n_b) * int(n_kernels) * np.dtype(_DTYPES.get(dtype, dtype)).itemsize
 
@@ -90,7 +98,8 @@ def _widths_array(widths):
 
 @validate_params({"A": ["array-like"], "B": ["array-like", None], "widths": ["array-like"],
                   "dtype": [StrOptions(set(_DTYPES))], "max_memory_mb": [_POSITIVE]}, prefer_skip_nested_validation=True)
-def gaussian_bank(A, B=None, widths=DEFAULT_WIDTHS, *, dtype="float64", max_memory_mb=2048.0):
+def gaussian_bank(A: ArrayLike, B: ArrayLike | None = None, widths: ArrayLike = DEFAULT_WIDTHS, *,
+                  dtype: str = "float64", max_memory_mb: float = 2048.0) -> np.ndarray:
     """Gaussian kernel bank between the rows of A and B (B = A if None), shape (m, len(A), len(B)).
 
     Kernel ``g * len(widths) + w`` is ``exp(-||a_G - b_G||^2 / (2 widths[w]^2))`` with G all features
@@ -110,7 +119,8 @@ def gaussian_bank(A, B=None, widths=DEFAULT_WIDTHS, *, dtype="float64", max_memo
 
 @validate_params({"X": ["array-like"], "widths": ["array-like"], "tol": [_NON_NEGATIVE],
                   "max_rank": [_AT_LEAST_ONE, None], "max_memory_mb": [_POSITIVE]}, prefer_skip_nested_validation=True)
-def gaussian_bank_factored(X, widths=DEFAULT_WIDTHS, *, tol=1e-10, max_rank=None, max_memory_mb=2048.0):
+def gaussian_bank_factored(X: ArrayLike, widths: ArrayLike = DEFAULT_WIDTHS, *, tol: float = 1e-10,
+                           max_rank: int | None = None, max_memory_mb: float = 2048.0) -> Any:
     """The Gaussian bank of ``gaussian_bank(X)`` as a ``FactoredKernelBank``.
 
     Each kernel is stored as a pivoted-Cholesky factor L_j (n x r_j) with every entry of L_j L_j^T within
@@ -130,7 +140,7 @@ def gaussian_bank_factored(X, widths=DEFAULT_WIDTHS, *, tol=1e-10, max_rank=None
                                         int(max_memory_mb * 2**20))
 
 
-def group_lasso_squared_prox(norms, c):
+def group_lasso_squared_prox(norms: ArrayLike, c: float) -> tuple[np.ndarray, float]:
     """Lemma 3 / problem (13): scale factors s (f_j* = s_j fhat_j) and S = sum_j ||f_j*||.
 
     ``norms`` are ||fhat_j||, ``c = gamma * alpha`` (the paper's gamma lambda).
@@ -141,7 +151,7 @@ def group_lasso_squared_prox(norms, c):
     return s, S
 
 
-def default_rho(n, noise_level, tau=0.0):
+def default_rho(n: float, noise_level: float, tau: float = 0.0) -> float:
     """rho = (1 - q + tau + tau / sqrt(n)) n (section 3.3); n > 0 (a weighted fit passes the sum of its
     weights)."""
     if not n > 0:
@@ -149,7 +159,7 @@ def default_rho(n, noise_level, tau=0.0):
     return (1.0 - noise_level + tau + tau / math.sqrt(n)) * n
 
 
-def mkl_objective(K, y, coef, alpha):
+def mkl_objective(K: Any, y: ArrayLike, coef: np.ndarray, alpha: float) -> float:
     """Plain MKL objective (2): alpha/2 (sum_j ||f_j||)^2 + mean hinge, f_j = sum_i coef[j, i] k_j(x_i, .)
     (alpha is the paper's lambda)."""
     K = np.asarray(K, dtype=np.float64)
@@ -248,7 +258,7 @@ class _KernelMixin(BaseClassifier):
         return X
 
     @fit_method
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit on (X, y); more than two classes are handled one-vs-rest over one shared kernel bank (on
         ``n_jobs`` threads). ``sample_weight`` weights each sample's hinge term (see the class).
 
@@ -264,6 +274,7 @@ class _KernelMixin(BaseClassifier):
         fitted = {key: per_problem[0][key] if len(fits) == 1 else np.stack([np.asarray(a[key]) for a in per_problem])
                   for key in per_problem[0]}
         fitted.update(result_attributes([r for _, r in fits], self))
+        self._warn_budget(fitted["status_"])
         if self._precomputed():
             fitted["n_kernels_"] = X.shape[0]
         else:
@@ -272,6 +283,10 @@ class _KernelMixin(BaseClassifier):
             fitted["widths_"] = widths
         self._commit(classes_=classes, n_train_=targets.shape[1], **fitted)
         return self
+
+    def _warn_budget(self, status):
+        """The ``ConvergenceWarning`` of a fit that ended on its iteration budget before the gap fell below tol."""
+        warn_max_iter(self, status, self.tol)
 
     def _train_bank(self, X):
         """(the training bank, the Gaussian widths or None)."""
@@ -313,12 +328,12 @@ class _KernelMixin(BaseClassifier):
             out += np.asarray(k(X, self.X_fit_), dtype=np.float64) @ coef[j]
         return out
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """f(x) = sum_j f_j(x) (+ intercept_ for SimpleMKL); positive means classes_[1]."""
         check_is_fitted(self)
         return self._raw_decision(self._validate_predict(X)) + getattr(self, "intercept_", 0.0)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         scores = self.decision_function(X)  # first: NotFittedError before fit
         return predict_from_scores(self.classes_, scores)
 
@@ -370,7 +385,8 @@ class NoisyMKLClassifier(_KernelMixin):
     epsilon : float in (0, 1), used when tau is None.
     kernels : "gaussian_bank", "precomputed" or a list of callables k(A, B).
     widths : Gaussian widths of the bank (default 2^-3 ... 2^6).
-    max_iter, tol : stop at T = max_iter or when the duality gap < tol.
+    max_iter, tol : stop at T = max_iter or when the duality gap < tol (a ``ConvergenceWarning`` when max_iter
+        came first; tol=0 never stops early and never warns).
     method : "amp" (Algorithm 1) or "vi" (gradient descent-ascent, step gamma0 / sqrt(max_iter)).
     step_size : None (AMP: 1 / (sqrt(2) L) = sqrt(n / (2m)) for Gaussian kernels; VI: gamma0 / sqrt(T))
         or a positive number.
@@ -398,9 +414,13 @@ class NoisyMKLClassifier(_KernelMixin):
     n_iter_, status_, rho_, upper_, step_size_, duality_gap_.
     """
 
-    def __init__(self, noise_level=0.2, alpha=0.01, rho=None, tau=0.0, epsilon=0.1, kernels="gaussian_bank",
-                 widths=None, max_iter=1000, tol=1e-2, method="amp", step_size=None, gamma0=1.0,
-                 dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, n_jobs=None, verbose=0):
+    def __init__(self, noise_level: float = 0.2, alpha: float = 0.01, rho: float | None = None,
+                 tau: float | None = 0.0, epsilon: float = 0.1,
+                 kernels: str | Sequence[Callable[[np.ndarray, np.ndarray], ArrayLike]] = "gaussian_bank",
+                 widths: ArrayLike | None = None, max_iter: int = 1000, tol: float = 1e-2, method: str = "amp",
+                 step_size: float | None = None, gamma0: float = 1.0, dtype: str = "float64",
+                 low_rank_tol: float | None = 1e-10, max_memory_mb: float = 2048.0, n_jobs: int | None = None,
+                 verbose: int = 0) -> None:
         self.noise_level = noise_level
         self.alpha = alpha
         self.rho = rho
@@ -459,8 +479,11 @@ class MiPMKLClassifier(_KernelMixin):
     ``NoisyMKLClassifier``). Parameters as in ``NoisyMKLClassifier`` (``n_jobs``, ``verbose`` too).
     """
 
-    def __init__(self, noise_level=0.2, alpha=0.01, tau=0.0, kernels="gaussian_bank", widths=None, max_iter=1000,
-                 tol=1e-2, n_alternations=10, dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, n_jobs=None, verbose=0):
+    def __init__(self, noise_level: float = 0.2, alpha: float = 0.01, tau: float | None = 0.0,
+                 kernels: str | Sequence[Callable[[np.ndarray, np.ndarray], ArrayLike]] = "gaussian_bank",
+                 widths: ArrayLike | None = None, max_iter: int = 1000, tol: float = 1e-2, n_alternations: int = 10,
+                 dtype: str = "float64", low_rank_tol: float | None = 1e-10, max_memory_mb: float = 2048.0,
+                 n_jobs: int | None = None, verbose: int = 0) -> None:
         self.noise_level = noise_level
         self.alpha = alpha
         self.tau = tau
@@ -481,6 +504,10 @@ class MiPMKLClassifier(_KernelMixin):
         "tau": [_NON_NEGATIVE],
         "n_alternations": [_AT_LEAST_ONE],
     }
+
+    def _warn_budget(self, status):
+        """The ``ConvergenceWarning`` of a fit whose alternations ended before p repeated."""
+        warn_max_iter(self, status, self.tol, budget="n_alternations")
 
     def _fit_binary(self, K, ypm, sample_weight):
         n = ypm.shape[0]
@@ -540,8 +567,11 @@ class SimpleMKLClassifier(_KernelMixin):
     C = 1 / (alpha sum(w)).
     """
 
-    def __init__(self, alpha=0.01, kernels="gaussian_bank", widths=None, max_iter=100, tol=1e-2, svm_tol=1e-3,
-                 line_search_steps=6, dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, n_jobs=None, verbose=0):
+    def __init__(self, alpha: float = 0.01,
+                 kernels: str | Sequence[Callable[[np.ndarray, np.ndarray], ArrayLike]] = "gaussian_bank",
+                 widths: ArrayLike | None = None, max_iter: int = 100, tol: float = 1e-2, svm_tol: float = 1e-3,
+                 line_search_steps: int = 6, dtype: str = "float64", low_rank_tol: float | None = 1e-10,
+                 max_memory_mb: float = 2048.0, n_jobs: int | None = None, verbose: int = 0) -> None:
         self.alpha = alpha
         self.kernels = kernels
         self.widths = widths
