@@ -38,13 +38,14 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from . import _core
 from ._base import (N_JOBS_CONSTRAINT, BaseClassifier, EngineResult, Progress, binary_targets, engine_result,
-                    fit_method, map_problems, predict_from_scores, result_attributes, warn_max_iter)
+                    fit_method, map_problems, predict_from_scores, result_attributes, validation_split,
+                    warn_max_iter, STOPPING_CONSTRAINTS, EarlyStopping, accuracy)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from typing_extensions import Self
 
-    from ._base import MatrixLike
+    from ._base import MatrixLike, RandomStateLike
 
 
 __all__ = [
@@ -209,6 +210,8 @@ _KERNEL_CONSTRAINTS = {
     "max_memory_mb": [_POSITIVE],
     "n_jobs": N_JOBS_CONSTRAINT,
     "verbose": ["verbose"],
+    "random_state": ["random_state"],
+    **{name: STOPPING_CONSTRAINTS[name] for name in ("early_stopping", "validation_fraction", "n_iter_no_change")},
 }
 
 
@@ -267,9 +270,15 @@ class _KernelMixin(BaseClassifier):
         has one row per class (NaN-padded where a problem stopped earlier)."""
         X, y, sample_weight = self._validate_training(X, y, sample_weight)
         classes = self._classes(y)
+        X, y, sample_weight, validation = self._held_out(X, y, sample_weight)
         targets = binary_targets(y, classes)
         K, widths = self._train_bank(X)
-        fits = map_problems(lambda k: self._fit_binary(K, targets[k], sample_weight), len(targets), self.n_jobs)
+        stoppers = [None] * len(targets)
+        if validation is not None:
+            K_val, y_val, sw_val = self._validation_bank(X, widths, *validation)
+            stoppers = [self._stopper(K_val, yk, sw_val) for yk in binary_targets(y_val, classes)]
+        fits = map_problems(lambda k: self._fit_binary(K, targets[k], sample_weight, stoppers[k]), len(targets),
+                            self.n_jobs)
         per_problem = [a for a, _ in fits]
         fitted = {key: per_problem[0][key] if len(fits) == 1 else np.stack([np.asarray(a[key]) for a in per_problem])
                   for key in per_problem[0]}
@@ -287,6 +296,34 @@ class _KernelMixin(BaseClassifier):
     def _warn_budget(self, status):
         """The ``ConvergenceWarning`` of a fit that ended on its iteration budget before the gap fell below tol."""
         warn_max_iter(self, status, self.tol)
+
+    def _held_out(self, X, y, sample_weight):
+        """(X, y, sample_weight) of the training rows and (X rows or precomputed kernel rows against the training
+        rows, y, sample_weight) held out by ``early_stopping`` (None without it): ``validation_split``."""
+        if not self.early_stopping:
+            return X, y, sample_weight, None
+        train, val = validation_split(y, self.validation_fraction, self.random_state)
+        sw = (None, None) if sample_weight is None else (sample_weight[train], sample_weight[val])
+        if self._precomputed():
+            return X[:, train][:, :, train], y[train], sw[0], (X[:, val][:, :, train], y[val], sw[1])
+        return X[train], y[train], sw[0], (X[val], y[val], sw[1])
+
+    def _validation_bank(self, X, widths, X_val, y_val, sw_val):
+        """(the held-out rows' kernels against the training rows (m, n_val, n), y_val, sw_val), computed once."""
+        if self._precomputed():
+            return np.asarray(X_val, dtype=np.float64), y_val, sw_val
+        if widths is not None:
+            return gaussian_bank(X_val, X, widths, max_memory_mb=self.max_memory_mb), y_val, sw_val
+        _check_memory(X_val.shape[0], X.shape[0], len(self.kernels), "float64", self.max_memory_mb)
+        return np.stack([np.asarray(k(X_val, X), dtype=np.float64) for k in self.kernels]), y_val, sw_val
+
+    def _stopper(self, K_val, y_val, sw_val):
+        """The ``EarlyStopping`` of one +-1 problem: the weighted accuracy on the held-out rows of the model
+        (coef (m, n_train), intercept); further arrays (the solver's dual variables) do not enter."""
+        def score(coef, *_, intercept=0.0):
+            return accuracy(np.einsum("jti,ji->t", K_val, coef) + intercept, y_val, sw_val)
+
+        return EarlyStopping(self.tol, self.n_iter_no_change, score)
 
     def _train_bank(self, X):
         """(the training bank, the Gaussian widths or None)."""
@@ -345,20 +382,30 @@ class _KernelMixin(BaseClassifier):
         return norms / tot if tot > 0 else np.full(len(norms), 1.0 / len(norms)), norms
 
 
-def _solve(K, y, *, alpha, upper, rho, step_size, gamma0, max_iter, tol, method, verbose=0, sample_weight=None):
-    """Run the engine on a bank (_DenseBank or FactoredKernelBank); returns (coef, dual, _core.MklResult).
+def _solve(K, y, *, alpha, upper, rho, step_size, gamma0, max_iter, tol, method, verbose=0, sample_weight=None,
+           stopper=None):
+    """Run the engine on a bank (_DenseBank or FactoredKernelBank); returns (coef, dual, EngineResult, gap).
+    ``stopper``: an ``EarlyStopping`` scoring (coef, dual) after every iteration, in the same run (the engine
+    writes its averages into them before each progress call); the engine's gap rule is then off.
 
     The engine checks every option (ValueError)."""
     m, n = K.m, K.n
     opt = _core.MklOptions()
     opt.alpha, opt.upper, opt.rho, opt.gamma, opt.gamma0 = alpha, upper, rho, step_size, gamma0
-    opt.max_iter, opt.tol, opt.method = max_iter, tol, _METHODS[method]
+    opt.max_iter, opt.tol, opt.method = max_iter, 0.0 if stopper is not None else tol, _METHODS[method]
     coef = np.zeros((m, n))
     dual = np.zeros(n)
     with Progress(verbose, max_iter, f"mkl {method}", unit="iter") as bar:
+        callback = bar.callback() if stopper is None else stopper.watch((coef, dual), bar.callback())
         res = _core.mkl_solve(_engine_bank(K), np.ascontiguousarray(y, dtype=np.float64), opt, coef, dual,
-                              bar.callback(), sample_weight)
-    return coef, dual, res
+                              callback, sample_weight)
+    result = engine_result(res) if stopper is None else stopper.finish((coef, dual), engine_result(res))
+    return coef, dual, result, res.gap
+
+
+def _intercept(clf):
+    """The intercept of a fitted binary SVC in the +-1 convention (classes_[1] == 1 is the positive side)."""
+    return float(clf.intercept_[0]) * (1.0 if clf.classes_[1] == 1.0 else -1.0)
 
 
 def _total_weight(y, sample_weight):
@@ -399,6 +446,12 @@ class NoisyMKLClassifier(_KernelMixin):
     max_memory_mb : refuse to build a kernel bank larger than this.
     n_jobs : threads for one-vs-rest (joblib's meaning: None is 1, -1 all cores).
     verbose : > 0 shows a progress bar over the solver's iterations.
+    early_stopping, validation_fraction, n_iter_no_change, random_state : scikit-learn's SGDClassifier rule:
+        hold out a stratified ``validation_fraction`` of the rows (seeded by ``random_state``; with
+        kernels="precomputed" the rows and columns of the bank), score the averaged model on them after every
+        iteration in the same run, stop when the accuracy has not improved by ``tol`` for
+        ``n_iter_no_change`` iterations (the gap rule is then off) and keep the best iteration's model.
+        MiPMKL applies it to alternations, SimpleMKL to outer iterations.
 
     ``sample_weight`` in ``fit`` weights each sample's hinge term as in problem (11) on the data with
     sample i repeated w_i times: sample i's dual variable lives in [0, (1 + tau) w_i] (the repeated
@@ -420,7 +473,8 @@ class NoisyMKLClassifier(_KernelMixin):
                  widths: ArrayLike | None = None, max_iter: int = 1000, tol: float = 1e-2, method: str = "amp",
                  step_size: float | None = None, gamma0: float = 1.0, dtype: str = "float64",
                  low_rank_tol: float | None = 1e-10, max_memory_mb: float = 2048.0, n_jobs: int | None = None,
-                 verbose: int = 0) -> None:
+                 verbose: int = 0, early_stopping: bool = False, validation_fraction: float = 0.1,
+                 n_iter_no_change: int = 5, random_state: RandomStateLike = None) -> None:
         self.noise_level = noise_level
         self.alpha = alpha
         self.rho = rho
@@ -438,6 +492,10 @@ class NoisyMKLClassifier(_KernelMixin):
         self.max_memory_mb = max_memory_mb
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
 
     _parameter_constraints = {
         **_KERNEL_CONSTRAINTS,
@@ -450,20 +508,20 @@ class NoisyMKLClassifier(_KernelMixin):
         "gamma0": [_POSITIVE],
     }
 
-    def _fit_binary(self, K, ypm, sample_weight):
+    def _fit_binary(self, K, ypm, sample_weight, stopper=None):
         # tau None: Proposition 1's sqrt(ln(1/epsilon) / 2)
         tau = math.sqrt(0.5 * math.log(1.0 / self.epsilon)) if self.tau is None else float(self.tau)
         upper = 1.0 + tau
         rho = float(self.rho) if self.rho is not None else default_rho(_total_weight(ypm, sample_weight),
                                                                          float(self.noise_level), tau)
-        coef, dual, res = _solve(
+        coef, dual, res, gap = _solve(
             K, ypm, alpha=self.alpha, upper=upper, rho=rho,
             step_size=0.0 if self.step_size is None else self.step_size, gamma0=self.gamma0,
             max_iter=self.max_iter, tol=self.tol, method=self.method, verbose=self.verbose,
-            sample_weight=sample_weight)  # step_size 0: the engine chooses
+            sample_weight=sample_weight, stopper=stopper)  # step_size 0: the engine chooses
         w, norms = self._kernel_weights_from_coef(K, coef)
-        return ({"coef_": coef, "dual_coef_": dual, "step_size_": res.step, "duality_gap_": res.gap,
-                 "kernel_weights_": w, "kernel_norms_": norms, "upper_": upper, "rho_": rho}, engine_result(res))
+        return ({"coef_": coef, "dual_coef_": dual, "step_size_": res.step, "duality_gap_": gap,
+                 "kernel_weights_": w, "kernel_norms_": norms, "upper_": upper, "rho_": rho}, res)
 
 
 class MiPMKLClassifier(_KernelMixin):
@@ -483,7 +541,9 @@ class MiPMKLClassifier(_KernelMixin):
                  kernels: str | Sequence[Callable[[np.ndarray, np.ndarray], ArrayLike]] = "gaussian_bank",
                  widths: ArrayLike | None = None, max_iter: int = 1000, tol: float = 1e-2, n_alternations: int = 10,
                  dtype: str = "float64", low_rank_tol: float | None = 1e-10, max_memory_mb: float = 2048.0,
-                 n_jobs: int | None = None, verbose: int = 0) -> None:
+                 n_jobs: int | None = None, verbose: int = 0, early_stopping: bool = False,
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 5,
+                 random_state: RandomStateLike = None) -> None:
         self.noise_level = noise_level
         self.alpha = alpha
         self.tau = tau
@@ -497,6 +557,10 @@ class MiPMKLClassifier(_KernelMixin):
         self.max_memory_mb = max_memory_mb
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
 
     _parameter_constraints = {
         **_KERNEL_CONSTRAINTS,
@@ -509,7 +573,7 @@ class MiPMKLClassifier(_KernelMixin):
         """The ``ConvergenceWarning`` of a fit whose alternations ended before p repeated."""
         warn_max_iter(self, status, self.tol, budget="n_alternations")
 
-    def _fit_binary(self, K, ypm, sample_weight):
+    def _fit_binary(self, K, ypm, sample_weight, stopper=None):
         n = ypm.shape[0]
         w = np.ones(n) if sample_weight is None else sample_weight
         total = _total_weight(ypm, sample_weight)
@@ -524,7 +588,7 @@ class MiPMKLClassifier(_KernelMixin):
             idx = np.flatnonzero(keep)
             Ks = K.subset(idx)
             kept_weight = float(w[idx].sum())
-            c_s, _, res = _solve(Ks, ypm[idx], alpha=self.alpha * total / kept_weight, upper=1.0, rho=kept_weight,
+            c_s, _, _, _ = _solve(Ks, ypm[idx], alpha=self.alpha * total / kept_weight, upper=1.0, rho=kept_weight,
                                  step_size=0.0, gamma0=1.0, max_iter=self.max_iter, tol=self.tol, method="amp",
                                  verbose=self.verbose, sample_weight=None if sample_weight is None else w[idx])
             coef = np.zeros((K.m, n))
@@ -545,8 +609,13 @@ class MiPMKLClassifier(_KernelMixin):
             if new_keep.sum() == 0 or key in seen or np.array_equal(new_keep, keep):
                 status = "converged"
                 break
+            if stopper is not None and stopper.update(stopper.score(coef), lambda: (coef, keep)):
+                status = "converged"
+                break
             seen.add(key)
             keep = new_keep
+        if stopper is not None and stopper.best_model is not None:
+            coef, keep = stopper.best_model
         kw, norms = self._kernel_weights_from_coef(K, coef)
         return ({"coef_": coef, "p_": keep.astype(float), "kernel_weights_": kw, "kernel_norms_": norms},
                 EngineResult(status, float(len(hist["objective"])), 0.0, hist))
@@ -571,7 +640,9 @@ class SimpleMKLClassifier(_KernelMixin):
                  kernels: str | Sequence[Callable[[np.ndarray, np.ndarray], ArrayLike]] = "gaussian_bank",
                  widths: ArrayLike | None = None, max_iter: int = 100, tol: float = 1e-2, svm_tol: float = 1e-3,
                  line_search_steps: int = 6, dtype: str = "float64", low_rank_tol: float | None = 1e-10,
-                 max_memory_mb: float = 2048.0, n_jobs: int | None = None, verbose: int = 0) -> None:
+                 max_memory_mb: float = 2048.0, n_jobs: int | None = None, verbose: int = 0,
+                 early_stopping: bool = False, validation_fraction: float = 0.1, n_iter_no_change: int = 5,
+                 random_state: RandomStateLike = None) -> None:
         self.alpha = alpha
         self.kernels = kernels
         self.widths = widths
@@ -584,6 +655,10 @@ class SimpleMKLClassifier(_KernelMixin):
         self.max_memory_mb = max_memory_mb
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
 
     _parameter_constraints = {
         **_KERNEL_CONSTRAINTS,
@@ -591,7 +666,7 @@ class SimpleMKLClassifier(_KernelMixin):
         "line_search_steps": [_AT_LEAST_ONE],
     }
 
-    def _fit_binary(self, K, ypm, sample_weight):
+    def _fit_binary(self, K, ypm, sample_weight, stopper=None):
         n = ypm.shape[0]
         m = K.m
         C = 1.0 / (self.alpha * _total_weight(ypm, sample_weight))
@@ -640,7 +715,11 @@ class SimpleMKLClassifier(_KernelMixin):
             hist["gap"].append(gap)
             hist["objective"].append(self.alpha * J)
             hist["seconds"].append(time.perf_counter() - t0)
-            if gap < self.tol:
+            if stopper is None and gap < self.tol:
+                status = "converged"
+                break
+            if stopper is not None and stopper.update(stopper.score(d[:, None] * ay[None, :], intercept=_intercept(clf)),
+                                                      lambda: (d, s, ay, clf)):
                 status = "converged"
                 break
             D, mu = direction(d, s)
@@ -693,9 +772,10 @@ class SimpleMKLClassifier(_KernelMixin):
                     moved = True
             if not moved:  # no decrease to the SVM solver's accuracy
                 break
+        if stopper is not None and stopper.best_model is not None:
+            d, s, ay, clf = stopper.best_model
         d[d < 1e-12 * d.max()] = 0.0
         d = d / d.sum()
-        return ({"kernel_weights_": d, "coef_": d[:, None] * ay[None, :],
-                 "intercept_": float(clf.intercept_[0]) * (1.0 if clf.classes_[1] == 1.0 else -1.0),
+        return ({"kernel_weights_": d, "coef_": d[:, None] * ay[None, :], "intercept_": _intercept(clf),
                  "duality_gap_": float(hist["gap"][-1]) if hist["gap"] else float("nan")},
                 EngineResult(status, float(len(hist["gap"])), 0.0, hist))

@@ -269,3 +269,33 @@ def test_fol_early_stopping_majority_votes_the_iterates_reached():
         rc.FocusedOnlineClassifier(max_iter=2, tol=1e-4, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="built-in learners"):
         rc.FocusedOnlineClassifier(learner=rc.fol.NumpyPerceptron(X.shape[1]), tol=1e-4).fit(X, y)
+
+
+@pytest.mark.parametrize("name", ["NoisyMKLClassifier", "MiPMKLClassifier", "SimpleMKLClassifier"])
+def test_mkl_early_stopping(name):
+    """The MKL classifiers hold out a stratified split, score the model on it after every iteration
+    (alternation, outer iteration) and keep the best; same seed, same bits; a precomputed bank gives the
+    same model as the Gaussian bank it holds."""
+    from robustcore import mkl
+
+    X, y = _problem(n=120, d=3, noise=1.0)
+    kw = dict(widths=[0.5, 2.0], tol=1e-3, early_stopping=True, n_iter_no_change=2, validation_fraction=0.25,
+              random_state=0, low_rank_tol=None, max_iter=300 if name == "NoisyMKLClassifier" else 20)
+    est = _fit_quietly(getattr(mkl, name)(**kw), X, y)
+    again = _fit_quietly(getattr(mkl, name)(**kw), X, y)
+    np.testing.assert_array_equal(est.coef_, again.coef_)
+    train, val = _split(y, 0.25)
+    assert est.coef_.shape[-1] == len(train)
+    K = mkl.gaussian_bank(X, None, [0.5, 2.0])
+    pre = _fit_quietly(getattr(mkl, name)(kernels="precomputed", **{k: v for k, v in kw.items() if k != "widths"}),
+                       K, y)
+    np.testing.assert_allclose(pre.coef_, est.coef_, rtol=1e-9, atol=1e-12)
+    assert pre.score(K[:, val][:, :, train], y[val]) == est.score(X[val], y[val])
+    if name == "NoisyMKLClassifier":  # the rule, replayed: every iteration's averaged model on the held-out rows
+        assert est.status_ == "converged" and est.n_iter_ < 300
+        scores = []
+        for t in range(1, est.n_iter_ + 1):
+            c = mkl.NoisyMKLClassifier(**{**kw, "early_stopping": False, "tol": 0.0, "max_iter": t})
+            scores.append(c.fit(X[train], y[train]).score(X[val], y[val]))
+        ran, best = _replay(np.array(scores), 1e-3, 2)
+        assert ran == est.n_iter_ and est.score(X[val], y[val]) == scores[best]
