@@ -155,11 +155,13 @@ def weighted_alpha(alpha, sample_weight, n):
     return float(alpha) * total / n
 
 
-def warn_max_iter(estimator, status, tol, budget="max_iter"):
-    """A ``ConvergenceWarning`` when a solve with a stopping tolerance ``tol`` > 0 ended on its budget."""
+def warn_max_iter(estimator, status, tol, budget="max_iter", goal=None):
+    """A ``ConvergenceWarning`` when a solve with a stopping tolerance ``tol`` > 0 ended on its budget (``goal``:
+    what it did not reach, when that is not tol)."""
     if status == "max_iter" and tol is not None and tol > 0:
+        goal, remedy = (f"tol={tol:g}", f"{budget} or tol") if goal is None else (goal, budget)
         warnings.warn(f"{type(estimator).__name__} stopped on {budget}={getattr(estimator, budget)} before reaching "
-                      f"tol={tol:g}; increase {budget} or tol", ConvergenceWarning, stacklevel=3)
+                      f"{goal}; increase {remedy}", ConvergenceWarning, stacklevel=3)
 
 
 _Rows = tuple[Any, Any, Any]  # (X, y, sample_weight)

@@ -570,8 +570,10 @@ class MiPMKLClassifier(_KernelMixin):
     }
 
     def _warn_budget(self, status):
-        """The ``ConvergenceWarning`` of a fit whose alternations ended before p repeated."""
-        warn_max_iter(self, status, self.tol, budget="n_alternations")
+        """The ``ConvergenceWarning`` of a fit whose alternations ended before p repeated (or, with early_stopping,
+        before the rule stopped them)."""
+        warn_max_iter(self, status, self.tol, budget="n_alternations",
+                      goal="the rule" if self.early_stopping else "a repeated kept set p")
 
     def _fit_binary(self, K, ypm, sample_weight, stopper=None):
         n = ypm.shape[0]

@@ -299,3 +299,11 @@ def test_mkl_early_stopping(name):
             scores.append(c.fit(X[train], y[train]).score(X[val], y[val]))
         ran, best = _replay(np.array(scores), 1e-3, 2)
         assert ran == est.n_iter_ and est.score(X[val], y[val]) == scores[best]
+
+
+def test_mip_mkl_budget_warns_on_alternations():
+    from robustcore.mkl import MiPMKLClassifier
+
+    X, y = _problem(n=60, d=3, noise=1.0)
+    with pytest.warns(ConvergenceWarning, match="n_alternations=1 before reaching a repeated kept set p"):
+        assert MiPMKLClassifier(n_alternations=1, max_iter=50, widths=[1.0]).fit(X, y).status_ == "max_iter"
