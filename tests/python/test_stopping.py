@@ -223,7 +223,7 @@ def test_multilabel_early_stopping_passes_through():
 
 
 def test_mkl_budget_warns():
-    from robustcore.mkl import MiPMKLClassifier, NoisyMKLClassifier, SimpleMKLClassifier
+    from robustcore.mkl import NoisyMKLClassifier, SimpleMKLClassifier
 
     X, y = _problem(n=60, d=3)
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
