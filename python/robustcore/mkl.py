@@ -37,9 +37,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from . import _core
-from ._base import (N_JOBS_CONSTRAINT, BaseClassifier, EngineResult, Progress, binary_targets, engine_result,
-                    fit_method, map_problems, predict_from_scores, result_attributes, validation_split,
-                    warn_max_iter, STOPPING_CONSTRAINTS, EarlyStopping, accuracy)
+from ._base import (N_JOBS_CONSTRAINT, STOPPING_CONSTRAINTS, BaseClassifier, EarlyStopping, EngineResult, Progress,
+                    accuracy, binary_targets, engine_result, fit_method, map_problems, predict_from_scores,
+                    result_attributes, validation_split, warn_max_iter)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
