@@ -246,9 +246,11 @@ class EarlyStopping:
         if self.best_model is not None and result.status != "diverged":
             for a, best in zip(arrays, self.best_model):
                 a[...] = best
-        if self.stopped and result.status == "interrupted":
-            return result._replace(status="converged")
-        return result
+        return result._replace(status=self.status(result.status))
+
+    def status(self, status):
+        """The status of a solve: 'converged' when the rule stopped it (the engine saw an interruption)."""
+        return "converged" if self.stopped and status == "interrupted" else status
 
 
 def binary_targets(y, classes):

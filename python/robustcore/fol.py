@@ -201,14 +201,17 @@ def focused_online_learning(learner: Any, X: np.ndarray | sp.spmatrix, y: ArrayL
                        int(seed), eval_set, callback)
 
 
-def _python_fol(learner, X, y, n_steps, spe, batch_size, eta, gamma, k, seed, eval_set, callback, prior=None):
+def _python_fol(learner, X, y, n_steps, spe, batch_size, eta, gamma, k, seed, eval_set, callback, prior=None,
+                snaps=None):
     """The loop of :func:`focused_online_learning`, arguments already checked; eta = 0 is 1/(2m); prior:
-    the sampler's initial leaf weights (None: all ones). ``callback(t)`` after each epoch; False stops."""
+    the sampler's initial leaf weights (None: all ones). ``callback(t)`` after each epoch; False stops.
+    ``snaps``: the caller's list receiving the kept iterates (as the engine's arrays, it holds the iterates
+    kept so far when the callback runs)."""
     m = X.shape[0]
     eta = eta if eta > 0 else 1.0 / (2.0 * m)
     tree = _core.SumTree(m, seed=seed) if prior is None else _core.SumTree(prior, seed=seed)
     times = _core.fol_snapshot_times(n_steps, k, seed)
-    snaps, nxt = [], 0
+    snaps, nxt = [] if snaps is None else snaps, 0
     idx = np.empty(batch_size, dtype=np.int64)
     p = np.empty(batch_size)
     hist = {"max_loss": [], "train_error": [], "test_error": []}
@@ -355,12 +358,13 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
     verbose : int
         > 0 shows a progress bar over the FOL steps of all problems.
     tol, early_stopping, validation_fraction, n_iter_no_change : scikit-learn's SGDClassifier rule over
-        epochs, checked after each epoch in the same run (built-in learners only). With ``tol`` (None: off)
+        epochs, checked after each epoch in the same run. With ``tol`` (None: off)
         the fit stops when the score of the model an epoch would output (its iterates kept so far, or the
         last one) has not improved by ``tol`` for ``n_iter_no_change`` epochs: minus its training error,
         or with ``early_stopping`` its accuracy on a stratified held-out ``validation_fraction`` of the rows
         (seeded by ``random_state``; ``q_`` and ``xi_`` then cover the training rows only), keeping the best
-        epoch's model. Iterates whose time was not reached are NaN rows of ``snapshots_`` and do not vote.
+        epoch's model. Iterates whose time was not reached are NaN rows of ``snapshots_`` (protocol learners:
+        absent from ``learners_``) and do not vote.
         A ``ConvergenceWarning`` says when ``max_iter`` ended the fit first.
 
     Attributes
@@ -479,8 +483,6 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         y_test)`` adds the per-epoch test error to ``history_``."""
         if self._python_learner() and self.slack_budget is not None:
             raise ValueError("slack_budget is supported for the built-in learners only")
-        if self._python_learner() and self.tol is not None:
-            raise ValueError("tol / early_stopping are supported for the built-in learners only")
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
         classes = self._classes(y)
         (X, y, sample_weight), validation = held_out(self, X, y, sample_weight)
@@ -502,12 +504,10 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         def one(j):
             params = self._fol_params(m, seed + 104729 * j)
             test = None if Xt is None else ((Mt if M is not None else Xt), Yt[j])
-            if M is None:
-                return fit_one(X, Y[j], prior, test, params, bar.callback())
             scored = (X, Y[j], None) if validation is None else (validation[0], binary_targets(validation[1], classes)[j],
                                                                  validation[2])
-            return fit_one(M, Y[j], prior, test, params, bar.callback(), self._stopper(params, m, scored,
-                                                                                       validation is not None))
+            return fit_one(M if M is not None else X, Y[j], prior, test, params, bar.callback(),
+                           self._stopper(params, m, scored, validation is not None))
 
         with Progress(self.verbose, n_steps * len(Y), "FOL", unit="step") as bar:
             fits = map_problems(one, len(Y), self.n_jobs)
@@ -522,6 +522,14 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
             fitted.update(self._linear_output(outputs, X.shape[1], kept, n_rows if self.subsample is None else m))
         self._commit(classes_=classes, n_steps_=n_steps, **fitted)
         return self
+
+    def _python_scores(self, snaps, last, X):
+        """Scores of the configured output of protocol learners: the kept iterates ``snaps`` (a vote or the mean
+        score), or the last learner."""
+        if self.output == "last" or not snaps:
+            return np.asarray(last.decision_function(X), dtype=float)
+        S = np.stack([np.asarray(learner.decision_function(X), dtype=float) for learner in snaps])
+        return np.where(S > 0, 1.0, -1.0).mean(axis=0) if self.output == "majority" else S.mean(axis=0)
 
     def _output_rows(self, coef, snaps, kept):
         """The rows [w, b] the estimator predicts with (the kept iterates, or the last one) and whether they vote."""
@@ -538,11 +546,15 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         times = _core.fol_snapshot_times(params.n_steps(m), params.k, params.seed)
         X, y, sw = scored
 
-        def score(coef, snaps, steps):
-            rows, vote = self._output_rows(coef, snaps, times <= steps[0])
+        def scores(*model):  # (coef, snaps, steps) of the engine, or (snaps, last learner) of a protocol learner
+            if self._python_learner():
+                return self._python_scores(*model, X)
+            rows, vote = self._output_rows(model[0], model[1], times <= model[2][0])
             S = self._linear_scores(X, rows)
-            right = accuracy(np.where(S > 0, 1.0, -1.0).mean(axis=1) if vote else S.mean(axis=1), y, sw)
-            return right if keep_best else right - 1.0
+            return np.where(S > 0, 1.0, -1.0).mean(axis=1) if vote else S.mean(axis=1)
+
+        def score(*model):
+            return accuracy(scores(*model), y, sw) - (0.0 if keep_best else 1.0)
 
         return EarlyStopping(self.tol, self.n_iter_no_change, score, keep_best=keep_best)
 
@@ -570,17 +582,29 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         return ({"snapshots": snaps, "last": coef, "q": weights / weights.sum(), "xi": xi,
                  "times": res.snapshot_times}, result)
 
-    def _fit_python(self, X, y, prior, test, params, progress):
-        """One binary problem with a Python protocol learner: (outputs, EngineResult)."""
+    def _fit_python(self, X, y, prior, test, params, progress, stopper=None):
+        """One binary problem with a Python protocol learner: (outputs, EngineResult). ``stopper``: the rule
+        after every epoch, on (the iterates kept so far, the learner); the best epoch's are kept."""
         m = X.shape[0]
         params.validate(m)  # the engine's checks, for the loop run here in Python
-        learner = copy.deepcopy(self.learner)
+        learner, snaps, callback = copy.deepcopy(self.learner), [], progress
+        if stopper is not None:
+            def callback(t):
+                if progress is not None and progress(t) is False:
+                    return False
+                best = (lambda: (list(snaps), copy.deepcopy(learner))) if stopper.keep_best else None
+                return not stopper.update(stopper.score(snaps, learner), best)
+
         r = _python_fol(learner, X, y, params.n_steps(m), params.epoch_steps(m), params.batch_size, params.eta,
-                        params.gamma, params.k, params.seed, test, progress, prior)
+                        params.gamma, params.k, params.seed, test, callback, prior, snaps)
+        status = r["status"]
+        if stopper is not None:
+            snaps, learner = stopper.best_model or (snaps, learner)
+            status = stopper.status(status)
         q = np.empty(m)
         r["tree"].leaves(q)
-        return ({"learners": r["snapshots"], "last_learner": learner, "q": q / q.sum(), "times": r["snapshot_times"]},
-                EngineResult(r["status"], float(r["n_iter"]), 0.0, r["history"]))
+        return ({"learners": snaps, "last_learner": learner, "q": q / q.sum(), "times": r["snapshot_times"]},
+                EngineResult(status, float(r["n_iter"]), 0.0, r["history"]))
 
     def _linear_output(self, outputs, d, kept, n_rows):
         """coef_, intercept_, snapshots_, last_ (and xi_) of the built-in learners."""
@@ -599,14 +623,8 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
     def _scores(self, X):
         """(n_problems, n) scores of the configured output."""
         if self._python_learner():
-            out = []
-            for snaps, last in zip(self.learners_, self.last_learners_):
-                if self.output == "last" or not snaps:
-                    out.append(np.asarray(last.decision_function(X), dtype=float))
-                    continue
-                S = np.stack([np.asarray(l.decision_function(X), dtype=float) for l in snaps])
-                out.append(np.where(S > 0, 1.0, -1.0).mean(axis=0) if self.output == "majority" else S.mean(axis=0))
-            return np.vstack(out)
+            return np.vstack([self._python_scores(snaps, last, X) for snaps, last in zip(self.learners_,
+                                                                                         self.last_learners_)])
         if self.output == "majority" and self.snapshots_.shape[1] > 0:
             out = []
             for W, last in zip(self.snapshots_, self.last_):

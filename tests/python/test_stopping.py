@@ -267,8 +267,13 @@ def test_fol_early_stopping_majority_votes_the_iterates_reached():
         np.testing.assert_array_equal(est.decision_function(X)[:, j], votes)
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
         rc.FocusedOnlineClassifier(max_iter=2, tol=1e-4, random_state=0).fit(X, y)
-    with pytest.raises(ValueError, match="built-in learners"):
-        rc.FocusedOnlineClassifier(learner=rc.fol.NumpyPerceptron(X.shape[1]), tol=1e-4).fit(X, y)
+    # a NumPy Perceptron driven from Python takes the C++ Perceptron's steps: the same stop, the same model
+    kw = dict(max_iter=40, tol=1e-4, early_stopping=True, n_iter_no_change=2, k=15, random_state=0)
+    builtin = _fit_quietly(rc.FocusedOnlineClassifier(learner="perceptron", **kw), X, y)
+    protocol = _fit_quietly(rc.FocusedOnlineClassifier(learner=rc.fol.NumpyPerceptron(X.shape[1]), **kw), X, y)
+    assert protocol.n_iter_ == builtin.n_iter_ and protocol.status_ == builtin.status_ == "converged"
+    assert [len(s) for s in protocol.learners_] == np.isfinite(builtin.snapshots_[:, :, 0]).sum(axis=1).tolist()
+    np.testing.assert_allclose(protocol.decision_function(X), builtin.decision_function(X), atol=1e-12)
 
 
 @pytest.mark.parametrize("name", ["NoisyMKLClassifier", "MiPMKLClassifier", "SimpleMKLClassifier"])
