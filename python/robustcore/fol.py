@@ -587,14 +587,15 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         after every epoch, on (the iterates kept so far, the learner); the best epoch's are kept."""
         m = X.shape[0]
         params.validate(m)  # the engine's checks, for the loop run here in Python
-        learner, snaps, callback = copy.deepcopy(self.learner), [], progress
-        if stopper is not None:
-            def callback(t):
-                if progress is not None and progress(t) is False:
-                    return False
-                best = (lambda: (list(snaps), copy.deepcopy(learner))) if stopper.keep_best else None
-                return not stopper.update(stopper.score(snaps, learner), best)
+        learner, snaps = copy.deepcopy(self.learner), []
 
+        def stopping(t):
+            if progress is not None and progress(t) is False:
+                return False
+            best = (lambda: (list(snaps), copy.deepcopy(learner))) if stopper.keep_best else None
+            return not stopper.update(stopper.score(snaps, learner), best)
+
+        callback = progress if stopper is None else stopping
         r = _python_fol(learner, X, y, params.n_steps(m), params.epoch_steps(m), params.batch_size, params.eta,
                         params.gamma, params.k, params.seed, test, callback, prior, snaps)
         status = r["status"]
