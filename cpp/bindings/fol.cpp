@@ -170,8 +170,10 @@ void bind_fol(py::module_& m) {
   m.def(
       "adaboost_fit",
       [](const Matrix& X, const F64& y, const AdaBoostParams& params, F64 hyps, const Matrix* X_test,
-         std::optional<F64> y_test, py::object progress, std::optional<F64> sample_weight) {
+         std::optional<F64> y_test, py::object progress, std::optional<F64> sample_weight,
+         std::optional<F64> alphas) {
         const double* yp = checked_const(y, X.rows(), "y");
+        double* ap = alphas ? checked(*alphas, params.max_iter, "alphas") : nullptr;
         const double* wp = sample_weight ? checked_const(*sample_weight, X.rows(), "sample_weight") : nullptr;
         const auto h = model_rows(hyps, X.cols(), "hyps");
         const double* ytp = test_labels(X_test, y_test);
@@ -180,7 +182,7 @@ void bind_fol(py::module_& m) {
         {
           py::gil_scoped_release nogil;
           res = visit_matrix_pair(X, X_test, [&](const auto& v, const auto* tv) {
-            return adaboost_fit(v, yp, params, h.second, h.first, tv, ytp, prog.fn(), wp);
+            return adaboost_fit(v, yp, params, h.second, h.first, tv, ytp, prog.fn(), wp, ap);
           });
         }
         prog.rethrow();
@@ -188,9 +190,10 @@ void bind_fol(py::module_& m) {
       },
       py::arg("X"), py::arg("y").noconvert(), py::arg("params"), py::arg("hyps").noconvert(),
       py::arg("X_test") = nullptr, py::arg("y_test").noconvert() = py::none(), py::arg("progress") = py::none(),
-      py::arg("sample_weight").noconvert() = py::none(),
+      py::arg("sample_weight").noconvert() = py::none(), py::arg("alphas").noconvert() = py::none(),
       "AdaBoost over one SGD/Perceptron epoch per round sampled from p (paper, experiment 2). hyps (max_iter, d+1); "
-      "sample_weight (n): the initial p, proportional to it (None: uniform).");
+      "sample_weight (n): the initial p, proportional to it (None: uniform); alphas (max_iter): alpha_t of the "
+      "kept rounds, written (like hyps) before each round's progress call.");
 }
 
 }  // namespace rcb

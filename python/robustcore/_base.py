@@ -15,6 +15,10 @@
   Platt scaling of the decision function fitted out of fold at fit time (``CalibratedClassifierCV(method=
   "sigmoid", ensemble=False)``'s semantics), for every classifier without a probability model of its own.
 * ``warn_max_iter``: the one ``ConvergenceWarning`` of a solve that ended on its budget before ``tol``.
+* ``EarlyStopping`` / ``validation_split``: scikit-learn's SGDClassifier stopping rule (``tol``,
+  ``n_iter_no_change``, the best model kept) and its stratified, seeded held-out split, for every iterative
+  estimator; ``EarlyStopping.engine_callback`` runs the rule inside one engine solve, through the per-pass
+  progress callback (the engines write the current model into the caller's arrays before each call).
 * ``map_problems``: independent problems (one-vs-rest classes, labels) on threads, ``n_jobs`` with
   joblib's meaning (None = 1, -1 = all cores); the engine releases the GIL during a solve.
 * ``Progress``: one tqdm bar over epochs / passes / iterations of all problems; ``verbose=1`` shows
@@ -29,14 +33,15 @@ from __future__ import annotations
 import functools
 from concurrent.futures import ThreadPoolExecutor
 import warnings
-from numbers import Integral
-from typing import NamedTuple
+from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
 import numpy as np
 from joblib import effective_n_jobs
 from sklearn import config_context, get_config
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
@@ -45,8 +50,25 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from ._validation import seed_from_random_state
 
+if TYPE_CHECKING:  # the types of the public API (annotations only: ``from __future__ import annotations``)
+    import numpy.typing as npt
+    import scipy.sparse as sp
+
+    #: X of a fit / predict: a dense array-like or a scipy.sparse matrix or array (CSR is used as is)
+    MatrixLike = Union[npt.ArrayLike, sp.spmatrix, sp.sparray]
+    #: random_state as in scikit-learn
+    RandomStateLike = Union[int, np.random.RandomState, np.random.Generator, None]
+
 #: ``n_jobs`` with joblib's meaning: None (1), a positive count, or -1, -2, ... (all cores, all but one, ...)
-N_JOBS_CONSTRAINT = [Interval(Integral, 1, None, closed="left"), Interval(Integral, None, -1, closed="right"), None]
+N_JOBS_CONSTRAINT: list = [Interval(Integral, 1, None, closed="left"), Interval(Integral, None, -1, closed="right"), None]
+
+#: scikit-learn's SGDClassifier stopping parameters, shared by every iterative estimator (``EarlyStopping``)
+STOPPING_CONSTRAINTS: dict = {
+    "tol": [Interval(Real, 0, None, closed="left"), None],
+    "early_stopping": ["boolean"],
+    "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+    "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+}
 
 #: ``probability``: fit Platt scaling out of fold at fit time (as SVC's ``probability``)
 PROBABILITY_CONSTRAINT = ["boolean"]
@@ -55,7 +77,7 @@ PROBABILITY_CONSTRAINT = ["boolean"]
 CV_FOLDS = 5
 
 #: ``class_weight`` as in scikit-learn: None (all 1), "balanced" (n / (n_classes * count(class))) or {class: weight}
-CLASS_WEIGHT_CONSTRAINT = [StrOptions({"balanced"}), dict, None]
+CLASS_WEIGHT_CONSTRAINT: list = [StrOptions({"balanced"}), dict, None]
 
 
 # ----------------------------------------------------------------------------- fit / partial_fit
@@ -79,7 +101,7 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
     """Base of the robustcore classifiers: float64 input, CSR or dense (``_accept_sparse``), validated once."""
 
     #: "csr": CSR or dense input (the linear engines); False: dense only (kernel methods)
-    _accept_sparse = "csr"
+    _accept_sparse: str | bool = "csr"
 
     def _commit(self, **fitted):
         """Set the fitted attributes together, once the whole fit has succeeded."""
@@ -115,8 +137,8 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ probability=True (Platt scaling)
     def _cv_splitter(self, y):
         """Stratified CV_FOLDS-fold splitter (fewer folds when the smallest class has fewer rows), shuffled
-        by the estimator's ``random_state`` (fixed folds for the estimators without one, e.g. the kernel
-        methods, whose fits are deterministic): the same seed gives the same folds."""
+        by the estimator's ``random_state`` (fixed folds for an estimator without one): the same seed gives
+        the same folds."""
         from sklearn.model_selection import StratifiedKFold
 
         folds = int(min(CV_FOLDS, np.unique(y, return_counts=True)[1].min()))
@@ -242,11 +264,102 @@ def weighted_alpha(alpha, sample_weight, n):
     return float(alpha) * total / n
 
 
-def warn_max_iter(estimator, status, tol, budget="max_iter"):
-    """A ``ConvergenceWarning`` when a solve with a stopping tolerance ``tol`` > 0 ended on its budget."""
+def warn_max_iter(estimator, status, tol, budget="max_iter", goal=None):
+    """A ``ConvergenceWarning`` when a solve with a stopping tolerance ``tol`` > 0 ended on its budget (``goal``:
+    what it did not reach, when that is not tol)."""
     if status == "max_iter" and tol is not None and tol > 0:
+        goal, remedy = (f"tol={tol:g}", f"{budget} or tol") if goal is None else (goal, budget)
         warnings.warn(f"{type(estimator).__name__} stopped on {budget}={getattr(estimator, budget)} before reaching "
-                      f"tol={tol:g}; increase {budget} or tol", ConvergenceWarning, stacklevel=3)
+                      f"{goal}; increase {remedy}", ConvergenceWarning, stacklevel=3)
+
+
+_Rows = tuple[Any, Any, Any]  # (X, y, sample_weight)
+
+
+def validation_split(y, validation_fraction, random_state):
+    """(train, validation) row indices: scikit-learn's stratified ``StratifiedShuffleSplit`` of
+    ``validation_fraction`` of the rows, seeded by ``random_state`` (an int gives the split scikit-learn's
+    SGDClassifier would make)."""
+    seed = random_state if isinstance(random_state, Integral) else seed_from_random_state(random_state) % (2**32)
+    split = StratifiedShuffleSplit(test_size=validation_fraction, random_state=seed)
+    return next(split.split(np.zeros(len(y)), y))
+
+
+def held_out(estimator, X, y, sample_weight) -> tuple[_Rows, _Rows | None]:
+    """(X, y, sample_weight) to train on and (X_val, y_val, sample_weight_val) of ``early_stopping`` (with
+    ``tol`` set; else None and all the rows): the stratified split of ``validation_split``."""
+    if estimator.tol is None or not estimator.early_stopping:
+        return (X, y, sample_weight), None
+    parts = []
+    for rows in validation_split(y, estimator.validation_fraction, estimator.random_state):
+        parts.append((X[rows], y[rows], None if sample_weight is None else sample_weight[rows]))
+    return parts[0], parts[1]
+
+
+def accuracy(scores, y_pm, sample_weight=None):
+    """The (weighted) share of +-1 labels ``y_pm`` a 1-d score gets right (a zero score predicts -1)."""
+    return float(np.average(np.where(np.asarray(scores).ravel() > 0, 1.0, -1.0) == y_pm, weights=sample_weight))
+
+
+class EarlyStopping:
+    """scikit-learn's SGDClassifier stopping rule, written once for every iterative estimator.
+
+    ``update(score)`` after each iteration (epoch, effective pass, outer iteration, round; higher scores are
+    better: the validation accuracy, or minus the training objective): the fit stops once the score has not
+    improved on the best so far by ``tol`` for ``n_iter_no_change`` consecutive iterations. ``update(score,
+    snapshot)`` keeps ``snapshot()`` (a copy of the current model) of the best iteration in ``best_model``
+    (the first best one on ties), for the estimator to put back.
+
+    Inside one engine solve: ``watch(arrays)`` is the engine's progress callback that scores
+    ``score(*arrays)`` -- the arrays the engine writes the current model into before each call (result.hpp)
+    -- and ``finish(arrays, result)`` puts the best model back into them (``keep_best``) and reports a solve
+    the rule stopped as 'converged'."""
+
+    def __init__(self, tol, n_iter_no_change, score=None, keep_best=True):
+        self.tol, self.n_iter_no_change = float(tol), int(n_iter_no_change)
+        self.score, self.keep_best = score, keep_best
+        self.best, self.best_model, self.stale, self.stopped = -np.inf, None, 0, False
+
+    def update(self, score, snapshot=None):
+        """Record one iteration's score; True when the fit must stop."""
+        self.stale = self.stale + 1 if score < self.best + self.tol else 0
+        if score > self.best:
+            self.best = score
+            if snapshot is not None:
+                self.best_model = snapshot()
+        self.stopped = self.stale >= self.n_iter_no_change
+        return self.stopped
+
+    def watch(self, arrays, progress=None, skip_first=False):
+        """The engine's progress callback running the rule on ``score(*arrays)``; False (stop) when the rule
+        is met or when ``progress`` (the progress bar's callback, called first) says so. ``skip_first``: the
+        first call is the initial point (the linear monitor's ``start()``), not an iteration."""
+        calls = [0]
+
+        def snapshot():
+            return [np.array(a, copy=True) for a in arrays]
+
+        def callback(done):
+            if progress is not None and progress(done) is False:
+                return False
+            calls[0] += 1
+            if skip_first and calls[0] == 1:
+                return True
+            return not self.update(self.score(*arrays), snapshot if self.keep_best else None)
+
+        return callback
+
+    def finish(self, arrays, result):
+        """The EngineResult of a watched solve: the best model put back into ``arrays`` (unless it diverged),
+        the status 'converged' when the rule stopped it."""
+        if self.best_model is not None and result.status != "diverged":
+            for a, best in zip(arrays, self.best_model):
+                a[...] = best
+        return result._replace(status=self.status(result.status))
+
+    def status(self, status):
+        """The status of a solve: 'converged' when the rule stopped it (the engine saw an interruption)."""
+        return "converged" if self.stopped and status == "interrupted" else status
 
 
 def binary_targets(y, classes):

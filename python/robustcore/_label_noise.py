@@ -39,6 +39,12 @@ by up to 0.2 on the imbalanced sets, and the anchor points by up to 0.13.
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ._base import MatrixLike, RandomStateLike
 
 import numpy as np
 
@@ -54,7 +60,8 @@ def _default_estimator():
     return make_pipeline(MaxAbsScaler(), LogisticRegression(C=1.0, max_iter=1000))
 
 
-def out_of_fold_proba(X, y, estimator=None, cv=5, random_state=None, n_jobs=None):
+def out_of_fold_proba(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: int | Any = 5,
+                      random_state: RandomStateLike = None, n_jobs: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Out-of-fold class probabilities and the class values.
 
     Returns ``(P, classes)``: ``P[i, k]`` is the probability of ``classes[k]`` for row i, predicted by a
@@ -121,7 +128,7 @@ def _check_P(P, labels):
     return P
 
 
-def confident_joint(labels, P):
+def confident_joint(labels: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The calibrated confident joint Q (K x K, sums to 1): Q[j, i] estimates P(noisy = j, true = i).
 
     ``labels`` are class indices 0..K-1, ``P`` the out-of-fold probabilities. Also returns, for each row,
@@ -184,8 +191,9 @@ def _transition_asymptotes(P, labels):
     return _binary_transition(rho_plus, rho_minus)
 
 
-def importance_weights(X, y, estimator=None, cv=5, random_state=None, *, noise_rates="auto", pred_proba=None,
-                       n_jobs=None):
+def importance_weights(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: int | Any = 5,
+                       random_state: RandomStateLike = None, *, noise_rates: str | ArrayLike = "auto",
+                       pred_proba: ArrayLike | None = None, n_jobs: int | None = None) -> np.ndarray:
     """Per-row weights that make a loss on noisy labels an unbiased estimate of the loss on clean labels
     (importance reweighting, Liu & Tao 2016): w_i = P(clean = y_i | x_i) / P(noisy = y_i | x_i).
 
@@ -342,8 +350,9 @@ def _bounded_sigmoid_mle(score, yb):
     return lo, 1.0 - hi, float(best.x[0]), float(best.x[1])
 
 
-def estimate_transition(X, y, estimator=None, cv=5, random_state=None, *, method="auto",
-                        pred_proba=None, n_jobs=None):
+def estimate_transition(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: int | Any = 5,
+                        random_state: RandomStateLike = None, *, method: str = "auto",
+                        pred_proba: ArrayLike | None = None, n_jobs: int | None = None) -> np.ndarray:
     """Estimate the label-noise transition matrix T[i, j] = P(noisy label j | true label i).
 
     Rows and columns follow ``np.unique(y)``. For binary labels the two flip rates are
@@ -370,8 +379,9 @@ def estimate_transition(X, y, estimator=None, cv=5, random_state=None, *, method
     return _transition_from_joint(Q)
 
 
-def find_label_issues(X, y, estimator=None, cv=5, random_state=None, *, pred_proba=None, n_jobs=None,
-                      method="auto", return_scores=False):
+def find_label_issues(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: int | Any = 5,
+                      random_state: RandomStateLike = None, *, pred_proba: ArrayLike | None = None,
+                      n_jobs: int | None = None, method: str = "auto", return_scores: bool = False) -> Any:
     """Training rows whose label is probably wrong, most likely first.
 
     Every row gets a score, its normalised margin ``P[i, y_i] - max_{k != y_i} P[i, k]`` from out-of-fold
@@ -390,13 +400,13 @@ def find_label_issues(X, y, estimator=None, cv=5, random_state=None, *, pred_pro
     scores = own - other
     T = estimate_transition(None, y, pred_proba=P, method=method)
     joint = clean_prior(T, labels)[:, None] * T  # joint[i, j] = P(true = i, noisy = j)
-    flagged = []
+    flagged_per_class = []
     for k in range(K):
         rows = np.flatnonzero(labels == k)
         n_wrong = int(round(n * (joint[:, k].sum() - joint[k, k])))
         n_wrong = min(n_wrong, rows.size)
         if n_wrong > 0:
-            flagged.append(rows[np.argsort(scores[rows], kind="stable")[:n_wrong]])
-    flagged = np.concatenate(flagged) if flagged else np.empty(0, dtype=np.intp)
+            flagged_per_class.append(rows[np.argsort(scores[rows], kind="stable")[:n_wrong]])
+    flagged = np.concatenate(flagged_per_class) if flagged_per_class else np.empty(0, dtype=np.intp)
     flagged = flagged[np.argsort(scores[flagged], kind="stable")]
     return (flagged, scores) if return_scores else flagged

@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import time
 from numbers import Integral
+from typing import TYPE_CHECKING, Any
 
 try:
     import dask
@@ -36,14 +37,22 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, column_or_1d
 
 from . import linear_model as _lm
-from ._base import Progress, binary_targets, fit_method
+from ._base import (STOPPING_CONSTRAINTS, EarlyStopping, Progress, binary_targets, fit_method, predict_from_scores,
+                    validation_split, warn_max_iter)
 from ._validation import seed_from_random_state, to_matrix
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from ._base import RandomStateLike
 
 __all__ = ["LinearClassifier"]
 
 _Local = _lm.LinearClassifier
+#: the early-stopping parameters: the driver applies them to rounds (the shards' solver keeps its defaults)
+_ROUND_PARAMS = ("early_stopping", "validation_fraction", "n_iter_no_change")
 #: robustcore.LinearClassifier's parameters: those of this estimator's that the shards' solver takes
-_LOCAL_PARAMS = tuple(_Local._get_param_names())
+_LOCAL_PARAMS = tuple(name for name in _Local._get_param_names() if name not in _ROUND_PARAMS)
 
 
 # ----------------------------------------------------------------------------- the shards (run on the workers)
@@ -81,6 +90,27 @@ def _fit_shard(shard, params, classes, kind, state, local_max_iter, seed):
     last = {key: float(np.nanmean(np.asarray(v, dtype=np.float64)[..., -1]))
             for key, v in fitted["history_"].items() if key != "passes" and np.size(v)}
     return new_state, X.shape[0], last
+
+
+def _split_shard(shard, validation_fraction, seed, part):
+    """Part 0 (training rows) or 1 (held-out rows) of a shard: ``validation_split`` of its rows, stratified
+    and seeded per shard (an empty shard stays empty)."""
+    X, y, sample_weight = shard
+    if len(y) == 0:
+        return shard
+    rows = validation_split(y, validation_fraction, seed)[part]
+    return X[rows], y[rows], None if sample_weight is None else sample_weight[rows]
+
+
+def _held_out_counts(shard, coef, intercept, classes):
+    """(weighted correct predictions, total weight) of the linear model (coef, intercept) on a shard."""
+    X, y, sample_weight = shard
+    if len(y) == 0:
+        return 0.0, 0.0
+    scores = np.asarray(X @ coef.T) + intercept
+    predicted = predict_from_scores(classes, scores.ravel() if scores.shape[1] == 1 else scores)
+    w = np.ones(len(y)) if sample_weight is None else sample_weight
+    return float(w @ (predicted == y)), float(w.sum())
 
 
 def _score_shard(predict, X, y, sample_weight):
@@ -168,6 +198,12 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         not travel): give them several local passes.
     random_state : None, int, RandomState or Generator
         Seeds every (round, partition) task: reproducible given random_state and the partitioning.
+    early_stopping, validation_fraction, n_iter_no_change : with ``tol`` not None, scikit-learn's
+        SGDClassifier rule over rounds: every partition holds out its own stratified, seeded
+        ``validation_fraction`` of rows (they never leave their worker), the mixed model is scored on them
+        after each round (the workers return weighted counts), the rounds stop when the accuracy has not
+        improved by ``tol`` for ``n_iter_no_change`` rounds, and the best round's model is kept. A
+        ``ConvergenceWarning`` says when ``max_iter`` rounds ran first.
     verbose : int
         > 0: a progress bar over rounds.
 
@@ -179,9 +215,11 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_, coef_, intercept_, n_features_in_, n_iter_ (rounds), status_ ("max_iter"),
+    classes_, coef_, intercept_, n_features_in_, n_iter_ (rounds), status_ ("max_iter", or "converged" when
+    early stopping ended the rounds),
     history_ (dict of per-round arrays: "seconds" (the round's wall time) and the row-weighted mean over
-    shards of their local fits' last "objective" and "train_error" when history=True, before mixing),
+    shards of their local fits' last "objective" and "train_error" when history=True, before mixing;
+    with early stopping "validation_score", the held-out accuracy of the mixed model),
     n_partitions_.
     """
 
@@ -189,32 +227,36 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         **_Local._parameter_constraints,
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "local_max_iter": [Interval(Integral, 1, None, closed="left")],
+        **STOPPING_CONSTRAINTS,
     }
 
     def __init__(
         self,
-        loss="hinge",
-        solver="sgd",
-        alpha=1e-4,
-        max_iter=15,
-        local_max_iter=1,
-        learning_rate=None,
-        eta0=None,
-        power_t=0.5,
-        average=None,
-        s=-1.0,
-        c=2.0,
-        sramp_params=None,
-        fit_intercept=True,
-        intercept_lr=1.0,
-        shuffle=True,
-        history=True,
-        random_state=None,
-        n_jobs=None,
-        verbose=0,
-        svrg_option="last",
-        tol=0.0,
-    ):
+        loss: str = "hinge",
+        solver: str = "sgd",
+        alpha: float = 1e-4,
+        max_iter: int = 15,
+        local_max_iter: int = 1,
+        learning_rate: str | None = None,
+        eta0: float | None = None,
+        power_t: float = 0.5,
+        average: bool | int | str | None = None,
+        s: float = -1.0,
+        c: float = 2.0,
+        sramp_params: str | tuple[float, float] | None = None,
+        fit_intercept: bool = True,
+        intercept_lr: float = 1.0,
+        shuffle: bool | str = True,
+        history: bool = True,
+        random_state: RandomStateLike = None,
+        n_jobs: int | None = None,
+        verbose: int = 0,
+        svrg_option: str = "last",
+        tol: float | None = 0.0,
+        early_stopping: bool = False,
+        validation_fraction: float = 0.1,
+        n_iter_no_change: int = 5,
+    ) -> None:
         self.loss = loss
         self.solver = solver
         self.alpha = alpha
@@ -236,6 +278,9 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
         self.svrg_option = svrg_option
         self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
 
     def _local_params(self):
         """The shards' solver parameters: this estimator's (a parameter of robustcore.LinearClassifier that this
@@ -246,7 +291,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         return params
 
     @fit_method
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Fit by ``max_iter`` rounds of ``local_max_iter`` local epochs and a row-weighted average."""
         params = self._local_params()
         local = _Local(**params, random_state=self.random_state)
@@ -261,10 +306,19 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         n_features = X.shape[1] if _is_dask(X) and len(X.shape) == 2 else None
         x_blocks, y_blocks, w_blocks = _blocks(X, y, sample_weight)
         shards = client.compute([dask.delayed(_load_shard, pure=True)(*b) for b in zip(x_blocks, y_blocks, w_blocks)])
+        held_out, loaded = [], shards
+        if self.early_stopping and self.tol is not None:  # each shard holds out its own stratified share
+            seeds = [int(np.random.SeedSequence([seed_from_random_state(self.random_state) % 2**63, p])
+                         .generate_state(1)[0]) for p in range(len(shards))]
+            held_out = client.map(_split_shard, shards, [self.validation_fraction] * len(shards), seeds,
+                                  [1] * len(shards), pure=False)
+            training = client.map(_split_shard, shards, [self.validation_fraction] * len(shards), seeds,
+                                  [0] * len(shards), pure=False)
+            shards = training
         try:
             described = client.gather(client.map(_describe_shard, shards, pure=False))
             rows = [r for r, _, _ in described]
-            widths = sorted({d for _, d, _ in described} | ({n_features} - {None}))
+            widths = sorted({d for _, d, _ in described} | (set() if n_features is None else {n_features}))
             if len(widths) != 1:
                 raise ValueError(f"the partitions of X have different numbers of features {widths}")
             labels = np.concatenate([u for n, _, u in described if n > 0])
@@ -274,17 +328,42 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             n_problems = 1 if len(classes) == 2 else len(classes)
             coef0, intercept0 = _lm._initial_model(None, None, n_problems, d)
             state = (coef0, intercept0) if kind == "vr" else _lm._SgdState.start(coef0, intercept0)
-            state, history = self._rounds(client, shards, rows, params, classes, kind, state)
+            stopper = None
+            if held_out:
+                stopper = EarlyStopping(self.tol, self.n_iter_no_change, self._held_out_score(client, held_out, local,
+                                                                                               kind, classes))
+            state, history, status = self._rounds(client, shards, rows, params, classes, kind, state, stopper)
         finally:
-            client.cancel(shards)
-        local._commit(classes_=classes, n_features_in_=d, **self._fitted_model(local, kind, state, history))
+            client.cancel(shards + held_out + (loaded if held_out else []))
+        warn_max_iter(self, status, self.tol if stopper is not None else None)
+        local._commit(classes_=classes, n_features_in_=d,
+                      **self._fitted_model(local, kind, state, history, status))
         if isinstance(X, dd.DataFrame) and all(isinstance(c, str) for c in X.columns):
             local.feature_names_in_ = np.asarray(X.columns, dtype=object)
         self._commit_from(local, n_partitions_=len(rows))
         return self
 
-    def _rounds(self, client, shards, rows, params, classes, kind, state):
-        """The ``max_iter`` rounds on the non-empty shards: (the mixed state, the per-round history rows)."""
+    @staticmethod
+    def _model(local, kind, state):
+        """(coef, intercept) the estimator predicts with, from a mixed state."""
+        return state if kind == "vr" else state.model(local._sgd_config(local.alpha).averaging)
+
+    def _held_out_score(self, client, held_out, local, kind, classes):
+        """score(state): the weighted accuracy of the mixed model on the shards' held-out rows (on the workers;
+        only the weights travel)."""
+        def score(state):
+            coef, intercept = self._model(local, kind, state)
+            counts = client.gather(client.map(_held_out_counts, held_out, coef=coef, intercept=intercept,
+                                              classes=classes, pure=False))
+            correct, total = np.sum(counts, axis=0)
+            return float(correct / total)
+
+        return score
+
+    def _rounds(self, client, shards, rows, params, classes, kind, state, stopper=None):
+        """The ``max_iter`` rounds on the non-empty shards, or until ``stopper`` (an ``EarlyStopping`` scoring
+        the mixed state) stops them: (the mixed state -- the best round's with early stopping --, the
+        per-round history rows, the status)."""
         base_seed = seed_from_random_state(self.random_state)
         active = [(p, shard, n) for p, (shard, n) in enumerate(zip(shards, rows)) if n > 0]
         rows = [n for _, _, n in active]
@@ -301,7 +380,13 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
                 history.append(self._round_history(results, rows, time.perf_counter() - t0))
                 if report is not None:
                     report(r + 1)
-        return state, history
+                if stopper is not None:
+                    history[-1]["validation_score"] = score = stopper.score(state)
+                    if stopper.update(score, lambda: copy.deepcopy(state)):
+                        return stopper.best_model, history, "converged"
+        if stopper is not None and stopper.best_model is not None:
+            state = stopper.best_model
+        return state, history, "max_iter"
 
     @staticmethod
     def _round_history(results, rows, seconds):
@@ -309,13 +394,13 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         weights = np.asarray(rows, dtype=np.float64) / np.sum(rows)
         return {"seconds": seconds, **{k: float(weights @ [last[k] for _, _, last in results]) for k in keys}}
 
-    def _fitted_model(self, local, kind, state, history):
+    def _fitted_model(self, local, kind, state, history, status):
         """The fitted attributes of the in-memory model from the mixed state."""
         hist = {k: np.array([h[k] for h in history]) for k in history[0]}
-        common = dict(n_iter_=self.max_iter, status_="max_iter", history_=hist)
+        common = dict(n_iter_=len(history), status_=status, history_=hist)
+        coef, intercept = self._model(local, kind, state)
         if kind == "vr":
-            return dict(coef_=state[0], intercept_=state[1], t_=0, **common)
-        coef, intercept = state.model(local._sgd_config(local.alpha).averaging)
+            return dict(coef_=coef, intercept_=intercept, t_=0, **common)
         return dict(coef_=coef, intercept_=intercept, t_=int(state.counters[0, 0]), _sgd_state=state, **common)
 
     def _commit_from(self, local, **extra):
@@ -328,7 +413,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             setattr(self, name, value)
 
     # ------------------------------------------------------------------ the in-memory model
-    def to_local(self):
+    def to_local(self) -> _lm.LinearClassifier:
         """The fitted model as an in-memory ``robustcore.LinearClassifier`` (a copy: its parameters are this
         estimator's, with max_iter = local_max_iter; SGD solvers continue with ``partial_fit``)."""
         check_is_fitted(self, "coef_")
@@ -351,13 +436,13 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         return X.map_blocks(method, chunks=(X.chunks[0], (n_columns,)), dtype=dtype,
                             meta=np.empty((0, 0), dtype=dtype))
 
-    def decision_function(self, X):
+    def decision_function(self, X: Any) -> Any:
         """Scores (as ``robustcore.LinearClassifier.decision_function``); lazy for dask input."""
         check_is_fitted(self, "coef_")
         k = self.coef_.shape[0]
         return self._map_rows(self._local_model.decision_function, X, None if k == 1 else k)
 
-    def predict(self, X):
+    def predict(self, X: Any) -> Any:
         check_is_fitted(self, "coef_")
         return self._map_rows(self._local_model.predict, X, dtype=self.classes_.dtype)
 
@@ -365,11 +450,11 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         return _Local(**self._local_params())._has_proba()
 
     @available_if(_has_proba)
-    def predict_proba(self, X):
+    def predict_proba(self, X: Any) -> Any:
         check_is_fitted(self, "coef_")
         return self._map_rows(self._local_model.predict_proba, X, len(self.classes_))
 
-    def score(self, X, y, sample_weight=None):
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Accuracy, computed partition by partition where the data live (in memory for in-memory X)."""
         check_is_fitted(self, "coef_")
         if not _is_dask(X):

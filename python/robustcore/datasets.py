@@ -58,9 +58,13 @@ import numbers
 import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 import scipy.sparse as sp
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 __all__ = [
     "get_data_home",
@@ -126,7 +130,7 @@ def _candidate_dirs():
     return seen
 
 
-def get_data_home(data_home=None) -> Path:
+def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
     """Return the data folder as an absolute ``Path``, or raise FileNotFoundError.
 
     Looks at ``data_home``, then ``$ROBUSTCORE_DATA``, then ``shared/data`` beside every ancestor of
@@ -164,7 +168,7 @@ def _path(name, rel, data_home):
     return p
 
 
-def has_dataset(name, data_home=None) -> bool:
+def has_dataset(name: str, data_home: str | os.PathLike | None = None) -> bool:
     """True if ``name`` can be loaded (built-ins always; others when all their files exist)."""
     if name in _BUILTIN_SETS:
         return True
@@ -188,7 +192,7 @@ def _files(name):
     raise ValueError(f"unknown dataset {name!r}; known: {sorted(_catalog())}")
 
 
-def list_datasets(data_home=None, *, available_only=False):
+def list_datasets(data_home: str | os.PathLike | None = None, *, available_only: bool = False) -> list[str]:
     """Return ``{name: {"description", "task", "builtin", "files", "available"}}`` for every dataset.
 
     ``task`` is ``"binary"`` (usable with :func:`load` and :func:`load_full`) or ``"multilabel"``
@@ -358,7 +362,9 @@ def _svmlight_chunks(path, chunk_rows, n_features, zero_based, dtype):
         raise ValueError(f"data file {str(path)!r} is truncated or corrupt ({type(e).__name__}: {e})") from e
 
 
-def iter_svmlight(path, chunk_rows=100_000, *, n_features=None, zero_based=False, dtype=np.float64):
+def iter_svmlight(path: str | os.PathLike, chunk_rows: int = 100_000, *, n_features: int | None = None,
+                  zero_based: bool = False,
+                  dtype: npt.DTypeLike = np.float64) -> Iterator[tuple[sp.csr_matrix, np.ndarray]]:
     """Stream a LIBSVM / svmlight file (plain, .gz, .bz2 or .xz) as (X_chunk, y_chunk) pairs of at most
     ``chunk_rows`` rows, for files larger than memory: only one chunk is held at a time.
 
@@ -535,7 +541,8 @@ def _home_key(name, data_home):
     return "" if name in _BUILTIN_SETS else str(get_data_home(data_home))
 
 
-def load(name, data_home=None, scale=True, *, as_sparse=None, drop_id=True):
+def load(name: str, data_home: str | os.PathLike | None = None, scale: bool = True, *, as_sparse: bool | None = None,
+         drop_id: bool = True) -> tuple[Any, np.ndarray, Any, np.ndarray]:
     """Load a binary dataset as ``(X_train, y_train, X_test, y_test)``.
 
     Parameters
@@ -590,7 +597,8 @@ def _load_cached(home, name, scale, as_sparse, drop_id):
     return Xtr, ytr, Xte, yte
 
 
-def load_full(name, data_home=None, scale=True, *, as_sparse=False, drop_id=True):
+def load_full(name: str, data_home: str | os.PathLike | None = None, scale: bool = True, *, as_sparse: bool = False,
+              drop_id: bool = True) -> tuple[Any, np.ndarray]:
     """Load a whole binary dataset as ``(X, y)`` (the MKL paper's protocol for its five UCI sets).
 
     ``name``: ``"ionosphere"``, ``"heart"``, ``"sonar"``, ``"breast-cancer"``, ``"australian"``, the
@@ -623,7 +631,8 @@ def _load_full_cached(home, name, scale, as_sparse, drop_id):
     return X, y
 
 
-def load_multilabel(name, data_home=None, scale=True, *, return_names=False):
+def load_multilabel(name: str, data_home: str | os.PathLike | None = None, scale: bool = True, *,
+                    return_names: bool = False) -> tuple:
     """Load a Mulan multi-label dataset as ``(X_train, Y_train, X_test, Y_test)``.
 
     ``name``: ``"emotions"``, ``"yeast"`` or ``"scene"`` (standard Mulan train/test files).

@@ -28,6 +28,7 @@ from __future__ import annotations
 import copy
 import math
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -37,11 +38,18 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, BaseClassifier, EngineResult,
-                    Progress, binary_targets, engine_result, fit_method, fit_weights, map_problems,
-                    predict_from_scores, result_attributes)
+from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, STOPPING_CONSTRAINTS,
+                    BaseClassifier, EarlyStopping, EngineResult, Progress, accuracy, binary_targets, engine_result,
+                    fit_method, fit_weights, held_out, map_problems, predict_from_scores, result_attributes,
+                    warn_max_iter)
 from ._validation import check_eval_set, seed_from_random_state, to_matrix
 from .losses import ALIASES, LOSSES, canonical_loss, loss_spec
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
+
+    from ._base import MatrixLike, RandomStateLike
 
 # option strings -> engine enums, from the engine's own names
 _LEARNERS = dict(_core.LearnerKind.__members__)
@@ -59,14 +67,14 @@ def _misclassified(y, s):
     return (np.asarray(s) > 0) != (np.asarray(y) > 0)
 
 
-def default_k(m):
+def default_k(m: int) -> int:
     """Default number of kept iterates: 2 ceil(log m) + 1 (odd, so a majority vote has no ties;
     Theorem 1 asks for k = Omega(log(m / delta) / eps))."""
     return 2 * int(math.ceil(math.log(max(m, 2)))) + 1
 
 
 # ----------------------------------------------------------------------------- robust variants
-def theorem3_failure_bound(m, n_outliers, n_rare, n):
+def theorem3_failure_bound(m: int, n_outliers: int, n_rare: int, n: int) -> float:
     """Theorem 3: P[the sub-sample contains an outlier or fewer than n_rare/2 rare examples]
     <= 0.01 + 0.99 k n / m + exp(-0.1 n m_2 / m)  (valid for m >= 10 k)."""
     if m < 10 * n_outliers:
@@ -77,7 +85,7 @@ def theorem3_failure_bound(m, n_outliers, n_rare, n):
 @validate_params({"m": [Interval(Integral, 1, None, closed="left")],
                   "n_outliers": [Interval(Integral, 1, None, closed="left")],
                   "n_rare": [Interval(Integral, 1, None, closed="left"), None]}, prefer_skip_nested_validation=True)
-def theorem3_sample_size(m, n_outliers, n_rare=None):
+def theorem3_sample_size(m: int, n_outliers: int, n_rare: int | None = None) -> tuple:
     """Sub-sample size n for sub-sampling with repetitions (section 4.1).
 
     Returns ``(n, bound)``: the n in [1, m] minimising Theorem 3's failure bound when ``n_rare`` is
@@ -97,7 +105,8 @@ def theorem3_sample_size(m, n_outliers, n_rare=None):
 @validate_params({"X": ["array-like", "sparse matrix"], "y": ["array-like"], "n": [Interval(Integral, 1, None, closed="left")],
                   "random_state": ["random_state"], "sample_weight": ["array-like", None]},
                  prefer_skip_nested_validation=True)
-def subsample_with_repetitions(X, y, n, random_state=None, sample_weight=None):
+def subsample_with_repetitions(X: np.ndarray | sp.spmatrix, y: ArrayLike, n: int, random_state: RandomStateLike = None,
+                               sample_weight: ArrayLike | None = None) -> tuple:
     """n examples drawn independently (with repetitions) from (X, y): section 4.1. Uniformly, or with
     probabilities proportional to ``sample_weight`` (the distribution a weighted sample stands for).
     Returns (X_sub, y_sub, indices)."""
@@ -125,7 +134,7 @@ class PartialFitLearner:
         self.estimator.partial_fit(X, y, classes=np.array([-1.0, 1.0]))
         self._fitted = True
 
-    def decision_function(self, X):
+    def decision_function(self, X: np.ndarray | sp.spmatrix) -> np.ndarray:
         if not self._fitted:
             return np.zeros(X.shape[0])
         return np.asarray(self.estimator.decision_function(X), dtype=float)
@@ -143,7 +152,7 @@ class NumpyPerceptron:
         self.b = 0.0
         self.fit_intercept = fit_intercept
 
-    def decision_function(self, X):
+    def decision_function(self, X: np.ndarray | sp.spmatrix) -> np.ndarray:
         return np.asarray(X @ self.w).ravel() + self.b
 
     def loss(self, X, y):
@@ -168,8 +177,10 @@ class NumpyPerceptron:
                   "k": [Interval(Integral, 0, None, closed="left"), None], "seed": [Interval(Integral, 0, None, closed="left")],
                   "steps_per_epoch": [_AT_LEAST_ONE, None], "eval_set": [tuple, None], "callback": [callable, None]},
                  prefer_skip_nested_validation=True)
-def focused_online_learning(learner, X, y, *, n_steps, batch_size=1, eta=None, gamma=0.5, k=None,
-                            seed=0, steps_per_epoch=None, eval_set=None, callback=None):
+def focused_online_learning(learner: Any, X: np.ndarray | sp.spmatrix, y: ArrayLike, *, n_steps: int, batch_size: int = 1,
+                            eta: float | None = None, gamma: float = 0.5, k: int | None = None, seed: int = 0,
+                            steps_per_epoch: int | None = None, eval_set: tuple[MatrixLike, ArrayLike] | None = None,
+                            callback: Callable[[int], Any] | None = None) -> dict:
     """FOL with a Python learner (protocol in the module docstring) as the w player.
 
     The C++ sum tree samples and updates; the k snapshot times and the sample sequence are the ones
@@ -191,14 +202,17 @@ def focused_online_learning(learner, X, y, *, n_steps, batch_size=1, eta=None, g
                        int(seed), eval_set, callback)
 
 
-def _python_fol(learner, X, y, n_steps, spe, batch_size, eta, gamma, k, seed, eval_set, callback, prior=None):
+def _python_fol(learner, X, y, n_steps, spe, batch_size, eta, gamma, k, seed, eval_set, callback, prior=None,
+                snaps=None):
     """The loop of :func:`focused_online_learning`, arguments already checked; eta = 0 is 1/(2m); prior:
-    the sampler's initial leaf weights (None: all ones). ``callback(t)`` after each epoch; False stops."""
+    the sampler's initial leaf weights (None: all ones). ``callback(t)`` after each epoch; False stops.
+    ``snaps``: the caller's list receiving the kept iterates (as the engine's arrays, it holds the iterates
+    kept so far when the callback runs)."""
     m = X.shape[0]
     eta = eta if eta > 0 else 1.0 / (2.0 * m)
     tree = _core.SumTree(m, seed=seed) if prior is None else _core.SumTree(prior, seed=seed)
     times = _core.fol_snapshot_times(n_steps, k, seed)
-    snaps, nxt = [], 0
+    snaps, nxt = [] if snaps is None else snaps, 0
     idx = np.empty(batch_size, dtype=np.int64)
     p = np.empty(batch_size)
     hist = {"max_loss": [], "train_error": [], "test_error": []}
@@ -351,6 +365,15 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
     probability : bool
         Fit Platt scaling on out-of-fold decision functions at fit time (5 extra fits, as SVC's
         ``probability=True``) for ``predict_proba`` (calibrated scores; ``platt_`` holds the sigmoids).
+    tol, early_stopping, validation_fraction, n_iter_no_change : scikit-learn's SGDClassifier rule over
+        epochs, checked after each epoch in the same run. With ``tol`` (None: off)
+        the fit stops when the score of the model an epoch would output (its iterates kept so far, or the
+        last one) has not improved by ``tol`` for ``n_iter_no_change`` epochs: minus its training error,
+        or with ``early_stopping`` its accuracy on a stratified held-out ``validation_fraction`` of the rows
+        (seeded by ``random_state``; ``q_`` and ``xi_`` then cover the training rows only), keeping the best
+        epoch's model. Iterates whose time was not reached are NaN rows of ``snapshots_`` (protocol learners:
+        absent from ``learners_``) and do not vote.
+        A ``ConvergenceWarning`` says when ``max_iter`` ended the fit first.
 
     Attributes
     ----------
@@ -388,13 +411,19 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         "subsample": [_AT_LEAST_ONE, StrOptions({"theorem3"}), None],
         "n_outliers": [_AT_LEAST_ONE],
         "history": ["boolean"],
+        **STOPPING_CONSTRAINTS,
     }
 
-    def __init__(self, learner="perceptron", loss="hinge", s=-1.0, c=2.0, sramp_params=None, alpha=1e-4,
-                 learning_rate="constant", eta0=0.1, power_t=0.5, eta=None, gamma=0.5, focus="zero_one", max_iter=10,
-                 batch_size=1, k=None, output="majority", slack_budget=None, slack_lr=None, subsample=None,
-                 n_outliers=1, fit_intercept=True, history=True, random_state=None, n_jobs=None, verbose=0,
-                 class_weight=None, probability=False):
+    def __init__(self, learner: str | Any = "perceptron", loss: str = "hinge", s: float = -1.0, c: float = 2.0,
+                 sramp_params: str | tuple[float, float] | None = None, alpha: float = 1e-4,
+                 learning_rate: str = "constant", eta0: float = 0.1, power_t: float = 0.5, eta: float | None = None,
+                 gamma: float = 0.5, focus: str = "zero_one", max_iter: int = 10, batch_size: int = 1,
+                 k: int | None = None, output: str = "majority", slack_budget: float | None = None,
+                 slack_lr: float | None = None, subsample: int | str | None = None, n_outliers: int = 1,
+                 fit_intercept: bool = True, history: bool = True, random_state: RandomStateLike = None,
+                 n_jobs: int | None = None, verbose: int = 0, class_weight: dict | str | None = None,
+                 probability: bool = False, tol: float | None = None, early_stopping: bool = False,
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 5) -> None:
         self.class_weight = class_weight
         self.probability = probability
         self.learner = learner
@@ -422,6 +451,10 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
 
     def _python_learner(self):
         return not isinstance(self.learner, str)
@@ -455,7 +488,8 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         return X, y, None
 
     @fit_method
-    def fit(self, X, y, sample_weight=None, eval_set=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None,
+            eval_set: tuple[MatrixLike, ArrayLike] | None = None) -> Self:
         """Fit on (X, y); ``sample_weight`` is the sampler's prior (see the class); ``eval_set=(X_test,
         y_test)`` adds the per-epoch test error to ``history_``."""
         if self._python_learner() and self.slack_budget is not None:
@@ -464,6 +498,7 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         classes = self._classes(y)
         sample_weight = fit_weights(self.class_weight, y, sample_weight, classes)
         platt = self._fit_platt(X, y, sample_weight, classes) if self.probability else None
+        (X, y, sample_weight), validation = held_out(self, X, y, sample_weight)
         n_rows = X.shape[0]
         seed = seed_from_random_state(self.random_state)
         X, y, sample_weight = self._subsample(X, y, sample_weight, seed)
@@ -482,11 +517,15 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         def one(j):
             params = self._fol_params(m, seed + 104729 * j)
             test = None if Xt is None else ((Mt if M is not None else Xt), Yt[j])
-            return fit_one(M if M is not None else X, Y[j], prior, test, params, bar.callback())
+            scored = (X, Y[j], None) if validation is None else (validation[0], binary_targets(validation[1], classes)[j],
+                                                                 validation[2])
+            return fit_one(M if M is not None else X, Y[j], prior, test, params, bar.callback(),
+                           self._stopper(params, m, scored, validation is not None))
 
         with Progress(self.verbose, n_steps * len(Y), "FOL", unit="step") as bar:
             fits = map_problems(one, len(Y), self.n_jobs)
         fitted = result_attributes([r for _, r in fits], self)
+        warn_max_iter(self, fitted["status_"], self.tol)
         outputs = [o for o, _ in fits]
         fitted.update(snapshot_times_=np.vstack([o["times"] for o in outputs]),
                       q_=_on_all_rows(np.vstack([o["q"] for o in outputs]), kept, n_rows if self.subsample is None else m))
@@ -497,35 +536,99 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         self._commit(classes_=classes, n_steps_=n_steps, platt_=platt, **fitted)
         return self
 
-    def _fit_core(self, M, y, prior, test, params, progress):
-        """One binary problem on the engine: (outputs, EngineResult)."""
+    def _python_scores(self, snaps, last, X):
+        """Scores of the configured output of protocol learners: the kept iterates ``snaps`` (a vote or the mean
+        score), or the last learner."""
+        if self.output == "last" or not snaps:
+            return np.asarray(last.decision_function(X), dtype=float)
+        S = np.stack([np.asarray(learner.decision_function(X), dtype=float) for learner in snaps])
+        return np.where(S > 0, 1.0, -1.0).mean(axis=0) if self.output == "majority" else S.mean(axis=0)
+
+    def _output_rows(self, coef, snaps, kept):
+        """The rows [w, b] the estimator predicts with (the kept iterates, or the last one) and whether they vote."""
+        if self.output == "last" or not kept.any():
+            return coef[None, :], False
+        return snaps[kept], self.output == "majority"
+
+    def _stopper(self, params, m, scored, keep_best):
+        """The ``EarlyStopping`` of one problem's epochs (None without tol), scoring the model an epoch would output
+        -- its iterates kept so far, or the last one -- on ``scored`` = (X, +-1 y, sample_weight): the held-out
+        rows' accuracy (``keep_best``), or minus the training error."""
+        if self.tol is None:
+            return None
+        times = _core.fol_snapshot_times(params.n_steps(m), params.k, params.seed)
+        X, y, sw = scored
+
+        def scores(*model):  # (coef, snaps, steps) of the engine, or (snaps, last learner) of a protocol learner
+            if self._python_learner():
+                return self._python_scores(*model, X)
+            rows, vote = self._output_rows(model[0], model[1], times <= model[2][0])
+            S = self._linear_scores(X, rows)
+            return np.where(S > 0, 1.0, -1.0).mean(axis=1) if vote else S.mean(axis=1)
+
+        def score(*model):
+            return accuracy(scores(*model), y, sw) - (0.0 if keep_best else 1.0)
+
+        return EarlyStopping(self.tol, self.n_iter_no_change, score, keep_best=keep_best)
+
+    def _fit_core(self, M, y, prior, test, params, progress, stopper=None):
+        """One binary problem on the engine: (outputs, EngineResult). ``stopper``: the rule checked after every
+        epoch, in the same run (the engine writes the current iterate into coef before each progress call); the
+        iterates kept after the stop (or after the best epoch) are NaN rows."""
         m, d = M.shape
         coef = np.zeros(d + 1)
         weights = np.ones(m) if prior is None else prior.copy()  # the tree's leaves, in/out
         snaps = np.zeros((params.k, d + 1))
         xi = np.zeros(m) if self.slack_budget is not None else None
         Mt, yt = (None, None) if test is None else test
-        res = _core.fol_fit(M, y, params, coef, weights, snaps, xi, None, Mt, yt, progress)
-        return ({"snapshots": snaps, "last": coef, "q": weights / weights.sum(), "xi": xi,
-                 "times": res.snapshot_times}, engine_result(res))
+        steps = np.full(1, float(params.n_steps(m)))  # the FOL steps of the model (the last epoch's, or the best)
 
-    def _fit_python(self, X, y, prior, test, params, progress):
-        """One binary problem with a Python protocol learner: (outputs, EngineResult)."""
+        def counted(done):
+            steps[0] = done
+            return True if progress is None else progress(done)
+
+        arrays = (coef, snaps, steps)
+        callback = progress if stopper is None else stopper.watch(arrays, counted)
+        res = _core.fol_fit(M, y, params, coef, weights, snaps, xi, None, Mt, yt, callback)
+        result = engine_result(res) if stopper is None else stopper.finish(arrays, engine_result(res))
+        snaps[np.asarray(res.snapshot_times) > steps[0]] = np.nan  # not reached: no iterate kept
+        return ({"snapshots": snaps, "last": coef, "q": weights / weights.sum(), "xi": xi,
+                 "times": res.snapshot_times}, result)
+
+    def _fit_python(self, X, y, prior, test, params, progress, stopper=None):
+        """One binary problem with a Python protocol learner: (outputs, EngineResult). ``stopper``: the rule
+        after every epoch, on (the iterates kept so far, the learner); the best epoch's are kept."""
         m = X.shape[0]
         params.validate(m)  # the engine's checks, for the loop run here in Python
-        learner = copy.deepcopy(self.learner)
+        learner, snaps = copy.deepcopy(self.learner), []
+
+        def stopping(t):
+            if progress is not None and progress(t) is False:
+                return False
+            best = (lambda: (list(snaps), copy.deepcopy(learner))) if stopper.keep_best else None
+            return not stopper.update(stopper.score(snaps, learner), best)
+
+        callback = progress if stopper is None else stopping
         r = _python_fol(learner, X, y, params.n_steps(m), params.epoch_steps(m), params.batch_size, params.eta,
-                        params.gamma, params.k, params.seed, test, progress, prior)
+                        params.gamma, params.k, params.seed, test, callback, prior, snaps)
+        status = r["status"]
+        if stopper is not None:
+            snaps, learner = stopper.best_model or (snaps, learner)
+            status = stopper.status(status)
         q = np.empty(m)
         r["tree"].leaves(q)
-        return ({"learners": r["snapshots"], "last_learner": learner, "q": q / q.sum(), "times": r["snapshot_times"]},
-                EngineResult(r["status"], float(r["n_iter"]), 0.0, r["history"]))
+        return ({"learners": snaps, "last_learner": learner, "q": q / q.sum(), "times": r["snapshot_times"]},
+                EngineResult(status, float(r["n_iter"]), 0.0, r["history"]))
 
     def _linear_output(self, outputs, d, kept, n_rows):
         """coef_, intercept_, snapshots_, last_ (and xi_) of the built-in learners."""
         snapshots = np.stack([o["snapshots"] for o in outputs])
         last = np.vstack([o["last"] for o in outputs])
-        full = last if self.output == "last" or snapshots.shape[1] == 0 else snapshots.mean(axis=1)
+        reached = np.isfinite(snapshots[:, :, 0])  # all, but those an early stop did not reach
+        full = last.copy()
+        if self.output != "last":
+            for j in np.flatnonzero(reached.any(axis=1)):
+                full[j] = snapshots[j, reached[j]].mean(axis=0)
         fitted = dict(snapshots_=snapshots, last_=last, coef_=full[:, :d].copy(), intercept_=full[:, d].copy())
         if outputs[0]["xi"] is not None:
             fitted["xi_"] = _on_all_rows(np.vstack([o["xi"] for o in outputs]), kept, n_rows)
@@ -534,26 +637,25 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
     def _scores(self, X):
         """(n_problems, n) scores of the configured output."""
         if self._python_learner():
-            out = []
-            for snaps, last in zip(self.learners_, self.last_learners_):
-                if self.output == "last" or not snaps:
-                    out.append(np.asarray(last.decision_function(X), dtype=float))
-                    continue
-                S = np.stack([np.asarray(l.decision_function(X), dtype=float) for l in snaps])
-                out.append(np.where(S > 0, 1.0, -1.0).mean(axis=0) if self.output == "majority" else S.mean(axis=0))
-            return np.vstack(out)
+            return np.vstack([self._python_scores(snaps, last, X) for snaps, last in zip(self.learners_,
+                                                                                         self.last_learners_)])
         if self.output == "majority" and self.snapshots_.shape[1] > 0:
-            return np.vstack([np.where(self._linear_scores(X, W) > 0, 1.0, -1.0).mean(axis=1) for W in self.snapshots_])
+            out = []
+            for W, last in zip(self.snapshots_, self.last_):
+                rows, vote = self._output_rows(last, W, np.isfinite(W[:, 0]))
+                S = self._linear_scores(X, rows)
+                out.append(np.where(S > 0, 1.0, -1.0).mean(axis=1) if vote else S[:, 0])
+            return np.vstack(out)
         return (np.asarray(X @ self.coef_.T) + self.intercept_).T
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Scores: the vote margin in [-1, 1] for "majority" (fraction of +1 votes minus -1 votes),
         the linear score for "average" and "last". A score > 0 predicts classes_[1]."""
         check_is_fitted(self)
         s = self._scores(self._validate_predict_X(X))
         return s[0] if s.shape[0] == 1 else s.T
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         scores = self.decision_function(X)  # first: NotFittedError before fit
         return predict_from_scores(self.classes_, scores)
 
@@ -565,26 +667,40 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
     batches) of the learner sampling examples from p, eps_t is the p-weighted 0/1 error, alpha_t =
     0.5 log(1/eps_t - 1), p_i <- p_i exp(-alpha_t y_i h_t(x_i)); the output is sign(sum_t alpha_t h_t(x))
     (a zero vote predicts classes_[0]). Each round costs two passes over the data (one epoch of
-    training, one of evaluation). At most ``max_iter`` rounds; stops early when a round's hypothesis is
-    consistent (eps_t = 0) or has no edge (eps_t >= 1/2). Binary labels only (its tags say so).
+    training, one of evaluation). At most ``max_iter`` rounds; stops early (``status_`` "converged") when a
+    round's hypothesis is consistent (eps_t = 0) or has no edge (eps_t >= 1/2). Binary labels only (its tags say so).
     ``warm_start`` starts each round's epoch from the previous round's weights. The learner's parameters
     (``loss``, ``s``, ``c``, ``sramp_params``, ``alpha``, ``learning_rate``, ``eta0``, ``power_t``,
     ``fit_intercept``) are those of ``FocusedOnlineClassifier``. A row of weight 0 is removed.
     ``history_["train_error"]`` is the unweighted training error of the vote. ``class_weight`` multiplies
     ``sample_weight``; ``probability=True`` fits Platt scaling out of fold for ``predict_proba`` (as in
     ``FocusedOnlineClassifier``).
+    ``history_["train_error"]`` is the unweighted training error of the vote.
+
+    ``tol``, ``early_stopping``, ``validation_fraction``, ``n_iter_no_change``: scikit-learn's SGDClassifier
+    rule over rounds, checked after each round in the same engine run. With ``tol`` (None: off) the fit
+    stops when the score has not improved by ``tol`` for ``n_iter_no_change`` rounds: minus the exponential
+    loss mean(sw exp(-y F(x))) / mean(sw) of the vote F on the training rows, or with ``early_stopping`` the
+    (weighted) accuracy of the vote on a stratified held-out ``validation_fraction`` (seeded by
+    ``random_state``), keeping the rounds up to the best one (``hypotheses_`` / ``alphas_``; ``n_iter_`` counts
+    the rounds run). A ``ConvergenceWarning`` says when ``max_iter`` ended the fit first.
     """
 
     _parameter_constraints = {
         **_LEARNER_CONSTRAINTS,
         "learner": [StrOptions(set(_LEARNERS))],
         "warm_start": ["boolean"],
+        **STOPPING_CONSTRAINTS,
     }
     del _parameter_constraints["n_jobs"]  # one binary problem
 
-    def __init__(self, learner="sgd", loss="log", s=-1.0, c=2.0, sramp_params=None, alpha=1e-4,
-                 learning_rate="constant", eta0=0.1, power_t=0.5, max_iter=10, batch_size=1, warm_start=True,
-                 fit_intercept=True, random_state=None, verbose=0, class_weight=None, probability=False):
+    def __init__(self, learner: str | Any = "sgd", loss: str = "log", s: float = -1.0, c: float = 2.0,
+                 sramp_params: str | tuple[float, float] | None = None, alpha: float = 1e-4,
+                 learning_rate: str = "constant", eta0: float = 0.1, power_t: float = 0.5, max_iter: int = 10,
+                 batch_size: int = 1, warm_start: bool = True, fit_intercept: bool = True,
+                 random_state: RandomStateLike = None, verbose: int = 0, class_weight: dict | str | None = None,
+                 probability: bool = False, tol: float | None = None, early_stopping: bool = False,
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 5) -> None:
         self.class_weight = class_weight
         self.probability = probability
         self.learner = learner
@@ -602,9 +718,33 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
         self.fit_intercept = fit_intercept
         self.random_state = random_state
         self.verbose = verbose
+        self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+
+    def _stopper(self, X, y, sample_weight, validation, classes):
+        """The ``EarlyStopping`` of the rounds (None without tol), scoring the vote of (hyps, alphas) -- rounds
+        not yet run have alpha 0 and do not vote."""
+        if self.tol is None:
+            return None
+        if validation is None:  # minus AdaBoost's exponential loss on the training rows
+            Xs, ys, sws = X, binary_targets(y, classes)[0], sample_weight
+
+            def score(hyps, alphas):
+                vote = np.where(self._linear_scores(Xs, hyps) > 0, 1.0, -1.0) @ alphas
+                return -float(np.average(np.exp(-ys * vote), weights=sws))
+        else:
+            Xs, yv, sws = validation
+            ys = binary_targets(yv, classes)[0]
+
+            def score(hyps, alphas):
+                return accuracy(np.where(self._linear_scores(Xs, hyps) > 0, 1.0, -1.0) @ alphas, ys, sws)
+        return EarlyStopping(self.tol, self.n_iter_no_change, score, keep_best=validation is not None)
 
     @fit_method
-    def fit(self, X, y, sample_weight=None, eval_set=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None,
+            eval_set: tuple[MatrixLike, ArrayLike] | None = None) -> Self:
         """Fit on (X, y) with two classes; ``sample_weight`` sets the initial distribution p."""
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
         y_type = type_of_target(y, input_name="y", raise_unknown=True)
@@ -613,6 +753,8 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
         classes = self._classes(y)
         sample_weight = fit_weights(self.class_weight, y, sample_weight, classes)
         platt = self._fit_platt(X, y, sample_weight, classes) if self.probability else None
+        (X, y, sample_weight), validation = held_out(self, X, y, sample_weight)
+        stopper = self._stopper(X, y, sample_weight, validation, classes)
         X, y, prior, _ = _weighted_rows(X, y, sample_weight)
         p = _core.AdaBoostParams()
         p.learner = self._learner_spec()
@@ -622,23 +764,27 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
         if eval_set is not None:
             Xt, yt_raw = check_eval_set(self, eval_set, sp.issparse(X))
             Mt, yt = to_matrix(Xt), binary_targets(yt_raw, classes)[0]
-        hyps = np.zeros((p.max_iter, X.shape[1] + 1))
+        hyps, alphas = np.zeros((p.max_iter, X.shape[1] + 1)), np.zeros(p.max_iter)
         with Progress(self.verbose, p.max_iter, "AdaBoost", unit="round") as bar:
-            raw = _core.adaboost_fit(to_matrix(X), binary_targets(y, classes)[0], p, hyps, Mt, yt, bar.callback(),
-                                     prior)
-        fitted = result_attributes([engine_result(raw)], self)
+            callback = bar.callback() if stopper is None else stopper.watch((hyps, alphas), bar.callback())
+            raw = _core.adaboost_fit(to_matrix(X), binary_targets(y, classes)[0], p, hyps, Mt, yt, callback, prior,
+                                     alphas)
+        result = engine_result(raw) if stopper is None else stopper.finish((hyps, alphas), engine_result(raw))
+        fitted = result_attributes([result], self)
+        warn_max_iter(self, fitted["status_"], self.tol)
         r = fitted["n_iter_"]
+        kept = np.count_nonzero(alphas)  # the rounds of the model: all kept rounds, or those up to the best
         fitted["history_"] = {"train_error": np.zeros(0), **fitted["history_"], "weighted_error": raw.weighted_error,
                               "epochs": 2.0 * np.arange(1, r + 1)}
-        self._commit(classes_=classes, hypotheses_=hyps[:r], alphas_=raw.alpha_t, platt_=platt, **fitted)
+        self._commit(classes_=classes, hypotheses_=hyps[:kept], alphas_=alphas[:kept], platt_=platt, **fitted)
         return self
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """The weighted vote sum_t alpha_t h_t(x); > 0 predicts classes_[1]."""
         check_is_fitted(self)
         return np.where(self._linear_scores(self._validate_predict_X(X), self.hypotheses_) > 0, 1.0, -1.0) @ self.alphas_
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         scores = self.decision_function(X)  # first: NotFittedError before fit
         return predict_from_scores(self.classes_, scores)
 

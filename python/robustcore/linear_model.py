@@ -9,24 +9,30 @@ modified Huber losses, and a per-epoch ``history_``. The SGD engine calls live i
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from . import variance_reduced as _vr
-from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, BaseClassifier, EngineResult, Progress,
-                    binary_targets, engine_result, fit_method, fit_weights, map_problems, predict_from_scores,
-                    result_attributes, warn_max_iter, weighted_alpha)
+from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, STOPPING_CONSTRAINTS,
+                    BaseClassifier, EarlyStopping, EngineResult, Progress, accuracy, binary_targets, engine_result,
+                    fit_method, fit_weights, held_out, map_problems, predict_from_scores, result_attributes,
+                    warn_max_iter, weighted_alpha)
 from ._validation import check_eval_set, seed_from_random_state, to_matrix
 from ._label_noise import noise_correction, out_of_fold_proba, transition_matrix
 from .losses import BOUNDED_LOSSES, LOSSES, PROBA_LOSSES, SMOOTH_LOSSES, canonical_loss, loss_spec
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
+
+    from ._base import MatrixLike, RandomStateLike
 
 #: solver -> (default schedule, default averaging)
 _SGD_SOLVERS = {
@@ -179,28 +185,24 @@ def _concat_results(results, status):
     return EngineResult(status, float(sum(r.n_iter for r in results)), results[-1].step, history)
 
 
-def _sgd_until_tol(run_epoch, measure, max_iter, tol, n_iter_no_change, state, k, progress):
+def _sgd_until_tol(run_epoch, stopper, max_iter, state, k, progress):
     """SGD epoch by epoch (``run_epoch()``: one more epoch of problem k, the state continuing as in
-    partial_fit) until ``measure()`` (the training objective, or minus the validation score; lower is
-    better) has not improved by ``tol`` for ``n_iter_no_change`` consecutive epochs: scikit-learn's
-    SGDClassifier rule. With a validation score (``keep_best``) the best epoch's model is put back."""
-    results, best, best_row, stale, status = [], np.inf, None, 0, "max_iter"
+    partial_fit) until the rule of ``stopper`` (``EarlyStopping`` scoring ``stopper.score()``: minus the
+    training objective, or the validation accuracy) stops it. With ``keep_best`` the best epoch's model
+    is put back."""
+    results, status = [], "max_iter"
+    snapshot = (lambda: state.row(k)) if stopper.keep_best else None
     for _ in range(max_iter):
         results.append(run_epoch())
         progress.advance()
         if results[-1].status == "diverged":
             status = "diverged"
             break
-        value, keep_best = measure()
-        stale = stale + 1 if value > best - tol else 0
-        if value < best:
-            best = value
-            best_row = state.row(k) if keep_best else None
-        if stale >= n_iter_no_change:
+        if stopper.update(stopper.score(), snapshot):
             status = "converged"
             break
-    if best_row is not None and status != "diverged":
-        state.set_row(k, best_row)
+    if stopper.best_model is not None and status != "diverged":
+        state.set_row(k, stopper.best_model)
     return _concat_results(results, status)
 
 
@@ -232,6 +234,30 @@ def _block_rows(X):
     nnz = X.nnz if sp.issparse(X) else int(np.count_nonzero(X))
     per_row = max(1.0, nnz / max(1, X.shape[0]))
     return max(8, int(32768 // (12 * per_row)))
+
+
+class _Validation:
+    """The held-out rows of early stopping and the per-problem ``EarlyStopping`` scoring a model on them: the
+    (weighted) accuracy of binary problem k's +-1 targets, or (k None) of the softmax model's arg-max class."""
+
+    def __init__(self, estimator, X, y, sample_weight, classes):
+        self.X, self.sample_weight = X, sample_weight
+        self.tol, self.n_iter_no_change = estimator.tol, estimator.n_iter_no_change
+        self.Y, self.labels = binary_targets(y, classes), np.searchsorted(classes, y)
+
+    def score(self, k, coef, intercept):
+        scores = np.asarray(self.X @ np.asarray(coef).T) + intercept
+        if k is None:
+            right = np.argmax(scores, axis=1) == self.labels
+            return float(np.average(right, weights=self.sample_weight))
+        return accuracy(scores, self.Y[k], self.sample_weight)
+
+    def stopper(self, k, model=None):
+        """The rule for problem k (None: the softmax model) on the model ``model()`` returns (None: the arrays
+        the engine writes in place, passed to the score)."""
+        if model is None:
+            return EarlyStopping(self.tol, self.n_iter_no_change, lambda coef, b: self.score(k, coef, b))
+        return EarlyStopping(self.tol, self.n_iter_no_change, lambda: self.score(k, *model()))
 
 
 class LinearClassifier(BaseClassifier):
@@ -315,18 +341,22 @@ class LinearClassifier(BaseClassifier):
         unchanged). SGD solvers (sgd, asgd, pegasos), scikit-learn's SGDClassifier semantics: the epochs
         run one by one, and the fit stops when the training objective (or, with ``early_stopping``, the
         validation accuracy) has not improved by ``tol`` for ``n_iter_no_change`` consecutive epochs
-        (per one-vs-rest problem). Variance-reduced solvers and loss="softmax": stop when a pass changes
-        no weight by more than tol times the largest weight (None or 0: run all passes). A
-        ``sklearn.exceptions.ConvergenceWarning`` says when ``max_iter`` ended the fit before ``tol`` was met.
+        (per one-vs-rest problem). Variance-reduced solvers and loss="softmax" without ``early_stopping``:
+        stop when a pass changes no weight by more than tol times the largest weight (None or 0: run all
+        passes). A ``sklearn.exceptions.ConvergenceWarning`` says when ``max_iter`` ended the fit before
+        ``tol`` was met.
     early_stopping : bool
-        SGD solvers only for now (a ValueError with the others): hold out a stratified
-        ``validation_fraction`` of the training rows (seeded by ``random_state``), stop on the accuracy
-        there (needs ``tol``; with tol=None all epochs run on all the rows and early_stopping does
-        nothing), and keep the model of the best epoch, per one-vs-rest problem.
+        Every solver: hold out a stratified ``validation_fraction`` of the training rows (seeded by
+        ``random_state``), stop when the accuracy there has not improved by ``tol`` for
+        ``n_iter_no_change`` consecutive iterations -- epochs of the SGD solvers, passes of the
+        variance-reduced solvers and loss="softmax" (outer iterations of the SVRG family), checked in the
+        same solve (the gradient tables are not restarted) -- and keep the model of the best iteration,
+        per one-vs-rest problem. Needs ``tol``: with tol=None all iterations run on all the rows and
+        early_stopping does nothing.
     validation_fraction : float in (0, 1)
         The held-out share for ``early_stopping``.
     n_iter_no_change : int >= 1
-        Epochs without an improvement by ``tol`` before stopping.
+        Iterations (as for ``early_stopping``) without an improvement by ``tol`` before stopping.
     class_weight : None, "balanced" or dict {class: weight}
         Multiplies ``sample_weight`` (scikit-learn's semantics): "balanced" weighs each class by
         n / (n_classes * count(class)); a class missing from the dict weighs 1. ``partial_fit`` takes a
@@ -362,7 +392,7 @@ class LinearClassifier(BaseClassifier):
     KeyboardInterrupt) leaves the estimator as it was before the call (unfitted, or the previous model).
     """
 
-    _parameter_constraints = {
+    _parameter_constraints: dict = {
         "loss": [StrOptions(set(LOSSES) | {"softmax"})],
         "solver": [StrOptions(set(_SGD_SOLVERS) | set(_vr.VR_SOLVERS))],
         "alpha": [_POSITIVE],
@@ -382,44 +412,41 @@ class LinearClassifier(BaseClassifier):
         "n_jobs": N_JOBS_CONSTRAINT,
         "verbose": ["verbose"],
         "svrg_option": [StrOptions(set(_vr.SVRG_OPTIONS))],
-        "tol": [Interval(Real, 0, np.inf, closed="left"), None],
         "class_weight": CLASS_WEIGHT_CONSTRAINT,
-        "early_stopping": ["boolean"],
-        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
-        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        **STOPPING_CONSTRAINTS,
         "noise_rates": [StrOptions({"auto"}), dict, "array-like", None],
         "probability": PROBABILITY_CONSTRAINT,
     }
 
     def __init__(
         self,
-        loss="hinge",
-        solver="sgd",
-        alpha=1e-4,
-        max_iter=15,
-        learning_rate=None,
-        eta0=None,
-        power_t=0.5,
-        average=None,
-        s=-1.0,
-        c=2.0,
-        sramp_params=None,
-        fit_intercept=True,
-        intercept_lr=1.0,
-        shuffle=True,
-        history=True,
-        random_state=None,
-        n_jobs=None,
-        verbose=0,
-        svrg_option="last",
-        tol=None,
-        class_weight=None,
-        early_stopping=False,
-        validation_fraction=0.1,
-        n_iter_no_change=5,
-        noise_rates=None,
-        probability=False,
-    ):
+        loss: str = "hinge",
+        solver: str = "sgd",
+        alpha: float = 1e-4,
+        max_iter: int = 15,
+        learning_rate: str | None = None,
+        eta0: float | None = None,
+        power_t: float = 0.5,
+        average: bool | int | str | None = None,
+        s: float = -1.0,
+        c: float = 2.0,
+        sramp_params: str | tuple[float, float] | None = None,
+        fit_intercept: bool = True,
+        intercept_lr: float = 1.0,
+        shuffle: bool | str = True,
+        history: bool = True,
+        random_state: RandomStateLike = None,
+        n_jobs: int | None = None,
+        verbose: int = 0,
+        svrg_option: str = "last",
+        tol: float | None = None,
+        class_weight: dict | str | None = None,
+        early_stopping: bool = False,
+        validation_fraction: float = 0.1,
+        n_iter_no_change: int = 5,
+        noise_rates: str | dict | ArrayLike | None = None,
+        probability: bool = False,
+    ) -> None:
         self.loss = loss
         self.solver = solver
         self.alpha = alpha
@@ -452,9 +479,6 @@ class LinearClassifier(BaseClassifier):
         """"softmax", "vr" or "sgd"; raises on parameter combinations the solver does not take (each
         parameter alone was validated by ``_parameter_constraints``)."""
         loss = canonical_loss(self.loss)
-        if self.early_stopping and (loss == "softmax" or self.solver in _vr.VR_SOLVERS):
-            raise ValueError("early_stopping is implemented for the SGD solvers (sgd, asgd, pegasos) only; the "
-                             "variance-reduced solvers and loss='softmax' stop on tol (weight change per pass)")
         if loss == "softmax":
             if self.solver not in _vr.SOFTMAX_SOLVERS:
                 raise ValueError(f"loss='softmax' takes solver in {sorted(_vr.SOFTMAX_SOLVERS)}, got {self.solver!r}")
@@ -501,10 +525,11 @@ class LinearClassifier(BaseClassifier):
             eta0=None if self.eta0 is None else float(self.eta0), power_t=float(self.power_t),
             fit_intercept=bool(self.fit_intercept), intercept_lr=float(self.intercept_lr), history=bool(self.history))
 
-    def _vr_params(self, alpha, max_iter, seed):
-        """The variance-reduced engine's parameters (binary problems and the softmax model)."""
+    def _vr_params(self, alpha, max_iter, seed, validation=None):
+        """The variance-reduced engine's parameters (binary problems and the softmax model); with early
+        stopping (``validation``) the validation score alone decides when to stop (the engine's tol is off)."""
         return _vr.engine_params(self.solver, alpha=alpha, max_iter=max_iter, eta0=self.eta0,
-                                 svrg_option=self.svrg_option, tol=self.tol or 0.0,
+                                 svrg_option=self.svrg_option, tol=0.0 if validation is not None else self.tol or 0.0,
                                  fit_intercept=self.fit_intercept, seed=seed, history=self.history)
 
     def _eval_data(self, eval_set, X):
@@ -518,7 +543,7 @@ class LinearClassifier(BaseClassifier):
     def _fit_sgd(self, X, M, Y, sample_weight, Mt, Yt, max_iter, state, until_tol=False, validation=None):
         """``max_iter`` epochs on every binary problem from ``state`` (updated in place): fitted attributes.
         ``until_tol``: epoch by epoch until ``tol`` is met (``_sgd_until_tol``), on the training objective, or
-        with ``validation`` = (X_val, Y_val (+-1 per problem), sample_weight_val) on the validation score."""
+        with ``validation`` (a ``_Validation``) on the validation score."""
         cfg = self._sgd_config(weighted_alpha(self.alpha, sample_weight, X.shape[0]))
         loss = canonical_loss(self.loss)
         spec = self._loss_spec()
@@ -542,17 +567,16 @@ class LinearClassifier(BaseClassifier):
             if not until_tol:
                 return epochs(max_iter, bar.callback())
 
-            def measure():
+            def objective():  # minus the training objective: higher is better
                 coef, b = state.model_row(k, cfg.averaging)
-                if validation is None:  # the training objective
-                    z = Y[k] * (np.asarray(X @ coef).ravel() + b)
-                    return np.average(spec.value_deriv(z)[0], weights=sw) + 0.5 * self.alpha * coef @ coef, False
-                X_val, Y_val, sw_val = validation
-                right = np.where(np.asarray(X_val @ coef).ravel() + b > 0, 1.0, -1.0) == Y_val[k]
-                return -np.average(right, weights=sw_val), True
+                z = Y[k] * (np.asarray(X @ coef).ravel() + b)
+                return -np.average(spec.value_deriv(z)[0], weights=sw) - 0.5 * self.alpha * coef @ coef
 
-            return _sgd_until_tol(lambda: epochs(1, None), measure, max_iter, self.tol, self.n_iter_no_change,
-                                  state, k, bar)
+            if validation is None:
+                stopper = EarlyStopping(self.tol, self.n_iter_no_change, objective, keep_best=False)
+            else:
+                stopper = validation.stopper(k, lambda: state.model_row(k, cfg.averaging))
+            return _sgd_until_tol(lambda: epochs(1, None), stopper, max_iter, state, k, bar)
 
         with Progress(self.verbose, max_iter * len(Y), type(self).__name__) as bar:
             results = map_problems(one, len(Y), self.n_jobs)
@@ -560,27 +584,30 @@ class LinearClassifier(BaseClassifier):
         return dict(coef_=coef, intercept_=intercept, t_=int(state.counters[0, 0]), _sgd_state=state,
                     **result_attributes(results, self))
 
-    def _fit_vr(self, M, Y, sample_weight, Mt, Yt, max_iter, coef0, intercept0):
-        """A variance-reduced solve of every binary problem from (coef0, intercept0): fitted attributes."""
+    def _fit_vr(self, M, Y, sample_weight, Mt, Yt, max_iter, coef0, intercept0, validation=None):
+        """A variance-reduced solve of every binary problem from (coef0, intercept0): fitted attributes.
+        ``validation`` (a ``_Validation``): early stopping on its accuracy, in the same solve."""
         spec = self._loss_spec()
         seed = seed_from_random_state(self.random_state)
         alpha = weighted_alpha(self.alpha, sample_weight, M.shape[0])
-        params = [self._vr_params(alpha, max_iter, seed + 7919 * k) for k in range(len(Y))]
+        params = [self._vr_params(alpha, max_iter, seed + 7919 * k, validation) for k in range(len(Y))]
 
         def one(k):
+            stopper = None if validation is None else validation.stopper(k)
             return _vr.fit_binary(M, Y[k], spec, params[k], sample_weight=sample_weight, coef=coef0[k],
                                   intercept=intercept0[k], progress=bar.callback(), X_test=Mt,
-                                  y_test=None if Yt is None else Yt[k])
+                                  y_test=None if Yt is None else Yt[k], stopper=stopper)
 
         with Progress(self.verbose, max_iter * len(Y), type(self).__name__) as bar:
             fits = map_problems(one, len(Y), self.n_jobs)
         return dict(coef_=np.vstack([w for w, _, _ in fits]), intercept_=np.array([b for _, b, _ in fits]), t_=0,
                     eta_=fits[0][2].step, **result_attributes([r for _, _, r in fits], self))
 
-    def _fit_softmax(self, M, y, classes, sample_weight, Mt, yt):
-        """One multinomial model over all classes (coef_ has one row per class, also for two classes)."""
+    def _fit_softmax(self, M, y, classes, sample_weight, Mt, yt, validation=None):
+        """One multinomial model over all classes (coef_ has one row per class, also for two classes);
+        ``validation``: early stopping on its accuracy, in the same solve."""
         params = self._vr_params(weighted_alpha(self.alpha, sample_weight, M.shape[0]), self.max_iter,
-                                 seed_from_random_state(self.random_state))
+                                 seed_from_random_state(self.random_state), validation)
         yt_index = None
         if yt is not None:  # -1 for a class never seen in training
             pos = np.minimum(np.searchsorted(classes, yt), len(classes) - 1)
@@ -588,12 +615,15 @@ class LinearClassifier(BaseClassifier):
         with Progress(self.verbose, self.max_iter, type(self).__name__) as bar:
             W, b, result = _vr.fit_softmax(M, np.searchsorted(classes, y), len(classes), params,
                                            sample_weight=sample_weight, X_test=Mt, y_test=yt_index,
-                                           progress=bar.callback())
+                                           progress=bar.callback(),
+                                           stopper=None if validation is None else validation.stopper(None))
         return dict(coef_=W, intercept_=b, t_=0, eta_=result.step, **result_attributes([result], self))
 
     # ------------------------------------------------------------------ fitting
     @fit_method
-    def fit(self, X, y, sample_weight=None, eval_set=None, coef_init=None, intercept_init=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None,
+            eval_set: tuple[MatrixLike, ArrayLike] | None = None, coef_init: ArrayLike | None = None,
+            intercept_init: ArrayLike | None = None) -> Self:
         """Fit on (X, y). ``eval_set=(X_test, y_test)`` adds test error per epoch (per effective pass for the
         variance-reduced solvers and loss="softmax") to ``history_``. ``coef_init`` (n_classes or 1,
         n_features) and ``intercept_init`` (n_classes or 1,): the model to start from (SGDClassifier's
@@ -610,17 +640,21 @@ class LinearClassifier(BaseClassifier):
         if self.probability and not self._has_own_proba():
             platt = self._fit_platt(X, y, sample_weight, classes, noise_rates=None)
         Mt, yt = self._eval_data(eval_set, X)
+        (X, y, sample_weight), val = held_out(self, X, y, sample_weight)
+        validation = None if val is None else _Validation(self, *val, classes)
         if kind == "softmax":
-            fitted = self._fit_softmax(to_matrix(X), y, classes, sample_weight, Mt, yt)
+            fitted = self._fit_softmax(to_matrix(X), y, classes, sample_weight, Mt, yt, validation)
         else:
             Yt = None if yt is None else binary_targets(yt, classes)
-            n_problems = len(classes) if len(classes) > 2 else 1
-            coef0, intercept0 = _initial_model(coef_init, intercept_init, n_problems, X.shape[1])
+            Y = binary_targets(y, classes)
+            coef0, intercept0 = _initial_model(coef_init, intercept_init, len(Y), X.shape[1])
             if kind == "vr":
-                fitted = self._fit_vr(to_matrix(X), binary_targets(y, classes), sample_weight, Mt, Yt,
-                                      self.max_iter, coef0, intercept0)
-            else:
-                fitted = self._fit_sgd_until_tol(X, y, classes, sample_weight, Mt, Yt, coef0, intercept0)
+                fitted = self._fit_vr(to_matrix(X), Y, sample_weight, Mt, Yt, self.max_iter, coef0, intercept0,
+                                      validation)
+            else:  # all max_iter epochs (tol None), or until tol on the training objective or the validation score
+                fitted = self._fit_sgd(X, to_matrix(X), Y, sample_weight, Mt, Yt, self.max_iter,
+                                       _SgdState.start(coef0, intercept0), until_tol=self.tol is not None,
+                                       validation=validation)
         warn_max_iter(self, fitted["status_"], self.tol)
         self._commit(classes_=classes, platt_=platt, **noise, **fitted)
         return self
@@ -639,24 +673,6 @@ class LinearClassifier(BaseClassifier):
         weights = weights if sample_weight is None else weights * sample_weight
         return weights, dict(transition_matrix_=T, noise_rates_=1.0 - np.diag(T))
 
-    def _fit_sgd_until_tol(self, X, y, classes, sample_weight, Mt, Yt, coef0, intercept0):
-        """The SGD solvers' fit from the model (coef0, intercept0): all max_iter epochs (tol None), or until
-        tol on the training objective or (early_stopping) on a stratified held-out validation_fraction."""
-        validation = None
-        if self.tol is not None and self.early_stopping:
-            seed = self.random_state if isinstance(self.random_state, Integral) else (
-                seed_from_random_state(self.random_state) % (2**32))  # an int: the split scikit-learn's would be
-            split = StratifiedShuffleSplit(test_size=self.validation_fraction, random_state=seed)
-            train, val = next(split.split(np.zeros(len(y)), y))
-            sw_val = None if sample_weight is None else sample_weight[val]
-            validation = (X[val], binary_targets(y[val], classes), sw_val)
-            X, y = X[train], y[train]
-            sample_weight = None if sample_weight is None else sample_weight[train]
-        Y = binary_targets(y, classes)
-        return self._fit_sgd(X, to_matrix(X), Y, sample_weight, Mt, Yt, self.max_iter,
-                             _SgdState.start(coef0, intercept0), until_tol=self.tol is not None,
-                             validation=validation)
-
     def _has_partial_fit(self):
         if canonical_loss(self.loss) == "softmax":
             raise AttributeError("loss='softmax' has no partial_fit; use fit")
@@ -664,7 +680,8 @@ class LinearClassifier(BaseClassifier):
 
     @available_if(_has_partial_fit)
     @fit_method
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None,
+                    sample_weight: ArrayLike | None = None) -> Self:
         """One epoch over (X, y), continuing from the current model. ``classes`` is required on the
         first call (as in scikit-learn). With a variance-reduced solver: 2 effective passes warm-started
         from the current model (a fresh solve on the first call, which must see every class). Not
@@ -707,7 +724,7 @@ class LinearClassifier(BaseClassifier):
         return self
 
     # ------------------------------------------------------------------ prediction
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Scores: 1-d for two classes (> 0 predicts classes_[1]), else one column per class."""
         check_is_fitted(self, "coef_")
         scores = np.asarray(self._validate_predict_X(X) @ self.coef_.T) + self.intercept_
@@ -715,7 +732,7 @@ class LinearClassifier(BaseClassifier):
             return scores[:, 1] - scores[:, 0]
         return scores.ravel() if scores.shape[1] == 1 else scores
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         scores = self.decision_function(X)
         return predict_from_scores(self.classes_, scores)
 
@@ -726,7 +743,7 @@ class LinearClassifier(BaseClassifier):
         return self._has_own_proba() or self.probability
 
     @available_if(_has_proba)
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class probabilities: sigmoid of the score for "log_loss", (clip(f, -1, 1) + 1) / 2 for
         "modified_huber"; one-vs-rest scores are normalised to sum to one. "softmax": the model's own
         softmax over the class scores. Other losses with ``probability=True``: Platt's sigmoid fitted out of
@@ -755,6 +772,6 @@ class LinearClassifier(BaseClassifier):
         return p / tot
 
     @available_if(_has_proba)
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: MatrixLike) -> np.ndarray:
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))

@@ -7,9 +7,14 @@ Ramp loss R_s.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from . import _core
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 #: Losses understood by the estimators (name -> engine kind). "log" is an alias of "log_loss"
 #: (scikit-learn's name); ``canonical_loss`` maps a name to its canonical spelling.
@@ -33,7 +38,7 @@ BOUNDED_LOSSES = ("ramp", "sramp", "rgomp")
 PROBA_LOSSES = ("log_loss", "modified_huber")
 
 
-def canonical_loss(name):
+def canonical_loss(name: str) -> str:
     """The canonical name of a loss ("log" -> "log_loss"); other names are returned as given."""
     return ALIASES.get(name, name) if isinstance(name, str) else name
 
@@ -42,13 +47,13 @@ def canonical_loss(name):
 PAPER_SRAMP = {-0.7: (3.0, -0.15), -1.0: (2.0, -0.03), -2.0: (1.5, 0.5)}
 
 
-def ramp(z, s=-1.0):
+def ramp(z: ArrayLike, s: float = -1.0) -> np.ndarray:
     """Ramp loss R_s(z) = min(1 - s, max(0, 1 - z)) in plain NumPy."""
     z = np.asarray(z, dtype=np.float64)
     return np.minimum(1.0 - s, np.maximum(0.0, 1.0 - z))
 
 
-def fit_smooth_ramp(s=-1.0, grid=None):
+def fit_smooth_ramp(s: float = -1.0, grid: ArrayLike | None = None) -> tuple[float, float]:
     """Least-squares fit of the Smooth Ramp (1 - s) / (1 + exp(alpha (z + beta))) to the Ramp R_s.
 
     The default grid is 20001 points on [s - 10 (1 - s), 1 + 10 (1 - s)], wide enough that the
@@ -83,7 +88,8 @@ def fit_smooth_ramp(s=-1.0, grid=None):
     return alpha, beta
 
 
-def loss_spec(loss, s=-1.0, c=2.0, sramp_params=None):
+def loss_spec(loss: str, s: float = -1.0, c: float = 2.0,
+              sramp_params: str | tuple[float, float] | None = None) -> Any:
     """Build the engine's LossSpec for a loss name (resolving Smooth Ramp parameters)."""
     if not isinstance(loss, str) or loss not in LOSSES:
         raise ValueError(f"loss must be one of {sorted(LOSSES)}, got {loss!r}")
@@ -106,7 +112,7 @@ def loss_spec(loss, s=-1.0, c=2.0, sramp_params=None):
     return _core.LossSpec(LOSSES[loss], s=float(s), alpha=alpha, beta=beta, c=float(c))
 
 
-_FIT_CACHE = {}
+_FIT_CACHE: dict[float, tuple[float, float]] = {}
 
 
 def _cached_fit(s):
@@ -115,13 +121,13 @@ def _cached_fit(s):
     return _FIT_CACHE[s]
 
 
-def value(loss, z, **params):
+def value(loss: str, z: ArrayLike, **params: Any) -> np.ndarray:
     """Vectorised loss value r(z) (params: s, c, sramp_params as in the estimators)."""
     v, _ = _value_deriv(loss, z, **params)
     return v
 
 
-def deriv(loss, z, **params):
+def deriv(loss: str, z: ArrayLike, **params: Any) -> np.ndarray:
     """Vectorised derivative r'(z)."""
     _, d = _value_deriv(loss, z, **params)
     return d

@@ -28,6 +28,7 @@ import math
 import time
 
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 from sklearn.svm import SVC
@@ -36,9 +37,17 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from . import _core
-from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, BaseClassifier, EngineResult,
-                    Progress, binary_targets, engine_result, fit_method, fit_weights, map_problems,
-                    predict_from_scores, result_attributes)
+from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, STOPPING_CONSTRAINTS,
+                    BaseClassifier, EarlyStopping, EngineResult, Progress, accuracy, binary_targets, engine_result,
+                    fit_method, fit_weights, map_problems, predict_from_scores, result_attributes, validation_split,
+                    warn_max_iter)
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
+
+    from ._base import MatrixLike, RandomStateLike
+
 
 __all__ = [
     "DEFAULT_WIDTHS",
@@ -63,12 +72,12 @@ _NON_NEGATIVE = Interval(Real, 0, None, closed="left")
 _AT_LEAST_ONE = Interval(Integral, 1, None, closed="left")
 
 
-def gaussian_bank_size(n_features, widths=DEFAULT_WIDTHS):
+def gaussian_bank_size(n_features: int, widths: Sequence[float] | np.ndarray = DEFAULT_WIDTHS) -> int:
     """Number of kernels in the Gaussian bank: len(widths) * (n_features + 1)."""
     return len(widths) * (int(n_features) + 1)
 
 
-def kernel_bank_bytes(n_a, n_b, n_kernels, dtype="float64"):
+def kernel_bank_bytes(n_a: int, n_b: int, n_kernels: int, dtype: str = "float64") -> int:
     """Bytes needed to store n_kernels kernel matrices of size n_a x n_b."""
     return int(n_a) * int(n_b) * int(n_kernels) * np.dtype(_DTYPES.get(dtype, dtype)).itemsize
 
@@ -91,7 +100,8 @@ def _widths_array(widths):
 
 @validate_params({"A": ["array-like"], "B": ["array-like", None], "widths": ["array-like"],
                   "dtype": [StrOptions(set(_DTYPES))], "max_memory_mb": [_POSITIVE]}, prefer_skip_nested_validation=True)
-def gaussian_bank(A, B=None, widths=DEFAULT_WIDTHS, *, dtype="float64", max_memory_mb=2048.0):
+def gaussian_bank(A: ArrayLike, B: ArrayLike | None = None, widths: ArrayLike = DEFAULT_WIDTHS, *,
+                  dtype: str = "float64", max_memory_mb: float = 2048.0) -> np.ndarray:
     """Gaussian kernel bank between the rows of A and B (B = A if None), shape (m, len(A), len(B)).
 
     Kernel ``g * len(widths) + w`` is ``exp(-||a_G - b_G||^2 / (2 widths[w]^2))`` with G all features
@@ -111,7 +121,8 @@ def gaussian_bank(A, B=None, widths=DEFAULT_WIDTHS, *, dtype="float64", max_memo
 
 @validate_params({"X": ["array-like"], "widths": ["array-like"], "tol": [_NON_NEGATIVE],
                   "max_rank": [_AT_LEAST_ONE, None], "max_memory_mb": [_POSITIVE]}, prefer_skip_nested_validation=True)
-def gaussian_bank_factored(X, widths=DEFAULT_WIDTHS, *, tol=1e-10, max_rank=None, max_memory_mb=2048.0):
+def gaussian_bank_factored(X: ArrayLike, widths: ArrayLike = DEFAULT_WIDTHS, *, tol: float = 1e-10,
+                           max_rank: int | None = None, max_memory_mb: float = 2048.0) -> Any:
     """The Gaussian bank of ``gaussian_bank(X)`` as a ``FactoredKernelBank``.
 
     Each kernel is stored as a pivoted-Cholesky factor L_j (n x r_j) with every entry of L_j L_j^T within
@@ -131,7 +142,7 @@ def gaussian_bank_factored(X, widths=DEFAULT_WIDTHS, *, tol=1e-10, max_rank=None
                                         int(max_memory_mb * 2**20))
 
 
-def group_lasso_squared_prox(norms, c):
+def group_lasso_squared_prox(norms: ArrayLike, c: float) -> tuple[np.ndarray, float]:
     """Lemma 3 / problem (13): scale factors s (f_j* = s_j fhat_j) and S = sum_j ||f_j*||.
 
     ``norms`` are ||fhat_j||, ``c = gamma * alpha`` (the paper's gamma lambda).
@@ -142,7 +153,7 @@ def group_lasso_squared_prox(norms, c):
     return s, S
 
 
-def default_rho(n, noise_level, tau=0.0):
+def default_rho(n: float, noise_level: float, tau: float = 0.0) -> float:
     """rho = (1 - q + tau + tau / sqrt(n)) n (section 3.3); n > 0 (a weighted fit passes the sum of its
     weights)."""
     if not n > 0:
@@ -150,7 +161,7 @@ def default_rho(n, noise_level, tau=0.0):
     return (1.0 - noise_level + tau + tau / math.sqrt(n)) * n
 
 
-def mkl_objective(K, y, coef, alpha):
+def mkl_objective(K: Any, y: ArrayLike, coef: np.ndarray, alpha: float) -> float:
     """Plain MKL objective (2): alpha/2 (sum_j ||f_j||)^2 + mean hinge, f_j = sum_i coef[j, i] k_j(x_i, .)
     (alpha is the paper's lambda)."""
     K = np.asarray(K, dtype=np.float64)
@@ -202,6 +213,8 @@ _KERNEL_CONSTRAINTS = {
     "verbose": ["verbose"],
     "class_weight": CLASS_WEIGHT_CONSTRAINT,
     "probability": PROBABILITY_CONSTRAINT,
+    "random_state": ["random_state"],
+    **{name: STOPPING_CONSTRAINTS[name] for name in ("early_stopping", "validation_fraction", "n_iter_no_change")},
 }
 
 #: ``noise_level`` of NoisyMKL / MiPMKL: q in [0, 0.5), or "auto" (estimated, see ``_KernelMixin._noise_level``)
@@ -211,7 +224,7 @@ _NOISE_LEVEL_CONSTRAINT = [Interval(Real, 0, 0.5, closed="left"), StrOptions({"a
 class _KernelMixin(BaseClassifier):
     """Shared kernel handling, one-vs-rest over one bank, and prediction through the stored training points.
 
-    Subclasses define ``_fit_binary(K, y, sample_weight, noise_level) -> (fitted attributes, EngineResult)``
+    Subclasses define ``_fit_binary(K, y, sample_weight, noise_level, stopper) -> (fitted attributes, EngineResult)``
     for one +-1 problem on the bank K (``noise_level``: the resolved q of the classifiers that have one).
     ``class_weight`` multiplies ``sample_weight``; ``probability=True`` fits Platt scaling out of fold."""
 
@@ -255,7 +268,7 @@ class _KernelMixin(BaseClassifier):
         return X
 
     @fit_method
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit on (X, y); more than two classes are handled one-vs-rest over one shared kernel bank (on
         ``n_jobs`` threads). ``sample_weight`` weights each sample's hinge term (see the class).
 
@@ -270,13 +283,20 @@ class _KernelMixin(BaseClassifier):
         platt = self._fit_platt(X, y, sample_weight, classes) if self.probability else None
         noise = self._noise_level(X, y)
         q = noise.get("noise_level_", getattr(self, "noise_level", None))
+        X, y, sample_weight, validation = self._held_out(X, y, sample_weight)
         targets = binary_targets(y, classes)
         K, widths = self._train_bank(X)
-        fits = map_problems(lambda k: self._fit_binary(K, targets[k], sample_weight, q), len(targets), self.n_jobs)
+        stoppers = [None] * len(targets)
+        if validation is not None:
+            K_val, y_val, sw_val = self._validation_bank(X, widths, *validation)
+            stoppers = [self._stopper(K_val, yk, sw_val) for yk in binary_targets(y_val, classes)]
+        fits = map_problems(lambda k: self._fit_binary(K, targets[k], sample_weight, q, stoppers[k]), len(targets),
+                            self.n_jobs)
         per_problem = [a for a, _ in fits]
         fitted = {key: per_problem[0][key] if len(fits) == 1 else np.stack([np.asarray(a[key]) for a in per_problem])
                   for key in per_problem[0]}
         fitted.update(result_attributes([r for _, r in fits], self))
+        self._warn_budget(fitted["status_"])
         if self._precomputed():
             fitted["n_kernels_"] = X.shape[0]
         else:
@@ -301,6 +321,37 @@ class _KernelMixin(BaseClassifier):
         T = estimate_transition(X, y, cv=self._cv_splitter(y))
         q = wrong_label_fraction(T, _label_index(y, np.unique(y)))
         return {"noise_level_": float(min(max(q, 0.0), 0.49)), "transition_matrix_": T}
+    def _warn_budget(self, status):
+        """The ``ConvergenceWarning`` of a fit that ended on its iteration budget before the gap fell below tol."""
+        warn_max_iter(self, status, self.tol)
+
+    def _held_out(self, X, y, sample_weight):
+        """(X, y, sample_weight) of the training rows and (X rows or precomputed kernel rows against the training
+        rows, y, sample_weight) held out by ``early_stopping`` (None without it): ``validation_split``."""
+        if not self.early_stopping:
+            return X, y, sample_weight, None
+        train, val = validation_split(y, self.validation_fraction, self.random_state)
+        sw = (None, None) if sample_weight is None else (sample_weight[train], sample_weight[val])
+        if self._precomputed():
+            return X[:, train][:, :, train], y[train], sw[0], (X[:, val][:, :, train], y[val], sw[1])
+        return X[train], y[train], sw[0], (X[val], y[val], sw[1])
+
+    def _validation_bank(self, X, widths, X_val, y_val, sw_val):
+        """(the held-out rows' kernels against the training rows (m, n_val, n), y_val, sw_val), computed once."""
+        if self._precomputed():
+            return np.asarray(X_val, dtype=np.float64), y_val, sw_val
+        if widths is not None:
+            return gaussian_bank(X_val, X, widths, max_memory_mb=self.max_memory_mb), y_val, sw_val
+        _check_memory(X_val.shape[0], X.shape[0], len(self.kernels), "float64", self.max_memory_mb)
+        return np.stack([np.asarray(k(X_val, X), dtype=np.float64) for k in self.kernels]), y_val, sw_val
+
+    def _stopper(self, K_val, y_val, sw_val):
+        """The ``EarlyStopping`` of one +-1 problem: the weighted accuracy on the held-out rows of the model
+        (coef (m, n_train), intercept); further arrays (the solver's dual variables) do not enter."""
+        def score(coef, *_, intercept=0.0):
+            return accuracy(np.einsum("jti,ji->t", K_val, coef) + intercept, y_val, sw_val)
+
+        return EarlyStopping(self.tol, self.n_iter_no_change, score)
 
     def _train_bank(self, X):
         """(the training bank, the Gaussian widths or None)."""
@@ -342,12 +393,12 @@ class _KernelMixin(BaseClassifier):
             out += np.asarray(k(X, self.X_fit_), dtype=np.float64) @ coef[j]
         return out
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """f(x) = sum_j f_j(x) (+ intercept_ for SimpleMKL); positive means classes_[1]."""
         check_is_fitted(self)
         return self._raw_decision(self._validate_predict(X)) + getattr(self, "intercept_", 0.0)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         scores = self.decision_function(X)  # first: NotFittedError before fit
         return predict_from_scores(self.classes_, scores)
 
@@ -359,20 +410,30 @@ class _KernelMixin(BaseClassifier):
         return norms / tot if tot > 0 else np.full(len(norms), 1.0 / len(norms)), norms
 
 
-def _solve(K, y, *, alpha, upper, rho, step_size, gamma0, max_iter, tol, method, verbose=0, sample_weight=None):
-    """Run the engine on a bank (_DenseBank or FactoredKernelBank); returns (coef, dual, _core.MklResult).
+def _solve(K, y, *, alpha, upper, rho, step_size, gamma0, max_iter, tol, method, verbose=0, sample_weight=None,
+           stopper=None):
+    """Run the engine on a bank (_DenseBank or FactoredKernelBank); returns (coef, dual, EngineResult, gap).
+    ``stopper``: an ``EarlyStopping`` scoring (coef, dual) after every iteration, in the same run (the engine
+    writes its averages into them before each progress call); the engine's gap rule is then off.
 
     The engine checks every option (ValueError)."""
     m, n = K.m, K.n
     opt = _core.MklOptions()
     opt.alpha, opt.upper, opt.rho, opt.gamma, opt.gamma0 = alpha, upper, rho, step_size, gamma0
-    opt.max_iter, opt.tol, opt.method = max_iter, tol, _METHODS[method]
+    opt.max_iter, opt.tol, opt.method = max_iter, 0.0 if stopper is not None else tol, _METHODS[method]
     coef = np.zeros((m, n))
     dual = np.zeros(n)
     with Progress(verbose, max_iter, f"mkl {method}", unit="iter") as bar:
+        callback = bar.callback() if stopper is None else stopper.watch((coef, dual), bar.callback())
         res = _core.mkl_solve(_engine_bank(K), np.ascontiguousarray(y, dtype=np.float64), opt, coef, dual,
-                              bar.callback(), sample_weight)
-    return coef, dual, res
+                              callback, sample_weight)
+    result = engine_result(res) if stopper is None else stopper.finish((coef, dual), engine_result(res))
+    return coef, dual, result, res.gap
+
+
+def _intercept(clf):
+    """The intercept of a fitted binary SVC in the +-1 convention (classes_[1] == 1 is the positive side)."""
+    return float(clf.intercept_[0]) * (1.0 if clf.classes_[1] == 1.0 else -1.0)
 
 
 def _total_weight(y, sample_weight):
@@ -404,7 +465,8 @@ class NoisyMKLClassifier(_KernelMixin):
     epsilon : float in (0, 1), used when tau is None.
     kernels : "gaussian_bank", "precomputed" or a list of callables k(A, B).
     widths : Gaussian widths of the bank (default 2^-3 ... 2^6).
-    max_iter, tol : stop at T = max_iter or when the duality gap < tol.
+    max_iter, tol : stop at T = max_iter or when the duality gap < tol (a ``ConvergenceWarning`` when max_iter
+        came first; tol=0 never stops early and never warns).
     method : "amp" (Algorithm 1) or "vi" (gradient descent-ascent, step gamma0 / sqrt(max_iter)).
     step_size : None (AMP: 1 / (sqrt(2) L) = sqrt(n / (2m)) for Gaussian kernels; VI: gamma0 / sqrt(T))
         or a positive number.
@@ -421,6 +483,12 @@ class NoisyMKLClassifier(_KernelMixin):
         semantics).
     probability : bool. Fit Platt scaling on out-of-fold decision functions at fit time (5 extra fits, as
         SVC's ``probability=True``; not with kernels="precomputed") for ``predict_proba``.
+    early_stopping, validation_fraction, n_iter_no_change, random_state : scikit-learn's SGDClassifier rule:
+        hold out a stratified ``validation_fraction`` of the rows (seeded by ``random_state``; with
+        kernels="precomputed" the rows and columns of the bank), score the averaged model on them after every
+        iteration in the same run, stop when the accuracy has not improved by ``tol`` for
+        ``n_iter_no_change`` iterations (the gap rule is then off) and keep the best iteration's model.
+        MiPMKL applies it to alternations, SimpleMKL to outer iterations.
 
     ``sample_weight`` in ``fit`` weights each sample's hinge term as in problem (11) on the data with
     sample i repeated w_i times: sample i's dual variable lives in [0, (1 + tau) w_i] (the repeated
@@ -436,10 +504,15 @@ class NoisyMKLClassifier(_KernelMixin):
     n_iter_, status_, rho_, upper_, step_size_, duality_gap_.
     """
 
-    def __init__(self, noise_level=0.2, alpha=0.01, rho=None, tau=0.0, epsilon=0.1, kernels="gaussian_bank",
-                 widths=None, max_iter=1000, tol=1e-2, method="amp", step_size=None, gamma0=1.0,
-                 dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, n_jobs=None, verbose=0, class_weight=None,
-                 probability=False):
+    def __init__(self, noise_level: float | str = 0.2, alpha: float = 0.01, rho: float | None = None,
+                 tau: float | None = 0.0, epsilon: float = 0.1,
+                 kernels: str | Sequence[Callable[[np.ndarray, np.ndarray], ArrayLike]] = "gaussian_bank",
+                 widths: ArrayLike | None = None, max_iter: int = 1000, tol: float = 1e-2, method: str = "amp",
+                 step_size: float | None = None, gamma0: float = 1.0, dtype: str = "float64",
+                 low_rank_tol: float | None = 1e-10, max_memory_mb: float = 2048.0, n_jobs: int | None = None,
+                 verbose: int = 0, class_weight: dict | str | None = None,
+                 probability: bool = False, early_stopping: bool = False, validation_fraction: float = 0.1,
+                 n_iter_no_change: int = 5, random_state: RandomStateLike = None) -> None:
         self.class_weight = class_weight
         self.probability = probability
         self.noise_level = noise_level
@@ -459,6 +532,10 @@ class NoisyMKLClassifier(_KernelMixin):
         self.max_memory_mb = max_memory_mb
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
 
     _parameter_constraints = {
         **_KERNEL_CONSTRAINTS,
@@ -471,20 +548,20 @@ class NoisyMKLClassifier(_KernelMixin):
         "gamma0": [_POSITIVE],
     }
 
-    def _fit_binary(self, K, ypm, sample_weight, noise_level):
+    def _fit_binary(self, K, ypm, sample_weight, noise_level, stopper=None):
         # tau None: Proposition 1's sqrt(ln(1/epsilon) / 2)
         tau = math.sqrt(0.5 * math.log(1.0 / self.epsilon)) if self.tau is None else float(self.tau)
         upper = 1.0 + tau
         rho = float(self.rho) if self.rho is not None else default_rho(_total_weight(ypm, sample_weight),
                                                                          float(noise_level), tau)
-        coef, dual, res = _solve(
+        coef, dual, res, gap = _solve(
             K, ypm, alpha=self.alpha, upper=upper, rho=rho,
             step_size=0.0 if self.step_size is None else self.step_size, gamma0=self.gamma0,
             max_iter=self.max_iter, tol=self.tol, method=self.method, verbose=self.verbose,
-            sample_weight=sample_weight)  # step_size 0: the engine chooses
+            sample_weight=sample_weight, stopper=stopper)  # step_size 0: the engine chooses
         w, norms = self._kernel_weights_from_coef(K, coef)
-        return ({"coef_": coef, "dual_coef_": dual, "step_size_": res.step, "duality_gap_": res.gap,
-                 "kernel_weights_": w, "kernel_norms_": norms, "upper_": upper, "rho_": rho}, engine_result(res))
+        return ({"coef_": coef, "dual_coef_": dual, "step_size_": res.step, "duality_gap_": gap,
+                 "kernel_weights_": w, "kernel_norms_": norms, "upper_": upper, "rho_": rho}, res)
 
 
 class MiPMKLClassifier(_KernelMixin):
@@ -501,9 +578,14 @@ class MiPMKLClassifier(_KernelMixin):
     ``probability`` too; ``noise_level="auto"`` likewise sets the budget from the estimated noise).
     """
 
-    def __init__(self, noise_level=0.2, alpha=0.01, tau=0.0, kernels="gaussian_bank", widths=None, max_iter=1000,
-                 tol=1e-2, n_alternations=10, dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, n_jobs=None,
-                 verbose=0, class_weight=None, probability=False):
+    def __init__(self, noise_level: float | str = 0.2, alpha: float = 0.01, tau: float | None = 0.0,
+                 kernels: str | Sequence[Callable[[np.ndarray, np.ndarray], ArrayLike]] = "gaussian_bank",
+                 widths: ArrayLike | None = None, max_iter: int = 1000, tol: float = 1e-2, n_alternations: int = 10,
+                 dtype: str = "float64", low_rank_tol: float | None = 1e-10, max_memory_mb: float = 2048.0,
+                 n_jobs: int | None = None, verbose: int = 0, class_weight: dict | str | None = None,
+                 probability: bool = False, early_stopping: bool = False,
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 5,
+                 random_state: RandomStateLike = None) -> None:
         self.class_weight = class_weight
         self.probability = probability
         self.noise_level = noise_level
@@ -519,6 +601,10 @@ class MiPMKLClassifier(_KernelMixin):
         self.max_memory_mb = max_memory_mb
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
 
     _parameter_constraints = {
         **_KERNEL_CONSTRAINTS,
@@ -527,7 +613,13 @@ class MiPMKLClassifier(_KernelMixin):
         "n_alternations": [_AT_LEAST_ONE],
     }
 
-    def _fit_binary(self, K, ypm, sample_weight, noise_level):
+    def _warn_budget(self, status):
+        """The ``ConvergenceWarning`` of a fit whose alternations ended before p repeated (or, with early_stopping,
+        before the rule stopped them)."""
+        warn_max_iter(self, status, self.tol, budget="n_alternations",
+                      goal="the rule" if self.early_stopping else "a repeated kept set p")
+
+    def _fit_binary(self, K, ypm, sample_weight, noise_level, stopper=None):
         n = ypm.shape[0]
         w = np.ones(n) if sample_weight is None else sample_weight
         total = _total_weight(ypm, sample_weight)
@@ -542,7 +634,7 @@ class MiPMKLClassifier(_KernelMixin):
             idx = np.flatnonzero(keep)
             Ks = K.subset(idx)
             kept_weight = float(w[idx].sum())
-            c_s, _, res = _solve(Ks, ypm[idx], alpha=self.alpha * total / kept_weight, upper=1.0, rho=kept_weight,
+            c_s, _, _, _ = _solve(Ks, ypm[idx], alpha=self.alpha * total / kept_weight, upper=1.0, rho=kept_weight,
                                  step_size=0.0, gamma0=1.0, max_iter=self.max_iter, tol=self.tol, method="amp",
                                  verbose=self.verbose, sample_weight=None if sample_weight is None else w[idx])
             coef = np.zeros((K.m, n))
@@ -563,8 +655,13 @@ class MiPMKLClassifier(_KernelMixin):
             if new_keep.sum() == 0 or key in seen or np.array_equal(new_keep, keep):
                 status = "converged"
                 break
+            if stopper is not None and stopper.update(stopper.score(coef), lambda: (coef, keep)):
+                status = "converged"
+                break
             seen.add(key)
             keep = new_keep
+        if stopper is not None and stopper.best_model is not None:
+            coef, keep = stopper.best_model
         kw, norms = self._kernel_weights_from_coef(K, coef)
         return ({"coef_": coef, "p_": keep.astype(float), "kernel_weights_": kw, "kernel_norms_": norms},
                 EngineResult(status, float(len(hist["objective"])), 0.0, hist))
@@ -585,9 +682,14 @@ class SimpleMKLClassifier(_KernelMixin):
     C = 1 / (alpha sum(w)). ``class_weight`` and ``probability`` as in ``NoisyMKLClassifier``.
     """
 
-    def __init__(self, alpha=0.01, kernels="gaussian_bank", widths=None, max_iter=100, tol=1e-2, svm_tol=1e-3,
-                 line_search_steps=6, dtype="float64", low_rank_tol=1e-10, max_memory_mb=2048.0, n_jobs=None, verbose=0,
-                 class_weight=None, probability=False):
+    def __init__(self, alpha: float = 0.01,
+                 kernels: str | Sequence[Callable[[np.ndarray, np.ndarray], ArrayLike]] = "gaussian_bank",
+                 widths: ArrayLike | None = None, max_iter: int = 100, tol: float = 1e-2, svm_tol: float = 1e-3,
+                 line_search_steps: int = 6, dtype: str = "float64", low_rank_tol: float | None = 1e-10,
+                 max_memory_mb: float = 2048.0, n_jobs: int | None = None, verbose: int = 0,
+                 class_weight: dict | str | None = None, probability: bool = False, early_stopping: bool = False,
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 5,
+                 random_state: RandomStateLike = None) -> None:
         self.class_weight = class_weight
         self.probability = probability
         self.alpha = alpha
@@ -602,6 +704,10 @@ class SimpleMKLClassifier(_KernelMixin):
         self.max_memory_mb = max_memory_mb
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
 
     _parameter_constraints = {
         **_KERNEL_CONSTRAINTS,
@@ -609,7 +715,7 @@ class SimpleMKLClassifier(_KernelMixin):
         "line_search_steps": [_AT_LEAST_ONE],
     }
 
-    def _fit_binary(self, K, ypm, sample_weight, noise_level=None):
+    def _fit_binary(self, K, ypm, sample_weight, noise_level=None, stopper=None):
         n = ypm.shape[0]
         m = K.m
         C = 1.0 / (self.alpha * _total_weight(ypm, sample_weight))
@@ -658,7 +764,11 @@ class SimpleMKLClassifier(_KernelMixin):
             hist["gap"].append(gap)
             hist["objective"].append(self.alpha * J)
             hist["seconds"].append(time.perf_counter() - t0)
-            if gap < self.tol:
+            if stopper is None and gap < self.tol:
+                status = "converged"
+                break
+            if stopper is not None and stopper.update(stopper.score(d[:, None] * ay[None, :], intercept=_intercept(clf)),
+                                                      lambda: (d, s, ay, clf)):
                 status = "converged"
                 break
             D, mu = direction(d, s)
@@ -711,9 +821,10 @@ class SimpleMKLClassifier(_KernelMixin):
                     moved = True
             if not moved:  # no decrease to the SVM solver's accuracy
                 break
+        if stopper is not None and stopper.best_model is not None:
+            d, s, ay, clf = stopper.best_model
         d[d < 1e-12 * d.max()] = 0.0
         d = d / d.sum()
-        return ({"kernel_weights_": d, "coef_": d[:, None] * ay[None, :],
-                 "intercept_": float(clf.intercept_[0]) * (1.0 if clf.classes_[1] == 1.0 else -1.0),
+        return ({"kernel_weights_": d, "coef_": d[:, None] * ay[None, :], "intercept_": _intercept(clf),
                  "duality_gap_": float(hist["gap"][-1]) if hist["gap"] else float("nan")},
                 EngineResult(status, float(len(hist["gap"])), 0.0, hist))

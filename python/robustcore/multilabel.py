@@ -18,6 +18,7 @@ single column (n, 1) may also hold any two values; ``predict`` and ``decision_fu
 from __future__ import annotations
 
 from numbers import Integral
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import MultiOutputMixin
@@ -26,11 +27,17 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import variance_reduced as _vr
-from ._base import (N_JOBS_CONSTRAINT, BaseClassifier, fit_method, fit_weights, map_problems, result_attributes,
-                    weighted_alpha)
+from ._base import (N_JOBS_CONSTRAINT, BaseClassifier, fit_method, fit_weights, held_out, map_problems,
+                    result_attributes, warn_max_iter, weighted_alpha)
 from ._validation import seed_from_random_state, to_matrix
-from .linear_model import LinearClassifier
+from .linear_model import LinearClassifier, _Validation
 from .losses import PROBA_LOSSES, canonical_loss
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
+
+    from ._base import MatrixLike, RandomStateLike
 
 
 def _binary_classes(y):
@@ -113,7 +120,8 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
     """One binary ``LinearClassifier`` per label (Hamming-loss view).
 
     Parameters are those of ``LinearClassifier`` (loss, solver, alpha, max_iter, eta0, svrg_option,
-    tol, fit_intercept, random_state) plus ``n_jobs`` threads over labels (joblib's meaning: None = 1,
+    tol, fit_intercept, random_state, early_stopping, validation_fraction, n_iter_no_change: each label's
+    model holds out its own split, stratified on that label) plus ``n_jobs`` threads over labels (joblib's meaning: None = 1,
     -1 = all cores). Every label's model gets the same ``random_state`` (an int is drawn once when a
     RandomState/Generator/None is given), so the result equals a loop of
     ``LinearClassifier(random_state=that int, class_weight=...).fit(X, Y[:, k], sample_weight)``. A label
@@ -136,13 +144,17 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
 
     _parameter_constraints = {
         **_constraints("loss", "solver", "alpha", "max_iter", "eta0", "svrg_option", "tol", "fit_intercept",
-                       "random_state", "probability"),
+                       "random_state", "probability", "early_stopping", "validation_fraction", "n_iter_no_change"),
         "n_jobs": N_JOBS_CONSTRAINT,
         "class_weight": [*LinearClassifier._parameter_constraints["class_weight"], list],
     }
 
-    def __init__(self, loss="log_loss", solver="saga", alpha=1e-4, max_iter=50, eta0=None, svrg_option="last",
-                 tol=None, fit_intercept=True, random_state=None, n_jobs=None, class_weight=None, probability=False):
+    def __init__(self, loss: str = "log_loss", solver: str = "saga", alpha: float = 1e-4, max_iter: int = 50,
+                 eta0: float | None = None, svrg_option: str = "last", tol: float | None = None,
+                 fit_intercept: bool = True, random_state: RandomStateLike = None, n_jobs: int | None = None,
+                 class_weight: dict | str | list | None = None, probability: bool = False,
+                 early_stopping: bool = False,
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 5) -> None:
         self.probability = probability
         self.loss = loss
         self.solver = solver
@@ -155,6 +167,9 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.class_weight = class_weight
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
 
     def _label_class_weight(self, k):
         return self.class_weight[k] if isinstance(self.class_weight, list) else self.class_weight
@@ -163,10 +178,12 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
         return LinearClassifier(loss=self.loss, solver=self.solver, alpha=self.alpha, max_iter=self.max_iter,
                                 eta0=self.eta0, svrg_option=self.svrg_option, tol=self.tol,
                                 fit_intercept=self.fit_intercept, random_state=seed,
-                                class_weight=self._label_class_weight(k), probability=self.probability)
+                                class_weight=self._label_class_weight(k), probability=self.probability,
+                                early_stopping=self.early_stopping, validation_fraction=self.validation_fraction,
+                                n_iter_no_change=self.n_iter_no_change)
 
     @fit_method
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit one binary model per column of the 0/1 indicator matrix y (rows weighted by ``sample_weight``)."""
         X, y, Y, sample_weight = self._validate_XY(X, y, sample_weight)
         if isinstance(self.class_weight, list) and len(self.class_weight) != Y.shape[1]:
@@ -196,11 +213,11 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
             out[:, k] = est.decision_function(X) if est is not None else (np.inf if self.constants_[k] == 1 else -np.inf)
         return out
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """(n_samples, n_labels) scores; constant labels get +-inf."""
         return self._output(self._scores(X))
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """1 where the label's score is > 0 (a zero score predicts 0, scikit-learn's tie rule)."""
         return self._predict_output((self._scores(X) > 0).astype(np.int64))
 
@@ -208,7 +225,7 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
         return canonical_loss(self.loss) in PROBA_LOSSES or self.probability
 
     @available_if(_has_proba)
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """(n_samples, n_labels) marginal probability that each label is present (loss "log_loss": the
         sigmoid of the label's score; "modified_huber": (clip(score, -1, 1) + 1) / 2; a label constant in
         training: that constant), as OneVsRestClassifier on an indicator matrix."""
@@ -229,7 +246,10 @@ class LabelPowersetClassifier(_MultiLabelBase):
     class_weight: None, "balanced" (each label combination weighted n / (n_combinations * count)) or a dict
     {combination: weight} keyed by 0/1 tuples such as (1, 0, 1) (a combination missing from the dict weighs
     1); it multiplies ``sample_weight``, with ``LinearClassifier``'s convention (an integer weight repeats the
-    row: the engine is given ``alpha * sum(sw) / n``).
+    row: the engine is given ``alpha * sum(sw) / n``). early_stopping, validation_fraction, n_iter_no_change
+    (with tol): ``LinearClassifier``'s, on the subset accuracy of a held-out split stratified on the label
+    combinations (every combination needs two rows), per effective pass in the same solve. A
+    ``ConvergenceWarning`` says when max_iter ended the fit before tol was met.
 
     Attributes: classes_ (the label indices 0 .. n_labels - 1, the columns of ``predict`` and
     ``predict_proba``, as OneVsRestClassifier on an indicator matrix), combinations_ (n_combinations,
@@ -240,11 +260,14 @@ class LabelPowersetClassifier(_MultiLabelBase):
     _parameter_constraints = {
         "solver": _vr.PARAMETER_CONSTRAINTS["solver"],  # the softmax model's solvers
         "alpha": _vr.PARAMETER_CONSTRAINTS["alpha"],  # alpha = 0 allowed
-        **_constraints("max_iter", "eta0", "svrg_option", "tol", "fit_intercept", "random_state", "class_weight"),
+        **_constraints("max_iter", "eta0", "svrg_option", "tol", "fit_intercept", "random_state", "class_weight",
+                       "early_stopping", "validation_fraction", "n_iter_no_change"),
     }
 
-    def __init__(self, solver="saga", alpha=1e-4, max_iter=50, eta0=None, svrg_option="last", tol=None,
-                 fit_intercept=True, random_state=None, class_weight=None):
+    def __init__(self, solver: str = "saga", alpha: float = 1e-4, max_iter: int = 50, eta0: float | None = None,
+                 svrg_option: str = "last", tol: float | None = None, fit_intercept: bool = True,
+                 random_state: RandomStateLike = None, class_weight: dict | str | list | None = None,
+                 early_stopping: bool = False, validation_fraction: float = 0.1, n_iter_no_change: int = 5) -> None:
         self.solver = solver
         self.alpha = alpha
         self.max_iter = max_iter
@@ -254,6 +277,9 @@ class LabelPowersetClassifier(_MultiLabelBase):
         self.fit_intercept = fit_intercept
         self.random_state = random_state
         self.class_weight = class_weight
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
 
     def _combination_weights(self, combinations):
         """class_weight over the combination indices (the dict's 0/1 tuples mapped to the rows of ``combinations``)."""
@@ -266,7 +292,7 @@ class LabelPowersetClassifier(_MultiLabelBase):
         return {known[tuple(key)]: w for key, w in self.class_weight.items()}
 
     @fit_method
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the softmax over the label combinations of the 0/1 indicator matrix y (rows weighted by
         ``sample_weight`` times ``class_weight``)."""
         X, y, Y, sample_weight = self._validate_XY(X, y, sample_weight)
@@ -278,32 +304,37 @@ class LabelPowersetClassifier(_MultiLabelBase):
                          status_="converged", **fitted)
             return self
         sample_weight = fit_weights(self._combination_weights(combinations), yi, sample_weight)
+        (X, yi, sample_weight), val = held_out(self, X, yi, sample_weight)  # stratified on the combinations
+        stopper = None if val is None else _Validation(self, *val, np.arange(len(combinations))).stopper(None)
         params = _vr.engine_params(self.solver, alpha=weighted_alpha(self.alpha, sample_weight, X.shape[0]),
                                    max_iter=self.max_iter, eta0=self.eta0, svrg_option=self.svrg_option,
-                                   tol=self.tol or 0.0, fit_intercept=self.fit_intercept,
-                                   seed=seed_from_random_state(self.random_state))
-        W, b, result = _vr.fit_softmax(to_matrix(X), yi, len(combinations), params, sample_weight=sample_weight)
-        self._commit(coef_=W, intercept_=b, **result_attributes([result], self), **fitted)
+                                   tol=0.0 if stopper is not None else self.tol or 0.0,
+                                   fit_intercept=self.fit_intercept, seed=seed_from_random_state(self.random_state))
+        W, b, result = _vr.fit_softmax(to_matrix(X), yi, len(combinations), params, sample_weight=sample_weight,
+                                       stopper=stopper)
+        attributes = result_attributes([result], self)
+        warn_max_iter(self, attributes["status_"], self.tol)
+        self._commit(coef_=W, intercept_=b, **attributes, **fitted)
         return self
 
-    def combination_scores(self, X):
+    def combination_scores(self, X: MatrixLike) -> np.ndarray:
         """(n_samples, n_combinations) softmax scores of the combinations ``combinations_``."""
         check_is_fitted(self, "combinations_")
         return np.asarray(self._validate_predict_X(X) @ self.coef_.T) + self.intercept_
 
-    def predict_combination_proba(self, X):
+    def predict_combination_proba(self, X: MatrixLike) -> np.ndarray:
         """(n_samples, n_combinations) softmax probabilities of the combinations ``combinations_``."""
         s = self.combination_scores(X)
         s = s - s.max(axis=1, keepdims=True)
         p = np.exp(s)
         return p / p.sum(axis=1, keepdims=True)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """(n_samples, n_labels) marginal probability of each label under the softmax over combinations
         (note: ``predict`` returns the most probable combination, not these marginals thresholded)."""
         return self._proba_output(self.predict_combination_proba(X) @ self.combinations_)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The combination with the highest score (the first of equal ones)."""
         scores = self.combination_scores(X)
         return self._predict_output(self.combinations_[np.argmax(scores, axis=1)])

@@ -26,11 +26,17 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._label_noise import (clean_prior, confident_joint, corrected_weights, estimate_transition, find_label_issues,
                            importance_weights, out_of_fold_proba, transition_matrix, wrong_label_fraction)
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ._base import RandomStateLike
 
 __all__ = ["clean_prior", "confident_joint", "corrected_weights", "estimate_transition", "find_label_issues",
            "flip_labels", "importance_weights", "out_of_fold_proba", "transition_matrix", "wrong_label_fraction"]
@@ -66,7 +72,8 @@ def _n_exact(rate, n):
     return min(n, int(math.floor(rate * n + 0.5)))
 
 
-def flip_labels(y, rate, random_state=None, mode="exact", *, classes=None, return_mask=False):
+def flip_labels(y: ArrayLike, rate: float, random_state: RandomStateLike = None, mode: str = "exact", *,
+                classes: ArrayLike | None = None, return_mask: bool = False) -> Any:
     """Return a copy of ``y`` with a fraction of its labels flipped to another class.
 
     Parameters

@@ -8,12 +8,14 @@ ImportError that says so.
 
 from __future__ import annotations
 
+from typing import Any, Iterable, Sequence
+
 import numpy as np
 
 from . import losses as _losses
 
 
-def pyplot(headless=False):
+def pyplot(headless: bool = False) -> Any:
     """matplotlib.pyplot, or an ImportError naming the extra that installs it (matplotlib is optional:
     ``pip install "robustcore[plot]"``). ``headless=True`` selects the Agg backend first (files only)."""
     try:
@@ -34,7 +36,8 @@ def _axes(ax):
     return ax
 
 
-def plot_losses(names=("hinge", "log_loss", "ramp", "sramp", "rgomp"), z=None, ax=None, **params):
+def plot_losses(names: Iterable[str] = ("hinge", "log_loss", "ramp", "sramp", "rgomp"), z: Any = None, ax: Any = None,
+                **params: Any) -> Any:
     """Loss value r(z) against the margin z for each name (keyword params such as s=-1, c=2 apply
     to the losses that take them)."""
     ax = _axes(ax)
@@ -47,7 +50,8 @@ def plot_losses(names=("hinge", "log_loss", "ramp", "sramp", "rgomp"), z=None, a
     return ax
 
 
-def plot_history(estimators, key="test_error", labels=None, ax=None, percent=True):
+def plot_history(estimators: Any, key: str = "test_error", labels: Sequence[str] | None = None, ax: Any = None,
+                 percent: bool = True) -> Any:
     """One curve per fitted estimator: ``history_[key]`` against the epoch (1-based).
 
     ``estimators`` is one estimator or a list; ``key`` one of "objective", "train_error",

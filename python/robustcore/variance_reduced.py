@@ -37,6 +37,7 @@ plain arrays. ``LinearClassifier`` (``linear_model.py``) and the multi-label est
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -47,7 +48,12 @@ from ._base import engine_result
 from ._validation import to_matrix
 from .losses import SMOOTH_LOSSES, loss_spec
 
-VR_SOLVERS = {
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ._base import EarlyStopping, EngineResult, MatrixLike
+
+VR_SOLVERS: dict = {
     "saga": _core.VrMethod.saga,
     "sag": _core.VrMethod.sag,
     "svrg": _core.VrMethod.svrg,
@@ -57,7 +63,7 @@ VR_SOLVERS = {
     "batching_svrg": _core.VrMethod.batching_svrg,
     "mixed_svrg": _core.VrMethod.mixed_svrg,
 }
-SVRG_OPTIONS = {
+SVRG_OPTIONS: dict = {
     "last": _core.SvrgOption.last,
     "average": _core.SvrgOption.average,
     "random": _core.SvrgOption.random,
@@ -68,7 +74,7 @@ __all__ = ["VR_SOLVERS", "SVRG_OPTIONS", "SMOOTH_LOSSES", "SOFTMAX_SOLVERS", "ma
            "fit_softmax", "solve"]
 
 #: the parameters of ``make_params`` / ``solve`` (the estimators validate theirs with the same constraints)
-PARAMETER_CONSTRAINTS = {
+PARAMETER_CONSTRAINTS: dict = {
     "solver": [StrOptions(set(SOFTMAX_SOLVERS))],
     "alpha": [Interval(Real, 0, None, closed="left")],
     "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -87,8 +93,10 @@ PARAMETER_CONSTRAINTS = {
 }
 
 
-def engine_params(solver, *, alpha, max_iter, eta0=None, svrg_option="last", tol=0.0, fit_intercept=True, seed=0,
-                  history=True, inner=0, batch=0, batch_growth=2.0, s2gd_nu=None, max_dense_bytes=None):
+def engine_params(solver: str, *, alpha: float, max_iter: int, eta0: float | None = None, svrg_option: str = "last",
+                  tol: float = 0.0, fit_intercept: bool = True, seed: int = 0, history: bool = True, inner: int = 0,
+                  batch: int = 0, batch_growth: float = 2.0, s2gd_nu: float | None = None,
+                  max_dense_bytes: int | None = None) -> Any:
     """``_core.VrParams`` from parameters already validated (``make_params`` validates; the estimators'
     ``fit`` did)."""
     p = _core.VrParams()
@@ -112,8 +120,10 @@ def engine_params(solver, *, alpha, max_iter, eta0=None, svrg_option="last", tol
 
 
 @validate_params(PARAMETER_CONSTRAINTS, prefer_skip_nested_validation=True)
-def make_params(solver, *, alpha, max_iter, eta0=None, svrg_option="last", tol=0.0, fit_intercept=True, seed=0,
-                history=True, inner=0, batch=0, batch_growth=2.0, s2gd_nu=None, max_dense_bytes=None, softmax=False):
+def make_params(solver: str, *, alpha: float, max_iter: int, eta0: float | None = None, svrg_option: str = "last",
+                tol: float = 0.0, fit_intercept: bool = True, seed: int = 0, history: bool = True, inner: int = 0,
+                batch: int = 0, batch_growth: float = 2.0, s2gd_nu: float | None = None,
+                max_dense_bytes: int | None = None, softmax: bool = False) -> Any:
     """Validated ``_core.VrParams`` (solver="sgd", the softmax model's plain SGD, only with ``softmax=True``)."""
     if not softmax and solver not in VR_SOLVERS:
         raise ValueError(f"solver must be one of {sorted(VR_SOLVERS)} (solver='sgd' is the softmax model's only), "
@@ -131,30 +141,51 @@ def _float64(a):
     return None if a is None else np.ascontiguousarray(a, dtype=np.float64)
 
 
-def fit_binary(M, y, spec, params, *, sample_weight=None, coef=None, intercept=0.0, order=None, progress=None,
-               X_test=None, y_test=None):
+def _run(solve, arrays, progress, stopper):
+    """``solve(progress callback)`` of the engine on the model ``arrays`` (written in place), with the
+    per-pass stop test of ``stopper`` when given: the EngineResult."""
+    if stopper is None:
+        return engine_result(solve(progress))
+    return stopper.finish(arrays, engine_result(solve(stopper.watch(arrays, progress, skip_first=True))))
+
+
+def fit_binary(M: Any, y: ArrayLike, spec: Any, params: Any, *, sample_weight: ArrayLike | None = None,
+               coef: ArrayLike | None = None, intercept: float = 0.0, order: ArrayLike | None = None,
+               progress: Callable[[int], Any] | None = None, X_test: Any = None, y_test: ArrayLike | None = None,
+               stopper: EarlyStopping | None = None) -> tuple[np.ndarray, float, EngineResult]:
     """One binary solve on a ``_core.Matrix`` with +-1 labels y from (coef, intercept) (zeros by default).
     X_test: a ``_core.Matrix`` of the same storage with +-1 labels y_test (test error per pass); order: the
-    injected draws (tests). Returns (coef, intercept, EngineResult)."""
+    injected draws (tests). stopper: a ``robustcore._base.EarlyStopping`` whose ``score(coef (d,),
+    intercept (1,))`` is called after every pass (effective pass, or outer iteration of the SVRG family), in
+    the same solve; the best-scoring model is returned when it keeps one. Returns (coef, intercept,
+    EngineResult)."""
     w = np.zeros(M.shape[1]) if coef is None else np.array(coef, dtype=np.float64, copy=True)
     b = np.array([float(intercept)])
-    raw = _core.vr_fit(M, _float64(y), _float64(sample_weight), spec, params, w, b, _int64(order), progress,
-                       X_test, _float64(y_test))
-    return w, float(b[0]), engine_result(raw)
+    result = _run(lambda callback: _core.vr_fit(M, _float64(y), _float64(sample_weight), spec, params, w, b,
+                                                _int64(order), callback, X_test, _float64(y_test)),
+                  (w, b), progress, stopper)
+    return w, float(b[0]), result
 
 
-def fit_softmax(M, y, K, params, *, sample_weight=None, order=None, progress=None, X_test=None, y_test=None):
+def fit_softmax(M: Any, y: ArrayLike, K: int, params: Any, *, sample_weight: ArrayLike | None = None,
+                order: ArrayLike | None = None, progress: Callable[[int], Any] | None = None, X_test: Any = None,
+                y_test: ArrayLike | None = None,
+                stopper: EarlyStopping | None = None) -> tuple[np.ndarray, np.ndarray, EngineResult]:
     """The softmax model (multinomial.hpp) on a ``_core.Matrix`` with labels y in 0..K-1 (X_test: a
     ``_core.Matrix`` of the same storage, y_test: labels in 0..K-1 or -1 for a class never seen in
-    training). Returns (coef (K, d), intercept (K,), EngineResult)."""
+    training). stopper: as in ``fit_binary``, scoring (coef (K, d), intercept (K,)). Returns (coef (K, d),
+    intercept (K,), EngineResult)."""
     W = np.zeros((M.shape[1], K))
     b = np.zeros(K)
-    raw = _core.softmax_fit(M, _int64(y), int(K), _float64(sample_weight), params, W.reshape(-1), b, _int64(order),
-                            progress, X_test, _int64(y_test))
-    return np.ascontiguousarray(W.T), b, engine_result(raw)
+    result = _run(lambda callback: _core.softmax_fit(M, _int64(y), int(K), _float64(sample_weight), params,
+                                                     W.reshape(-1), b, _int64(order), callback, X_test,
+                                                     _int64(y_test)),
+                  (W.T, b), progress, stopper)
+    return np.ascontiguousarray(W.T), b, result
 
 
-def solve(X, y, loss="log_loss", solver="saga", alpha=1e-4, max_iter=50, **kwargs):
+def solve(X: MatrixLike, y: ArrayLike, loss: str = "log_loss", solver: str = "saga", alpha: float = 1e-4,
+          max_iter: int = 50, **kwargs: Any) -> tuple[np.ndarray, float, EngineResult]:
     """Convenience: fit a binary model on X (dense or CSR) and +-1 labels y.
 
     kwargs: those of ``make_params`` (eta0, svrg_option, tol, fit_intercept, seed, history, inner, batch,

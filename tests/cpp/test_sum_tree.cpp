@@ -101,6 +101,17 @@ void fol_separable() {
     for (int64_t j = 0; j < d; ++j) s += coef[j] * X[i * d + j];
     CHECK(!misclassified(y[i], s));
   }
+  // the progress contract: when the callback runs, coef holds the current iterate (here: stop after epoch 3,
+  // and the model returned is the one the callback saw)
+  {
+    std::vector<double> c(d + 1, 0.0), w(n, 1.0), seen;
+    auto stopped = fol_fit(V, y.data(), params, c.data(), w.data(), nullptr, 0, nullptr, nullptr, 0,
+                           static_cast<const DenseView*>(nullptr), nullptr, [&](int64_t t) {
+                             seen.assign(c.begin(), c.end());
+                             return t < 3 * params.epoch_steps(n);
+                           });
+    CHECK(stopped.status == Status::Interrupted && stopped.n_iter == 3.0 && seen == c);
+  }
   // every precondition is checked at the entry point
   auto throws = [&](FolParams bad) {
     CHECK_THROWS(fol_fit(V, y.data(), bad, coef.data(), weights.data(), nullptr, 0, nullptr, nullptr, 0,
@@ -137,6 +148,21 @@ void fol_separable() {
   const auto* aerr = ar.history.find("train_error");
   CHECK(ar.n_iter >= 1 && aerr && static_cast<double>(aerr->size()) == ar.n_iter && aerr->back() < 0.05);
   CHECK(ar.alpha_t.size() == aerr->size() && ar.weighted_error.size() >= ar.alpha_t.size());
+  // the progress contract: alphas holds alpha_t of the rounds kept so far when the callback runs (every 10th
+  // label flipped: no round is consistent, so every kept round reports)
+  std::vector<double> alphas(5, 0.0), y_noisy = y;
+  for (int64_t i = 0; i < n; i += 10) y_noisy[i] = -y_noisy[i];
+  size_t calls = 0, complete = 0;
+  auto ar2 = adaboost_fit(V, y_noisy.data(), ada, hyps.data(), 5, static_cast<const DenseView*>(nullptr), nullptr,
+                          [&](int64_t r) {
+                            ++calls;
+                            complete += alphas[static_cast<size_t>(r - 1)] > 0.0 &&
+                                        (r == 5 || alphas[static_cast<size_t>(r)] == 0.0);
+                            return true;
+                          },
+                          nullptr, alphas.data());
+  CHECK(calls >= 1 && complete == calls && calls == ar2.alpha_t.size());
+  for (size_t r = 0; r < ar2.alpha_t.size(); ++r) CHECK(alphas[r] == ar2.alpha_t[r]);
   CHECK_THROWS(adaboost_fit(V, y.data(), ada, hyps.data(), 4, static_cast<const DenseView*>(nullptr), nullptr,
                             ProgressFn()),
                std::invalid_argument);  // fewer hypothesis rows than rounds

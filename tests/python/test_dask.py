@@ -198,3 +198,26 @@ def test_worker_killed_mid_fit_retries_or_raises(client):
         np.testing.assert_array_equal(est.coef_, reference.coef_)
         np.testing.assert_array_equal(est.intercept_, reference.intercept_)
     client.wait_for_workers(2, timeout=60)
+
+
+def test_early_stopping_over_rounds(client):
+    """early_stopping scores the mixed model on every partition's held-out rows after each round: the rule
+    replayed on the recorded scores stops where the fit stopped; same seed, same bits; the budget warns."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y, Xt, yt = _planted(n=3000, d=10)
+    Xd, yd = _dask(X, y, parts=2)
+    tol, patience = 1e-3, 3
+    kw = dict(loss="log_loss", max_iter=60, tol=tol, early_stopping=True, n_iter_no_change=patience, random_state=0)
+    est = DaskLinearClassifier(**kw).fit(Xd, yd)
+    scores = est.history_["validation_score"]
+    assert est.status_ == "converged" and est.n_iter_ == len(scores) < 60
+    best, stale = -np.inf, 0
+    for j, v in enumerate(scores):
+        stale = stale + 1 if v < best + tol else 0
+        best = max(best, v)
+        assert (stale >= patience) == (j == len(scores) - 1)
+    np.testing.assert_array_equal(est.coef_, DaskLinearClassifier(**kw).fit(Xd, yd).coef_)
+    assert est.score(Xt, yt) > 0.85
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        DaskLinearClassifier(max_iter=2, tol=1e-3, early_stopping=True, random_state=0).fit(Xd, yd)

@@ -152,9 +152,9 @@ def test_noisy_mkl_noise_level_auto():
     X, y = make_classification(n_samples=400, n_features=4, n_informative=3, n_redundant=0, class_sep=2.0,
                                random_state=0)
     yn = flip_labels(y, 0.2, random_state=0)
-    clf = NoisyMKLClassifier(noise_level="auto", max_iter=50, widths=(1.0,)).fit(X, yn)
-    again = NoisyMKLClassifier(noise_level="auto", max_iter=50, widths=(1.0,)).fit(X, yn)
-    assert again.noise_level_ == clf.noise_level_  # fixed folds: no random_state, deterministic
+    clf = NoisyMKLClassifier(noise_level="auto", max_iter=50, widths=(1.0,), random_state=0).fit(X, yn)
+    again = NoisyMKLClassifier(noise_level="auto", max_iter=50, widths=(1.0,), random_state=0).fit(X, yn)
+    assert again.noise_level_ == clf.noise_level_  # the same random_state: the same folds
     T = clf.transition_matrix_
     prior = rc.noise.clean_prior(T, yn)
     assert clf.noise_level_ == pytest.approx(prior @ (1 - np.diag(T)))

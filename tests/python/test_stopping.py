@@ -103,11 +103,65 @@ def test_early_stopping_keeps_the_best_validation_model(solver):
     assert len(set(accs)) > 1  # not a trivial run
 
 
-def test_early_stopping_is_refused_by_the_other_solvers():
-    X, y = _problem()
-    for kw in (dict(solver="saga", loss="log_loss"), dict(loss="softmax", solver="sag")):
-        with pytest.raises(ValueError, match="early_stopping"):
-            rc.LinearClassifier(early_stopping=True, tol=1e-3, **kw).fit(X, y)
+def _replay(scores, tol, patience):
+    """scikit-learn's rule on a sequence of per-iteration scores: (iterations run, first best iteration)."""
+    best, stale = -np.inf, 0
+    for j, v in enumerate(scores):
+        stale = stale + 1 if v < best + tol else 0
+        best = max(best, v)
+        if stale >= patience:
+            return j + 1, int(np.argmax(scores[: j + 1]))
+    return len(scores), int(np.argmax(scores))
+
+
+def _split(y, fraction=0.2, seed=0):
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    return next(StratifiedShuffleSplit(test_size=fraction, random_state=seed).split(np.zeros(len(y)), y))
+
+
+VR_CASES = [dict(loss="log_loss", solver=s) for s in ("saga", "sag", "svrg", "finito", "vrlite", "mixed_svrg")] + [
+    dict(loss="softmax", solver="sag"), dict(loss="softmax", solver="sgd", eta0=0.05)]
+
+
+@pytest.mark.parametrize("kw", VR_CASES, ids=lambda kw: f"{kw['loss']}-{kw['solver']}")
+def test_early_stopping_variance_reduced_and_softmax(kw):
+    """The variance-reduced solvers and loss="softmax" stop on the held-out accuracy inside one solve: the
+    rule replayed on the per-pass accuracy of the held-out rows (recorded through eval_set) stops where the
+    fit stopped, and the model kept is the best pass's."""
+    X, y = _problem(noise=1.0, k=3 if kw["loss"] == "softmax" else 2)
+    tol, patience = 1e-4, 3
+    train, val = _split(y)
+    est = _fit_quietly(rc.LinearClassifier(alpha=1e-2, max_iter=100, tol=tol, early_stopping=True,
+                                           validation_fraction=0.2, n_iter_no_change=patience, random_state=0,
+                                           **kw), X, y, eval_set=(X[val], y[val]))
+    assert est.status_ == "converged" and est.n_iter_ < 100
+    accs = 1.0 - np.atleast_2d(est.history_["test_error"])[:, 1:]  # pass 0 is the start, not an iteration
+    for row in accs:  # one per one-vs-rest problem (one here)
+        finite = row[np.isfinite(row)]
+        ran, best = _replay(finite, tol, patience)
+        assert ran == len(finite) and len(set(finite)) > 1
+    assert est.score(X[val], y[val]) == pytest.approx(accs[0, best])
+    # the held-out rows were left out of the training set: a fit on the training rows alone, run for the
+    # best pass's budget, is the model kept (passes in the units of max_iter)
+    if kw["solver"] in ("saga", "sag"):
+        passes = est.history_["passes"][1 + best]
+        plain = rc.LinearClassifier(alpha=1e-2, max_iter=int(passes), random_state=0, **kw).fit(X[train], y[train])
+        np.testing.assert_allclose(est.coef_, plain.coef_, rtol=0, atol=0)
+    again = _fit_quietly(rc.LinearClassifier(alpha=1e-2, max_iter=100, tol=tol, early_stopping=True,
+                                             validation_fraction=0.2, n_iter_no_change=patience, random_state=0,
+                                             **kw), X, y, eval_set=(X[val], y[val]))
+    np.testing.assert_array_equal(est.coef_, again.coef_)  # same seed, same bits
+    np.testing.assert_array_equal(est.intercept_, again.intercept_)
+
+
+@pytest.mark.parametrize("kw", [dict(loss="log_loss", solver="saga"), dict(loss="softmax", solver="sag")])
+def test_early_stopping_budget_warns(kw):
+    X, y = _problem(noise=1.0)
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        est = rc.LinearClassifier(max_iter=2, tol=1e-3, early_stopping=True, n_iter_no_change=5, random_state=0,
+                                  **kw).fit(X, y)
+    assert est.status_ == "max_iter" and est.n_iter_ == 2
 
 
 def test_early_stopping_multiclass_and_weights():
@@ -117,3 +171,144 @@ def test_early_stopping_multiclass_and_weights():
                                            random_state=0, class_weight="balanced"), X, y, sample_weight=sw)
     assert est.coef_.shape == (3, X.shape[1]) and est.history_["objective"].shape[0] == 3
     assert est.score(X, y) > 0.6
+
+
+def test_adaboost_early_stopping_keeps_the_best_rounds():
+    """AdaBoost's rounds under the rule: the vote's accuracy on the held-out rows (recorded per round through
+    eval_set) replayed gives the rounds run and the best round; the model is the vote of the rounds up to it."""
+    X, y = _problem(noise=1.5, d=8)
+    tol, patience = 1e-4, 2
+    train, val = _split(y)
+    kw = dict(learner="perceptron", max_iter=60, random_state=0)
+    est = _fit_quietly(rc.AdaBoostOnlineClassifier(tol=tol, early_stopping=True, validation_fraction=0.2,
+                                                   n_iter_no_change=patience, **kw), X, y, eval_set=(X[val], y[val]))
+    accs = 1.0 - est.history_["test_error"]
+    ran, best = _replay(accs, tol, patience)
+    assert est.status_ == "converged" and est.n_iter_ == ran < 60
+    assert len(est.alphas_) == len(est.hypotheses_) == best + 1
+    assert est.score(X[val], y[val]) == pytest.approx(accs[best])
+    # the same rounds as a plain fit on the training rows, cut at the best round
+    plain = rc.AdaBoostOnlineClassifier(**kw).fit(X[train], y[train])
+    np.testing.assert_array_equal(est.hypotheses_, plain.hypotheses_[: best + 1])
+    np.testing.assert_array_equal(est.alphas_, plain.alphas_[: best + 1])
+
+
+def test_adaboost_tol_on_the_exponential_loss_and_the_warning():
+    X, y = _problem(noise=0.3, d=8)
+    est = rc.AdaBoostOnlineClassifier(max_iter=200, tol=1e-2, n_iter_no_change=3, random_state=0).fit(X, y)
+    assert est.status_ == "converged" and est.n_iter_ < 200 and len(est.alphas_) == est.n_iter_
+    assert est.history_["weighted_error"][-1] < 0.5  # the rule stopped it, not a round without an edge
+    F = np.where(np.asarray(X @ est.hypotheses_[:, :-1].T) + est.hypotheses_[:, -1] > 0, 1.0, -1.0)
+    ypm = np.where(y == 1, 1.0, -1.0)
+    losses = [np.mean(np.exp(-ypm * (F[:, :r] @ est.alphas_[:r]))) for r in range(1, est.n_iter_ + 1)]
+    assert _replay(-np.array(losses), 1e-2, 3)[0] == est.n_iter_
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        rc.AdaBoostOnlineClassifier(max_iter=2, tol=1e-2, random_state=0).fit(X, y)
+
+
+def test_multilabel_early_stopping_passes_through():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 5))
+    Y = (X[:, :3] + rng.normal(size=(300, 3)) > 0).astype(int)
+    kw = dict(max_iter=80, tol=1e-4, early_stopping=True, n_iter_no_change=3, random_state=0)
+    br = _fit_quietly(rc.BinaryRelevanceClassifier(**kw), X, Y)
+    for k, e in enumerate(br.estimators_):  # the same as each label's LinearClassifier
+        ref = _fit_quietly(rc.LinearClassifier(loss="log_loss", solver="saga", **kw), X, Y[:, k])
+        np.testing.assert_array_equal(e.coef_, ref.coef_)
+        assert e.status_ == "converged" and e.n_iter_ < 80
+    lp = _fit_quietly(rc.LabelPowersetClassifier(**kw), X, Y)
+    assert lp.status_ == "converged" and lp.n_iter_ < 80
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        rc.LabelPowersetClassifier(max_iter=2, tol=1e-12, random_state=0).fit(X, Y)
+
+
+def test_mkl_budget_warns():
+    from robustcore.mkl import NoisyMKLClassifier, SimpleMKLClassifier
+
+    X, y = _problem(n=60, d=3)
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        assert NoisyMKLClassifier(max_iter=2, tol=1e-9).fit(X, y).status_ == "max_iter"
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        SimpleMKLClassifier(max_iter=1, tol=1e-12).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        NoisyMKLClassifier(max_iter=2, tol=0.0).fit(X, y)  # tol 0: no stopping rule, no warning
+
+
+def test_fol_early_stopping_on_the_last_iterate():
+    """FOL's epochs under the rule (output="last"): the held-out accuracy of the current iterate per epoch
+    (recorded through eval_set) replayed gives the epochs run, and the model kept is the best epoch's."""
+    X, y = _problem(noise=1.0)
+    tol, patience = 1e-4, 2
+    train, val = _split(y)
+    kw = dict(learner="sgd", loss="log_loss", max_iter=60, output="last", random_state=0)
+    est = _fit_quietly(rc.FocusedOnlineClassifier(tol=tol, early_stopping=True, validation_fraction=0.2,
+                                                  n_iter_no_change=patience, **kw), X, y, eval_set=(X[val], y[val]))
+    accs = 1.0 - est.history_["test_error"]
+    ran, best = _replay(accs, tol, patience)
+    assert est.status_ == "converged" and est.n_iter_ == ran < 60 and len(set(accs)) > 1
+    assert est.score(X[val], y[val]) == pytest.approx(accs[best])
+    assert est.q_.shape == (1, len(train))  # the sampler over the training rows only
+
+
+def test_fol_early_stopping_majority_votes_the_iterates_reached():
+    X, y = _problem(noise=1.0, k=3)
+    kw = dict(max_iter=40, tol=1e-4, early_stopping=True, n_iter_no_change=2, k=15, random_state=0)
+    est = _fit_quietly(rc.FocusedOnlineClassifier(**kw), X, y)
+    again = _fit_quietly(rc.FocusedOnlineClassifier(**kw), X, y)
+    np.testing.assert_array_equal(est.snapshots_, again.snapshots_)  # same seed, same bits (NaN where not reached)
+    assert est.status_ == "converged" and est.n_iter_ < 40
+    reached = np.isfinite(est.snapshots_[:, :, 0])
+    assert reached.any() and not reached.all()
+    # a vote of the reached iterates, per one-vs-rest problem
+    for j, (W, times) in enumerate(zip(est.snapshots_, est.snapshot_times_)):
+        R = W[reached[j]]
+        votes = np.where(X @ R[:, :-1].T + R[:, -1] > 0, 1.0, -1.0).mean(axis=1)
+        np.testing.assert_array_equal(est.decision_function(X)[:, j], votes)
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        rc.FocusedOnlineClassifier(max_iter=2, tol=1e-4, random_state=0).fit(X, y)
+    # a NumPy Perceptron driven from Python takes the C++ Perceptron's steps: the same stop, the same model
+    kw = dict(max_iter=40, tol=1e-4, early_stopping=True, n_iter_no_change=2, k=15, random_state=0)
+    builtin = _fit_quietly(rc.FocusedOnlineClassifier(learner="perceptron", **kw), X, y)
+    protocol = _fit_quietly(rc.FocusedOnlineClassifier(learner=rc.fol.NumpyPerceptron(X.shape[1]), **kw), X, y)
+    assert protocol.n_iter_ == builtin.n_iter_ and protocol.status_ == builtin.status_ == "converged"
+    assert [len(s) for s in protocol.learners_] == np.isfinite(builtin.snapshots_[:, :, 0]).sum(axis=1).tolist()
+    np.testing.assert_allclose(protocol.decision_function(X), builtin.decision_function(X), atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["NoisyMKLClassifier", "MiPMKLClassifier", "SimpleMKLClassifier"])
+def test_mkl_early_stopping(name):
+    """The MKL classifiers hold out a stratified split, score the model on it after every iteration
+    (alternation, outer iteration) and keep the best; same seed, same bits; a precomputed bank gives the
+    same model as the Gaussian bank it holds."""
+    from robustcore import mkl
+
+    X, y = _problem(n=120, d=3, noise=1.0)
+    kw = dict(widths=[0.5, 2.0], tol=1e-3, early_stopping=True, n_iter_no_change=2, validation_fraction=0.25,
+              random_state=0, low_rank_tol=None, max_iter=300 if name == "NoisyMKLClassifier" else 20)
+    est = _fit_quietly(getattr(mkl, name)(**kw), X, y)
+    again = _fit_quietly(getattr(mkl, name)(**kw), X, y)
+    np.testing.assert_array_equal(est.coef_, again.coef_)
+    train, val = _split(y, 0.25)
+    assert est.coef_.shape[-1] == len(train)
+    K = mkl.gaussian_bank(X, None, [0.5, 2.0])
+    pre = _fit_quietly(getattr(mkl, name)(kernels="precomputed", **{k: v for k, v in kw.items() if k != "widths"}),
+                       K, y)
+    np.testing.assert_allclose(pre.coef_, est.coef_, rtol=1e-9, atol=1e-12)
+    assert pre.score(K[:, val][:, :, train], y[val]) == est.score(X[val], y[val])
+    if name == "NoisyMKLClassifier":  # the rule, replayed: every iteration's averaged model on the held-out rows
+        assert est.status_ == "converged" and est.n_iter_ < 300
+        scores = []
+        for t in range(1, est.n_iter_ + 1):
+            c = mkl.NoisyMKLClassifier(**{**kw, "early_stopping": False, "tol": 0.0, "max_iter": t})
+            scores.append(c.fit(X[train], y[train]).score(X[val], y[val]))
+        ran, best = _replay(np.array(scores), 1e-3, 2)
+        assert ran == est.n_iter_ and est.score(X[val], y[val]) == scores[best]
+
+
+def test_mip_mkl_budget_warns_on_alternations():
+    from robustcore.mkl import MiPMKLClassifier
+
+    X, y = _problem(n=60, d=3, noise=1.0)
+    with pytest.warns(ConvergenceWarning, match="n_alternations=1 before reaching a repeated kept set p"):
+        assert MiPMKLClassifier(n_alternations=1, max_iter=50, widths=[1.0]).fit(X, y).status_ == "max_iter"

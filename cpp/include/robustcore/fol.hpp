@@ -290,10 +290,11 @@ void check_fol_data(const Data& X, const double* y, const Data* X_test, const do
 ///   xi: slack variables (length m) when params.slack_budget >= 0, else may be null.
 ///   order: optional injected sample indices (T * batch_size) replacing the sampler's draws (the
 ///          probabilities p_i are still those of the tree), for oracle tests.
+///   current: optional d+1 values receiving the current iterate (w then b) before each progress call.
 template <class Data, class Learner>
 FolResult fol_run(const Data& X, const double* y, Learner& learner, const FolParams& params, SumTree& tree,
                   double* snapshots, double* xi, const int64_t* order, const Data* X_test, const double* y_test,
-                  const ProgressFn& progress) {
+                  const ProgressFn& progress, double* current = nullptr) {
   const int64_t m = X.rows(), d = X.cols(), bsz = params.batch_size;
   if (tree.size() != m) throw std::invalid_argument("FOL: the sampler must have one leaf per training example");
   if (learner.dim() != d) throw std::invalid_argument("FOL: learner dimension does not match X");
@@ -399,6 +400,7 @@ FolResult fol_run(const Data& X, const double* y, Learner& learner, const FolPar
       learner.write(w.data());
       for (double v : w)
         if (!std::isfinite(v)) return finish(Status::Diverged, t);
+      if (current) std::copy(w.begin(), w.end(), current);
       if (progress && !progress(t)) return finish(Status::Interrupted, t);
       t0 = std::chrono::steady_clock::now();
     }
@@ -425,7 +427,7 @@ FolResult fol_fit(const Data& X, const double* y, const FolParams& params, doubl
   SumTree tree(weights, m);
   FolResult res = with_learner(params.learner, d, [&](auto& learner) {
     learner.assign(coef, coef[d]);
-    FolResult r = fol_run(X, y, learner, params, tree, snapshots, xi, order, X_test, y_test, progress);
+    FolResult r = fol_run(X, y, learner, params, tree, snapshots, xi, order, X_test, y_test, progress, coef);
     learner.write(coef);
     return r;
   });
@@ -459,12 +461,12 @@ struct AdaBoostResult : Result {
 /// sample_weight when given, checked: the distribution of the data with row i repeated w_i times); each round runs one
 /// epoch (m samples, in batches) of the learner sampling examples from p (sum tree, gamma = 0), giving
 /// h_t; eps_t is the p-weighted 0/1 error of h_t, alpha_t = 0.5 log(1/eps_t - 1), p_i <- p_i exp(-alpha_t
-/// y_i h_t(x_i)), output sign(sum_t alpha_t h_t(x)). Stops early when eps_t = 0 (h_t is consistent:
-/// alpha_t is capped at 0.5 log(1e12)) or eps_t >= 1/2 (no edge). hyps: max_iter x (d+1) rows.
+/// y_i h_t(x_i)), output sign(sum_t alpha_t h_t(x)). Stops early (Status::Converged) when eps_t = 0 (h_t is
+/// consistent: alpha_t is capped at 0.5 log(1e12)) or eps_t >= 1/2 (no edge). hyps: max_iter x (d+1) rows.
 template <class Data, class Learner>
 AdaBoostResult adaboost_run(const Data& X, const double* y, Learner& learner, const AdaBoostParams& params,
                             double* hyps, const Data* X_test, const double* y_test, const ProgressFn& progress,
-                            const double* sample_weight) {
+                            const double* sample_weight, double* alphas = nullptr) {
   const int64_t m = X.rows(), d = X.cols(), bsz = params.batch_size;
   AdaBoostResult res;
   Rng rng(params.seed);
@@ -507,9 +509,13 @@ AdaBoostResult adaboost_run(const Data& X, const double* y, Learner& learner, co
       if (h[i] != y[i]) eps += p[i];
     }
     res.weighted_error.push_back(eps);
-    if (eps >= 0.5) break;  // no edge: h_t is not added
+    if (eps >= 0.5) {  // no edge: h_t is not added, and the stopping rule is met
+      res.status = Status::Converged;
+      break;
+    }
     const double alpha = 0.5 * std::log(1.0 / std::max(eps, 1e-12) - 1.0);
     res.alpha_t.push_back(alpha);
+    if (alphas) alphas[r] = alpha;
     double z = 0.0;
     for (int64_t i = 0; i < m; ++i) {
       p[i] *= std::exp(-alpha * y[i] * h[i]);
@@ -537,18 +543,19 @@ AdaBoostResult adaboost_run(const Data& X, const double* y, Learner& learner, co
 
 /// AdaBoost with the learner params.learner names. hyps: n_hyps x (d+1) output rows, n_hyps >=
 /// params.max_iter (row r = h_r, w then b). sample_weight: m weights >= 0 with a positive sum, the initial
-/// distribution p (null: uniform). Every precondition is checked here (std::invalid_argument).
+/// distribution p (null: uniform). alphas (optional, max_iter values): alpha_t of every kept round, written
+/// before the round's progress call. Every precondition is checked here (std::invalid_argument).
 template <class Data>
 AdaBoostResult adaboost_fit(const Data& X, const double* y, const AdaBoostParams& params, double* hyps,
                             int64_t n_hyps, const Data* X_test, const double* y_test, const ProgressFn& progress,
-                            const double* sample_weight = nullptr) {
+                            const double* sample_weight = nullptr, double* alphas = nullptr) {
   params.validate(X.rows());
   detail::check_fol_data(X, y, X_test, y_test, "AdaBoost");
   if (n_hyps < params.max_iter) throw std::invalid_argument("AdaBoost: need one hypothesis row per round (max_iter rows)");
   if (sample_weight && !(validate_sample_weight(sample_weight, X.rows()) > 0.0))
     throw std::invalid_argument("AdaBoost: the sample weights sum to 0");
   return with_learner(params.learner, X.cols(), [&](auto& learner) {
-    return adaboost_run(X, y, learner, params, hyps, X_test, y_test, progress, sample_weight);
+    return adaboost_run(X, y, learner, params, hyps, X_test, y_test, progress, sample_weight, alphas);
   });
 }
 

@@ -276,7 +276,8 @@ struct MklResult : Result {
 /// Solves problem (11) by Algorithm 1 (method AMP) or by gradient descent-ascent (method VI, the
 /// paper's variational-inequality baseline; the R part is taken by the same composite step).
 /// Writes the averaged coefficients cbar (m x n row-major; fbar_j = sum_i cbar_ji k_j(x_i, .)) into
-/// coef and the averaged dual alphabar (n) into dual. y must be in {-1, +1}. Every precondition is
+/// coef and the averaged dual alphabar (n) into dual, at the end and (with a progress callback) before
+/// each call of the callback. y must be in {-1, +1}. Every precondition is
 /// checked here (std::invalid_argument).
 /// AMP iteration t (f^{t-1} with g = K c, beta_{t-1}):
 ///   4: alpha_t = P_Q[beta + (gamma/n)(1 - y o f^{t-1}(X))]           (Lemma 2, project_capped_simplex)
@@ -395,9 +396,14 @@ MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef
       res.status = Status::Converged;
       break;
     }
-    if (progress && !progress(t)) {
-      res.status = Status::Interrupted;
-      break;
+    if (progress) {
+      // the model so far (the averages) in the output arrays: a per-iteration stop test scores it
+      Eigen::Map<Mat>(coef, m, n) = Csum * inv_t;
+      Eigen::Map<Vec>(dual, n) = asum * inv_t;
+      if (!progress(t)) {
+        res.status = Status::Interrupted;
+        break;
+      }
     }
   }
   const double inv_T = 1.0 / std::max(res.n_iter, 1.0);
