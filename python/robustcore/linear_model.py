@@ -8,6 +8,7 @@ modified Huber losses, and a per-epoch ``history_``. The SGD engine calls live i
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 from typing import NamedTuple
 
@@ -154,15 +155,16 @@ def _sgd_engine_params(cfg, max_iter, seed, eta0, block_rows=0):
     return p
 
 
-def _sgd_fit(M, y, sample_weight, spec, params, state, k, X_test=None, y_test=None, progress=None):
+def _sgd_fit(M, y, sample_weight, spec, params, state, k, X_test=None, y_test=None, progress=None, center=None):
     """Epochs of SGD on problem k of ``state`` (updated in place, also when the engine raises after a
-    finished epoch, e.g. on Ctrl-C). Returns the EngineResult."""
+    finished epoch, e.g. on Ctrl-C); ``center``: the feature means the steps subtract (or None). Returns
+    the EngineResult."""
     core = _core.SgdState(state.coef.shape[1])
     core.w[:], core.wbar[:] = state.coef[k], state.avg_coef[k]
     core.b, core.bbar = state.scalars[k]
     core.t, core.avg_count = (int(c) for c in state.counters[k])
     try:
-        raw = _core.sgd_fit(M, y, sample_weight, spec, params, core, None, X_test, y_test, progress)
+        raw = _core.sgd_fit(M, y, sample_weight, spec, params, core, None, X_test, y_test, progress, center)
     finally:
         state.coef[k], state.avg_coef[k] = core.w, core.wbar
         state.scalars[k] = core.b, core.bbar
@@ -175,6 +177,49 @@ def _concat_results(results, status):
     history = {key: np.concatenate([np.asarray(r.history[key], dtype=np.float64) for r in results])
                for key in results[0].history}
     return EngineResult(status, float(sum(r.n_iter for r in results)), results[-1].step, history)
+
+
+def _after_warm_start(warm, main):
+    """One EngineResult for a warm start followed by the main solve: the histories chained, the main
+    solve's "passes" counted on from the warm start's (its pass-0 row, the warm start's last, dropped)."""
+    if main is None:  # the warm start diverged
+        return warm
+    history = {}
+    for key, column in main.history.items():
+        column = np.asarray(column, dtype=np.float64)
+        first = np.asarray(warm.history.get(key, []), dtype=np.float64)
+        if "passes" in main.history and len(main.history["passes"]) and main.history["passes"][0] == 0:
+            column = column[1:]
+        if key == "passes":
+            column = column + warm.n_iter
+        history[key] = np.concatenate([first, column])
+    return EngineResult(main.status, warm.n_iter + main.n_iter, main.step, history)
+
+
+def _column_mean(X, sample_weight):
+    """The (sample-weighted) mean of X's columns, without copying X: the centre of ``center``."""
+    w = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+    return np.ascontiguousarray(np.asarray(X.T @ w, dtype=np.float64).ravel() / w.sum())
+
+
+class ConstantPredictorWarning(UserWarning):
+    """A fit predicts a single class on its own training data, which holds more than one."""
+
+
+def _warn_constant(estimator, X, Y, coef, intercept):
+    """ConstantPredictorWarning for every binary problem (rows of +-1 targets Y) whose model gives every
+    training row the same sign while its targets have both."""
+    for k in range(len(Y)):
+        positive = np.asarray(X @ coef[k]).ravel() + intercept[k] > 0
+        if positive.all() == positive.any() and (Y[k] > 0).any() and (Y[k] < 0).any():
+            which = f" (one-vs-rest problem of class {estimator.classes_[k]})" if len(Y) > 1 else ""
+            warnings.warn(
+                f"{type(estimator).__name__}(loss={estimator.loss!r}, solver={estimator.solver!r}) predicts a single "
+                f"class on its training data{which}. A bounded loss can leave a whole class on its plateau; at a "
+                "large alpha or high noise the constant predictor can even be its objective's minimum. Try "
+                "center=True and warm_start_loss='log_loss' (the defaults), a smaller alpha, s further below "
+                "0 (sramp), standardised features (sklearn.preprocessing.StandardScaler), or a convex loss.",
+                ConstantPredictorWarning, stacklevel=3)
 
 
 def _sgd_until_tol(run_epoch, measure, max_iter, tol, n_iter_no_change, state, k, progress):
@@ -202,10 +247,10 @@ def _sgd_until_tol(run_epoch, measure, max_iter, tol, n_iter_no_change, state, k
     return _concat_results(results, status)
 
 
-def _sgd_calibrate_eta0(M, y, sample_weight, spec, cfg, seed):
-    """Bottou's eta0 calibration on a 1000-row subsample (sgd.hpp)."""
+def _sgd_calibrate_eta0(M, y, sample_weight, spec, cfg, seed, center=None):
+    """Bottou's eta0 calibration on a 1000-row subsample (sgd.hpp), with the steps seeing X - center."""
     return _core.sgd_calibrate_eta0(M, y, sample_weight, spec, cfg.alpha, cfg.fit_intercept, cfg.intercept_lr,
-                                    int(seed) % (2**63))
+                                    int(seed) % (2**63), center=center)
 
 
 def _calibration_loss(loss, spec):
@@ -329,6 +374,23 @@ class LinearClassifier(BaseClassifier):
         Multiplies ``sample_weight`` (scikit-learn's semantics): "balanced" weighs each class by
         n / (n_classes * count(class)); a class missing from the dict weighs 1. ``partial_fit`` takes a
         dict (its batches need not show every class) but not "balanced".
+    center : "auto" or bool
+        Implicit feature centring for the SGD solvers (sgd, asgd): the steps see x - mu, mu the
+        (sample-weighted) column means of the training data, without copying X and at O(nnz) per step
+        (the engine keeps w = s v + a mu). The problem solved is the same (the intercept is not
+        regularised); coef_ and intercept_ are those of the given features. Only the path changes: on
+        non-centred features ([0, 1]-scaled, raw counts) the bounded losses otherwise often end as a
+        constant predictor (README, "Bounded losses on [0, 1]-scaled features"). "auto": True for
+        the bounded losses ("ramp", "sramp", "rgomp") with sgd / asgd, False otherwise. Not implemented
+        for pegasos, the variance-reduced solvers or loss="softmax" (True raises a ValueError).
+    warm_start_loss : "auto", "log_loss", "hinge" or None
+        A convex warm start (the CCCP route of Collobert et al. 2006): ``fit`` spends the first
+        ``max_iter // 3`` epochs (effective passes) on this loss, then continues on ``loss`` from there:
+        the SGD state (step clock, calibrated step) carries over, with the bounded loss's step scaled by
+        L_log / L_loss as for eta0, and the running average (asgd) restarts. "auto": "log_loss" for the
+        bounded losses, None (no warm start) otherwise. The variance-reduced solvers take "log_loss"
+        only (a smooth loss). ``partial_fit`` never warm-starts. ``history_`` holds the warm start's epochs
+        first (their objective is that of this loss).
 
     Attributes
     ----------
@@ -368,6 +430,8 @@ class LinearClassifier(BaseClassifier):
         "early_stopping": ["boolean"],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "center": [StrOptions({"auto"}), "boolean"],
+        "warm_start_loss": [StrOptions({"auto", "log_loss", "hinge"}), None],
     }
 
     def __init__(
@@ -396,6 +460,8 @@ class LinearClassifier(BaseClassifier):
         early_stopping=False,
         validation_fraction=0.1,
         n_iter_no_change=5,
+        center="auto",
+        warm_start_loss="auto",
     ):
         self.loss = loss
         self.solver = solver
@@ -421,12 +487,22 @@ class LinearClassifier(BaseClassifier):
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
+        self.center = center
+        self.warm_start_loss = warm_start_loss
 
     # ------------------------------------------------------------------ configuration
     def _solver_kind(self):
         """"softmax", "vr" or "sgd"; raises on parameter combinations the solver does not take (each
         parameter alone was validated by ``_parameter_constraints``)."""
         loss = canonical_loss(self.loss)
+        center, warm_loss = self._collapse_remedies()
+        if center and (loss == "softmax" or self.solver in _vr.VR_SOLVERS):
+            raise ValueError("center=True is implemented for the SGD solvers (sgd, asgd) only; the variance-reduced "
+                             "solvers take warm_start_loss='log_loss' (the default for the bounded losses)")
+        if loss == "softmax" and warm_loss is not None:
+            raise ValueError("loss='softmax' takes no warm_start_loss (it is convex); leave it 'auto' or None")
+        if warm_loss not in (None, *SMOOTH_LOSSES) and self.solver in _vr.VR_SOLVERS:
+            raise ValueError(f"solver={self.solver!r} needs a smooth warm_start_loss ('log_loss'), got {warm_loss!r}")
         if self.early_stopping and (loss == "softmax" or self.solver in _vr.VR_SOLVERS):
             raise ValueError("early_stopping is implemented for the SGD solvers (sgd, asgd, pegasos) only; the "
                              "variance-reduced solvers and loss='softmax' stop on tol (weight change per pass)")
@@ -452,6 +528,21 @@ class LinearClassifier(BaseClassifier):
             if self.learning_rate not in (None, "pegasos"):
                 raise ValueError("solver='pegasos' uses learning_rate='pegasos' (1/(alpha t)); leave learning_rate=None")
         return "sgd"
+
+    def _collapse_remedies(self):
+        """(center, warm_start_loss) of this fit, "auto" resolved: centring (sgd, asgd) and a log-loss warm start
+        (every solver) for the bounded losses, neither for the convex ones. The one place they are decided."""
+        bounded = canonical_loss(self.loss) in BOUNDED_LOSSES
+        center = (bounded and self.solver in ("sgd", "asgd")) if self.center == "auto" else bool(self.center)
+        warm = ("log_loss" if bounded else None) if self.warm_start_loss == "auto" else self.warm_start_loss
+        return center, warm
+
+    def _warm_start(self, max_iter):
+        """(loss spec, epochs) of the convex warm start of a fit of ``max_iter`` epochs, or (None, 0)."""
+        warm = self._collapse_remedies()[1]
+        if warm is None or max_iter // 3 == 0:
+            return None, 0
+        return loss_spec(warm), max_iter // 3
 
     def _loss_spec(self):
         return loss_spec(canonical_loss(self.loss), s=float(self.s), c=float(self.c), sramp_params=self.sramp_params)
@@ -490,11 +581,15 @@ class LinearClassifier(BaseClassifier):
         return to_matrix(Xt), yt
 
     # ------------------------------------------------------------------ solvers
-    def _fit_sgd(self, X, M, Y, sample_weight, Mt, Yt, max_iter, state, until_tol=False, validation=None):
+    def _fit_sgd(self, X, M, Y, sample_weight, Mt, Yt, max_iter, state, until_tol=False, validation=None,
+                  warm_start=False):
         """``max_iter`` epochs on every binary problem from ``state`` (updated in place): fitted attributes.
         ``until_tol``: epoch by epoch until ``tol`` is met (``_sgd_until_tol``), on the training objective, or
-        with ``validation`` = (X_val, Y_val (+-1 per problem), sample_weight_val) on the validation score."""
+        with ``validation`` = (X_val, Y_val (+-1 per problem), sample_weight_val) on the validation score.
+        ``warm_start``: the first epochs on ``warm_start_loss`` (``_warm_start``); centring as ``center``."""
         cfg = self._sgd_config(weighted_alpha(self.alpha, sample_weight, X.shape[0]))
+        mu = _column_mean(X, sample_weight) if self._collapse_remedies()[0] else None
+        warm_spec, n_warm = self._warm_start(max_iter) if warm_start else (None, 0)
         loss = canonical_loss(self.loss)
         spec = self._loss_spec()
         calib_spec, calib_factor = _calibration_loss(loss, spec)
@@ -505,29 +600,39 @@ class LinearClassifier(BaseClassifier):
 
         def one(k):
             if calibrate and np.isnan(state.eta0[k]):
-                eta0 = _sgd_calibrate_eta0(M, Y[k], sample_weight, calib_spec, cfg, seed + 104729 * k)
+                eta0 = _sgd_calibrate_eta0(M, Y[k], sample_weight, calib_spec, cfg, seed + 104729 * k, mu)
                 state.eta0[k] = eta0 * calib_factor
 
-            def epochs(n, callback):
+            def epochs(n, callback, loss=spec, step_factor=1.0):
                 params = _sgd_engine_params(cfg, n, seed + 7919 * k + int(state.counters[k, 0]),
-                                            state.eta0[k] if calibrate else cfg.eta0, block_rows)
-                return _sgd_fit(M, Y[k], sample_weight, spec, params, state, k, Mt, None if Yt is None else Yt[k],
-                                callback)
+                                            state.eta0[k] * step_factor if calibrate else cfg.eta0, block_rows)
+                return _sgd_fit(M, Y[k], sample_weight, loss, params, state, k, Mt, None if Yt is None else Yt[k],
+                                callback, mu)
 
-            if not until_tol:
-                return epochs(max_iter, bar.callback())
+            def run(n):
+                if not until_tol:
+                    return epochs(n, bar.callback())
 
-            def measure():
-                coef, b = state.model_row(k, cfg.averaging)
-                if validation is None:  # the training objective
-                    z = Y[k] * (np.asarray(X @ coef).ravel() + b)
-                    return np.average(spec.value_deriv(z)[0], weights=sw) + 0.5 * self.alpha * coef @ coef, False
-                X_val, Y_val, sw_val = validation
-                right = np.where(np.asarray(X_val @ coef).ravel() + b > 0, 1.0, -1.0) == Y_val[k]
-                return -np.average(right, weights=sw_val), True
+                def measure():
+                    coef, b = state.model_row(k, cfg.averaging)
+                    if validation is None:  # the training objective
+                        z = Y[k] * (np.asarray(X @ coef).ravel() + b)
+                        return np.average(spec.value_deriv(z)[0], weights=sw) + 0.5 * self.alpha * coef @ coef, False
+                    X_val, Y_val, sw_val = validation
+                    right = np.where(np.asarray(X_val @ coef).ravel() + b > 0, 1.0, -1.0) == Y_val[k]
+                    return -np.average(right, weights=sw_val), True
 
-            return _sgd_until_tol(lambda: epochs(1, None), measure, max_iter, self.tol, self.n_iter_no_change,
-                                  state, k, bar)
+                return _sgd_until_tol(lambda: epochs(1, None), measure, n, self.tol, self.n_iter_no_change,
+                                      state, k, bar)
+
+            if not n_warm:
+                return run(max_iter)
+            # The warm start with the step calibrated for the logistic loss, then the loss's own (scaled) step.
+            warm = epochs(n_warm, bar.callback(), warm_spec, 1.0 / calib_factor)
+            if warm.status == "diverged":
+                return warm
+            state.counters[k, 1] = 0  # the running average (asgd) restarts on the loss
+            return _after_warm_start(warm, run(max_iter - n_warm))
 
         with Progress(self.verbose, max_iter * len(Y), type(self).__name__) as bar:
             results = map_problems(one, len(Y), self.n_jobs)
@@ -535,17 +640,27 @@ class LinearClassifier(BaseClassifier):
         return dict(coef_=coef, intercept_=intercept, t_=int(state.counters[0, 0]), _sgd_state=state,
                     **result_attributes(results, self))
 
-    def _fit_vr(self, M, Y, sample_weight, Mt, Yt, max_iter, coef0, intercept0):
-        """A variance-reduced solve of every binary problem from (coef0, intercept0): fitted attributes."""
+    def _fit_vr(self, M, Y, sample_weight, Mt, Yt, max_iter, coef0, intercept0, warm_start=False):
+        """A variance-reduced solve of every binary problem from (coef0, intercept0): fitted attributes.
+        ``warm_start``: the first passes on ``warm_start_loss`` (``_warm_start``), the rest from there."""
         spec = self._loss_spec()
+        warm_spec, n_warm = self._warm_start(max_iter) if warm_start else (None, 0)
         seed = seed_from_random_state(self.random_state)
         alpha = weighted_alpha(self.alpha, sample_weight, M.shape[0])
-        params = [self._vr_params(alpha, max_iter, seed + 7919 * k) for k in range(len(Y))]
 
         def one(k):
-            return _vr.fit_binary(M, Y[k], spec, params[k], sample_weight=sample_weight, coef=coef0[k],
-                                  intercept=intercept0[k], progress=bar.callback(), X_test=Mt,
-                                  y_test=None if Yt is None else Yt[k])
+            def solve(loss, passes, coef, intercept, seed_k):
+                return _vr.fit_binary(M, Y[k], loss, self._vr_params(alpha, passes, seed_k),
+                                      sample_weight=sample_weight, coef=coef, intercept=intercept,
+                                      progress=bar.callback(), X_test=Mt, y_test=None if Yt is None else Yt[k])
+
+            if not n_warm:
+                return solve(spec, max_iter, coef0[k], intercept0[k], seed + 7919 * k)
+            coef, intercept, warm = solve(warm_spec, n_warm, coef0[k], intercept0[k], seed + 7919 * k)
+            if warm.status == "diverged":
+                return coef, intercept, warm
+            coef, intercept, main = solve(spec, max_iter - n_warm, coef, intercept, seed + 7919 * k + 1)
+            return coef, intercept, _after_warm_start(warm, main)
 
         with Progress(self.verbose, max_iter * len(Y), type(self).__name__) as bar:
             fits = map_problems(one, len(Y), self.n_jobs)
@@ -589,12 +704,18 @@ class LinearClassifier(BaseClassifier):
             coef0, intercept0 = _initial_model(coef_init, intercept_init, n_problems, X.shape[1])
             if kind == "vr":
                 fitted = self._fit_vr(to_matrix(X), binary_targets(y, classes), sample_weight, Mt, Yt,
-                                      self.max_iter, coef0, intercept0)
+                                      self.max_iter, coef0, intercept0, warm_start=True)
             else:
                 fitted = self._fit_sgd_until_tol(X, y, classes, sample_weight, Mt, Yt, coef0, intercept0)
         warn_max_iter(self, fitted["status_"], self.tol)
         self._commit(classes_=classes, **fitted)
+        self._check_constant(X, y)
         return self
+
+    def _check_constant(self, X, y):
+        """ConstantPredictorWarning when a bounded loss's fitted model predicts one class on its training data."""
+        if canonical_loss(self.loss) in BOUNDED_LOSSES:
+            _warn_constant(self, X, binary_targets(y, self.classes_), self.coef_, self.intercept_)
 
     def _fit_sgd_until_tol(self, X, y, classes, sample_weight, Mt, Yt, coef0, intercept0):
         """The SGD solvers' fit from the model (coef0, intercept0): all max_iter epochs (tol None), or until
@@ -612,7 +733,7 @@ class LinearClassifier(BaseClassifier):
         Y = binary_targets(y, classes)
         return self._fit_sgd(X, to_matrix(X), Y, sample_weight, Mt, Yt, self.max_iter,
                              _SgdState.start(coef0, intercept0), until_tol=self.tol is not None,
-                             validation=validation)
+                             validation=validation, warm_start=True)
 
     def _has_partial_fit(self):
         if canonical_loss(self.loss) == "softmax":
