@@ -111,19 +111,17 @@ void bind_linear(py::module_& m) {
   m.def(
       "sgd_calibrate_eta0",
       [](const Matrix& X, const F64& y, std::optional<F64> sample_weight, const LossSpec& loss, double alpha,
-         bool fit_intercept, double intercept_lr, uint64_t seed, int64_t n_sample, std::optional<F64> center) {
+         bool fit_intercept, double intercept_lr, uint64_t seed, int64_t n_sample) {
         const int64_t n = X.rows();
         const double* yp = checked_const(y, n, "y");
         const double* swp = sample_weight ? checked_const(*sample_weight, n, "sample_weight") : nullptr;
-        const double* mu = center ? checked_const(*center, X.cols(), "center") : nullptr;
         py::gil_scoped_release nogil;
         return visit_matrix(X, [&](const auto& v) {
-          return calibrate_eta0(v, yp, swp, AnyLoss(loss), alpha, fit_intercept, intercept_lr, seed, n_sample, mu);
+          return calibrate_eta0(v, yp, swp, AnyLoss(loss), alpha, fit_intercept, intercept_lr, seed, n_sample);
         });
       },
       py::arg("X"), py::arg("y").noconvert(), py::arg("sample_weight").noconvert(), py::arg("loss"), py::arg("alpha"),
       py::arg("fit_intercept"), py::arg("intercept_lr"), py::arg("seed"), py::arg("n_sample") = 1000,
-      py::arg("center").noconvert() = py::none(),
       "Bottou's eta0 calibration on a subsample (see sgd.hpp).");
 }
 

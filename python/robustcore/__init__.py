@@ -13,6 +13,6 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree without metadata
     __version__ = "0+unknown"
 
-__all__ = ["AdaBoostOnlineClassifier", "BinaryRelevanceClassifier", "ConstantPredictorWarning", "FocusedOnlineClassifier",
-           "LabelPowersetClassifier", "LinearClassifier", "datasets", "losses", "mkl", "multilabel", "noise", "plotting", "variance_reduced",
-           "__version__"]
+__all__ = ["AdaBoostOnlineClassifier", "BinaryRelevanceClassifier", "ConstantPredictorWarning",
+           "FocusedOnlineClassifier", "LabelPowersetClassifier", "LinearClassifier", "datasets", "losses", "mkl",
+           "multilabel", "noise", "plotting", "variance_reduced", "__version__"]

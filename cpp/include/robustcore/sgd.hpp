@@ -160,8 +160,8 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
       const auto row = Xs.row(i);
       ++t;
       const double eta = params.lr(static_cast<double>(t));
-      const double xmu = cen.on() ? cen.row_dot(row) : 0.0;
-      const double p = w.dot(row) + (cen.on() ? cen.score_shift(w, xmu) : 0.0);
+      double xmu = 0.0;
+      const double p = cen.on() ? cen.score(w, row, xmu) : w.dot(row);
       const double yi = ys[i];
       const double g = loss.deriv(yi * (p + b)) * (sws ? sws[i] : 1.0);
 
@@ -239,17 +239,14 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
 /// k = -20..10, measure the objective on that sample, and return the eta with the lowest cost (the
 /// smaller one on ties). A full grid rather than Bottou's walk from 1: bounded losses have a
 /// plateau at large steps (every margin saturated, gradients vanish) that stops a local walk.
-/// `center` (optional, length d): the steps see x - mu, as in sgd_fit with SgdParams::center.
 template <class Loss, class Data>
 double calibrate_eta0(const Data& X, const double* y, const double* sample_weight, const Loss& loss, double lambda,
-                      bool fit_intercept, double intercept_lr, uint64_t seed, int64_t n_sample = 1000,
-                      const double* center = nullptr) {
+                      bool fit_intercept, double intercept_lr, uint64_t seed, int64_t n_sample = 1000) {
   const int64_t n = X.rows(), d = X.cols();
   if (n == 0) throw std::invalid_argument("calibrate_eta0: no training samples");
   validate_binary_labels(y, n);
   validate_sample_weight(sample_weight, n);
   if (!(lambda >= 0.0)) throw std::invalid_argument("calibrate_eta0: lambda must be >= 0");
-  validate_center(center, d);
   std::vector<int64_t> perm(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) perm[static_cast<size_t>(i)] = i;
   Rng rng(seed);
@@ -259,27 +256,20 @@ double calibrate_eta0(const Data& X, const double* y, const double* sample_weigh
 
   auto cost = [&](double eta) {
     ScaledVector w(d);
-    Centering cen(center, d);
-    double b = 0.0;  // with a centre: b_c, the intercept of the centred features
+    double b = 0.0;
     for (int64_t k = 0; k < m; ++k) {
       const int64_t i = perm[static_cast<size_t>(k)];
       const auto row = X.row(i);
-      const double xmu = cen.row_dot(row);
-      const double g = loss.deriv(y[i] * (w.dot(row) + cen.score_shift(w, xmu) + b)) *
-                       (sample_weight ? sample_weight[i] : 1.0);
+      const double g = loss.deriv(y[i] * (w.dot(row) + b)) * (sample_weight ? sample_weight[i] : 1.0);
       const double shrink = 1.0 - eta * lambda;
       w.scale_by(shrink);
-      cen.scale_by(shrink);
-      if (w.needs_fold()) w.fold(), cen.refresh(w);
+      if (w.needs_fold()) w.fold();
       if (g != 0.0) {
-        const double a = -eta * g * y[i];
-        cen.add(a, w.add(a, row), xmu);
+        w.add(-eta * g * y[i], row);
         if (fit_intercept) b -= intercept_lr * eta * g * y[i];
       }
     }
     w.materialize(wd.data());
-    cen.add_mu(cen.a(), wd.data());
-    b -= cen.dot_mu(wd.data());
     double lsum = 0.0;
     for (int64_t k = 0; k < m; ++k) {
       const int64_t i = perm[static_cast<size_t>(k)];

@@ -181,9 +181,19 @@ class Centering {
   }
   bool on() const { return mu_ != nullptr; }
   double a() const { return a_; }
-  /// x.mu of a row (0 when inactive).
+  /// The centred score w.(x - mu) of an active centring, with x.mu into xmu: one pass over the row reads
+  /// v and mu together.
   template <class Row>
-  double row_dot(const Row& r) const { return mu_ ? robustcore::dot(r, mu_) : 0.0; }
+  double score(const ScaledVector& w, const Row& r, double& xmu) const {
+    const double* v = w.raw();
+    double vx = 0.0, xm = 0.0;
+    for_each_nz(r, [&](int64_t j, double x) {
+      vx += x * v[j];
+      xm += x * mu_[j];
+    });
+    xmu = xm;
+    return w.scale() * vx + score_shift(w, xm);
+  }
   /// w.mu for the current w = s v + a mu.
   double w_dot_mu(const ScaledVector& w) const { return w.scale() * vmu_ + a_ * mumu_; }
   /// w.(x - mu) - s v.x: what centring adds to the ScaledVector's score, given xmu = x.mu.
