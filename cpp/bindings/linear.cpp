@@ -80,9 +80,11 @@ void bind_linear(py::module_& m) {
   m.def(
       "sgd_fit",
       [](const Matrix& X, const F64& y, std::optional<F64> sample_weight, const LossSpec& loss,
-         const SgdParams& params, SgdState& state, std::optional<I64> order, const Matrix* X_test,
-         std::optional<F64> y_test, py::object progress) {
+         const SgdParams& params_in, SgdState& state, std::optional<I64> order, const Matrix* X_test,
+         std::optional<F64> y_test, py::object progress, std::optional<F64> center) {
         const int64_t n = X.rows();
+        SgdParams params = params_in;
+        params.center = center ? checked_const(*center, X.cols(), "center") : nullptr;
         const double* yp = checked_const(y, n, "y");
         const double* swp = sample_weight ? checked_const(*sample_weight, n, "sample_weight") : nullptr;
         const auto [op, olen] = injected_order(order);
@@ -101,8 +103,10 @@ void bind_linear(py::module_& m) {
       py::arg("X"), py::arg("y").noconvert(), py::arg("sample_weight").noconvert(), py::arg("loss"),
       py::arg("params"), py::arg("state"), py::arg("order").noconvert() = py::none(), py::arg("X_test") = nullptr,
       py::arg("y_test").noconvert() = py::none(), py::arg("progress") = py::none(),
+      py::arg("center").noconvert() = py::none(),
       "SGD / ASGD / Pegasos epochs over X (see sgd.hpp), continuing from `state` and leaving the state after "
-      "the last finished epoch in it. order: injected sample indices, n per epoch (tests).");
+      "the last finished epoch in it. order: injected sample indices, n per epoch (tests). center: the steps "
+      "see X - center (length n_features; the state stays the plain model).");
 
   m.def(
       "sgd_calibrate_eta0",

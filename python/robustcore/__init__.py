@@ -5,7 +5,7 @@ from importlib.metadata import PackageNotFoundError, version as _version
 
 from . import _core, datasets, losses, mkl, multilabel, noise, plotting, variance_reduced
 from .fol import AdaBoostOnlineClassifier, FocusedOnlineClassifier
-from .linear_model import LinearClassifier
+from .linear_model import ConstantPredictorWarning, LinearClassifier
 from .multilabel import BinaryRelevanceClassifier, LabelPowersetClassifier
 
 try:
@@ -13,6 +13,6 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree without metadata
     __version__ = "0+unknown"
 
-__all__ = ["AdaBoostOnlineClassifier", "BinaryRelevanceClassifier", "FocusedOnlineClassifier", "LabelPowersetClassifier",
-           "LinearClassifier", "datasets", "losses", "mkl", "multilabel", "noise", "plotting", "variance_reduced",
-           "__version__"]
+__all__ = ["AdaBoostOnlineClassifier", "BinaryRelevanceClassifier", "ConstantPredictorWarning",
+           "FocusedOnlineClassifier", "LabelPowersetClassifier", "LinearClassifier", "datasets", "losses", "mkl",
+           "multilabel", "noise", "plotting", "variance_reduced", "__version__"]

@@ -242,9 +242,6 @@ def _expected_failures(est):
         # sequence as the sample twice (equal in expectation only: test_weights.py).
         "check_sample_weight_equivalence_on_dense_data": "SGD visits a repeated row twice, a weighted row once",
         "check_sample_weight_equivalence_on_sparse_data": "SGD visits a repeated row twice, a weighted row once",
-        **({"check_class_weight_classifiers": "a bounded loss has no gradient on the far misclassified rows a class "
-            "weight of 1000 should pull back (make_blobs with std 20): 70-80% of class 0, the check wants 87%"}
-           if est.loss in ("sramp", "ramp", "rgomp") else {}),
     }
 
 

@@ -10,6 +10,11 @@
 //             restarts from the previous epoch's average and outputs it.
 // Pegasos: schedule 1/(lambda t) and projection onto the ball of radius 1/sqrt(lambda), with a
 // running ||w||^2 so the projection stays O(nnz).
+// Centring (SgdParams::center = mu, e.g. the column means): the steps see the features x - mu, so the
+// model scores w.(x - mu) + b_c; w = s v + a mu (weights.hpp's Centering) keeps a step O(nnz), and the
+// state in and out stays the plain model (w, b = b_c - w.mu). The optimum is the same problem (the
+// intercept is not regularised); only the path changes: on non-centred features (e.g. [0, 1]-scaled)
+// the bounded losses otherwise tend to push a whole class onto their plateau.
 // Sampling through PassOrder (sampler.hpp), per-epoch bookkeeping through Monitor (monitor.hpp).
 // Template contracts: Loss as in losses.hpp; Data as in data.hpp (CsrView or DenseView).
 #pragma once
@@ -47,6 +52,9 @@ struct SgdParams {
   int64_t block_rows = 0;      ///< Shuffle::Block: rows per block; 0 = about 32 KiB of the stored rows
   uint64_t seed = 0;
   bool record_history = true;  ///< objective / errors per epoch (one extra pass each); seconds always
+  /// Optional centre mu (non-owning, length d, finite): the steps see x - mu (see the top of this file);
+  /// nullptr = none. Not with the Pegasos projection.
+  const double* center = nullptr;
 
   void validate() const {
     lr.validate();
@@ -55,8 +63,16 @@ struct SgdParams {
     if (block_rows < 0) throw std::invalid_argument("block_rows must be >= 0");
     if (!(intercept_lr > 0.0) || !std::isfinite(intercept_lr)) throw std::invalid_argument("intercept_lr must be > 0");
     if (project_ball && !(lr.lambda > 0.0)) throw std::invalid_argument("the Pegasos projection needs lambda > 0");
+    if (project_ball && center) throw std::invalid_argument("centring is not implemented with the Pegasos projection");
   }
 };
+
+/// Throws unless the centre mu (if given) is finite.
+inline void validate_center(const double* mu, int64_t d) {
+  if (!mu) return;
+  for (int64_t j = 0; j < d; ++j)
+    if (!std::isfinite(mu[j])) throw std::invalid_argument("sgd: the centre (feature means) must be finite");
+}
 
 /// Model state, in/out: a fit continues from it (partial_fit) and leaves the final state in it.
 struct SgdState {
@@ -86,6 +102,7 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
   const BinaryModel<Loss> model{loss, y};
   model.validate_labels(n);
   validate_sample_weight(sample_weight, n);
+  validate_center(params.center, d);
   if (X_test) {
     if (X_test->cols() != d) throw std::invalid_argument("sgd: test set has a different number of features");
     if (!y_test) throw std::invalid_argument("X_test given without y_test");
@@ -98,12 +115,23 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
   const bool epoch_avg = params.average == Averaging::Epoch;
   ScaledVector w(d, (running || epoch_avg) ? RunningAverage::kFoldBelow : ScaledVector::kFoldBelow);
   w.assign(state.w.data());
-  double b = state.b;
+  Centering cen(params.center, d);  // the loop's w is s v + a mu, its intercept b_c = b + w.mu
+  cen.assign(w);
+  double b = state.b + cen.dot_mu(state.w.data());
   RunningAverage avg(d);
-  double bbar = state.bbar;
+  double bbar = state.bbar + cen.dot_mu(state.wbar.data()), abar = 0.0;  // abar: the average of a
   if (running && state.avg_count > 0) avg.assign(state.wbar.data(), state.avg_count);
   double sqn = params.project_ball ? w.sqnorm() : 0.0;  // running ||w||^2 (Pegasos only)
   std::vector<double> wout(static_cast<size_t>(d));
+  // The plain weights (w, or the running average) into out.
+  auto weights = [&](double* out) {
+    w.materialize(out);
+    cen.add_mu(cen.a(), out);
+  };
+  auto average = [&](double* out) {
+    avg.materialize(w, out);
+    cen.add_mu(abar, out);
+  };
 
   // The rows the steps read (X itself, or with block shuffling a copy of X in a random row order) and
   // each epoch's order over them.
@@ -122,7 +150,7 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
 
   for (int64_t epoch = 0; epoch < params.max_iter; ++epoch) {
     const int64_t* idx = order.next(Draw::Reshuffle, n);
-    if (epoch_avg) avg.reset(), bbar = 0.0;
+    if (epoch_avg) avg.reset(), bbar = 0.0, abar = 0.0;
     const bool use_avg = running || epoch_avg;
 
     for (int64_t k = 0; k < n; ++k) {
@@ -132,7 +160,8 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
       const auto row = Xs.row(i);
       ++t;
       const double eta = params.lr(static_cast<double>(t));
-      const double p = w.dot(row);
+      double xmu = 0.0;
+      const double p = cen.on() ? cen.score(w, row, xmu) : w.dot(row);
       const double yi = ys[i];
       const double g = loss.deriv(yi * (p + b)) * (sws ? sws[i] : 1.0);
 
@@ -143,8 +172,11 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
           if (use_avg && !avg.empty()) avg.before_fold(w);
           w.scale_by(shrink);
           w.fold();
+          cen.scale_by(shrink);
+          cen.refresh(w);
         } else {
           w.scale_by(shrink);
+          cen.scale_by(shrink);
         }
         if (params.project_ball) sqn *= (shrink > 0.0 ? shrink * shrink : 0.0);
       }
@@ -157,6 +189,7 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
           sqn += 2.0 * a * wx + a * a * sqnorm(row);
         }
         c = w.add(a, row);
+        cen.add(a, c, xmu);
         if (params.fit_intercept) b -= params.intercept_lr * eta * g * yi;
       }
       if (params.project_ball && sqn > radius * radius) {
@@ -170,28 +203,31 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
         const double mu = 1.0 / static_cast<double>(avg.count() + 1);
         avg.update(w, c, row, mu);
         bbar += mu * (b - bbar);
+        abar += mu * (cen.a() - abar);
       }
     }
 
     if (epoch_avg) {  // Algorithm 1 option B: the next epoch starts from this epoch's average.
-      avg.materialize(w, wout.data());
+      average(wout.data());
       w.assign(wout.data());
+      cen.assign(w);
       b = bbar;
       if (params.project_ball) sqn = w.sqnorm();
     }
     // Write the state back after every finished epoch, so an interrupted fit keeps it.
-    w.materialize(state.w.data());
-    state.b = b;
+    cen.refresh(w);  // v.mu afresh once an epoch
+    weights(state.w.data());
+    state.b = b - cen.dot_mu(state.w.data());
     state.t = t;
     if (running) {
-      if (!avg.empty()) avg.materialize(w, state.wbar.data());
-      state.bbar = bbar;
+      if (!avg.empty()) average(state.wbar.data());
+      state.bbar = bbar - cen.dot_mu(state.wbar.data());
       state.avg_count = avg.count();
     }
     // Output weights (what predict uses): history, divergence check and progress, O(d) per epoch.
     const bool out_avg = running && !avg.empty();
-    if (out_avg) avg.materialize(w, wout.data()); else w.materialize(wout.data());
-    const double bout = out_avg ? bbar : b;
+    if (out_avg) average(wout.data()); else weights(wout.data());
+    const double bout = (out_avg ? bbar : b) - cen.dot_mu(wout.data());
     if (!mon.end_pass(wout.data(), &bout, static_cast<double>(epoch + 1), epoch + 1)) return res;
   }
   res.status = Status::MaxIter;

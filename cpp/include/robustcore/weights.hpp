@@ -7,6 +7,10 @@
 //   after v <- v + delta (sparse) with w_t = s_t v_t:
 //     B_t = B_{t-1} / (1 - mu_t),  u_t = u_{t-1} - A_{t-1} delta,  A_t = A_{t-1} + mu_t s_t B_t.
 // Folding the scale or normalising B materialises u (O(d), rare).
+//
+// Centering adds implicit feature centring: the model scores w.(x - mu) + b_c with w = s v + a mu, so a
+// step w <- w - eta g y (x - mu) is v += c x (sparse) and a += eta g y (one scalar), and
+// w.(x - mu) = s v.x + a x.mu - (s v.mu + a mu.mu) with v.mu kept up to date: O(nnz) per step.
 #pragma once
 
 #include <cmath>
@@ -164,6 +168,76 @@ class RunningAverage {
   std::vector<double> u_;
   double A_ = 0.0, B_ = 1.0;
   int64_t count_ = 0;
+};
+
+/// The centring part of w = s v + a mu (see the top of this file) for a ScaledVector holding s v. Inactive
+/// (every method a no-op, every term 0) when mu is null. vmu = v.mu is refreshed in O(d) on assign and
+/// after folds, so its incremental updates never drift for long.
+class Centering {
+ public:
+  Centering(const double* mu, int64_t d) : mu_(mu), d_(d) {
+    if (!mu_) return;
+    for (int64_t j = 0; j < d_; ++j) mumu_ += mu_[j] * mu_[j];
+  }
+  bool on() const { return mu_ != nullptr; }
+  double a() const { return a_; }
+  /// The centred score w.(x - mu) of an active centring, with x.mu into xmu: one pass over the row reads
+  /// v and mu together.
+  template <class Row>
+  double score(const ScaledVector& w, const Row& r, double& xmu) const {
+    const double* v = w.raw();
+    double vx = 0.0, xm = 0.0;
+    for_each_nz(r, [&](int64_t j, double x) {
+      vx += x * v[j];
+      xm += x * mu_[j];
+    });
+    xmu = xm;
+    return w.scale() * vx + score_shift(w, xm);
+  }
+  /// w.mu for the current w = s v + a mu.
+  double w_dot_mu(const ScaledVector& w) const { return w.scale() * vmu_ + a_ * mumu_; }
+  /// w.(x - mu) - s v.x: what centring adds to the ScaledVector's score, given xmu = x.mu.
+  double score_shift(const ScaledVector& w, double xmu) const { return a_ * xmu - w_dot_mu(w); }
+  /// w <- factor w (with ScaledVector::scale_by; factor <= 0 zeroes w).
+  void scale_by(double factor) {
+    if (!mu_) return;
+    a_ = factor > 0.0 ? a_ * factor : 0.0;
+    if (!(factor > 0.0)) vmu_ = 0.0;
+  }
+  /// Record w <- w + A (x - mu), whose sparse part v += c x (c from ScaledVector::add) was applied.
+  void add(double A, double c, double xmu) {
+    if (!mu_) return;
+    vmu_ += c * xmu;
+    a_ -= A;
+  }
+  /// Recompute v.mu (O(d)): after w.fold() or w.assign().
+  void refresh(const ScaledVector& w) {
+    if (!mu_) return;
+    vmu_ = 0.0;
+    for (int64_t j = 0; j < d_; ++j) vmu_ += w.raw()[j] * mu_[j];
+  }
+  /// Start from w (dense, length d, already assigned to the ScaledVector): a = 0.
+  void assign(const ScaledVector& w) {
+    a_ = 0.0;
+    refresh(w);
+  }
+  /// out += coef * mu.
+  void add_mu(double coef, double* out) const {
+    if (!mu_ || coef == 0.0) return;
+    for (int64_t j = 0; j < d_; ++j) out[j] += coef * mu_[j];
+  }
+  /// w.mu for a dense w (0 when inactive): the intercept shift between the centred and plain models.
+  double dot_mu(const double* w) const {
+    double s = 0.0;
+    if (mu_)
+      for (int64_t j = 0; j < d_; ++j) s += w[j] * mu_[j];
+    return s;
+  }
+
+ private:
+  const double* mu_;
+  int64_t d_;
+  double mumu_ = 0.0, vmu_ = 0.0, a_ = 0.0;
 };
 
 }  // namespace robustcore

@@ -103,6 +103,8 @@ def tune(method, X, y, lambdas, folds, max_iter, seed):
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.model_selection import StratifiedKFold
 
+    from .. import ConstantPredictorWarning
+
     n_fit = int(X.shape[0] * (folds - 1) / folds)
     s_values = S_GRID if method == "SGD(SRamp)" else (None,)
     cv = StratifiedKFold(folds, shuffle=True, random_state=seed)
@@ -112,8 +114,9 @@ def tune(method, X, y, lambdas, folds, max_iter, seed):
         for s in s_values:
             scores = []
             for tr, va in splits:
-                with warnings.catch_warnings():
+                with warnings.catch_warnings():  # a large lambda may well give a constant predictor
                     warnings.simplefilter("ignore", ConvergenceWarning)
+                    warnings.simplefilter("ignore", ConstantPredictorWarning)
                     est = make_estimator(method, lam, n_fit, max_iter, seed, s).fit(X[tr], y[tr])
                 scores.append(est.score(X[va], y[va]))
             if np.mean(scores) > best_score + 1e-12:
