@@ -39,6 +39,8 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
+from . import _core
+
 #: ``n_jobs`` with joblib's meaning: None (1), a positive count, or -1, -2, ... (all cores, all but one, ...)
 N_JOBS_CONSTRAINT = [Interval(Integral, 1, None, closed="left"), Interval(Integral, None, -1, closed="right"), None]
 
@@ -158,7 +160,9 @@ def predict_from_scores(classes, scores):
 def map_problems(solve_one, n_problems, n_jobs):
     """[solve_one(k) for k in range(n_problems)], on min(n_jobs, n_problems) threads (joblib's n_jobs). The
     worker threads run under the caller's scikit-learn configuration (which is per thread), so estimators
-    fitted inside skip the parameter validation the outer fit already did."""
+    fitted inside skip the parameter validation the outer fit already did. When a problem raises, or Ctrl-C
+    reaches the waiting main thread, the engine calls still running stop within milliseconds (a
+    ``_core.CancelFlag``) and the exception propagates once every worker has returned."""
     workers = min(effective_n_jobs(n_jobs), n_problems)
     if workers <= 1:
         results = []
@@ -166,13 +170,20 @@ def map_problems(solve_one, n_problems, n_jobs):
             results.append(solve_one(k))
         return results
     config = get_config()
+    cancel = _core.CancelFlag()  # stops the other workers' engine calls when one fails or Ctrl-C arrives
 
     def in_config(k):
-        with config_context(**config):
+        with config_context(**config), cancel:
             return solve_one(k)
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
         return list(pool.map(in_config, range(n_problems)))
+    except BaseException:
+        cancel.set()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 # ----------------------------------------------------------------------------- progress

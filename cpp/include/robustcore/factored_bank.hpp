@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "interrupt.hpp"
+
 namespace robustcore {
 
 /// Thrown when a kernel bank would need more memory than the caller allowed.
@@ -129,12 +131,20 @@ class FactoredBank {
   /// H (m x n row-major) = [K_j u]_j.
   void apply_all(const double* u, double* H) const {
     Eigen::VectorXd work;
-    for (int64_t j = 0; j < m; ++j) apply(j, u, H + j * n, work);
+    InterruptCheck stop;
+    for (int64_t j = 0; j < m; ++j) {
+      stop.tick();
+      apply(j, u, H + j * n, work);
+    }
   }
   /// G (m x n row-major) = [K_j c_j]_j for C (m x n row-major).
   void apply_each(const double* C, double* G) const {
     Eigen::VectorXd work;
-    for (int64_t j = 0; j < m; ++j) apply(j, C + j * n, G + j * n, work);
+    InterruptCheck stop;
+    for (int64_t j = 0; j < m; ++j) {
+      stop.tick();
+      apply(j, C + j * n, G + j * n, work);
+    }
   }
   /// q_j = v^T K_j v.
   void quad(const double* v, double* q) const {

@@ -70,7 +70,9 @@ void gaussian_bank(const double* A, int64_t na, const double* B, int64_t nb, int
   }
   const int64_t plane = na * nb;
   std::vector<double> diff2(static_cast<size_t>(d));
+  InterruptCheck stop;
   for (int64_t i = 0; i < na; ++i) {
+    stop.tick();
     const double* a = A + i * d;
     for (int64_t l = 0; l < nb; ++l) {
       const double* b = B + l * d;
@@ -106,7 +108,9 @@ inline void gaussian_bank_decision(const double* Xt, int64_t nt, const double* X
   std::vector<double> ct(static_cast<size_t>(n * m));
   for (int64_t j = 0; j < m; ++j)
     for (int64_t i = 0; i < n; ++i) ct[static_cast<size_t>(i * m + j)] = coef[j * n + i];
+  InterruptCheck stop;
   for (int64_t t = 0; t < nt; ++t) {
+    stop.tick();
     const double* a = Xt + t * d;
     double acc = 0.0;
     for (int64_t i = 0; i < n; ++i) {
@@ -152,14 +156,22 @@ template <class Scalar>
 void kernel_pass(const KernelBank<Scalar>& K, const double* u, double* H) {
   using MatK = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using VecK = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
-  Eigen::Map<const MatK> Kall(K.data, K.m * K.n, K.n);
-  Eigen::Map<Eigen::VectorXd> out(H, K.m * K.n);
-  if constexpr (std::is_same_v<Scalar, double>) {
-    out.noalias() = Kall * Eigen::Map<const Eigen::VectorXd>(u, K.n);
-  } else {
-    const VecK uK = Eigen::Map<const Eigen::VectorXd>(u, K.n).template cast<Scalar>();
-    const VecK HK = Kall * uK;
-    out = HK.template cast<double>();
+  // a GEMV over a group of kernels at a time (about 2^22 values), so an interrupt is seen within one group
+  const int64_t group = std::max<int64_t>(1, (int64_t{1} << 22) / std::max<int64_t>(1, K.n * K.n));
+  InterruptCheck stop;
+  VecK uK;
+  if constexpr (!std::is_same_v<Scalar, double>) uK = Eigen::Map<const Eigen::VectorXd>(u, K.n).template cast<Scalar>();
+  for (int64_t j0 = 0; j0 < K.m; j0 += group) {
+    stop.tick();
+    const int64_t rows = std::min(group, K.m - j0) * K.n;
+    Eigen::Map<const MatK> Kg(K.data + j0 * K.n * K.n, rows, K.n);
+    Eigen::Map<Eigen::VectorXd> out(H + j0 * K.n, rows);
+    if constexpr (std::is_same_v<Scalar, double>) {
+      out.noalias() = Kg * Eigen::Map<const Eigen::VectorXd>(u, K.n);
+    } else {
+      const VecK HK = Kg * uK;
+      out = HK.template cast<double>();
+    }
   }
 }
 
@@ -181,6 +193,7 @@ inline FactoredBank gaussian_bank_factored(const double* X, int64_t n, int64_t d
   FactoredBank bank(n, max_bytes);
   const std::vector<double> ones(static_cast<size_t>(n), 1.0);
   std::vector<double> L, rows, D(static_cast<size_t>(n));
+  InterruptCheck stop;
   for (int64_t grp = 0; grp <= d; ++grp) {
     // squared distances from point p on the group's features
     auto dist = [&](int64_t p, double* out) {
@@ -200,6 +213,7 @@ inline FactoredBank gaussian_bank_factored(const double* X, int64_t n, int64_t d
     for (int64_t w = 0; w < nw; ++w) {
       const double gw = g[static_cast<size_t>(w)];
       auto col = [&](int64_t p, double* out) {
+        stop.tick();
         dist(p, D.data());
         for (int64_t i = 0; i < n; ++i) out[i] = std::exp(-D[static_cast<size_t>(i)] * gw);
       };
@@ -349,7 +363,11 @@ MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef
   };
 
   const auto t0 = std::chrono::steady_clock::now();
-  for (int64_t t = 1; t <= opt.max_iter; ++t) {
+  const bool go = !progress || progress(0);  // false before the first iteration: none (zero averages)
+  if (!go) res.status = Status::Interrupted;
+  InterruptCheck stop;
+  for (int64_t t = 1; go && t <= opt.max_iter; ++t) {
+    stop.tick();
     if (opt.method == Method::AMP) {
       ascent(beta, alpha);  // step 4 (fX = f^{t-1}(X))
       pass_over_bank(alpha);
