@@ -30,6 +30,7 @@ from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn import config_context, get_config
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
@@ -65,6 +66,21 @@ def fit_method(method):
     return _fit_context(prefer_skip_nested_validation=True)(atomic)
 
 
+#: the largest |x| the engines accept: beyond it squared norms and scores overflow float64 (1e300 * 1e300)
+MAX_ABS_VALUE = 1e100
+
+
+def check_magnitude(X):
+    """X (validated, finite) unchanged, or a ValueError when some |x| > MAX_ABS_VALUE: finite values that
+    large make squared norms, step sizes and scores overflow, and the fit would return NaN scores."""
+    values = X.data if sp.issparse(X) else X
+    big = float(np.max(np.abs(values))) if np.size(values) else 0.0
+    if big > MAX_ABS_VALUE:
+        raise ValueError(f"X has values as large as {big:.3g} (the limit is {MAX_ABS_VALUE:g}): squared norms and "
+                         f"scores would overflow float64; rescale X, e.g. with sklearn.preprocessing.MaxAbsScaler")
+    return X
+
+
 class BaseClassifier(ClassifierMixin, BaseEstimator):
     """Base of the robustcore classifiers: float64 input, CSR or dense (``_accept_sparse``), validated once."""
 
@@ -80,6 +96,7 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
         """(X, y, sample_weight) validated for the engine: X C-ordered float64 (CSR or dense), y class
         labels, sample_weight None or a float64 array of one non-negative weight per row."""
         X, y = validate_data(self, X, y, accept_sparse=self._accept_sparse, dtype=np.float64, order="C", reset=reset)
+        check_magnitude(X)
         check_classification_targets(y)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
@@ -89,7 +106,7 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
 
     def _validate_predict_X(self, X):
         """X for decision_function / predict: float64 with the features seen in fit."""
-        return validate_data(self, X, accept_sparse=self._accept_sparse, dtype=np.float64, reset=False)
+        return check_magnitude(validate_data(self, X, accept_sparse=self._accept_sparse, dtype=np.float64, reset=False))
 
     def _classes(self, y):
         classes = np.unique(y)

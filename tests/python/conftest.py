@@ -36,3 +36,15 @@ def binary_problem():
     y = np.where(X @ w - np.median(X @ w) > 0, 1.0, -1.0)
     y[rng.choice(n, 15, replace=False)] *= -1
     return X, y
+
+
+def pytest_addoption(parser):
+    parser.addoption("--fuzz", action="store", type=int, nargs="?", const=500, default=None,
+                     help="hypothesis examples per fuzz test (test_faults.py; default run: 12; --fuzz alone: 500)")
+
+
+@pytest.fixture
+def fuzz_examples(request):
+    """Examples per property-based test: a bounded number by default, many more with --fuzz [N]."""
+    n = request.config.getoption("--fuzz")
+    return 12 if n is None else n
