@@ -44,7 +44,11 @@ def pytest_addoption(parser):
 
 
 @pytest.fixture
-def fuzz_examples(request):
-    """Examples per property-based test: a bounded number by default, many more with --fuzz [N]."""
+def fuzz_settings(request):
+    """hypothesis settings of the property-based tests: 12 fixed (derandomized) examples by default, so the
+    default suite is reproducible; --fuzz [N]: N random examples each."""
+    from hypothesis import HealthCheck, settings
+
     n = request.config.getoption("--fuzz")
-    return 12 if n is None else n
+    return settings(max_examples=12 if n is None else n, derandomize=n is None, deadline=None, database=None,
+                    suppress_health_check=list(HealthCheck))

@@ -21,7 +21,7 @@ import time
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -293,10 +293,10 @@ def _expect_clean(f):
 
 
 @pytest.mark.parametrize("name", list(_ESTIMATORS))
-def test_fuzz_estimators(name, fuzz_examples):
+def test_fuzz_estimators(name, fuzz_settings):
     kernel = "mkl" in name
 
-    @settings(max_examples=fuzz_examples, deadline=None, suppress_health_check=list(HealthCheck))
+    @fuzz_settings
     @given(problems())
     def check(problem):
         X, y = problem
@@ -313,8 +313,8 @@ def test_fuzz_estimators(name, fuzz_examples):
     check()
 
 
-def test_fuzz_multilabel(fuzz_examples):
-    @settings(max_examples=fuzz_examples, deadline=None, suppress_health_check=list(HealthCheck))
+def test_fuzz_multilabel(fuzz_settings):
+    @fuzz_settings
     @given(problems(), st.integers(1, 3))
     def check(problem, k):
         X, y = problem
@@ -327,8 +327,8 @@ def test_fuzz_multilabel(fuzz_examples):
     check()
 
 
-def test_fuzz_functions(fuzz_examples):
-    @settings(max_examples=fuzz_examples, deadline=None, suppress_health_check=list(HealthCheck))
+def test_fuzz_functions(fuzz_settings):
+    @fuzz_settings
     @given(arrays(np.float64, st.tuples(st.integers(1, 12), st.integers(1, 3)), elements=_ANY),
            st.lists(st.one_of(_FINITE, st.sampled_from([1e-200, 1e200, 0.0, -1.0, np.nan])), min_size=1, max_size=3),
            st.lists(_ANY, min_size=1, max_size=8), st.floats(-1e3, 1e3), st.integers(-2, 2))
