@@ -89,8 +89,8 @@ class FactoredBank {
   /// Throws BankTooLarge unless `count` more values fit within max_bytes.
   void check_room(int64_t count) const {
     if (max_bytes_ > 0 && count > room())
-      throw BankTooLarge("the kernel bank and its work space need more than max_bytes = " + std::to_string(max_bytes_) +
-                         " bytes after " + std::to_string(m) + " kernels of " + std::to_string(n) +
+      throw BankTooLarge("the kernel bank and its work space need more than " +
+                         std::to_string(static_cast<double>(max_bytes_) / (1 << 20)) + " MiB after " + std::to_string(m) + " kernels of " + std::to_string(n) +
                          " points; raise max_memory_mb, loosen low_rank_tol, or use fewer kernels or samples");
   }
   /// Appends a kernel: dense rows (rank < 0; `values` holds n*n) or a factor (n x rank, row-major).
