@@ -464,7 +464,9 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         fit_one = self._fit_python if self._python_learner() else self._fit_core
         M = None if self._python_learner() else to_matrix(X)
         Mt = None if Xt is None or M is None else to_matrix(Xt)
-        n_steps = self._fol_params(m, seed).n_steps(m)
+        first = self._fol_params(m, seed)
+        first.validate(m)  # the engine's checks (n_steps would overflow past them)
+        n_steps = first.n_steps(m)
 
         def one(j):
             params = self._fol_params(m, seed + 104729 * j)
