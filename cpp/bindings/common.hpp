@@ -8,6 +8,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -15,6 +16,7 @@
 #include <variant>
 
 #include <robustcore/data.hpp>
+#include <robustcore/interrupt.hpp>
 #include <robustcore/losses.hpp>
 #include <robustcore/result.hpp>
 
@@ -65,31 +67,45 @@ using robustcore::LossSpec;
 using robustcore::visit_loss;
 using robustcore::visit_smooth_loss;
 
-/// Bridges the engine's per-epoch callback to Python: re-takes the GIL once per call, checks for
-/// Ctrl-C, calls the optional Python callable(done) and stops the solve on an exception.
-/// After the solve, rethrow() raises what was caught (KeyboardInterrupt included).
-class Progress {
+/// Set by the Python layer to stop the engine calls of other threads (map_problems cancels its workers
+/// when one of them fails or the main thread gets Ctrl-C). A thread enters it as a context manager;
+/// every engine call made inside the `with` watches it.
+struct CancelFlag {
+  std::atomic<bool> set{false};
+};
+inline thread_local std::shared_ptr<CancelFlag> current_cancel;
+
+/// Ctrl-C for one engine call. While the call runs (run(f): f without the GIL), the engine's interrupt
+/// checks (interrupt.hpp) poll every 10 ms: on the main thread the poll re-takes the GIL and runs
+/// PyErr_CheckSignals (the signal handler's exception is kept), on any thread it reads the CancelFlag
+/// of the enclosing `with`. An interrupted call raises the kept exception (KeyboardInterrupt) after f,
+/// with the GIL held.
+class Interrupts {
  public:
-  explicit Progress(py::object cb) : cb_(std::move(cb)) {}
-  robustcore::ProgressFn fn() {
-    return [this](int64_t done) -> bool {
-      py::gil_scoped_acquire gil;
-      if (PyErr_CheckSignals() != 0) {
-        error_ = std::make_unique<py::error_already_set>();
-        return false;
-      }
-      if (!cb_.is_none()) {
-        try {
-          py::object r = cb_(done);
-          if (!r.is_none() && !r.cast<bool>()) return false;
-        } catch (py::error_already_set& e) {
-          error_ = std::make_unique<py::error_already_set>(std::move(e));
-          return false;
-        }
-      }
-      return true;
-    };
+  Interrupts() : main_(PyThread_get_thread_ident() == main_thread_ident()), cancel_(current_cancel) {
+    poll_ = [this]() { return stop(); };
   }
+  Interrupts(const Interrupts&) = delete;  // the poll points at this object
+  Interrupts& operator=(const Interrupts&) = delete;
+  ~Interrupts() {
+    if (error_) {
+      py::gil_scoped_acquire gil;
+      error_.reset();
+    }
+  }
+  /// f() without the GIL, this object's poll installed; then the kept exception, if any.
+  template <class F>
+  decltype(auto) run(F&& f) {
+    try {
+      robustcore::InterruptScope scope(poll_);
+      py::gil_scoped_release nogil;
+      return f();
+    } catch (const robustcore::Interrupted&) {
+      rethrow();
+      throw py::error_already_set();  // not reached: stop() keeps an exception before answering true
+    }
+  }
+  /// Raises the kept exception (GIL held), if any.
   void rethrow() {
     if (error_) {
       py::error_already_set e = std::move(*error_);
@@ -97,16 +113,70 @@ class Progress {
       throw e;
     }
   }
-  ~Progress() {
-    if (error_) {
+  /// True (an exception kept) when the call must stop: Ctrl-C on the main thread, or the CancelFlag set.
+  bool stop() {
+    if (cancel_ && cancel_->set.load(std::memory_order_relaxed)) {
       py::gil_scoped_acquire gil;
-      error_.reset();
+      PyErr_SetString(PyExc_KeyboardInterrupt, "cancelled: another problem of the fit stopped it");
+      keep();
+      return true;
     }
+    if (!main_) return false;  // signals are handled on the main thread only
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) {
+      keep();
+      return true;
+    }
+    return false;
+  }
+
+ protected:
+  /// Keeps the current Python exception (GIL held).
+  void keep() { error_ = std::make_unique<py::error_already_set>(); }
+  void keep(py::error_already_set&& e) { error_ = std::make_unique<py::error_already_set>(std::move(e)); }
+
+ private:
+  static unsigned long main_thread_ident() {
+    static const unsigned long id =
+        py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
+    return id;
+  }
+  bool main_;
+  std::shared_ptr<CancelFlag> cancel_;
+  robustcore::PollFn poll_;
+  std::unique_ptr<py::error_already_set> error_;
+};
+
+/// Interrupts plus the engine's per-pass callback: fn() re-takes the GIL once per call, checks for
+/// Ctrl-C / cancellation, calls the optional Python callable(done) and stops the solve (a Status) on
+/// a false answer or an exception, which run() raises after the solve.
+class Progress : public Interrupts {
+ public:
+  explicit Progress(py::object cb) : cb_(std::move(cb)) {}
+  robustcore::ProgressFn fn() {
+    return [this](int64_t done) -> bool {
+      if (stop()) return false;
+      if (cb_.is_none()) return true;
+      py::gil_scoped_acquire gil;
+      try {
+        py::object r = cb_(done);
+        return r.is_none() || r.cast<bool>();
+      } catch (py::error_already_set& e) {
+        keep(std::move(e));
+        return false;
+      }
+    };
+  }
+  /// f() without the GIL (see Interrupts::run), then what the callback raised, if anything.
+  template <class F>
+  decltype(auto) run(F&& f) {
+    auto res = Interrupts::run(std::forward<F>(f));
+    rethrow();
+    return res;
   }
 
  private:
   py::object cb_;
-  std::unique_ptr<py::error_already_set> error_;
 };
 
 /// A new numpy array holding a copy of v.

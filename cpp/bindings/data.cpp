@@ -53,6 +53,16 @@ void bind_data(py::module_& m) {
       .def_property_readonly("shape", [](const Matrix& mm) { return py::make_tuple(mm.rows(), mm.cols()); })
       .def_property_readonly("is_sparse", &Matrix::is_sparse);
 
+  py::class_<CancelFlag, std::shared_ptr<CancelFlag>>(
+      m, "CancelFlag",
+      "Stops the engine calls made inside `with flag:` (in any thread) once flag.set() is called; they raise "
+      "KeyboardInterrupt (common.hpp, Interrupts).")
+      .def(py::init<>())
+      .def("set", [](CancelFlag& f) { f.set.store(true); })
+      .def_property_readonly("is_set", [](const CancelFlag& f) { return f.set.load(); })
+      .def("__enter__", [](std::shared_ptr<CancelFlag> f) { current_cancel = f; return f; })
+      .def("__exit__", [](const std::shared_ptr<CancelFlag>&, py::args) { current_cancel.reset(); return false; });
+
   py::class_<robustcore::Result>(m, "Result", "What every solver returns (result.hpp).")
       .def_property_readonly("status", [](const robustcore::Result& r) { return robustcore::status_name(r.status); },
                              "'converged', 'max_iter', 'diverged' or 'interrupted'")

@@ -149,15 +149,11 @@ void bind_fol(py::module_& m) {
         const int64_t n_order = order ? order->shape(0) : 0;
         const double* ytp = test_labels(X_test, y_test);
         Progress prog(progress);
-        FolResult res;
-        {
-          py::gil_scoped_release nogil;
-          res = visit_matrix_pair(X, X_test, [&](const auto& v, const auto* tv) {
+        return prog.run([&] {
+          return visit_matrix_pair(X, X_test, [&](const auto& v, const auto* tv) {
             return fol_fit(v, yp, params, cp, wp, snaps.second, snaps.first, xp, op, n_order, tv, ytp, prog.fn());
           });
-        }
-        prog.rethrow();
-        return res;
+        });
       },
       py::arg("X"), py::arg("y").noconvert(), py::arg("params"), py::arg("coef").noconvert(),
       py::arg("weights").noconvert(), py::arg("snapshots").noconvert(), py::arg("xi").noconvert() = py::none(),
@@ -178,15 +174,11 @@ void bind_fol(py::module_& m) {
         const auto h = model_rows(hyps, X.cols(), "hyps");
         const double* ytp = test_labels(X_test, y_test);
         Progress prog(progress);
-        AdaBoostResult res;
-        {
-          py::gil_scoped_release nogil;
-          res = visit_matrix_pair(X, X_test, [&](const auto& v, const auto* tv) {
+        return prog.run([&] {
+          return visit_matrix_pair(X, X_test, [&](const auto& v, const auto* tv) {
             return adaboost_fit(v, yp, params, h.second, h.first, tv, ytp, prog.fn(), wp, ap);
           });
-        }
-        prog.rethrow();
-        return res;
+        });
       },
       py::arg("X"), py::arg("y").noconvert(), py::arg("params"), py::arg("hyps").noconvert(),
       py::arg("X_test") = nullptr, py::arg("y_test").noconvert() = py::none(), py::arg("progress") = py::none(),

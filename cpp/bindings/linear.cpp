@@ -90,15 +90,11 @@ void bind_linear(py::module_& m) {
         const auto [op, olen] = injected_order(order);
         const double* ytp = X_test && y_test ? checked_const(*y_test, X_test->rows(), "y_test") : nullptr;
         Progress prog(progress);
-        Result res;
-        {
-          py::gil_scoped_release nogil;
-          res = visit_matrix_pair(X, X_test, [&](const auto& v, const auto* tv) {
+        return prog.run([&] {
+          return visit_matrix_pair(X, X_test, [&](const auto& v, const auto* tv) {
             return sgd_fit(v, yp, swp, AnyLoss(loss), params, state, op, olen, tv, ytp, prog.fn());
           });
-        }
-        prog.rethrow();
-        return res;
+        });
       },
       py::arg("X"), py::arg("y").noconvert(), py::arg("sample_weight").noconvert(), py::arg("loss"),
       py::arg("params"), py::arg("state"), py::arg("order").noconvert() = py::none(), py::arg("X_test") = nullptr,
@@ -115,9 +111,10 @@ void bind_linear(py::module_& m) {
         const int64_t n = X.rows();
         const double* yp = checked_const(y, n, "y");
         const double* swp = sample_weight ? checked_const(*sample_weight, n, "sample_weight") : nullptr;
-        py::gil_scoped_release nogil;
-        return visit_matrix(X, [&](const auto& v) {
-          return calibrate_eta0(v, yp, swp, AnyLoss(loss), alpha, fit_intercept, intercept_lr, seed, n_sample);
+        return Interrupts().run([&] {
+          return visit_matrix(X, [&](const auto& v) {
+            return calibrate_eta0(v, yp, swp, AnyLoss(loss), alpha, fit_intercept, intercept_lr, seed, n_sample);
+          });
         });
       },
       py::arg("X"), py::arg("y").noconvert(), py::arg("sample_weight").noconvert(), py::arg("loss"), py::arg("alpha"),

@@ -30,8 +30,10 @@ void bank_into(const F64& A, const F64& B, const F64& widths, py::array_t<Scalar
     throw std::invalid_argument("out must have shape (" + std::to_string(m) + ", " + std::to_string(na) + ", " +
                                 std::to_string(nb) + ")");
   Scalar* o = out.mutable_data();
-  py::gil_scoped_release nogil;
-  robustcore::mkl::gaussian_bank<Scalar>(a, na, b, nb, d, widths.data(), nw, o);
+  Interrupts().run([&] {
+    robustcore::mkl::gaussian_bank<Scalar>(a, na, b, nb, d, widths.data(), nw, o);
+    return 0;
+  });
 }
 
 template <class Bank>
@@ -45,13 +47,7 @@ robustcore::mkl::MklResult run_solve(const Bank& bank, const F64& y, const robus
   double* cp = coef.mutable_data();
   const double* wp = sample_weight ? checked_const(*sample_weight, n, "sample_weight") : nullptr;
   Progress prog(std::move(progress));
-  robustcore::mkl::MklResult r;
-  {
-    py::gil_scoped_release nogil;
-    r = robustcore::mkl::solve(bank, yp, opt, cp, dp, prog.fn(), wp);
-  }
-  prog.rethrow();
-  return r;
+  return prog.run([&] { return robustcore::mkl::solve(bank, yp, opt, cp, dp, prog.fn(), wp); });
 }
 
 template <class Scalar>
@@ -97,8 +93,10 @@ void bind_factored_bank(py::module_& m) {
              const double* c = bank_rows(C, b, "C");
              py::array_t<double, py::array::c_style> G({b.m, b.n});
              double* g = G.mutable_data();
-             py::gil_scoped_release nogil;
-             b.apply_each(c, g);
+             Interrupts().run([&] {
+               b.apply_each(c, g);
+               return 0;
+             });
              return G;
            },
            py::arg("C").noconvert(), "G[j] = K_j C[j] for C of shape (m, n)")
@@ -145,8 +143,8 @@ void bind_factored_bank(py::module_& m) {
         if (widths.ndim() != 1) throw std::invalid_argument("widths must be 1-d");
         const double* w = widths.data();
         const int64_t nw = widths.shape(0);
-        py::gil_scoped_release nogil;  // BankTooLarge (a std::length_error) arrives as MemoryError (module.cpp)
-        return robustcore::mkl::gaussian_bank_factored(x, n, d, w, nw, tol, max_rank, max_bytes);
+        // BankTooLarge (a std::length_error) arrives as MemoryError (module.cpp)
+        return Interrupts().run([&] { return robustcore::mkl::gaussian_bank_factored(x, n, d, w, nw, tol, max_rank, max_bytes); });
       },
       py::arg("X").noconvert(), py::arg("widths").noconvert(), py::arg("tol"), py::arg("max_rank") = 0,
       py::arg("max_bytes") = 0,
@@ -175,8 +173,10 @@ void bind_mkl(py::module_& m) {
         if (coef.ndim() != 2 || coef.shape(0) != mk || coef.shape(1) != n)
           throw std::invalid_argument("coef must have shape (m, n_train)");
         double* o = checked(out, nt, "out");
-        py::gil_scoped_release nogil;
-        robustcore::mkl::gaussian_bank_decision(a, nt, b, n, d, widths.data(), widths.shape(0), coef.data(), o);
+        Interrupts().run([&] {
+          robustcore::mkl::gaussian_bank_decision(a, nt, b, n, d, widths.data(), widths.shape(0), coef.data(), o);
+          return 0;
+        });
       },
       py::arg("X").noconvert(), py::arg("X_fit").noconvert(), py::arg("widths").noconvert(),
       py::arg("coef").noconvert(), py::arg("out").noconvert(),

@@ -8,6 +8,9 @@ PYBIND11_MODULE(_core, m) {
       if (p) std::rethrow_exception(p);
     } catch (const std::length_error& e) {
       PyErr_SetString(PyExc_MemoryError, e.what());
+    } catch (const std::bad_alloc&) {
+      PyErr_SetString(PyExc_MemoryError, "robustcore: the engine could not allocate the memory this problem needs "
+                                         "(check the sizes: rows, features, classes, batch_size)");
     }
   });
   rcb::bind_data(m);

@@ -18,10 +18,8 @@ robustcore::Result run_vr(const Matrix& X, const robustcore::vr::VrParams& param
                           const Label* y_test, MakeModel&& make_model) {
   const auto [op, olen] = injected_order(order);
   Progress prog(std::move(progress));
-  robustcore::Result res;
-  {
-    py::gil_scoped_release nogil;
-    res = visit_matrix_pair(X, X_test, [&](const auto& v, const auto* tv) {
+  return prog.run([&] {
+    return visit_matrix_pair(X, X_test, [&](const auto& v, const auto* tv) {
       return make_model([&](const auto& model) {
         using Model = std::decay_t<decltype(model)>;
         using Data = std::decay_t<decltype(v)>;
@@ -29,9 +27,7 @@ robustcore::Result run_vr(const Matrix& X, const robustcore::vr::VrParams& param
                                    robustcore::EvalSet<Model, Data>{tv, y_test});
       });
     });
-  }
-  prog.rethrow();
-  return res;
+  });
 }
 }  // namespace
 

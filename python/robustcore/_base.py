@@ -37,6 +37,7 @@ from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn import config_context, get_config
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
@@ -48,11 +49,11 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
+from . import _core
 from ._validation import seed_from_random_state
 
 if TYPE_CHECKING:  # the types of the public API (annotations only: ``from __future__ import annotations``)
     import numpy.typing as npt
-    import scipy.sparse as sp
 
     #: X of a fit / predict: a dense array-like or a scipy.sparse matrix or array (CSR is used as is)
     MatrixLike = Union[npt.ArrayLike, sp.spmatrix, sp.sparray]
@@ -97,6 +98,21 @@ def fit_method(method):
     return _fit_context(prefer_skip_nested_validation=True)(atomic)
 
 
+#: the largest |x| the engines accept: beyond it squared norms and scores overflow float64 (1e300 * 1e300)
+MAX_ABS_VALUE = 1e100
+
+
+def check_magnitude(X):
+    """X (validated, finite) unchanged, or a ValueError when some |x| > MAX_ABS_VALUE: finite values that
+    large make squared norms, step sizes and scores overflow, and the fit would return NaN scores."""
+    values = X.data if sp.issparse(X) else X
+    big = float(np.max(np.abs(values))) if np.size(values) else 0.0
+    if big > MAX_ABS_VALUE:
+        raise ValueError(f"X has values as large as {big:.3g} (the limit is {MAX_ABS_VALUE:g}): squared norms and "
+                         f"scores would overflow float64; rescale X, e.g. with sklearn.preprocessing.MaxAbsScaler")
+    return X
+
+
 class BaseClassifier(ClassifierMixin, BaseEstimator):
     """Base of the robustcore classifiers: float64 input, CSR or dense (``_accept_sparse``), validated once."""
 
@@ -112,6 +128,7 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
         """(X, y, sample_weight) validated for the engine: X C-ordered float64 (CSR or dense), y class
         labels, sample_weight None or a float64 array of one non-negative weight per row."""
         X, y = validate_data(self, X, y, accept_sparse=self._accept_sparse, dtype=np.float64, order="C", reset=reset)
+        check_magnitude(X)
         check_classification_targets(y)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
@@ -121,7 +138,7 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
 
     def _validate_predict_X(self, X):
         """X for decision_function / predict: float64 with the features seen in fit."""
-        return validate_data(self, X, accept_sparse=self._accept_sparse, dtype=np.float64, reset=False)
+        return check_magnitude(validate_data(self, X, accept_sparse=self._accept_sparse, dtype=np.float64, reset=False))
 
     def _classes(self, y):
         classes = np.unique(y)
@@ -330,10 +347,10 @@ class EarlyStopping:
         self.stopped = self.stale >= self.n_iter_no_change
         return self.stopped
 
-    def watch(self, arrays, progress=None, skip_first=False):
+    def watch(self, arrays, progress=None):
         """The engine's progress callback running the rule on ``score(*arrays)``; False (stop) when the rule
-        is met or when ``progress`` (the progress bar's callback, called first) says so. ``skip_first``: the
-        first call is the initial point (the linear monitor's ``start()``), not an iteration."""
+        is met or when ``progress`` (the progress bar's callback, called first) says so. Every loop asks its
+        callback once before the first pass (``progress(0)``): that call is the initial point, not an epoch."""
         calls = [0]
 
         def snapshot():
@@ -343,7 +360,7 @@ class EarlyStopping:
             if progress is not None and progress(done) is False:
                 return False
             calls[0] += 1
-            if skip_first and calls[0] == 1:
+            if calls[0] == 1:
                 return True
             return not self.update(self.score(*arrays), snapshot if self.keep_best else None)
 
@@ -382,7 +399,9 @@ def predict_from_scores(classes, scores):
 def map_problems(solve_one, n_problems, n_jobs):
     """[solve_one(k) for k in range(n_problems)], on min(n_jobs, n_problems) threads (joblib's n_jobs). The
     worker threads run under the caller's scikit-learn configuration (which is per thread), so estimators
-    fitted inside skip the parameter validation the outer fit already did."""
+    fitted inside skip the parameter validation the outer fit already did. When a problem raises, or Ctrl-C
+    reaches the waiting main thread, the engine calls still running stop within milliseconds (a
+    ``_core.CancelFlag``) and the exception propagates once every worker has returned."""
     workers = min(effective_n_jobs(n_jobs), n_problems)
     if workers <= 1:
         results = []
@@ -390,13 +409,20 @@ def map_problems(solve_one, n_problems, n_jobs):
             results.append(solve_one(k))
         return results
     config = get_config()
+    cancel = _core.CancelFlag()  # stops the other workers' engine calls when one fails or Ctrl-C arrives
 
     def in_config(k):
-        with config_context(**config):
+        with config_context(**config), cancel:
             return solve_one(k)
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
         return list(pool.map(in_config, range(n_problems)))
+    except BaseException:
+        cancel.set()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 # ----------------------------------------------------------------------------- progress

@@ -25,6 +25,8 @@ def to_matrix(X):
             X.sum_duplicates()
         if X.shape[1] > np.iinfo(np.int32).max:
             raise ValueError(f"X has {X.shape[1]} columns; the engine indexes columns with int32 (at most 2**31 - 1)")
+        if X.indices.dtype != np.int32 and X.nnz and not (0 <= X.indices.min() and X.indices.max() < X.shape[1]):
+            raise ValueError(f"X has column indices outside [0, {X.shape[1]}): a corrupt CSR matrix")  # before narrowing
         data = np.ascontiguousarray(X.data, dtype=np.float64)
         indices = np.ascontiguousarray(X.indices, dtype=np.int32)
         # the engine reads row pointers as int64 only (one CSR instantiation); widening an int32 indptr
@@ -60,6 +62,8 @@ def check_eval_set(estimator, eval_set, sparse):
     yt = np.asarray(yt)
     if yt.shape != (Xt.shape[0],):
         raise ValueError("eval_set: y_test must be 1-d with one label per row of X_test")
+    if yt.dtype.kind in "fc" and not np.all(np.isfinite(yt)):
+        raise ValueError("eval_set: y_test contains NaN or infinity")
     if sparse and not sp.issparse(Xt):
         Xt = sp.csr_matrix(Xt)
     elif not sparse and sp.issparse(Xt):

@@ -205,7 +205,7 @@ def focused_online_learning(learner: Any, X: np.ndarray | sp.spmatrix, y: ArrayL
 def _python_fol(learner, X, y, n_steps, spe, batch_size, eta, gamma, k, seed, eval_set, callback, prior=None,
                 snaps=None):
     """The loop of :func:`focused_online_learning`, arguments already checked; eta = 0 is 1/(2m); prior:
-    the sampler's initial leaf weights (None: all ones). ``callback(t)`` after each epoch; False stops.
+    the sampler's initial leaf weights (None: all ones). ``callback(0)`` before the first step and ``callback(t)`` after each epoch; False stops.
     ``snaps``: the caller's list receiving the kept iterates (as the engine's arrays, it holds the iterates
     kept so far when the callback runs)."""
     m = X.shape[0]
@@ -216,7 +216,9 @@ def _python_fol(learner, X, y, n_steps, spe, batch_size, eta, gamma, k, seed, ev
     idx = np.empty(batch_size, dtype=np.int64)
     p = np.empty(batch_size)
     hist = {"max_loss": [], "train_error": [], "test_error": []}
-    status = "max_iter"
+    status, t = "max_iter", 0
+    if callback is not None and callback(0) is False:  # asked before the first step, as the engine's loops
+        n_steps, status = 0, "interrupted"
     for t in range(1, n_steps + 1):
         tree.sample_batch(gamma, idx, p)
         Xb, yb = X[idx], y[idx]
@@ -512,7 +514,9 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         fit_one = self._fit_python if self._python_learner() else self._fit_core
         M = None if self._python_learner() else to_matrix(X)
         Mt = None if Xt is None or M is None else to_matrix(Xt)
-        n_steps = self._fol_params(m, seed).n_steps(m)
+        first = self._fol_params(m, seed)
+        first.validate(m)  # the engine's checks (n_steps would overflow past them)
+        n_steps = first.n_steps(m)
 
         def one(j):
             params = self._fol_params(m, seed + 104729 * j)
@@ -605,6 +609,8 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         def stopping(t):
             if progress is not None and progress(t) is False:
                 return False
+            if t == 0:  # asked before the first step: the initial point, not an epoch
+                return True
             best = (lambda: (list(snaps), copy.deepcopy(learner))) if stopper.keep_best else None
             return not stopper.update(stopper.score(snaps, learner), best)
 

@@ -135,11 +135,9 @@ def gaussian_bank_factored(X: ArrayLike, widths: ArrayLike = DEFAULT_WIDTHS, *, 
     X = np.ascontiguousarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise ValueError(f"X must be a non-empty 2-d array, got shape {X.shape}")
-    if not np.all(np.isfinite(X)):
-        raise ValueError("X contains NaN or infinity")
     w = _widths_array(widths)
     return _core.gaussian_bank_factored(X, w, float(tol), 0 if max_rank is None else int(max_rank),  # 0: n // 2
-                                        int(max_memory_mb * 2**20))
+                                        max(1, int(max_memory_mb * 2**20)))  # 0 bytes would mean no limit
 
 
 def group_lasso_squared_prox(norms: ArrayLike, c: float) -> tuple[np.ndarray, float]:

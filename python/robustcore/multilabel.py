@@ -27,8 +27,8 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import variance_reduced as _vr
-from ._base import (N_JOBS_CONSTRAINT, BaseClassifier, fit_method, fit_weights, held_out, map_problems,
-                    result_attributes, warn_max_iter, weighted_alpha)
+from ._base import (N_JOBS_CONSTRAINT, BaseClassifier, check_magnitude, fit_method, fit_weights, held_out,
+                    map_problems, result_attributes, warn_max_iter, weighted_alpha)
 from ._validation import seed_from_random_state, to_matrix
 from .linear_model import LinearClassifier, _Validation
 from .losses import PROBA_LOSSES, canonical_loss
@@ -77,6 +77,7 @@ class _MultiLabelBase(MultiOutputMixin, BaseClassifier):
         sample_weight None or float64 non-negative (one per row)."""
         X, Y = validate_data(self, X, Y, accept_sparse=self._accept_sparse, dtype=np.float64, order="C",
                              multi_output=True)
+        check_magnitude(X)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         return X, Y, _check_indicator(Y), sample_weight

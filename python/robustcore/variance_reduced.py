@@ -146,7 +146,7 @@ def _run(solve, arrays, progress, stopper):
     per-pass stop test of ``stopper`` when given: the EngineResult."""
     if stopper is None:
         return engine_result(solve(progress))
-    return stopper.finish(arrays, engine_result(solve(stopper.watch(arrays, progress, skip_first=True))))
+    return stopper.finish(arrays, engine_result(solve(stopper.watch(arrays, progress))))
 
 
 def fit_binary(M: Any, y: ArrayLike, spec: Any, params: Any, *, sample_weight: ArrayLike | None = None,

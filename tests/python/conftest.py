@@ -36,3 +36,19 @@ def binary_problem():
     y = np.where(X @ w - np.median(X @ w) > 0, 1.0, -1.0)
     y[rng.choice(n, 15, replace=False)] *= -1
     return X, y
+
+
+def pytest_addoption(parser):
+    parser.addoption("--fuzz", action="store", type=int, nargs="?", const=500, default=None,
+                     help="hypothesis examples per fuzz test (test_faults.py; default run: 12; --fuzz alone: 500)")
+
+
+@pytest.fixture
+def fuzz_settings(request):
+    """hypothesis settings of the property-based tests: 12 fixed (derandomized) examples by default, so the
+    default suite is reproducible; --fuzz [N]: N random examples each."""
+    from hypothesis import HealthCheck, settings
+
+    n = request.config.getoption("--fuzz")
+    return settings(max_examples=12 if n is None else n, derandomize=n is None, deadline=None, database=None,
+                    suppress_health_check=list(HealthCheck))

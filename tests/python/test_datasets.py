@@ -7,7 +7,6 @@ data (skipped with a reason when the data folder is absent).
 
 import gzip
 import lzma
-import os
 
 import numpy as np
 import pytest

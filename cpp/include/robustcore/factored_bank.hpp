@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "interrupt.hpp"
+
 namespace robustcore {
 
 /// Thrown when a kernel bank would need more memory than the caller allowed.
@@ -36,7 +38,9 @@ int64_t pivoted_cholesky(int64_t n, const double* diag, ColFn&& col, double tol,
                          std::vector<double>& L) {
   if (!(tol >= 0.0) || !std::isfinite(tol)) throw std::invalid_argument("pivoted_cholesky: tol must be >= 0 and finite");
   std::vector<double> resid(diag, diag + n), c(static_cast<size_t>(n));
-  L.clear();  // grows one column at a time: the work space never exceeds the factor
+  L.clear();  // n x max_rank reserved once, pages touched one column at a time: no reallocation peak
+  if (max_rank > 0 && static_cast<int64_t>(L.capacity()) < n * std::min(max_rank, n))
+    L.reserve(static_cast<size_t>(n * std::min(max_rank, n)));
   for (int64_t k = 0;; ++k) {
     int64_t p = 0;
     for (int64_t i = 1; i < n; ++i)
@@ -81,34 +85,36 @@ class FactoredBank {
   FactoredBank(int64_t n_points, int64_t max_bytes) : n(n_points), max_bytes_(max_bytes) {}
 
   /// Values that can still be stored within max_bytes (-1: no limit).
-  int64_t room() const {
-    return max_bytes_ > 0 ? max_bytes_ / static_cast<int64_t>(sizeof(double)) - static_cast<int64_t>(data_.size())
-                          : -1;
-  }
+  int64_t room() const { return max_bytes_ > 0 ? max_bytes_ / static_cast<int64_t>(sizeof(double)) - stored_ : -1; }
   /// Throws BankTooLarge unless `count` more values fit within max_bytes.
   void check_room(int64_t count) const {
     if (max_bytes_ > 0 && count > room())
-      throw BankTooLarge("the kernel bank needs more than " + std::to_string(max_bytes_ / (1 << 20)) +
-                         " MiB after " + std::to_string(m) + " kernels of " + std::to_string(n) +
+      throw BankTooLarge("the kernel bank and its work space need more than " +
+                         std::to_string(static_cast<double>(max_bytes_) / (1 << 20)) + " MiB after " + std::to_string(m) + " kernels of " + std::to_string(n) +
                          " points; raise max_memory_mb, loosen low_rank_tol, or use fewer kernels or samples");
   }
   /// Appends a kernel: dense rows (rank < 0; `values` holds n*n) or a factor (n x rank, row-major).
   void push(const double* values, int64_t rank) {
+    double* out = append(rank);
+    std::copy(values, values + (rank < 0 ? n * n : n * rank), out);
+  }
+  /// Appends a kernel of `rank` (< 0: dense) and returns its block to fill (n*n or n x rank values). Each
+  /// kernel has its own allocation, so the bank never holds a reallocation's two copies.
+  double* append(int64_t rank) {
     const int64_t count = rank < 0 ? n * n : n * rank;
     check_room(count);
-    off_.push_back(static_cast<int64_t>(data_.size()));
+    blocks_.emplace_back(static_cast<size_t>(count));
     rank_.push_back(rank);
-    data_.insert(data_.end(), values, values + count);
+    stored_ += count;
     ++m;
+    return blocks_.back().data();
   }
 
   int64_t rank(int64_t j) const { return rank_[static_cast<size_t>(j)]; }
-  const double* block(int64_t j) const { return data_.data() + off_[static_cast<size_t>(j)]; }
-  int64_t bytes() const { return static_cast<int64_t>(data_.size() * sizeof(double)); }
+  const double* block(int64_t j) const { return blocks_[static_cast<size_t>(j)].data(); }
+  int64_t bytes() const { return stored_ * static_cast<int64_t>(sizeof(double)); }
   /// Number of stored values divided by n^2 m (the dense bank's).
-  double fill() const {
-    return m > 0 && n > 0 ? static_cast<double>(data_.size()) / (static_cast<double>(n) * n * m) : 0.0;
-  }
+  double fill() const { return m > 0 && n > 0 ? static_cast<double>(stored_) / (static_cast<double>(n) * n * m) : 0.0; }
 
   /// out (n) = K_j v (v of length n).
   void apply(int64_t j, const double* v, double* out, Eigen::VectorXd& work) const {
@@ -129,12 +135,20 @@ class FactoredBank {
   /// H (m x n row-major) = [K_j u]_j.
   void apply_all(const double* u, double* H) const {
     Eigen::VectorXd work;
-    for (int64_t j = 0; j < m; ++j) apply(j, u, H + j * n, work);
+    InterruptCheck stop;
+    for (int64_t j = 0; j < m; ++j) {
+      stop.tick();
+      apply(j, u, H + j * n, work);
+    }
   }
   /// G (m x n row-major) = [K_j c_j]_j for C (m x n row-major).
   void apply_each(const double* C, double* G) const {
     Eigen::VectorXd work;
-    for (int64_t j = 0; j < m; ++j) apply(j, C + j * n, G + j * n, work);
+    InterruptCheck stop;
+    for (int64_t j = 0; j < m; ++j) {
+      stop.tick();
+      apply(j, C + j * n, G + j * n, work);
+    }
   }
   /// q_j = v^T K_j v.
   void quad(const double* v, double* q) const {
@@ -203,8 +217,9 @@ class FactoredBank {
   }
 
  private:
-  std::vector<double> data_;
-  std::vector<int64_t> off_, rank_;
+  std::vector<std::vector<double>> blocks_;
+  std::vector<int64_t> rank_;
+  int64_t stored_ = 0;  ///< values in all blocks
   int64_t max_bytes_ = 0;
 };
 

@@ -266,7 +266,11 @@ namespace detail {
 template <class Data, class Learner>
 double error_rate(const Data& X, const double* y, const Learner& learner) {
   int64_t e = 0;
-  for (int64_t i = 0; i < X.rows(); ++i) e += misclassified(y[i], learner.score(X.row(i)));
+  InterruptCheck stop;
+  for (int64_t i = 0; i < X.rows(); ++i) {
+    stop.tick();
+    e += misclassified(y[i], learner.score(X.row(i)));
+  }
   return X.rows() ? static_cast<double>(e) / static_cast<double>(X.rows()) : 0.0;
 }
 
@@ -323,9 +327,13 @@ FolResult fol_run(const Data& X, const double* y, Learner& learner, const FolPar
     return res;
   };
 
+  InterruptCheck stop;
   auto evaluate = [&]() {
     double mx = 0.0;
-    for (int64_t i = 0; i < m; ++i) mx = std::max(mx, learner.surrogate(y[i], learner.score(X.row(i))));
+    for (int64_t i = 0; i < m; ++i) {
+      stop.tick();
+      mx = std::max(mx, learner.surrogate(y[i], learner.score(X.row(i))));
+    }
     res.history.push("max_loss", mx);
     res.history.push("train_error", detail::error_rate(X, y, learner));
     if (X_test) res.history.push("test_error", detail::error_rate(*X_test, y_test, learner));
@@ -335,7 +343,9 @@ FolResult fol_run(const Data& X, const double* y, Learner& learner, const FolPar
     res.history.push("seconds", seconds);
   };
 
+  if (progress && !progress(0)) return finish(Status::Interrupted, 0);  // false before the first step: none
   for (int64_t t = 1; t <= T; ++t) {
+    stop.tick(bsz);
     for (int64_t j = 0; j < bsz; ++j) {
       int64_t i;
       double p;
@@ -488,11 +498,17 @@ AdaBoostResult adaboost_run(const Data& X, const double* y, Learner& learner, co
     return votes.empty() ? 0.0 : static_cast<double>(e) / static_cast<double>(votes.size());
   };
   int64_t t_global = 0;
+  if (progress && !progress(0)) {  // false before the first round: none
+    res.status = Status::Interrupted;
+    return res;
+  }
+  InterruptCheck stop;
   for (int64_t r = 0; r < params.max_iter; ++r) {
     if (!params.warm_start) learner.assign(w0.data(), w0[static_cast<size_t>(d)]);
     SumTree tree(p.data(), m);
     const int64_t steps = (m + bsz - 1) / bsz;
     for (int64_t s = 0; s < steps; ++s) {
+      stop.tick(bsz);
       ++t_global;
       for (int64_t j = 0; j < bsz; ++j) {
         const int64_t i = tree.sample(0.0, rng).first;
@@ -505,6 +521,7 @@ AdaBoostResult adaboost_run(const Data& X, const double* y, Learner& learner, co
     learner.write(hyps + r * (d + 1));
     double eps = 0.0;
     for (int64_t i = 0; i < m; ++i) {
+      stop.tick();
       h[i] = learner.score(X.row(i)) > 0.0 ? 1.0 : -1.0;
       if (h[i] != y[i]) eps += p[i];
     }

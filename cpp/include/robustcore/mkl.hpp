@@ -55,6 +55,22 @@ struct KernelBank {
 /// Number of kernels in the Gaussian bank: n_widths on all features plus n_widths per feature.
 inline int64_t gaussian_bank_size(int64_t d, int64_t n_widths) { return n_widths * (d + 1); }
 
+/// 1 / (2 sigma_w^2) for each of the nw widths, after checking every width gives a finite positive
+/// factor (a width of 1e-200 does not), and the nvals values of X are finite.
+inline std::vector<double> gaussian_factors(const double* widths, int64_t nw, const double* X, int64_t nvals,
+                                            const char* who) {
+  std::vector<double> g(static_cast<size_t>(nw));
+  for (int64_t w = 0; w < nw; ++w) {
+    g[static_cast<size_t>(w)] = 1.0 / (2.0 * widths[w] * widths[w]);
+    if (!(widths[w] > 0.0) || !std::isfinite(widths[w]) || !std::isfinite(g[static_cast<size_t>(w)]))
+      throw std::invalid_argument(std::string(who) + ": every width must be > 0 and finite, with 1 / (2 width^2) "
+                                  "finite (width " + std::to_string(w) + " is too small or not positive)");
+  }
+  for (int64_t i = 0; i < nvals; ++i)
+    if (!std::isfinite(X[i])) throw std::invalid_argument(std::string(who) + ": X contains NaN or infinity");
+  return g;
+}
+
 /// Gaussian kernel bank between rows of A (na x d) and B (nb x d), written kernel-major into
 /// out (m x na x nb): kernel j = g * n_widths + w uses k(a, b) = exp(-||a_G - b_G||^2 / (2 sigma_w^2)) with
 /// G = all features for g = 0 and G = {feature g - 1} otherwise (Xu et al. 2010; section 4 of the paper).
@@ -62,15 +78,13 @@ template <class Scalar>
 void gaussian_bank(const double* A, int64_t na, const double* B, int64_t nb, int64_t d, const double* widths,
                    int64_t nw, Scalar* out) {
   if (na < 0 || nb < 0 || d < 1 || nw < 1) throw std::invalid_argument("gaussian_bank: bad sizes");
-  std::vector<double> g(static_cast<size_t>(nw));
-  for (int64_t w = 0; w < nw; ++w) {
-    if (!(widths[w] > 0.0) || !std::isfinite(widths[w]))
-      throw std::invalid_argument("gaussian_bank: every width must be > 0 and finite");
-    g[static_cast<size_t>(w)] = 1.0 / (2.0 * widths[w] * widths[w]);
-  }
+  const std::vector<double> g = gaussian_factors(widths, nw, A, na * d, "gaussian_bank");
+  gaussian_factors(widths, nw, B, nb * d, "gaussian_bank");
   const int64_t plane = na * nb;
   std::vector<double> diff2(static_cast<size_t>(d));
+  InterruptCheck stop;
   for (int64_t i = 0; i < na; ++i) {
+    stop.tick();
     const double* a = A + i * d;
     for (int64_t l = 0; l < nb; ++l) {
       const double* b = B + l * d;
@@ -96,17 +110,14 @@ void gaussian_bank(const double* A, int64_t na, const double* B, int64_t nb, int
 inline void gaussian_bank_decision(const double* Xt, int64_t nt, const double* Xtr, int64_t n, int64_t d,
                                    const double* widths, int64_t nw, const double* coef, double* out) {
   const int64_t m = gaussian_bank_size(d, nw);
-  std::vector<double> g(static_cast<size_t>(nw));
-  for (int64_t w = 0; w < nw; ++w) {
-    if (!(widths[w] > 0.0) || !std::isfinite(widths[w]))
-      throw std::invalid_argument("gaussian_bank_decision: every width must be > 0 and finite");
-    g[static_cast<size_t>(w)] = 1.0 / (2.0 * widths[w] * widths[w]);
-  }
+  const std::vector<double> g = gaussian_factors(widths, nw, Xt, nt * d, "gaussian_bank_decision");
   // Transpose coef to n x m so the inner loop over kernels is contiguous.
   std::vector<double> ct(static_cast<size_t>(n * m));
   for (int64_t j = 0; j < m; ++j)
     for (int64_t i = 0; i < n; ++i) ct[static_cast<size_t>(i * m + j)] = coef[j * n + i];
+  InterruptCheck stop;
   for (int64_t t = 0; t < nt; ++t) {
+    stop.tick();
     const double* a = Xt + t * d;
     double acc = 0.0;
     for (int64_t i = 0; i < n; ++i) {
@@ -152,35 +163,40 @@ template <class Scalar>
 void kernel_pass(const KernelBank<Scalar>& K, const double* u, double* H) {
   using MatK = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using VecK = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
-  Eigen::Map<const MatK> Kall(K.data, K.m * K.n, K.n);
-  Eigen::Map<Eigen::VectorXd> out(H, K.m * K.n);
-  if constexpr (std::is_same_v<Scalar, double>) {
-    out.noalias() = Kall * Eigen::Map<const Eigen::VectorXd>(u, K.n);
-  } else {
-    const VecK uK = Eigen::Map<const Eigen::VectorXd>(u, K.n).template cast<Scalar>();
-    const VecK HK = Kall * uK;
-    out = HK.template cast<double>();
+  // a GEMV over a group of kernels at a time (about 2^22 values), so an interrupt is seen within one group
+  const int64_t group = std::max<int64_t>(1, (int64_t{1} << 22) / std::max<int64_t>(1, K.n * K.n));
+  InterruptCheck stop;
+  VecK uK;
+  if constexpr (!std::is_same_v<Scalar, double>) uK = Eigen::Map<const Eigen::VectorXd>(u, K.n).template cast<Scalar>();
+  for (int64_t j0 = 0; j0 < K.m; j0 += group) {
+    stop.tick();
+    const int64_t rows = std::min(group, K.m - j0) * K.n;
+    Eigen::Map<const MatK> Kg(K.data + j0 * K.n * K.n, rows, K.n);
+    Eigen::Map<Eigen::VectorXd> out(H + j0 * K.n, rows);
+    if constexpr (std::is_same_v<Scalar, double>) {
+      out.noalias() = Kg * Eigen::Map<const Eigen::VectorXd>(u, K.n);
+    } else {
+      const VecK HK = Kg * uK;
+      out = HK.template cast<double>();
+    }
   }
 }
 
 /// The Gaussian bank of gaussian_bank(X, X) (n x d rows, nw widths) as a FactoredBank: every kernel by
 /// pivoted Cholesky to entrywise accuracy tol, stored dense when its rank would exceed max_rank
-/// (<= 0: n / 2). Throws BankTooLarge past max_bytes (<= 0: no limit). Never forms more than one
-/// dense n x n kernel at a time, and that only for kernels stored dense.
+/// (<= 0: n / 2). Throws BankTooLarge past max_bytes (<= 0: no limit), which bounds the bank and its work
+/// space together (checked before every allocation): a factor's work space and its stored copy, or one
+/// dense kernel computed in place.
 inline FactoredBank gaussian_bank_factored(const double* X, int64_t n, int64_t d, const double* widths, int64_t nw,
                                            double tol, int64_t max_rank = 0, int64_t max_bytes = 0) {
   if (n < 1 || d < 1 || nw < 1) throw std::invalid_argument("gaussian_bank_factored: bad sizes");
   if (!(tol >= 0.0) || !std::isfinite(tol)) throw std::invalid_argument("gaussian_bank_factored: tol must be >= 0 and finite");
-  std::vector<double> g(static_cast<size_t>(nw));
-  for (int64_t w = 0; w < nw; ++w) {
-    if (!(widths[w] > 0.0) || !std::isfinite(widths[w]))
-      throw std::invalid_argument("gaussian_bank_factored: every width must be > 0 and finite");
-    g[static_cast<size_t>(w)] = 1.0 / (2.0 * widths[w] * widths[w]);
-  }
+  const std::vector<double> g = gaussian_factors(widths, nw, X, n * d, "gaussian_bank_factored");
   if (max_rank <= 0) max_rank = n / 2;
   FactoredBank bank(n, max_bytes);
   const std::vector<double> ones(static_cast<size_t>(n), 1.0);
-  std::vector<double> L, rows, D(static_cast<size_t>(n));
+  std::vector<double> L, D(static_cast<size_t>(n));
+  InterruptCheck stop;
   for (int64_t grp = 0; grp <= d; ++grp) {
     // squared distances from point p on the group's features
     auto dist = [&](int64_t p, double* out) {
@@ -200,23 +216,22 @@ inline FactoredBank gaussian_bank_factored(const double* X, int64_t n, int64_t d
     for (int64_t w = 0; w < nw; ++w) {
       const double gw = g[static_cast<size_t>(w)];
       auto col = [&](int64_t p, double* out) {
+        stop.tick();
         dist(p, D.data());
         for (int64_t i = 0; i < n; ++i) out[i] = std::exp(-D[static_cast<size_t>(i)] * gw);
       };
-      // never hold a factor (or its work space) larger than the memory left
-      const int64_t room = bank.room();
-      const int64_t cap = room < 0 ? max_rank : std::min(max_rank, room / n);
+      // the factor's work space (L) and its stored copy together within the memory left
+      const int64_t room = bank.room() - static_cast<int64_t>(L.capacity());
+      const int64_t cap = bank.room() < 0 ? max_rank : std::max<int64_t>(0, std::min(max_rank, room / (2 * n)));
       const int64_t r = pivoted_cholesky(n, ones.data(), col, tol, cap, L);
       if (r < 0) {
-        bank.check_room(n * n);
-        rows.resize(static_cast<size_t>(n * n));
-        for (int64_t p = 0; p < n; ++p) col(p, rows.data() + p * n);
-        bank.push(rows.data(), -1);
+        std::vector<double>().swap(L);  // free the work space before the dense kernel
+        double* blk = bank.append(-1);
+        for (int64_t p = 0; p < n; ++p) col(p, blk + p * n);
       } else {
-        rows.resize(static_cast<size_t>(n * r));
+        double* blk = bank.append(r);
         for (int64_t i = 0; i < n; ++i)
-          for (int64_t k = 0; k < r; ++k) rows[static_cast<size_t>(i * r + k)] = L[static_cast<size_t>(k * n + i)];
-        bank.push(rows.data(), r);
+          for (int64_t k = 0; k < r; ++k) blk[i * r + k] = L[static_cast<size_t>(k * n + i)];
       }
     }
   }
@@ -350,7 +365,11 @@ MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef
   };
 
   const auto t0 = std::chrono::steady_clock::now();
-  for (int64_t t = 1; t <= opt.max_iter; ++t) {
+  const bool go = !progress || progress(0);  // false before the first iteration: none (zero averages)
+  if (!go) res.status = Status::Interrupted;
+  InterruptCheck stop;
+  for (int64_t t = 1; go && t <= opt.max_iter; ++t) {
+    stop.tick();
     if (opt.method == Method::AMP) {
       ascent(beta, alpha);  // step 4 (fX = f^{t-1}(X))
       pass_over_bank(alpha);

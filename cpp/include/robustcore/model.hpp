@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "data.hpp"
+#include "interrupt.hpp"
 #include "losses.hpp"
 
 namespace robustcore {
@@ -145,7 +146,9 @@ void evaluate_model(const Data& X, const Model& model, const double* sw, const d
   const double inv_n = n ? 1.0 / static_cast<double>(n) : 0.0;
   double lsum = 0.0;
   int64_t wrong = 0;
+  InterruptCheck stop;
   for (int64_t i = 0; i < n; ++i) {
+    stop.tick();
     const auto r = X.row(i);
     linear_scores<KC>(r, W, b, K, s.data());
     if (model.wrong(i, s.data(), model.y)) ++wrong;
@@ -181,7 +184,9 @@ double model_error(const Data& X, const Model& model, const typename Model::Labe
   const int64_t n = X.rows(), K = model.K();
   KVec<KC> s = make_kvec<KC>(K);
   int64_t wrong = 0;
+  InterruptCheck stop;
   for (int64_t i = 0; i < n; ++i) {
+    stop.tick();
     linear_scores<KC>(X.row(i), W, b, K, s.data());
     if (model.wrong(i, s.data(), labels)) ++wrong;
   }

@@ -9,13 +9,15 @@
 #include <utility>
 #include <vector>
 
+#include "interrupt.hpp"
+
 namespace robustcore {
 
 enum class Status : int {
   Converged = 0,    ///< stopping rule met (tolerance / duality gap)
   MaxIter = 1,      ///< ran the requested epochs/passes/iterations
   Diverged = 2,     ///< non-finite weights or objective; the run stopped there
-  Interrupted = 3,  ///< the progress callback asked to stop (e.g. Ctrl-C)
+  Interrupted = 3,  ///< the progress callback asked to stop (an installed poll throws Interrupted instead)
 };
 
 inline const char* status_name(Status s) {

@@ -11,6 +11,7 @@
 #include "schedules.hpp"
 #include "sgd.hpp"
 #include "result.hpp"
+#include "interrupt.hpp"
 #include "weights.hpp"
 #include "sum_tree.hpp"
 #include "fol.hpp"

@@ -147,6 +147,11 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
   const MonitorSettings ms{lambda, params.fit_intercept, sample_weight, params.record_history, /*grad_norm=*/false, 0.0};
   Monitor<BinaryModel<Loss>, Data> mon(X, model, ms, res, progress, EvalSet<BinaryModel<Loss>, Data>{X_test, y_test});
   int64_t t = state.t;
+  if (progress && !progress(0)) {  // asked before the first epoch: a callback answering false runs none
+    res.status = Status::Interrupted;
+    return res;
+  }
+  InterruptCheck stop;
 
   for (int64_t epoch = 0; epoch < params.max_iter; ++epoch) {
     const int64_t* idx = order.next(Draw::Reshuffle, n);
@@ -154,6 +159,7 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
     const bool use_avg = running || epoch_avg;
 
     for (int64_t k = 0; k < n; ++k) {
+      stop.tick();
       const int64_t i = idx[k];
       prefetch_ahead(Xs, idx, k, n);
       prefetch_samples(idx, k, n, ys, sws);
@@ -254,10 +260,12 @@ double calibrate_eta0(const Data& X, const double* y, const double* sample_weigh
   const int64_t m = std::min(n, std::max<int64_t>(1, n_sample));
   std::vector<double> wd(static_cast<size_t>(d));
 
+  InterruptCheck stop;
   auto cost = [&](double eta) {
     ScaledVector w(d);
     double b = 0.0;
     for (int64_t k = 0; k < m; ++k) {
+      stop.tick();
       const int64_t i = perm[static_cast<size_t>(k)];
       const auto row = X.row(i);
       const double g = loss.deriv(y[i] * (w.dot(row) + b)) * (sample_weight ? sample_weight[i] : 1.0);

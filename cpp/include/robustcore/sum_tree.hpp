@@ -72,6 +72,10 @@ class BasicSumTree {
                                     " is " + std::to_string(w) + ")");
       a_[i] = w;
     }
+    // weights whose sum overflows (e.g. two of 1e308): one power-of-two scale first (q is scale-free)
+    const double wmax = *std::max_element(a_.begin(), a_.begin() + m_);
+    if (wmax > 0.0 && std::ilogb(wmax) > kRescaleExp)
+      for (int64_t i = 0; i < m_; ++i) a_[i] = std::ldexp(a_[i], -std::ilogb(wmax));
     rebuild();
     if (!(total() > 0.0)) throw std::invalid_argument("sum tree: at least one weight must be positive");
     if (!std::isfinite(total()) || std::ilogb(total()) > kRescaleExp || std::ilogb(total()) < -kRescaleExp)
@@ -142,10 +146,7 @@ class BasicSumTree {
       update_log(i, std::log(f));
       return;
     }
-    a_[i] = v;
-    propagate(i);
-    const int e = std::ilogb(a_[root_]);
-    if (e > kRescaleExp || e < -kRescaleExp) renormalise();
+    set_leaf(i, v);
   }
 
   /// v_i <- exp(log_f) v_i for any finite log_f (huge factors included).
@@ -153,13 +154,10 @@ class BasicSumTree {
     if (!std::isfinite(log_f)) throw std::invalid_argument("sum tree: log factor must be finite");
     if (log_f > -300.0 && log_f < 300.0) {
       const double v = a_[i] * std::exp(log_f);
-      if (v <= kHigh && v >= kLow) {
-        a_[i] = v;
-        propagate(i);
-        const int e = std::ilogb(a_[root_]);
-        if (e > kRescaleExp || e < -kRescaleExp) renormalise();
-        return;
-      }
+      if (v <= kHigh && v >= kLow) return set_leaf(i, v);
+    } else if (a_[i] > 0.0) {  // a huge factor on a leaf that stays in range: O(log m), no rebuild
+      const double li = std::log(a_[i]) + log_f;
+      if (li <= kLogHigh && li >= -kLogHigh) return set_leaf(i, std::exp(li));
     }
     // General case: log-domain rescale. Scale every leaf so that the new total is ~1: the new leaf i is
     // exp(log v_i + log_f - log S'), the others v_j / S', where S' = sum_{j != i} v_j + v_i exp(log_f)
@@ -192,6 +190,7 @@ class BasicSumTree {
  private:
   static constexpr double kHigh = 0x1.0p+900;
   static constexpr double kLow = 0x1.0p-900;
+  static constexpr double kLogHigh = 900 * 0.6931471805599453;  // log(kHigh)
 
   static double block_sum(const double* c) {
     double s = 0.0;
@@ -199,6 +198,13 @@ class BasicSumTree {
     return s;
   }
 
+  /// v_i <- v (in the safe range), O(log m); rescales when the total leaves its range.
+  void set_leaf(int64_t i, double v) {
+    a_[i] = v;
+    propagate(i);
+    const int e = std::ilogb(a_[root_]);
+    if (e > kRescaleExp || e < -kRescaleExp) renormalise();
+  }
   void propagate(int64_t i) {
     int64_t node = i;
     for (size_t l = 1; l < off_.size(); ++l) {
@@ -265,9 +271,12 @@ class SeededSumTree {
   }
   void update(int64_t i, double f) { tree_.update(index(i), f); }
   void update_log(int64_t i, double log_f) { tree_.update_log(index(i), log_f); }
-  /// v_i <- v_i exp(log_f) for each pair, in order; every index is checked before any update.
+  /// v_i <- v_i exp(log_f) for each pair, in order; every index and factor is checked before any update.
   void update_batch_log(const int64_t* idx, const double* log_f, int64_t n) {
-    for (int64_t j = 0; j < n; ++j) index(idx[j]);
+    for (int64_t j = 0; j < n; ++j) {
+      index(idx[j]);
+      if (!std::isfinite(log_f[j])) throw std::invalid_argument("sum tree: log factor must be finite");
+    }
     for (int64_t j = 0; j < n; ++j) tree_.update_log(idx[j], log_f[j]);
   }
   void rebuild() { tree_.rebuild(); }

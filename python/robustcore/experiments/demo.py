@@ -37,6 +37,8 @@ def add_arguments(p):
 
 def run(dataset="digits38", noise=(0.0, 0.2, 0.4), repeats=5, alpha=1e-4, max_iter=15):
     """Returns ({method: {rate: (mean, std) test error}}, train shape, test shape, chosen s per rate)."""
+    if repeats < 1 or max_iter < 1:
+        raise ValueError(f"repeats and max_iter must be >= 1, got repeats={repeats}, max_iter={max_iter}")
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
     from .. import LinearClassifier, datasets

@@ -32,7 +32,9 @@ void finito_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& 
            g = make_kvec<KC>(K);
   std::copy(b, b + K, phibar_b.begin());
   std::fill(gbar_b.begin(), gbar_b.end(), 0.0);
+  InterruptCheck stop;
   for (int64_t i = 0; i < n; ++i) {
+    stop.tick();
     std::copy(w, w + D, phi.begin() + static_cast<ptrdiff_t>(static_cast<size_t>(i) * D));
     std::copy(b, b + K, phib.begin() + i * K);
     const auto r = P.X.row(i);
@@ -45,6 +47,7 @@ void finito_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& 
   while (count < p.max_iter) {
     const int64_t* perm = order.next(Draw::Permutation, n);
     for (int64_t t = 0; t < n; ++t) {
+      stop.tick();
       const int64_t i = perm[t];
       double* ph = phi.data() + static_cast<size_t>(i) * D;
       double* phb = phib.data() + i * K;

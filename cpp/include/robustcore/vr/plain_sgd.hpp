@@ -25,9 +25,11 @@ void plain_sgd_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrde
   W.set(w);
   KVec<KC> s = make_kvec<KC>(K), g = make_kvec<KC>(K);
   int64_t count = 0;
+  InterruptCheck stop;
   while (count < p.max_iter) {
     const int64_t* perm = order.next(Draw::Permutation, n);
     for (int64_t t = 0; t < n; ++t) {
+      stop.tick();
       P.prefetch(perm, t, n);
       const int64_t i = perm[t];
       const auto r = P.X.row(i);

@@ -30,7 +30,9 @@ void saga_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& or
   KVec<KC> mb = make_kvec<KC>(K), s = make_kvec<KC>(K), g = make_kvec<KC>(K), a = make_kvec<KC>(K),
            c = make_kvec<KC>(K);
   std::fill(mb.begin(), mb.end(), 0.0);
+  InterruptCheck stop;
   for (int64_t i = 0; i < n; ++i) {  // the table at the initial point (lines 2-4)
+    stop.tick();
     const auto r = P.X.row(i);
     double* ui = u.data() + i * K;
     P.grad_at(i, r, w, b, s.data(), ui);
@@ -45,6 +47,7 @@ void saga_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& or
   while (count < p.max_iter) {
     const int64_t* draws = order.next(Draw::WithReplacement, n);
     for (int64_t t = 0; t < n; ++t) {
+      stop.tick();
       P.prefetch(draws, t, n, u.data());
       const int64_t i = draws[t];
       const auto r = P.X.row(i);

@@ -59,6 +59,7 @@ void svrg_family_fit(const Problem<Model, Data>& P, double* w, double* b, PassOr
   std::vector<int64_t> perm;
   double evals = 0.0;  // gradient evaluations
   int64_t count = 0;
+  InterruptCheck stop;
   while (evals < static_cast<double>(p.max_iter) * static_cast<double>(n)) {
     // snapshot (W is caught up and w[] holds it here)
     std::copy(b, b + K, bk.begin());
@@ -72,6 +73,7 @@ void svrg_family_fit(const Problem<Model, Data>& P, double* w, double* b, PassOr
     const double inv_b = 1.0 / static_cast<double>(B);
     for (int64_t i = 0; i < n; ++i) {
       if (!in_batch[static_cast<size_t>(i)]) continue;
+      stop.tick();
       const auto r = P.X.row(i);
       double* ui = u.data() + i * K;
       P.grad_at(i, r, w, bk.data(), s.data(), ui);
@@ -91,6 +93,7 @@ void svrg_family_fit(const Problem<Model, Data>& P, double* w, double* b, PassOr
     std::copy(b, b + K, bpick.begin());
     const int64_t* draws = order.next(Draw::WithReplacement, m_inner);
     for (int64_t t = 0; t < m_inner; ++t) {
+      stop.tick();
       P.prefetch(draws, t, m_inner, u.data());
       const int64_t i = draws[t];
       const auto r = P.X.row(i);

@@ -43,7 +43,9 @@ void vrlite_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& 
     for (int64_t k = 0; k < K; ++k) bbar[k] = bsum[k] * inv_n;
   };
   const int64_t* idx = order.next(Draw::WithReplacement, n);
+  InterruptCheck stop;
   for (int64_t t = 0; t < n; ++t) {
+    stop.tick();
     P.prefetch(idx, t, n);
     const int64_t i = idx[t];
     const auto r = P.X.row(i);
@@ -70,6 +72,7 @@ void vrlite_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& 
     std::fill(bsum.begin(), bsum.end(), 0.0);
     idx = order.next(Draw::Permutation, n);
     for (int64_t t = 0; t < n; ++t) {
+      stop.tick();
       P.prefetch(idx, t, n);
       const int64_t i = idx[t];
       const auto r = P.X.row(i);

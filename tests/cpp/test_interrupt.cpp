@@ -1,0 +1,48 @@
+// C++ checks for interrupt.hpp: without a poll nothing happens; an installed poll answering true stops an
+// SGD fit and a VR fit by throwing Interrupted, within the first pass, leaving the SGD state at the last
+// finished epoch (none here: all zeros); the scope restores the previous poll.
+#include "check.hpp"
+
+#include <robustcore/any_loss.hpp>
+#include <robustcore/sgd.hpp>
+#include <robustcore/vr.hpp>
+
+#include <vector>
+
+using namespace robustcore;
+
+int main() {
+  const int64_t n = 20000, d = 10;
+  Rng rng(3);
+  std::vector<double> X(static_cast<size_t>(n * d)), y(static_cast<size_t>(n));
+  for (auto& v : X) v = rng.uniform() - 0.5;
+  for (int64_t i = 0; i < n; ++i) y[static_cast<size_t>(i)] = X[static_cast<size_t>(i * d)] > 0 ? 1.0 : -1.0;
+  const DenseView V{X.data(), n, d};
+  SgdParams p;
+  p.lr.lambda = 1e-4;
+  p.max_iter = 1000000;
+  int calls = 0;
+  const PollFn stop_on_third = [&] { return ++calls >= 3; };
+  {
+    InterruptScope scope(stop_on_third, 0.0);  // poll at every clock check
+    SgdState st(d);
+    CHECK_THROWS(sgd_fit(V, y.data(), nullptr, AnyLoss(LossSpec{LossKind::Hinge}), p, st), Interrupted);
+    CHECK(calls == 3);
+    CHECK(st.t == 0);  // no epoch finished: the state is the start
+    calls = 0;
+    vr::VrParams q;
+    q.lambda = 1e-4;
+    q.max_iter = 1000000;
+    std::vector<double> w(static_cast<size_t>(d), 0.0);
+    double b = 0.0;
+    CHECK_THROWS(vr::fit(V, BinaryModel<AnySmoothLoss>{AnySmoothLoss(LossSpec{LossKind::Log}), y.data()}, q, w.data(), &b),
+                 Interrupted);
+    CHECK(calls == 3);
+  }
+  // the scope is gone: a short fit runs to its end
+  SgdState st(d);
+  p.max_iter = 2;
+  CHECK(sgd_fit(V, y.data(), nullptr, AnyLoss(LossSpec{LossKind::Hinge}), p, st).status == Status::MaxIter);
+  CHECK(calls == 3);
+  return check::report();
+}

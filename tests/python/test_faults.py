@@ -1,0 +1,352 @@
+"""Faults and bad input (issue 13): Ctrl-C during every kind of long engine call, atomic fits, and
+property-based fuzzing of every public estimator and the public functions.
+
+* SIGINT: a subprocess fits a model, prints READY and starts a long call; the test sends SIGINT and
+  asserts KeyboardInterrupt arrives within STOP_SECONDS (generous: a fault test, not a speed test) and
+  that the previously fitted estimator is unchanged.
+* Fuzzing (hypothesis): every estimator and function either raises ValueError / TypeError with a
+  message, or returns a finite, valid result. ``--fuzz`` (conftest.py) runs many more examples.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+import robustcore as rc
+from robustcore import _core, mkl, variance_reduced
+
+STOP_SECONDS = 2.0
+
+# ----------------------------------------------------------------------------- SIGINT in a subprocess
+_PRELUDE = """
+import pickle, sys, time
+import numpy as np, scipy.sparse as sp
+import robustcore as rc
+from robustcore import mkl
+rng = np.random.default_rng(0)
+
+def sparse(n, d, nnz=20):
+    cols = rng.integers(0, d, n * nnz).astype(np.int32)
+    return sp.csr_matrix((rng.random(n * nnz), cols, np.arange(0, n * nnz + 1, nnz)), shape=(n, d))
+
+def run(est, small, big, call=None, **long):
+    est.fit(*small)  # the previous model, then the parameters of a long call
+    est.set_params(**long)
+    before = pickle.dumps(est.__dict__)
+    print("READY", flush=True)
+    try:
+        (call or (lambda: est.fit(*big)))()
+        print("FINISHED", flush=True)
+    except KeyboardInterrupt:
+        print("STOPPED", time.time(), pickle.dumps(est.__dict__) == before, flush=True)
+"""
+
+_CASES = {
+    "sgd": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
+           "run(rc.LinearClassifier(max_iter=2, tol=None), (X[:200], y[:200]), (X, y), max_iter=10**6)",
+    "saga": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
+            "run(rc.LinearClassifier(loss='log_loss', solver='saga', max_iter=2, tol=None), (X[:200], y[:200]), (X, y), max_iter=10**6)",
+    "svrg": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
+            "run(rc.LinearClassifier(loss='log_loss', solver='svrg', max_iter=2, tol=None), (X[:200], y[:200]), (X, y), max_iter=10**6)",
+    "softmax": "X = sparse(300_000, 2000); y = rng.integers(0, 4, 300_000)\n"
+               "run(rc.LinearClassifier(loss='softmax', solver='saga', max_iter=2, tol=None), (X[:300], y[:300]), (X, y), max_iter=10**6)",
+    "ovr_n_jobs_2": "X = sparse(300_000, 2000); y = rng.integers(0, 3, 300_000)\n"
+                    "run(rc.LinearClassifier(loss='log_loss', solver='saga', max_iter=2, tol=None, n_jobs=2),"
+                    " (X[:300], y[:300]), (X, y), max_iter=10**6)",
+    "fol": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
+           "run(rc.FocusedOnlineClassifier(max_iter=2), (X[:200], y[:200]), (X, y), max_iter=10**5)",
+    "adaboost": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
+                "run(rc.AdaBoostOnlineClassifier(max_iter=2), (X[:200], y[:200]), (X, y), max_iter=10**5)",
+    "mkl_bank_build": "X = rng.normal(size=(4000, 12)); y = np.where(X[:, 0] > 0, 1, -1)\n"
+                      "run(mkl.NoisyMKLClassifier(max_iter=20), (X[:60], y[:60]), (X, y))",
+    "mkl_predict": "X = rng.normal(size=(400, 12)); y = np.where(X[:, 0] > 0, 1, -1)\n"
+                   "est = mkl.NoisyMKLClassifier(max_iter=20, tol=0)\n"
+                   "Xp = rng.normal(size=(3_000_000, 12))\n"
+                   "run(est, (X, y), None, call=lambda: est.predict(Xp))",
+}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("case", list(_CASES))
+def test_sigint_stops_within_seconds_and_leaves_the_estimator_unchanged(case):
+    code = textwrap.dedent(_PRELUDE) + _CASES[case]
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "OMP_NUM_THREADS": "1"})
+    try:
+        deadline, line = time.time() + 120, ""
+        while not line.startswith("READY"):  # (an editable install may print its rebuild first)
+            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.time()))
+            line = proc.stdout.readline() if ready else ""
+            assert line, "the subprocess printed no READY within 120 s"
+        time.sleep(0.5)  # inside the long call
+        sent = time.time()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    words = out.split()
+    assert words[:1] == ["STOPPED"], out + err
+    latency = float(words[1]) - sent
+    assert latency < STOP_SECONDS, f"{case}: stopped {latency:.2f} s after SIGINT"
+    assert words[2] == "True", f"{case}: the estimator changed"
+
+
+def test_cancel_flag_stops_engine_calls_inside_its_with_block():
+    X = np.random.default_rng(0).normal(size=(2000, 20))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    flag = _core.CancelFlag()
+    flag.set()
+    with flag, pytest.raises(KeyboardInterrupt):  # the check runs within the first pass
+        variance_reduced.solve(X, y, solver="saga", max_iter=10**6)
+    # outside the block, the flag no longer applies
+    assert variance_reduced.solve(X, y, solver="saga", max_iter=2)[2].status == "max_iter"
+
+
+@pytest.mark.parametrize("make", [
+    lambda: rc.LinearClassifier(),
+    lambda: rc.FocusedOnlineClassifier(),
+    lambda: rc.AdaBoostOnlineClassifier(),
+    lambda: mkl.NoisyMKLClassifier(max_iter=5),
+])
+def test_progress_false_before_the_first_pass_runs_none(make, monkeypatch):
+    from robustcore import _base
+
+    monkeypatch.setattr(_base.Progress, "callback", lambda self: (lambda done: False))
+    X = np.random.default_rng(1).normal(size=(60, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    est = make().set_params(verbose=1)
+    est.fit(X, y)
+    assert est.n_iter_ == 0
+
+
+# ----------------------------------------------------------------------------- bad input, item by item
+def _xy(n=40, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    return X, np.where(X[:, 0] > 0, 1, -1)
+
+
+@pytest.mark.parametrize("scale", [1e300, -1e200, 1e101])
+def test_extreme_finite_input_is_refused_with_advice(scale):
+    X, y = _xy()
+    for est in (rc.LinearClassifier(), rc.LinearClassifier(loss="log_loss", solver="saga")):
+        with pytest.raises(ValueError, match="rescale"):
+            est.fit(X * scale, y)
+    fitted = rc.LinearClassifier().fit(X, y)
+    with pytest.raises(ValueError, match="rescale"):
+        fitted.decision_function(X * scale)
+
+
+def test_nan_labels_in_eval_set_are_refused():
+    X, y = _xy()
+    with pytest.raises(ValueError, match="y_test contains NaN"):
+        rc.LinearClassifier(loss="log_loss", solver="saga").fit(X, y, eval_set=(X, np.r_[np.nan, y[1:]]))
+
+
+def test_sum_tree_with_an_overflowing_total_samples_correctly():
+    t = _core.SumTree(np.array([1e308, 1e308, 0.0]))
+    assert np.isfinite(t.total) and t.q(0) == t.q(1) == 0.5 and t.q(2) == 0.0
+    i, p = t.sample(0.0)
+    assert i in (0, 1) and p == 0.5
+
+
+def test_sum_tree_update_batch_log_checks_everything_first():
+    t = _core.SumTree(4)
+    for bad_idx, bad_lf in ((np.array([0, 1]), np.array([1.0, np.nan])), (np.array([0, 7]), np.array([1.0, 1.0]))):
+        with pytest.raises(ValueError):
+            t.update_batch_log(bad_idx, bad_lf)
+        out = np.empty(4)
+        t.leaves(out)
+        np.testing.assert_array_equal(out, np.ones(4))
+
+
+def test_sum_tree_huge_log_factor_on_a_leaf_in_range_needs_no_rescale():
+    t = _core.SumTree(1000)
+    t.update_log(3, 300.0)
+    t.update_log(5, -320.0)
+    assert t.rescales == 0
+    np.testing.assert_allclose(t.q(3), 1.0 / (1.0 + 998 * np.exp(-300.0) + np.exp(-620.0)))
+    assert t.leaf(5) > 0
+
+
+@pytest.mark.parametrize("kw", [dict(widths=[1e-200]), dict(widths=[0.0]), dict(A=np.full((3, 2), np.nan))])
+def test_gaussian_bank_refuses_nan_input_and_degenerate_widths(kw):
+    A = kw.pop("A", np.ones((3, 2)))
+    for f in (lambda: mkl.gaussian_bank(A, **kw), lambda: mkl.gaussian_bank_factored(A, **kw)):
+        with pytest.raises(ValueError):
+            f()
+
+
+def test_csr_column_indices_are_checked_before_narrowing():
+    X = sp.csr_matrix(np.eye(3))
+    X.indices = X.indices.astype(np.int64)
+    X.indices[1] = 2**32 + 1  # would become column 1 after a cast to int32
+    with pytest.raises(ValueError, match="column indices"):
+        rc.LinearClassifier().fit(X, [0, 1, 0])
+
+
+def test_int32_csr_training_with_int64_csr_eval_set():
+    X, y = _xy(80)
+    Xs = sp.csr_matrix(X)
+    Xe = sp.csr_matrix(X)
+    Xe.indices, Xe.indptr = Xe.indices.astype(np.int64), Xe.indptr.astype(np.int64)
+    est = rc.LinearClassifier(loss="log_loss", solver="saga").fit(Xs, y, eval_set=(Xe, y))
+    assert est.history_["test_error"].shape == est.history_["train_error"].shape
+    assert rc.FocusedOnlineClassifier(subsample=40).fit(Xs, y, eval_set=(Xe, y)).score(X, y) > 0.5
+
+
+def test_memory_limits_hold():
+    X, y = _xy(50)
+    with pytest.raises(MemoryError):
+        mkl.NoisyMKLClassifier(max_memory_mb=1e-9).fit(X, y)
+    with pytest.raises(MemoryError, match="batch_size"):
+        rc.FocusedOnlineClassifier(batch_size=10**15).fit(X, y)
+    # the factored bank's limit bounds what it stores (and its work space)
+    Xb = np.random.default_rng(0).normal(size=(300, 4))
+    full = mkl.gaussian_bank_factored(Xb)
+    limit = full.nbytes / 2**20 / 2
+    with pytest.raises(MemoryError, match="max_memory_mb"):
+        mkl.gaussian_bank_factored(Xb, max_memory_mb=limit)
+
+
+def test_demo_refuses_zero_repeats(capsys):
+    from robustcore import cli
+
+    with pytest.raises(SystemExit) as e:
+        cli.main(["demo", "--repeats", "0"])
+    assert e.value.code != 0 and "repeats" in capsys.readouterr().err
+
+
+_MULTI = (rc.LinearClassifier, rc.FocusedOnlineClassifier, rc.AdaBoostOnlineClassifier, rc.LabelPowersetClassifier,
+          rc.BinaryRelevanceClassifier, mkl.NoisyMKLClassifier, mkl.MiPMKLClassifier, mkl.SimpleMKLClassifier)
+
+
+@pytest.mark.parametrize("cls, bad", [(cls, {name: value}) for cls in _MULTI
+                                      for name, value in (("fit_intercept", "yes"), ("verbose", "abc"), ("tol", np.nan))
+                                      if name in cls().get_params()])
+def test_every_parameter_is_validated_even_when_unused(cls, bad):
+    X, y = _xy()
+    with pytest.raises(ValueError, match=list(bad)[0]):
+        cls(**bad).fit(X, y if cls is not rc.BinaryRelevanceClassifier else np.c_[y > 0, y < 0])
+
+
+def test_failed_refit_keeps_the_previous_model_usable():
+    X, y = _xy()
+    for est in (rc.LinearClassifier(loss="log_loss", solver="saga"), rc.FocusedOnlineClassifier()):
+        est.fit(X, y)
+        before = est.predict(X)
+        with pytest.raises(ValueError):
+            est.fit(X, np.ones_like(y))  # one class
+        np.testing.assert_array_equal(est.predict(X), before)
+
+
+# ----------------------------------------------------------------------------- fuzzing
+_FINITE = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, width=64)
+_ANY = st.one_of(_FINITE, st.sampled_from([0.0, np.nan, np.inf, -np.inf, 1e300, -1e300, 1e-300, 5e-324]))
+
+
+@st.composite
+def problems(draw, values=_ANY, max_classes=3):
+    n = draw(st.integers(1, 25))
+    d = draw(st.integers(1, 4))
+    X = draw(arrays(np.float64, (n, d), elements=values))
+    y = draw(arrays(np.int64, n, elements=st.integers(0, max_classes - 1)))
+    if draw(st.booleans()):
+        X = sp.csr_matrix(X)
+    return X, y
+
+
+_ESTIMATORS = {
+    "sgd": lambda: rc.LinearClassifier(max_iter=3),
+    "saga": lambda: rc.LinearClassifier(loss="log_loss", solver="saga", max_iter=3),
+    "svrg": lambda: rc.LinearClassifier(loss="sramp", solver="svrg", max_iter=3),
+    "softmax": lambda: rc.LinearClassifier(loss="softmax", solver="saga", max_iter=3),
+    "fol": lambda: rc.FocusedOnlineClassifier(max_iter=2),
+    "adaboost": lambda: rc.AdaBoostOnlineClassifier(max_iter=2),
+    "powerset": lambda: rc.LabelPowersetClassifier(max_iter=3),
+    "noisy_mkl": lambda: mkl.NoisyMKLClassifier(max_iter=5, widths=[1.0]),
+    "mip_mkl": lambda: mkl.MiPMKLClassifier(max_iter=3, widths=[1.0]),
+    "simple_mkl": lambda: mkl.SimpleMKLClassifier(max_iter=3, widths=[1.0]),
+}
+
+
+def _expect_clean(f):
+    """f() either raises ValueError/TypeError with a message (returns None) or returns its value."""
+    try:
+        return f()
+    except (ValueError, TypeError) as e:
+        assert str(e).strip(), f"{type(e).__name__} without a message"
+        return None
+
+
+@pytest.mark.parametrize("name", list(_ESTIMATORS))
+def test_fuzz_estimators(name, fuzz_settings):
+    kernel = "mkl" in name
+
+    @fuzz_settings
+    @given(problems())
+    def check(problem):
+        X, y = problem
+        if kernel and sp.issparse(X):
+            X = X.toarray()
+        est = _ESTIMATORS[name]()
+        if _expect_clean(lambda: est.fit(X, y)) is None:
+            assert not hasattr(est, "classes_")
+            return
+        scores = est.decision_function(X) if hasattr(est, "decision_function") else est.predict_proba(X)
+        assert np.all(np.isfinite(scores)), scores
+        assert set(np.unique(est.predict(X))) <= set(est.classes_)
+
+    check()
+
+
+def test_fuzz_multilabel(fuzz_settings):
+    @fuzz_settings
+    @given(problems(), st.integers(1, 3))
+    def check(problem, k):
+        X, y = problem
+        Y = np.stack([(y + j) % 2 for j in range(k)], axis=1)
+        est = rc.BinaryRelevanceClassifier(max_iter=3)
+        if _expect_clean(lambda: est.fit(X, Y)) is None:
+            return
+        assert est.predict(X).shape == Y.shape
+
+    check()
+
+
+def test_fuzz_functions(fuzz_settings):
+    @fuzz_settings
+    @given(arrays(np.float64, st.tuples(st.integers(1, 12), st.integers(1, 3)), elements=_ANY),
+           st.lists(st.one_of(_FINITE, st.sampled_from([1e-200, 1e200, 0.0, -1.0, np.nan])), min_size=1, max_size=3),
+           st.lists(_ANY, min_size=1, max_size=8), st.floats(-1e3, 1e3), st.integers(-2, 2))
+    def check(A, widths, weights, log_f, j):
+        for f in (lambda: mkl.gaussian_bank(A, widths=widths), lambda: mkl.gaussian_bank_factored(A, widths=widths).to_dense()):
+            K = _expect_clean(f)
+            assert K is None or np.all(np.isfinite(K))
+        tree = _expect_clean(lambda: _core.SumTree(np.asarray(weights, dtype=np.float64)))
+        if tree is not None:
+            _expect_clean(lambda: tree.update_log(j, log_f))
+            q = np.array([tree.q(i) for i in range(tree.size)])
+            assert np.all(np.isfinite(q)) and abs(q.sum() - 1) < 1e-9
+            i, p = tree.sample(0.5)
+            assert 0 <= i < tree.size and 0 < p <= 1
+        rho = _expect_clean(lambda: mkl.default_rho(j, 0.2))
+        assert rho is None or (np.isfinite(rho) and rho > 0)
+        y = np.where(A[:, 0] > 0, 1.0, -1.0)
+        sol = _expect_clean(lambda: variance_reduced.solve(A, y, solver="saga", max_iter=2))
+        assert sol is None or (np.all(np.isfinite(sol[0])) and np.isfinite(sol[1]))
+
+    check()
