@@ -152,16 +152,20 @@ void fol_separable() {
   // label flipped: no round is consistent, so every kept round reports)
   std::vector<double> alphas(5, 0.0), y_noisy = y;
   for (int64_t i = 0; i < n; i += 10) y_noisy[i] = -y_noisy[i];
-  size_t calls = 0, complete = 0;
+  size_t calls = 0, complete = 0, initial = 0;
   auto ar2 = adaboost_fit(V, y_noisy.data(), ada, hyps.data(), 5, static_cast<const DenseView*>(nullptr), nullptr,
                           [&](int64_t r) {
+                            if (r == 0) {  // asked before the first round (no round kept yet)
+                              initial += calls == 0 && alphas[0] == 0.0;
+                              return true;
+                            }
                             ++calls;
                             complete += alphas[static_cast<size_t>(r - 1)] > 0.0 &&
                                         (r == 5 || alphas[static_cast<size_t>(r)] == 0.0);
                             return true;
                           },
                           nullptr, alphas.data());
-  CHECK(calls >= 1 && complete == calls && calls == ar2.alpha_t.size());
+  CHECK(initial == 1 && calls >= 1 && complete == calls && calls == ar2.alpha_t.size());
   for (size_t r = 0; r < ar2.alpha_t.size(); ++r) CHECK(alphas[r] == ar2.alpha_t[r]);
   CHECK_THROWS(adaboost_fit(V, y.data(), ada, hyps.data(), 4, static_cast<const DenseView*>(nullptr), nullptr,
                             ProgressFn()),
