@@ -343,6 +343,9 @@ class LinearClassifier(BaseClassifier):
     KeyboardInterrupt) leaves the estimator as it was before the call (unfitted, or the previous model).
     """
 
+    #: float32 X is kept: the SGD solvers train on it without a float64 copy (the others cast it once)
+    _fit_dtypes = (np.float64, np.float32)
+
     _parameter_constraints = {
         "loss": [StrOptions(set(LOSSES) | {"softmax"})],
         "solver": [StrOptions(set(_SGD_SOLVERS) | set(_vr.VR_SOLVERS))],
@@ -482,12 +485,14 @@ class LinearClassifier(BaseClassifier):
                                  svrg_option=self.svrg_option, tol=self.tol or 0.0,
                                  fit_intercept=self.fit_intercept, seed=seed, history=self.history)
 
-    def _eval_data(self, eval_set, X):
-        """(X_test as a _core.Matrix in X's storage, y_test), or (None, None)."""
+    def _eval_data(self, eval_set, X, float32):
+        """(X_test as a _core.Matrix in X's storage, y_test), or (None, None). ``float32``: as in ``to_matrix``
+        for the training matrix (the test matrix gets the training matrix's dtype)."""
         if eval_set is None:
             return None, None
-        Xt, yt = check_eval_set(self, eval_set, sp.issparse(X))
-        return to_matrix(Xt), yt
+        float32 = float32 and X.dtype == np.float32
+        Xt, yt = check_eval_set(self, eval_set, sp.issparse(X), np.float32 if float32 else np.float64)
+        return to_matrix(Xt, float32), yt
 
     # ------------------------------------------------------------------ solvers
     def _fit_sgd(self, X, M, Y, sample_weight, Mt, Yt, max_iter, state, until_tol=False, validation=None):
@@ -580,7 +585,7 @@ class LinearClassifier(BaseClassifier):
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
         classes = self._classes(y)
         sample_weight = fit_weights(self.class_weight, y, sample_weight, classes)
-        Mt, yt = self._eval_data(eval_set, X)
+        Mt, yt = self._eval_data(eval_set, X, kind == "sgd")
         if kind == "softmax":
             fitted = self._fit_softmax(to_matrix(X), y, classes, sample_weight, Mt, yt)
         else:
@@ -610,7 +615,7 @@ class LinearClassifier(BaseClassifier):
             X, y = X[train], y[train]
             sample_weight = None if sample_weight is None else sample_weight[train]
         Y = binary_targets(y, classes)
-        return self._fit_sgd(X, to_matrix(X), Y, sample_weight, Mt, Yt, self.max_iter,
+        return self._fit_sgd(X, to_matrix(X, float32=True), Y, sample_weight, Mt, Yt, self.max_iter,
                              _SgdState.start(coef0, intercept0), until_tol=self.tol is not None,
                              validation=validation)
 
@@ -649,7 +654,7 @@ class LinearClassifier(BaseClassifier):
             raise ValueError("class_weight='balanced' needs the class counts of all the data, which partial_fit "
                              "does not see; pass a dict (e.g. from sklearn.utils.class_weight.compute_class_weight)")
         sample_weight = fit_weights(self.class_weight, y, sample_weight, fitted_classes)
-        M, Y = to_matrix(X), binary_targets(y, fitted_classes)
+        M, Y = to_matrix(X, float32=kind == "sgd"), binary_targets(y, fitted_classes)
         if kind == "vr":
             zeros = np.zeros((len(Y), X.shape[1]))
             coef0, intercept0 = (zeros, zeros[:, 0]) if first else (self.coef_, self.intercept_)
