@@ -70,18 +70,18 @@ def test_float32_reaches_the_engine_without_a_copy(problem32, monkeypatch, spars
     if sparse:
         X = sp.csr_matrix(X)
         X.indptr = X.indptr.astype(np.int64)
-    seen = []
+    seen, Matrix = [], _core.Matrix
 
     class Spy:
         @staticmethod
         def dense(A):
             seen.append(A)
-            return _core.Matrix.dense(A)
+            return Matrix.dense(A)
 
         @staticmethod
         def csr(data, indices, indptr, n_cols):
             seen.append(data)
-            return _core.Matrix.csr(data, indices, indptr, n_cols)
+            return Matrix.csr(data, indices, indptr, n_cols)
 
     monkeypatch.setattr(_validation._core, "Matrix", Spy)
     Xt = X[:50]
