@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "huge_pages.hpp"
+
 namespace robustcore {
 
 /// A prefetch hint the optimiser keeps. GCC treats __builtin_prefetch as free of side effects, so its
@@ -187,8 +189,8 @@ struct RowCopy;
 
 template <class IP, class T>
 struct RowCopy<CsrView<IP, T>> {
-  std::vector<T> data;
-  std::vector<int32_t> indices;
+  HugeVector<T> data;
+  HugeVector<int32_t> indices;
   std::vector<IP> indptr;
   int64_t n_cols = 0;
   RowCopy(const CsrView<IP, T>& X, const int64_t* order) : indptr(static_cast<size_t>(X.rows()) + 1), n_cols(X.cols()) {
@@ -213,7 +215,7 @@ struct RowCopy<CsrView<IP, T>> {
 
 template <class T>
 struct RowCopy<BasicDenseView<T>> {
-  std::vector<T> data;
+  HugeVector<T> data;
   int64_t n_rows = 0, n_cols = 0;
   RowCopy(const BasicDenseView<T>& X, const int64_t* order)
       : data(static_cast<size_t>(X.rows() * X.cols())), n_rows(X.rows()), n_cols(X.cols()) {
