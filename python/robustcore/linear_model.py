@@ -578,7 +578,9 @@ class LinearClassifier(BaseClassifier):
         variance-reduced solvers and loss="softmax") to ``history_``. ``coef_init`` (n_classes or 1,
         n_features) and ``intercept_init`` (n_classes or 1,): the model to start from (SGDClassifier's
         warm start: the solver starts afresh -- step schedule, averages, eta0 calibration -- from these
-        weights); not with loss="softmax"."""
+        weights); not with loss="softmax". X: dense or CSR, float64 or float32; the SGD solvers
+        (sgd, asgd, pegasos) train on float32 X without a float64 copy (weights stay float64), the others
+        cast it to float64 once."""
         kind = self._solver_kind()
         if kind == "softmax" and (coef_init is not None or intercept_init is not None):
             raise ValueError("coef_init / intercept_init are not supported with loss='softmax'")
