@@ -6,8 +6,10 @@ In one process, on identical CSR arrays and with equal epochs (no early stopping
   - scikit-learn SGDClassifier(loss, average=False|True, max_iter=E, tol=None) .fit
   - the floor: E in-order passes computing every row's dot product over the same CSR arrays
     (scipy's csr matvec, X @ w)
-and prints nonzeros per second (nnz * epochs / median seconds over --repeats runs) and the ratios
-robustcore / scikit-learn and floor / robustcore (exact shuffle), and block / scikit-learn. Both fits include their own per-fit overheads
+and prints nonzeros per second (nnz * epochs / median seconds over --repeats rounds, the methods
+alternating within each round) and the ratios robustcore / scikit-learn and floor / robustcore (exact
+shuffle), and block / scikit-learn; rc-f32 is robustcore's exact-shuffle fit on the same X in float32
+(no float64 copy; f32/f64 its speed-up). Both fits include their own per-fit overheads
 (validation, robustcore's eta0 calibration on 1000 samples). robustcore runs with history=False
 (scikit-learn records no per-epoch objective either) unless --history is given.
 
@@ -17,6 +19,7 @@ robustcore / scikit-learn and floor / robustcore (exact shuffle), and block / sc
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import time
 import warnings
@@ -49,13 +52,15 @@ def synthetic(n=200_000, d=50_000, nnz_row=40, seed=0):
     return X, y
 
 
-def median_time(fn, repeats):
-    ts = []
+def median_times(fns, repeats):
+    """Median seconds of each callable over ``repeats`` rounds; each round runs every callable once."""
+    ts = [[] for _ in fns]
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts))
+        for fn, t in zip(fns, ts):
+            t0 = time.perf_counter()
+            fn()
+            t.append(time.perf_counter() - t0)
+    return [float(np.median(t)) for t in ts]
 
 
 def main(argv=None):
@@ -74,9 +79,10 @@ def main(argv=None):
     args = p.parse_args(argv)
 
     print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, python {platform.python_version()}, "
-          f"robustcore {rc.__version__}; epochs={args.epochs}, history={args.history}, medians of {args.repeats} runs\n")
-    print(f"{'dataset':10s} {'method':12s} {'robustcore':>10s} {'rc-block':>10s} {'sklearn':>10s} {'rc/skl':>7s} "
-          f"{'block/skl':>9s} {'floor':>10s} {'floor/rc':>8s}   (Mnnz/s)")
+          f"robustcore {rc.__version__}; epochs={args.epochs}, history={args.history}, medians of {args.repeats} "
+          f"alternating rounds; load {os.getloadavg()[0]:.1f}\n")
+    print(f"{'dataset':10s} {'method':12s} {'robustcore':>10s} {'rc-block':>10s} {'rc-f32':>10s} {'sklearn':>10s} "
+          f"{'rc/skl':>7s} {'block/skl':>9s} {'f32/f64':>7s} {'floor':>10s} {'floor/rc':>8s}   (Mnnz/s)")
     for name in args.datasets:
         if name == "synthetic":
             X, y = synthetic()
@@ -84,6 +90,7 @@ def main(argv=None):
             X, y, _, _ = datasets.load(name)
             X = sp.csr_matrix(X)
         X.sort_indices()
+        X32 = X.astype(np.float32)
         nnz_total = X.nnz * args.epochs
         w = np.random.default_rng(0).normal(size=X.shape[1])
 
@@ -91,7 +98,7 @@ def main(argv=None):
             for _ in range(args.epochs):
                 X @ w
 
-        t_floor = median_time(floor, args.repeats)
+        (t_floor,) = median_times([floor], args.repeats)
         for loss, avg in (("hinge", False), ("log", False), ("hinge", True), ("log", True)):
             rc_est = rc.LinearClassifier(loss=loss, solver="asgd" if avg else "sgd", alpha=args.alpha,
                                          max_iter=args.epochs, random_state=0, history=args.history)
@@ -102,12 +109,14 @@ def main(argv=None):
                                    max_iter=args.epochs, tol=None, random_state=0)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                t_rc = median_time(lambda: rc_est.fit(X, y), args.repeats)
-                t_bl = median_time(lambda: rc_block.fit(X, y), args.repeats)
-                t_sk = median_time(lambda: sk_est.fit(X, y), args.repeats)
-            r, bl, s, f = (nnz_total / t / 1e6 for t in (t_rc, t_bl, t_sk, t_floor))
+                t_rc, t_bl, t_32, t_sk = median_times(
+                    [lambda: rc_est.fit(X, y), lambda: rc_block.fit(X, y), lambda: rc_est.fit(X32, y),
+                     lambda: sk_est.fit(X, y)], args.repeats)
+            r, bl, r32, s, f = (nnz_total / t / 1e6 for t in (t_rc, t_bl, t_32, t_sk, t_floor))
             label = f"{'ASGD' if avg else 'SGD'}({loss})"
-            print(f"{name:10s} {label:12s} {r:10.1f} {bl:10.1f} {s:10.1f} {r / s:7.2f} {bl / s:9.2f} {f:10.1f} {f / r:8.2f}")
+            print(f"{name:10s} {label:12s} {r:10.1f} {bl:10.1f} {r32:10.1f} {s:10.1f} {r / s:7.2f} {bl / s:9.2f} "
+                  f"{r32 / r:7.2f} {f:10.1f} {f / r:8.2f}", flush=True)
+    print(f"load at the end {os.getloadavg()[0]:.1f}")
     return 0
 
 

@@ -25,41 +25,56 @@ namespace py = pybind11;
 namespace rcb {
 
 using F64 = py::array_t<double, py::array::c_style>;
+using F32 = py::array_t<float, py::array::c_style>;
 using I32 = py::array_t<int32_t, py::array::c_style>;
 using I64 = py::array_t<int64_t, py::array::c_style>;
 
 /// A data view plus the numpy arrays it points into. Built from Python by `_core.Matrix.dense` or
 /// `_core.Matrix.csr`; validated once on construction.
 struct Matrix {
-  // One CSR instantiation: the Python layer hands int64 row pointers (an int32 indptr is widened there,
-  // n + 1 integers), which halves the kernels compiled for sparse data.
-  std::variant<robustcore::DenseView, robustcore::CsrView<int64_t>> view;
+  // One CSR instantiation per scalar: the Python layer hands int64 row pointers (an int32 indptr is
+  // widened there, n + 1 integers), which halves the kernels compiled for sparse data. float32 values
+  // (the last two) are taken by the SGD family only (visit_matrix<kFloat32>): every other solver would
+  // double its compiled loops for them.
+  std::variant<robustcore::DenseView, robustcore::CsrView<int64_t>, robustcore::BasicDenseView<float>,
+               robustcore::CsrView<int64_t, float>>
+      view;
   py::object keep_alive[3];
 
   int64_t rows() const { return std::visit([](const auto& v) { return v.rows(); }, view); }
   int64_t cols() const { return std::visit([](const auto& v) { return v.cols(); }, view); }
-  bool is_sparse() const { return view.index() != 0; }
+  bool is_sparse() const { return std::visit([](const auto& v) { return v.is_sparse; }, view); }
+  bool is_float32() const { return view.index() >= 2; }
 };
 
-/// f(view) for the matrix's view type.
-template <class F>
-decltype(auto) visit_matrix(const Matrix& m, F&& f) {
-  return std::visit(std::forward<F>(f), m.view);
-}
+/// Whether a solver's binding instantiates the float32 views (visit_matrix, visit_matrix_pair).
+inline constexpr bool kFloat32 = true;
 
-/// f(view, view_test_or_null) with both views of the same type (the Python layer converts the test
-/// set to the training set's format).
-template <class F>
+/// f(view, view_test_or_null) for the matrix's view type, with both views of the same type (the Python
+/// layer converts the test set to the training set's format and scalar). Without Float32 a float32
+/// matrix is an error (f is not compiled for its views).
+template <bool Float32 = false, class F>
 decltype(auto) visit_matrix_pair(const Matrix& m, const Matrix* test, F&& f) {
   if (test && test->view.index() != m.view.index())
-    throw std::invalid_argument("the test matrix must have the same storage format as the training matrix");
+    throw std::invalid_argument("the test matrix must have the same storage format and dtype as the training matrix");
+  using R = decltype(f(std::get<0>(m.view), static_cast<const robustcore::DenseView*>(nullptr)));
   return std::visit(
-      [&](const auto& v) -> decltype(auto) {
+      [&](const auto& v) -> R {
         using V = std::decay_t<decltype(v)>;
-        const V* tv = test ? &std::get<V>(test->view) : nullptr;
-        return f(v, tv);
+        if constexpr (Float32 || std::is_same_v<typename V::Scalar, double>) {
+          const V* tv = test ? &std::get<V>(test->view) : nullptr;
+          return f(v, tv);
+        } else {
+          throw std::invalid_argument("this solver takes float64 data only (float32 trains the SGD solvers)");
+        }
       },
       m.view);
+}
+
+/// f(view) for the matrix's view type (Float32 as in visit_matrix_pair).
+template <bool Float32 = false, class F>
+decltype(auto) visit_matrix(const Matrix& m, F&& f) {
+  return visit_matrix_pair<Float32>(m, nullptr, [&](const auto& v, const auto*) -> decltype(auto) { return f(v); });
 }
 
 using robustcore::LossKind;

@@ -5,13 +5,12 @@ namespace rcb {
 
 namespace {
 
-template <class IP>
-Matrix make_csr(const F64& data, const I32& indices, const py::array_t<IP, py::array::c_style>& indptr,
-                int64_t n_cols) {
+template <class T>
+Matrix make_csr(const py::array_t<T, py::array::c_style>& data, const I32& indices, const I64& indptr, int64_t n_cols) {
   if (data.ndim() != 1 || indices.ndim() != 1 || indptr.ndim() != 1)
     throw std::invalid_argument("CSR arrays must be 1-d");
   if (indptr.shape(0) < 1) throw std::invalid_argument("CSR indptr must have at least one entry");
-  robustcore::CsrView<IP> v;
+  robustcore::CsrView<int64_t, T> v;
   v.data = data.data();
   v.indices = indices.data();
   v.indptr = indptr.data();
@@ -29,29 +28,34 @@ Matrix make_csr(const F64& data, const I32& indices, const py::array_t<IP, py::a
   return m;
 }
 
+template <class T>
+Matrix make_dense(const py::array_t<T, py::array::c_style>& X) {
+  if (X.ndim() != 2) throw std::invalid_argument("dense matrix must be 2-d");
+  robustcore::BasicDenseView<T> v{X.data(), X.shape(0), X.shape(1)};
+  {
+    py::gil_scoped_release nogil;
+    v.validate();
+  }
+  Matrix m;
+  m.view = v;
+  m.keep_alive[0] = X;
+  return m;
+}
+
 }  // namespace
 
 void bind_data(py::module_& m) {
   py::class_<Matrix>(m, "Matrix", "A validated, non-owning view over numpy arrays (dense row-major or CSR).")
-      .def_static(
-          "dense",
-          [](const F64& X) {
-            if (X.ndim() != 2) throw std::invalid_argument("dense matrix must be 2-d");
-            robustcore::DenseView v{X.data(), X.shape(0), X.shape(1)};
-            {
-              py::gil_scoped_release nogil;
-              v.validate();
-            }
-            Matrix mm;
-            mm.view = v;
-            mm.keep_alive[0] = X;
-            return mm;
-          },
-          py::arg("X").noconvert())
-      .def_static("csr", &make_csr<int64_t>, py::arg("data").noconvert(), py::arg("indices").noconvert(),
+      .def_static("dense", &make_dense<double>, py::arg("X").noconvert())
+      .def_static("dense", &make_dense<float>, py::arg("X").noconvert(),
+                  "float32 values: the SGD solvers train on them without a float64 copy")
+      .def_static("csr", &make_csr<double>, py::arg("data").noconvert(), py::arg("indices").noconvert(),
+                  py::arg("indptr").noconvert(), py::arg("n_cols"))
+      .def_static("csr", &make_csr<float>, py::arg("data").noconvert(), py::arg("indices").noconvert(),
                   py::arg("indptr").noconvert(), py::arg("n_cols"))
       .def_property_readonly("shape", [](const Matrix& mm) { return py::make_tuple(mm.rows(), mm.cols()); })
-      .def_property_readonly("is_sparse", &Matrix::is_sparse);
+      .def_property_readonly("is_sparse", &Matrix::is_sparse)
+      .def_property_readonly("is_float32", &Matrix::is_float32);
 
   py::class_<CancelFlag, std::shared_ptr<CancelFlag>>(
       m, "CancelFlag",

@@ -91,7 +91,7 @@ void bind_linear(py::module_& m) {
         const double* ytp = X_test && y_test ? checked_const(*y_test, X_test->rows(), "y_test") : nullptr;
         Progress prog(progress);
         return prog.run([&] {
-          return visit_matrix_pair(X, X_test, [&](const auto& v, const auto* tv) {
+          return visit_matrix_pair<kFloat32>(X, X_test, [&](const auto& v, const auto* tv) {
             return sgd_fit(v, yp, swp, AnyLoss(loss), params, state, op, olen, tv, ytp, prog.fn());
           });
         });
@@ -112,7 +112,7 @@ void bind_linear(py::module_& m) {
         const double* yp = checked_const(y, n, "y");
         const double* swp = sample_weight ? checked_const(*sample_weight, n, "sample_weight") : nullptr;
         return Interrupts().run([&] {
-          return visit_matrix(X, [&](const auto& v) {
+          return visit_matrix<kFloat32>(X, [&](const auto& v) {
             return calibrate_eta0(v, yp, swp, AnyLoss(loss), alpha, fit_intercept, intercept_lr, seed, n_sample);
           });
         });

@@ -114,10 +114,13 @@ def check_magnitude(X):
 
 
 class BaseClassifier(ClassifierMixin, BaseEstimator):
-    """Base of the robustcore classifiers: float64 input, CSR or dense (``_accept_sparse``), validated once."""
+    """Base of the robustcore classifiers: float64 input (float32 too where ``_fit_dtypes`` says), CSR or dense
+    (``_accept_sparse``), validated once."""
 
     #: "csr": CSR or dense input (the linear engines); False: dense only (kernel methods)
     _accept_sparse: str | bool = "csr"
+    #: the dtypes fit keeps X in (others are cast to the first): float32 where an engine trains on it
+    _fit_dtypes: tuple = (np.float64,)
 
     def _commit(self, **fitted):
         """Set the fitted attributes together, once the whole fit has succeeded."""
@@ -125,9 +128,10 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
             setattr(self, name, value)
 
     def _validate_fit_data(self, X, y, sample_weight=None, reset=True):
-        """(X, y, sample_weight) validated for the engine: X C-ordered float64 (CSR or dense), y class
-        labels, sample_weight None or a float64 array of one non-negative weight per row."""
-        X, y = validate_data(self, X, y, accept_sparse=self._accept_sparse, dtype=np.float64, order="C", reset=reset)
+        """(X, y, sample_weight) validated for the engine: X C-ordered (CSR or dense) in one of ``_fit_dtypes``,
+        y class labels, sample_weight None or a float64 array of one non-negative weight per row."""
+        X, y = validate_data(self, X, y, accept_sparse=self._accept_sparse, dtype=list(self._fit_dtypes), order="C",
+                             reset=reset)
         check_magnitude(X)
         check_classification_targets(y)
         if sample_weight is not None:

@@ -1,7 +1,7 @@
 """Input conversion shared by every estimator: one cast to the engine's layout, then a _core.Matrix.
 
-The engine's bindings accept only C-contiguous float64 / int32 arrays (``noconvert``), so every
-conversion happens here, once, and visibly.
+The engine's bindings accept only C-contiguous float64 (float32 for the SGD solvers) / int32 arrays
+(``noconvert``), so every conversion happens here, once, and visibly.
 """
 
 from __future__ import annotations
@@ -12,12 +12,15 @@ import scipy.sparse as sp
 from . import _core
 
 
-def to_matrix(X):
+def to_matrix(X, float32=False):
     """Return a validated ``_core.Matrix`` over X (dense row-major float64, or CSR with float64 values, int32 columns and int64 row pointers).
 
-    The returned object keeps the arrays it views alive. X must already be finite and 2-d (the
-    estimators check that with scikit-learn's validation first); the engine re-checks indices.
+    ``float32``: float32 values stay float32 (no copy; the SGD solvers train on them with float64
+    weights); other dtypes, and float32 when not ``float32``, are cast to float64. The returned object
+    keeps the arrays it views alive. X must already be finite and 2-d (the estimators check that with
+    scikit-learn's validation first); the engine re-checks indices.
     """
+    dtype = np.float32 if float32 and X.dtype == np.float32 else np.float64
     if sp.issparse(X):
         X = X.tocsr()
         if not X.has_canonical_format:
@@ -27,13 +30,13 @@ def to_matrix(X):
             raise ValueError(f"X has {X.shape[1]} columns; the engine indexes columns with int32 (at most 2**31 - 1)")
         if X.indices.dtype != np.int32 and X.nnz and not (0 <= X.indices.min() and X.indices.max() < X.shape[1]):
             raise ValueError(f"X has column indices outside [0, {X.shape[1]}): a corrupt CSR matrix")  # before narrowing
-        data = np.ascontiguousarray(X.data, dtype=np.float64)
+        data = np.ascontiguousarray(X.data, dtype=dtype)
         indices = np.ascontiguousarray(X.indices, dtype=np.int32)
         # the engine reads row pointers as int64 only (one CSR instantiation); widening an int32 indptr
         # copies n + 1 integers, never the nonzeros
         indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
         return _core.Matrix.csr(data, indices, indptr, int(X.shape[1]))
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    X = np.ascontiguousarray(X, dtype=dtype)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-d, got an array of shape {X.shape}")
     return _core.Matrix.dense(X)
@@ -49,16 +52,17 @@ def seed_from_random_state(random_state) -> int:
     return int(rs.randint(0, 2**31 - 1)) * (2**31) + int(rs.randint(0, 2**31 - 1))
 
 
-def check_eval_set(estimator, eval_set, sparse):
+def check_eval_set(estimator, eval_set, sparse, dtype=np.float64):
     """Validate ``eval_set=(X_test, y_test)`` against a fitted-in-progress estimator's features and
-    return (X_test, y_test) with X_test in the training set's storage (CSR when ``sparse``, else dense)."""
+    return (X_test, y_test) with X_test in the training set's storage (CSR when ``sparse``, else dense)
+    and ``dtype`` (the training matrix's)."""
     from sklearn.utils.validation import validate_data
 
     try:
         Xt, yt = eval_set
     except (TypeError, ValueError):
         raise ValueError("eval_set must be a pair (X_test, y_test)") from None
-    Xt = validate_data(estimator, Xt, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
+    Xt = validate_data(estimator, Xt, accept_sparse="csr", dtype=dtype, order="C", reset=False)
     yt = np.asarray(yt)
     if yt.shape != (Xt.shape[0],):
         raise ValueError("eval_set: y_test must be 1-d with one label per row of X_test")

@@ -455,6 +455,9 @@ class LinearClassifier(BaseClassifier):
     KeyboardInterrupt) leaves the estimator as it was before the call (unfitted, or the previous model).
     """
 
+    #: float32 X is kept: the SGD solvers train on it without a float64 copy (the others cast it once)
+    _fit_dtypes: tuple = (np.float64, np.float32)
+
     _parameter_constraints: dict = {
         "loss": [StrOptions(set(LOSSES) | {"softmax"})],
         "solver": [StrOptions(set(_SGD_SOLVERS) | set(_vr.VR_SOLVERS))],
@@ -624,12 +627,14 @@ class LinearClassifier(BaseClassifier):
                                  svrg_option=self.svrg_option, tol=0.0 if validation is not None else self.tol or 0.0,
                                  fit_intercept=self.fit_intercept, seed=seed, history=self.history)
 
-    def _eval_data(self, eval_set, X):
-        """(X_test as a _core.Matrix in X's storage, y_test), or (None, None)."""
+    def _eval_data(self, eval_set, X, float32):
+        """(X_test as a _core.Matrix in X's storage, y_test), or (None, None). ``float32``: as in ``to_matrix``
+        for the training matrix (the test matrix gets the training matrix's dtype)."""
         if eval_set is None:
             return None, None
-        Xt, yt = check_eval_set(self, eval_set, sp.issparse(X))
-        return to_matrix(Xt), yt
+        float32 = float32 and X.dtype == np.float32
+        Xt, yt = check_eval_set(self, eval_set, sp.issparse(X), np.float32 if float32 else np.float64)
+        return to_matrix(Xt, float32), yt
 
     # ------------------------------------------------------------------ solvers
     def _fit_sgd(self, X, M, Y, sample_weight, Mt, Yt, max_iter, state, until_tol=False, validation=None,
@@ -745,7 +750,9 @@ class LinearClassifier(BaseClassifier):
         variance-reduced solvers and loss="softmax") to ``history_``. ``coef_init`` (n_classes or 1,
         n_features) and ``intercept_init`` (n_classes or 1,): the model to start from (SGDClassifier's
         warm start: the solver starts afresh -- step schedule, averages, eta0 calibration -- from these
-        weights); not with loss="softmax"."""
+        weights); not with loss="softmax". X: dense or CSR, float64 or float32; the SGD solvers
+        (sgd, asgd, pegasos) train on float32 X without a float64 copy (weights stay float64), the others
+        cast it to float64 once."""
         kind = self._solver_kind()
         if kind == "softmax" and (coef_init is not None or intercept_init is not None):
             raise ValueError("coef_init / intercept_init are not supported with loss='softmax'")
@@ -756,7 +763,7 @@ class LinearClassifier(BaseClassifier):
         platt = None
         if self.probability and not self._has_own_proba():
             platt = self._fit_platt(X, y, sample_weight, classes, noise_rates=None)
-        Mt, yt = self._eval_data(eval_set, X)
+        Mt, yt = self._eval_data(eval_set, X, kind == "sgd")
         (X, y, sample_weight), val = held_out(self, X, y, sample_weight)
         validation = None if val is None else _Validation(self, *val, classes)
         if kind == "softmax":
@@ -769,7 +776,7 @@ class LinearClassifier(BaseClassifier):
                 fitted = self._fit_vr(to_matrix(X), Y, sample_weight, Mt, Yt, self.max_iter, coef0, intercept0,
                                       validation, warm_start=True)
             else:  # all max_iter epochs (tol None), or until tol on the training objective or the validation score
-                fitted = self._fit_sgd(X, to_matrix(X), Y, sample_weight, Mt, Yt, self.max_iter,
+                fitted = self._fit_sgd(X, to_matrix(X, float32=True), Y, sample_weight, Mt, Yt, self.max_iter,
                                        _SgdState.start(coef0, intercept0), until_tol=self.tol is not None,
                                        validation=validation, warm_start=True)
         warn_max_iter(self, fitted["status_"], self.tol)
@@ -835,7 +842,7 @@ class LinearClassifier(BaseClassifier):
             raise ValueError("class_weight='balanced' needs the class counts of all the data, which partial_fit "
                              "does not see; pass a dict (e.g. from sklearn.utils.class_weight.compute_class_weight)")
         sample_weight = fit_weights(self.class_weight, y, sample_weight, fitted_classes)
-        M, Y = to_matrix(X), binary_targets(y, fitted_classes)
+        M, Y = to_matrix(X, float32=kind == "sgd"), binary_targets(y, fitted_classes)
         if kind == "vr":
             zeros = np.zeros((len(Y), X.shape[1]))
             coef0, intercept0 = (zeros, zeros[:, 0]) if first else (self.coef_, self.intercept_)

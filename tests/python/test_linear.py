@@ -325,8 +325,10 @@ def test_engine_rejects_broken_csr_and_wrong_dtypes():
         _core.Matrix.csr(data, np.array([0, 1], dtype=np.int64), np.array([0, 1, 2], dtype=np.int64), 3)
     with pytest.raises(TypeError):  # int32 row pointers are widened by the Python layer, never silently here
         _core.Matrix.csr(data, np.array([0, 1], dtype=np.int32), np.array([0, 1, 2], dtype=np.int32), 3)
-    with pytest.raises(TypeError):  # float32 is not silently copied
-        _core.Matrix.dense(np.ones((2, 2), dtype=np.float32))
+    with pytest.raises(TypeError):  # float16 is not silently copied (float32 is taken as it is: test_float32.py)
+        _core.Matrix.dense(np.ones((2, 2), dtype=np.float16))
+    with pytest.raises(TypeError):
+        _core.Matrix.csr(data.astype(np.float16), np.array([0, 1], dtype=np.int32), np.array([0, 1, 2], dtype=np.int64), 3)
     M = _core.Matrix.dense(np.ones((2, 2)))
     p = _params("constant")
     with pytest.raises(ValueError, match="-1 or \\+1"):

@@ -10,7 +10,10 @@
 //   for_each_nz(row, f)    f(j, x_j) over the stored entries (all columns for dense rows)
 // and prefetch_pointer(i) / prefetch_row(i) hints for passes in shuffled order (sampler.hpp's
 // prefetch_ahead)
-// so one algorithm serves dense and sparse data with no virtual calls.
+// so one algorithm serves dense and sparse data with no virtual calls. Views and rows are templated on
+// the stored values' scalar T (double or float): the free functions read a value as double and the
+// weights are always double, so float32 data trains without a float64 copy (the bindings instantiate
+// float views for the SGD family only).
 #pragma once
 
 #include <cmath>
@@ -19,6 +22,8 @@
 #include <algorithm>
 #include <string>
 #include <vector>
+
+#include "huge_pages.hpp"
 
 namespace robustcore {
 
@@ -31,62 +36,75 @@ inline void prefetch_hint(const void* p) {
   __asm__ __volatile__("");
 }
 
-struct SparseRow {
-  const double* val;
+template <class T>
+struct BasicSparseRow {
+  const T* val;
   const int32_t* idx;
   int64_t nnz;
 };
+using SparseRow = BasicSparseRow<double>;
 
-struct DenseRow {
-  const double* val;
+template <class T>
+struct BasicDenseRow {
+  const T* val;
   int64_t n;
 };
+using DenseRow = BasicDenseRow<double>;
 
-inline double dot(const SparseRow& r, const double* w) {
+template <class T>
+inline double dot(const BasicSparseRow<T>& r, const double* w) {
   double s = 0.0;
-  for (int64_t k = 0; k < r.nnz; ++k) s += r.val[k] * w[r.idx[k]];
+  for (int64_t k = 0; k < r.nnz; ++k) s += static_cast<double>(r.val[k]) * w[r.idx[k]];
   return s;
 }
-inline double dot(const DenseRow& r, const double* w) {
+template <class T>
+inline double dot(const BasicDenseRow<T>& r, const double* w) {
   double s = 0.0;
-  for (int64_t k = 0; k < r.n; ++k) s += r.val[k] * w[k];
+  for (int64_t k = 0; k < r.n; ++k) s += static_cast<double>(r.val[k]) * w[k];
   return s;
 }
-inline void axpy(double a, const SparseRow& r, double* w) {
-  for (int64_t k = 0; k < r.nnz; ++k) w[r.idx[k]] += a * r.val[k];
+template <class T>
+inline void axpy(double a, const BasicSparseRow<T>& r, double* w) {
+  for (int64_t k = 0; k < r.nnz; ++k) w[r.idx[k]] += a * static_cast<double>(r.val[k]);
 }
-inline void axpy(double a, const DenseRow& r, double* w) {
-  for (int64_t k = 0; k < r.n; ++k) w[k] += a * r.val[k];
+template <class T>
+inline void axpy(double a, const BasicDenseRow<T>& r, double* w) {
+  for (int64_t k = 0; k < r.n; ++k) w[k] += a * static_cast<double>(r.val[k]);
 }
-inline double sqnorm(const SparseRow& r) {
+template <class T>
+inline double sqnorm(const BasicSparseRow<T>& r) {
   double s = 0.0;
-  for (int64_t k = 0; k < r.nnz; ++k) s += r.val[k] * r.val[k];
+  for (int64_t k = 0; k < r.nnz; ++k) s += static_cast<double>(r.val[k]) * static_cast<double>(r.val[k]);
   return s;
 }
-inline double sqnorm(const DenseRow& r) {
+template <class T>
+inline double sqnorm(const BasicDenseRow<T>& r) {
   double s = 0.0;
-  for (int64_t k = 0; k < r.n; ++k) s += r.val[k] * r.val[k];
+  for (int64_t k = 0; k < r.n; ++k) s += static_cast<double>(r.val[k]) * static_cast<double>(r.val[k]);
   return s;
 }
-template <class F>
-inline void for_each_nz(const SparseRow& r, F&& f) {
-  for (int64_t k = 0; k < r.nnz; ++k) f(static_cast<int64_t>(r.idx[k]), r.val[k]);
+template <class T, class F>
+inline void for_each_nz(const BasicSparseRow<T>& r, F&& f) {
+  for (int64_t k = 0; k < r.nnz; ++k) f(static_cast<int64_t>(r.idx[k]), static_cast<double>(r.val[k]));
 }
-template <class F>
-inline void for_each_nz(const DenseRow& r, F&& f) {
-  for (int64_t k = 0; k < r.n; ++k) f(k, r.val[k]);
+template <class T, class F>
+inline void for_each_nz(const BasicDenseRow<T>& r, F&& f) {
+  for (int64_t k = 0; k < r.n; ++k) f(k, static_cast<double>(r.val[k]));
 }
-inline int64_t row_nnz(const SparseRow& r) { return r.nnz; }
-inline int64_t row_nnz(const DenseRow& r) { return r.n; }
+template <class T>
+inline int64_t row_nnz(const BasicSparseRow<T>& r) { return r.nnz; }
+template <class T>
+inline int64_t row_nnz(const BasicDenseRow<T>& r) { return r.n; }
 
-/// CSR matrix view (float64 values, int32 column indices, int32 or int64 row pointers).
+/// CSR matrix view (values of type T, int32 column indices, int32 or int64 row pointers).
 /// validate() checks what the kernels rely on: shapes, monotone indptr, indices in [0, cols),
 /// finite values. Column indices need not be sorted within a row (no kernel relies on order).
-template <class IndPtr>
+template <class IndPtr, class T = double>
 struct CsrView {
-  using Row = SparseRow;
+  using Scalar = T;
+  using Row = BasicSparseRow<T>;
   static constexpr bool is_sparse = true;
-  const double* data = nullptr;
+  const T* data = nullptr;
   const int32_t* indices = nullptr;
   const IndPtr* indptr = nullptr;
   int64_t n_rows = 0;
@@ -134,11 +152,13 @@ struct CsrView {
   }
 };
 
-/// Row-major dense matrix view (float64).
-struct DenseView {
-  using Row = DenseRow;
+/// Row-major dense matrix view (values of type T).
+template <class T>
+struct BasicDenseView {
+  using Scalar = T;
+  using Row = BasicDenseRow<T>;
   static constexpr bool is_sparse = false;
-  const double* data = nullptr;
+  const T* data = nullptr;
   int64_t n_rows = 0;
   int64_t n_cols = 0;
 
@@ -149,7 +169,7 @@ struct DenseView {
   void prefetch_pointer(int64_t) const {}
   /// The first cache lines of a row; the hardware prefetcher follows the rest.
   void prefetch_row(int64_t i) const {
-    const double* r = data + i * n_cols;
+    const T* r = data + i * n_cols;
     for (int64_t p = 0; p < n_cols && p < 64; p += 8) prefetch_hint(r + p);
   }
   void validate() const {
@@ -159,6 +179,7 @@ struct DenseView {
       if (!std::isfinite(data[k])) throw std::invalid_argument("dense matrix: values contain NaN or infinity");
   }
 };
+using DenseView = BasicDenseView<double>;
 
 /// An owning copy of a view's rows, reordered: row k of view() is row order[k] of the source. Block
 /// shuffling (sampler.hpp) copies the data once into a random order so that every later pass reads
@@ -166,45 +187,76 @@ struct DenseView {
 template <class View>
 struct RowCopy;
 
-template <class IP>
-struct RowCopy<CsrView<IP>> {
-  std::vector<double> data;
-  std::vector<int32_t> indices;
+template <class IP, class T>
+struct RowCopy<CsrView<IP, T>> {
+  HugeVector<T> data;
+  HugeVector<int32_t> indices;
   std::vector<IP> indptr;
   int64_t n_cols = 0;
-  RowCopy(const CsrView<IP>& X, const int64_t* order) : indptr(static_cast<size_t>(X.rows()) + 1), n_cols(X.cols()) {
+  RowCopy(const CsrView<IP, T>& X, const int64_t* order) : indptr(static_cast<size_t>(X.rows()) + 1), n_cols(X.cols()) {
     data.reserve(static_cast<size_t>(X.nnz()));
     indices.reserve(static_cast<size_t>(X.nnz()));
     indptr[0] = 0;
     for (int64_t k = 0; k < X.rows(); ++k) {
-      const SparseRow r = X.row(order[k]);
+      const BasicSparseRow<T> r = X.row(order[k]);
       data.insert(data.end(), r.val, r.val + r.nnz);
       indices.insert(indices.end(), r.idx, r.idx + r.nnz);
       indptr[static_cast<size_t>(k) + 1] = static_cast<IP>(data.size());
     }
   }
-  CsrView<IP> view() const {
-    return CsrView<IP>{data.data(), indices.data(), indptr.data(), static_cast<int64_t>(indptr.size()) - 1, n_cols};
+  CsrView<IP, T> view() const {
+    return CsrView<IP, T>{data.data(), indices.data(), indptr.data(), static_cast<int64_t>(indptr.size()) - 1, n_cols};
   }
   int64_t bytes_per_row() const {
     const int64_t n = static_cast<int64_t>(indptr.size()) - 1;
-    return n ? static_cast<int64_t>(data.size() * (sizeof(double) + sizeof(int32_t))) / n + 1 : 1;
+    return n ? static_cast<int64_t>(data.size() * (sizeof(T) + sizeof(int32_t))) / n + 1 : 1;
   }
 };
 
-template <>
-struct RowCopy<DenseView> {
-  std::vector<double> data;
+template <class T>
+struct RowCopy<BasicDenseView<T>> {
+  HugeVector<T> data;
   int64_t n_rows = 0, n_cols = 0;
-  RowCopy(const DenseView& X, const int64_t* order)
+  RowCopy(const BasicDenseView<T>& X, const int64_t* order)
       : data(static_cast<size_t>(X.rows() * X.cols())), n_rows(X.rows()), n_cols(X.cols()) {
     for (int64_t k = 0; k < n_rows; ++k) {
-      const DenseRow r = X.row(order[k]);
+      const BasicDenseRow<T> r = X.row(order[k]);
       std::copy(r.val, r.val + r.n, data.begin() + k * n_cols);
     }
   }
-  DenseView view() const { return DenseView{data.data(), n_rows, n_cols}; }
-  int64_t bytes_per_row() const { return static_cast<int64_t>(sizeof(double)) * n_cols + 1; }
+  BasicDenseView<T> view() const { return BasicDenseView<T>{data.data(), n_rows, n_cols}; }
+  int64_t bytes_per_row() const { return static_cast<int64_t>(sizeof(T)) * n_cols + 1; }
+};
+
+/// Rows order[0..m) of any view copied as float64 CSR, their columns renumbered to 0..u-1 in increasing
+/// order (u: the distinct columns they store; a dense row stores every column): vectors over the
+/// sample's columns cost O(u), not O(d). Each row keeps its entries in their order (zeros of a dense
+/// row included), so sums over a row's entries give the bits they give over the source row, and
+/// weights that start at 0 stay 0 outside the sample's columns. One CSR type for every source view.
+struct CompactSample {
+  std::vector<double> data;
+  std::vector<int32_t> indices;
+  std::vector<int64_t> indptr{0};
+  int64_t n_cols = 0;
+
+  template <class View>
+  CompactSample(const View& X, const int64_t* order, int64_t m) {
+    for (int64_t k = 0; k < m; ++k) {
+      for_each_nz(X.row(order[k]), [&](int64_t j, double v) {
+        data.push_back(v);
+        indices.push_back(static_cast<int32_t>(j));
+      });
+      indptr.push_back(static_cast<int64_t>(data.size()));
+    }
+    std::vector<int32_t> cols(indices);
+    std::sort(cols.begin(), cols.end());
+    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    for (auto& j : indices) j = static_cast<int32_t>(std::lower_bound(cols.begin(), cols.end(), j) - cols.begin());
+    n_cols = static_cast<int64_t>(cols.size());
+  }
+  CsrView<int64_t> view() const {
+    return CsrView<int64_t>{data.data(), indices.data(), indptr.data(), static_cast<int64_t>(indptr.size()) - 1, n_cols};
+  }
 };
 
 /// Sample weights must be finite and >= 0 (nullptr: all ones). Returns their sum (n without weights).

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "data.hpp"
+#include "huge_pages.hpp"
 #include "losses.hpp"
 #include "model.hpp"
 #include "lazy_weights.hpp"

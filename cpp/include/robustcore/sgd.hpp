@@ -240,15 +240,48 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
   return res;
 }
 
+/// The objective on the sample S (rows 0..m-1 of S, labels ys, weights sws or nullptr) after one pass of
+/// constant-step SGD from w = 0 with step eta (calibrate_eta0's trial; +infinity when not finite).
+template <class Loss>
+double calibration_cost(const CsrView<int64_t>& S, const double* ys, const double* sws, const Loss& loss,
+                        double lambda, bool fit_intercept, double intercept_lr, double eta, std::vector<double>& wd,
+                        InterruptCheck& stop) {
+  const int64_t m = S.rows();
+  ScaledVector w(S.cols());
+  double b = 0.0;
+  for (int64_t i = 0; i < m; ++i) {
+    stop.tick();
+    const auto row = S.row(i);
+    const double g = loss.deriv(ys[i] * (w.dot(row) + b)) * (sws ? sws[i] : 1.0);
+    const double shrink = 1.0 - eta * lambda;
+    w.scale_by(shrink);
+    if (w.needs_fold()) w.fold();
+    if (g != 0.0) {
+      w.add(-eta * g * ys[i], row);
+      if (fit_intercept) b -= intercept_lr * eta * g * ys[i];
+    }
+  }
+  w.materialize(wd.data());
+  double lsum = 0.0;
+  for (int64_t i = 0; i < m; ++i) lsum += (sws ? sws[i] : 1.0) * loss.value(ys[i] * (dot(S.row(i), wd.data()) + b));
+  double sq = 0.0;
+  for (double v : wd) sq += v * v;
+  const double c = lsum / static_cast<double>(m) + 0.5 * lambda * sq;
+  return std::isfinite(c) ? c : std::numeric_limits<double>::infinity();
+}
+
 /// eta0 calibration in the spirit of Bottou's sgd code: on the first min(n, n_sample) samples of a
 /// seeded permutation, run one pass of constant-step SGD from w = 0 for each candidate eta = 2^k,
 /// k = -20..10, measure the objective on that sample, and return the eta with the lowest cost (the
 /// smaller one on ties). A full grid rather than Bottou's walk from 1: bounded losses have a
 /// plateau at large steps (every margin saturated, gradients vanish) that stops a local walk.
+/// O(size of the sample), not O(d): the trials run on a CompactSample of the sampled rows (their
+/// columns renumbered to the u <= d they use; the weights elsewhere stay 0 in every trial), which gives
+/// the bits trials over all d columns give; one trial loop serves every data view.
 template <class Loss, class Data>
 double calibrate_eta0(const Data& X, const double* y, const double* sample_weight, const Loss& loss, double lambda,
                       bool fit_intercept, double intercept_lr, uint64_t seed, int64_t n_sample = 1000) {
-  const int64_t n = X.rows(), d = X.cols();
+  const int64_t n = X.rows();
   if (n == 0) throw std::invalid_argument("calibrate_eta0: no training samples");
   validate_binary_labels(y, n);
   validate_sample_weight(sample_weight, n);
@@ -258,41 +291,20 @@ double calibrate_eta0(const Data& X, const double* y, const double* sample_weigh
   Rng rng(seed);
   rng.shuffle(perm.data(), n);
   const int64_t m = std::min(n, std::max<int64_t>(1, n_sample));
-  std::vector<double> wd(static_cast<size_t>(d));
+  const CompactSample sample(X, perm.data(), m);
+  std::vector<double> ys(static_cast<size_t>(m)), sws(sample_weight ? static_cast<size_t>(m) : 0);
+  for (int64_t k = 0; k < m; ++k) {
+    ys[static_cast<size_t>(k)] = y[perm[static_cast<size_t>(k)]];
+    if (sample_weight) sws[static_cast<size_t>(k)] = sample_weight[perm[static_cast<size_t>(k)]];
+  }
+  std::vector<double> wd(static_cast<size_t>(sample.n_cols));
 
   InterruptCheck stop;
-  auto cost = [&](double eta) {
-    ScaledVector w(d);
-    double b = 0.0;
-    for (int64_t k = 0; k < m; ++k) {
-      stop.tick();
-      const int64_t i = perm[static_cast<size_t>(k)];
-      const auto row = X.row(i);
-      const double g = loss.deriv(y[i] * (w.dot(row) + b)) * (sample_weight ? sample_weight[i] : 1.0);
-      const double shrink = 1.0 - eta * lambda;
-      w.scale_by(shrink);
-      if (w.needs_fold()) w.fold();
-      if (g != 0.0) {
-        w.add(-eta * g * y[i], row);
-        if (fit_intercept) b -= intercept_lr * eta * g * y[i];
-      }
-    }
-    w.materialize(wd.data());
-    double lsum = 0.0;
-    for (int64_t k = 0; k < m; ++k) {
-      const int64_t i = perm[static_cast<size_t>(k)];
-      lsum += (sample_weight ? sample_weight[i] : 1.0) * loss.value(y[i] * (dot(X.row(i), wd.data()) + b));
-    }
-    double sq = 0.0;
-    for (double v : wd) sq += v * v;
-    const double c = lsum / static_cast<double>(m) + 0.5 * lambda * sq;
-    return std::isfinite(c) ? c : std::numeric_limits<double>::infinity();
-  };
-
   double best_eta = 1.0, best_cost = std::numeric_limits<double>::infinity();
   for (int k = -20; k <= 10; ++k) {
     const double eta = std::ldexp(1.0, k);
-    const double c = cost(eta);
+    const double c = calibration_cost(sample.view(), ys.data(), sample_weight ? sws.data() : nullptr, loss, lambda,
+                                      fit_intercept, intercept_lr, eta, wd, stop);
     if (c < best_cost) {
       best_cost = c;
       best_eta = eta;

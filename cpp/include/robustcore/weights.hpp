@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "data.hpp"
+#include "huge_pages.hpp"
 
 namespace robustcore {
 
@@ -80,10 +81,8 @@ class ScaledVector {
     return s * scale_ * scale_;
   }
 
-  std::vector<double>& v() { return v_; }
-
  private:
-  std::vector<double> v_;
+  HugeVector<double> v_;
   double scale_ = 1.0;
   double fold_below_ = kFoldBelow;
 };
@@ -165,7 +164,7 @@ class RunningAverage {
     A_ = 0.0;
     B_ = 1.0;
   }
-  std::vector<double> u_;
+  HugeVector<double> u_;
   double A_ = 0.0, B_ = 1.0;
   int64_t count_ = 0;
 };
