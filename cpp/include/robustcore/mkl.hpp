@@ -351,17 +351,36 @@ MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef
     u = v.cwiseProduct(yv);
     kernel_pass(K, u.data(), H.data());
   };
-  // Composite step (13) from (c + s u, g + s h).
-  auto composite = [&]() {
-    C.rowwise() += s * u.transpose();
-    G += s * H;
-    for (int64_t j = 0; j < m; ++j) a[static_cast<size_t>(j)] = std::sqrt(std::max(0.0, C.row(j).dot(G.row(j))));
+  // Composite step (13) from (c + s u, g + s h), then the running sums and the row sums of the duality
+  // gap, in two passes over the m rows (the prox needs every norm before it can scale any row):
+  //   A: c_j += s u, g_j += s h_j, a_j = sqrt(c_j . g_j);      prox: scale_j
+  //   B: c_j, g_j *= scale_j; fX += g_j; Csum_j += c_j, Gsum_j += g_j, Hsum_j += h_j;
+  //      the gap's sum_j sqrt(Csum_j . Gsum_j), column sums of Gsum and max_j vbar . Hsum_j.
+  // asum must already hold this iteration's alpha (vbar = asum o y / t).
+  double normsum = 0.0, qmax = 0.0;
+  Vec gcol(n);
+  auto composite_and_sums = [&](double inv_t) {
+    for (int64_t j = 0; j < m; ++j) {
+      C.row(j) += s * u.transpose();
+      G.row(j) += s * H.row(j);
+      a[static_cast<size_t>(j)] = std::sqrt(std::max(0.0, C.row(j).dot(G.row(j))));
+    }
     group_lasso_squared_prox(a.data(), m, c_prox, scale.data());
+    const Vec vbar = asum.cwiseProduct(yv) * inv_t;
+    fX.setZero();
+    gcol.setZero();
+    normsum = qmax = 0.0;
     for (int64_t j = 0; j < m; ++j) {
       C.row(j) *= scale[static_cast<size_t>(j)];
       G.row(j) *= scale[static_cast<size_t>(j)];
+      fX += G.row(j).transpose();
+      Csum.row(j) += C.row(j);
+      Gsum.row(j) += G.row(j);
+      Hsum.row(j) += H.row(j);
+      normsum += std::sqrt(std::max(0.0, Csum.row(j).dot(Gsum.row(j)))) * inv_t;
+      gcol += Gsum.row(j).transpose();
+      qmax = std::max(qmax, vbar.dot(Hsum.row(j).transpose()) * inv_t);
     }
-    fX = G.colwise().sum().transpose();
   };
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -370,33 +389,24 @@ MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef
   InterruptCheck stop;
   for (int64_t t = 1; go && t <= opt.max_iter; ++t) {
     stop.tick();
+    const double inv_t = 1.0 / static_cast<double>(t);
     if (opt.method == Method::AMP) {
       ascent(beta, alpha);  // step 4 (fX = f^{t-1}(X))
       pass_over_bank(alpha);
-      composite();          // step 5
-      ascent(beta, beta);   // step 6 (fX = f^t(X))
       asum += alpha;
+      composite_and_sums(inv_t);  // step 5
+      ascent(beta, beta);         // step 6 (fX = f^t(X))
     } else {
       pass_over_bank(alpha);
-      Vec alpha_used = alpha;
+      asum += alpha;
       ascent(alpha, alpha);  // uses f^{t-1}
-      composite();
-      asum += alpha_used;
+      composite_and_sums(inv_t);
     }
-    Csum += C;
-    Gsum += G;
-    Hsum += H;
 
     // Duality gap at the averages.
-    const double inv_t = 1.0 / static_cast<double>(t);
-    double normsum = 0.0;
-    for (int64_t j = 0; j < m; ++j) normsum += std::sqrt(std::max(0.0, Csum.row(j).dot(Gsum.row(j)))) * inv_t;
-    const Vec fbar = Gsum.colwise().sum().transpose() * inv_t;
+    const Vec fbar = gcol * inv_t;
     for (int64_t i = 0; i < n; ++i) w[static_cast<size_t>(i)] = (1.0 - y[i] * fbar[i]) / n_eff;
     const double P = 0.5 * opt.alpha * normsum * normsum + max_linear_capped(w, opt.upper, sample_weight, opt.rho, idx);
-    const Vec vbar = asum.cwiseProduct(yv) * inv_t;
-    double qmax = 0.0;
-    for (int64_t j = 0; j < m; ++j) qmax = std::max(qmax, vbar.dot(Hsum.row(j).transpose()) * inv_t);
     const double nn = n_eff;
     const double D = asum.sum() * inv_t / nn - qmax / (2.0 * opt.alpha * nn * nn);
     res.primal = P;
