@@ -9,13 +9,17 @@
 // alpha); the paper's dual variable alpha is the `dual` output of solve.
 // Coefficient form (remark after Lemma 3): f_j = sum_i c_ji k_j(x_i, .). Every gradient step on f_j adds
 // (gamma/n) (alpha o y) to c_j, so with g_j = K_j c_j (kept up to date) and h_j = K_j (alpha o y),
-//     ||fhat_j||^2 = (c_j + s u)^T (g_j + s h_j),  u = alpha o y, s = gamma/n,
-// and one pass over the kernel bank (one matrix-vector product per kernel: a single (m n) x n GEMV on a
+//     ||fhat_j||^2 = (c_j + s u)^T K_j (c_j + s u) = c_j.g_j + 2 s c_j.h_j + s^2 u.h_j,  u = alpha o y, s = gamma/n
+// (K_j symmetric: u.g_j = c_j.h_j), and one pass over the kernel bank (one matrix-vector product per kernel: a single (m n) x n GEMV on a
 // dense KernelBank, two thin GEMVs per factored kernel of a FactoredBank) is the only work above
 // O(n m) per iteration, for AMP and VI alike.
 //
 // Duality gap at the averaged pair (fbar, alphabar) (step 8), computed in O(n m + n log n) from running
-// averages of c, g, alpha and h (all linear in the iterates, so no extra kernel pass):
+// sums (all linear in the iterates, so no extra kernel pass): Csum = sum_t c^t, fsum = sum_t f^t(X),
+// asum = sum_t alpha^t, and per kernel the quadratic forms R_j = Csum_j^T K_j Csum_j and
+// Q_j = U^T K_j U (U = asum o y), each advanced by the expansion of the square from dot products with
+// rows already in hand (R_j += 2 g_j.Csum_j + c_j.g_j before Csum_j += c_j; Q_j += 2 U.h_j - u.h_j
+// after U += u), so neither sum_t g^t nor sum_t h^t is stored:
 //     P(fbar)     = max_{alpha in Q} F(fbar, alpha) = R(fbar) + max_{alpha in Q} (1/n) sum_i alpha_i (1 - y_i fbar(x_i))
 //                   (a linear maximisation over Q: greedy on the largest positive coefficients),
 //     D(alphabar) = min_f F(f, alphabar) = (1/n) sum_i alphabar_i - max_j (v^T K_j v) / (2 lambda n^2),  v = alphabar o y
@@ -335,10 +339,13 @@ MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef
   const double s = gamma / n_eff;
   const double c_prox = gamma * opt.alpha;
 
-  Mat C = Mat::Zero(m, n), G = Mat::Zero(m, n), H(m, n);
-  Mat Csum = Mat::Zero(m, n), Gsum = Mat::Zero(m, n), Hsum = Mat::Zero(m, n);
-  Vec fX = Vec::Zero(n), alpha = Vec::Zero(n), beta = Vec::Zero(n), asum = Vec::Zero(n), u(n), tmp(n);
+  Mat C = Mat::Zero(m, n), G = Mat::Zero(m, n), H(m, n), Csum = Mat::Zero(m, n);
+  Vec fX = Vec::Zero(n), fsum = Vec::Zero(n), alpha = Vec::Zero(n), beta = Vec::Zero(n), asum = Vec::Zero(n), u(n),
+      tmp(n);
   std::vector<double> a(static_cast<size_t>(m)), scale(static_cast<size_t>(m)), w(static_cast<size_t>(n));
+  // per kernel: c_j.g_j, c_j.h_j, u.h_j, and the gap's quadratic forms R_j, Q_j
+  std::vector<double> cg(static_cast<size_t>(m), 0.0), ch(static_cast<size_t>(m)), uh(static_cast<size_t>(m));
+  std::vector<double> R(static_cast<size_t>(m), 0.0), Q(static_cast<size_t>(m), 0.0);
   std::vector<int64_t> idx;
 
   // Ascent step on alpha from point p: P_Q[p + (gamma/n)(1 - y o fX)].
@@ -351,36 +358,38 @@ MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef
     u = v.cwiseProduct(yv);
     kernel_pass(K, u.data(), H.data());
   };
-  // Composite step (13) from (c + s u, g + s h), then the running sums and the row sums of the duality
-  // gap, in two passes over the m rows (the prox needs every norm before it can scale any row):
-  //   A: c_j += s u, g_j += s h_j, a_j = sqrt(c_j . g_j);      prox: scale_j
-  //   B: c_j, g_j *= scale_j; fX += g_j; Csum_j += c_j, Gsum_j += g_j, Hsum_j += h_j;
-  //      the gap's sum_j sqrt(Csum_j . Gsum_j), column sums of Gsum and max_j vbar . Hsum_j.
-  // asum must already hold this iteration's alpha (vbar = asum o y / t).
+  // Composite step (13) from (c + s u, g + s h) and the running sums, in two passes over the m rows (the
+  // prox needs every norm before it can scale any row); asum must already include this iteration's alpha.
+  //   A (reads c_j, h_j):  a_j = ||fhat_j|| from c_j.g_j (kept), c_j.h_j, u.h_j;  Q_j += 2 U.h_j - u.h_j
+  //   prox: scale_j
+  //   B: c_j <- scale_j (c_j + s u), g_j <- scale_j (g_j + s h_j), fX += g_j, c_j.g_j,
+  //      R_j += 2 g_j.Csum_j + c_j.g_j, Csum_j += c_j
   double normsum = 0.0, qmax = 0.0;
-  Vec gcol(n);
   auto composite_and_sums = [&](double inv_t) {
+    const Vec U = asum.cwiseProduct(yv);
     for (int64_t j = 0; j < m; ++j) {
-      C.row(j) += s * u.transpose();
-      G.row(j) += s * H.row(j);
-      a[static_cast<size_t>(j)] = std::sqrt(std::max(0.0, C.row(j).dot(G.row(j))));
+      const size_t k = static_cast<size_t>(j);
+      ch[k] = C.row(j).dot(H.row(j));
+      uh[k] = u.dot(H.row(j).transpose());
+      a[k] = std::sqrt(std::max(0.0, cg[k] + s * (2.0 * ch[k] + s * uh[k])));
+      Q[k] += 2.0 * U.dot(H.row(j).transpose()) - uh[k];
     }
     group_lasso_squared_prox(a.data(), m, c_prox, scale.data());
-    const Vec vbar = asum.cwiseProduct(yv) * inv_t;
     fX.setZero();
-    gcol.setZero();
     normsum = qmax = 0.0;
     for (int64_t j = 0; j < m; ++j) {
-      C.row(j) *= scale[static_cast<size_t>(j)];
-      G.row(j) *= scale[static_cast<size_t>(j)];
+      const size_t k = static_cast<size_t>(j);
+      const double sc = scale[k];
+      C.row(j) = sc * (C.row(j) + s * u.transpose());
+      G.row(j) = sc * (G.row(j) + s * H.row(j));
       fX += G.row(j).transpose();
+      cg[k] = C.row(j).dot(G.row(j));
+      R[k] += 2.0 * G.row(j).dot(Csum.row(j)) + cg[k];
       Csum.row(j) += C.row(j);
-      Gsum.row(j) += G.row(j);
-      Hsum.row(j) += H.row(j);
-      normsum += std::sqrt(std::max(0.0, Csum.row(j).dot(Gsum.row(j)))) * inv_t;
-      gcol += Gsum.row(j).transpose();
-      qmax = std::max(qmax, vbar.dot(Hsum.row(j).transpose()) * inv_t);
+      normsum += std::sqrt(std::max(0.0, R[k])) * inv_t;
+      qmax = std::max(qmax, Q[k] * inv_t * inv_t);
     }
+    fsum += fX;
   };
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -404,7 +413,7 @@ MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef
     }
 
     // Duality gap at the averages.
-    const Vec fbar = gcol * inv_t;
+    const Vec fbar = fsum * inv_t;
     for (int64_t i = 0; i < n; ++i) w[static_cast<size_t>(i)] = (1.0 - y[i] * fbar[i]) / n_eff;
     const double P = 0.5 * opt.alpha * normsum * normsum + max_linear_capped(w, opt.upper, sample_weight, opt.rho, idx);
     const double nn = n_eff;
