@@ -165,3 +165,55 @@ def test_same_seed_same_samples():
 def test_bad_input(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def _chi_square_pvalue(counts, expected):
+    """Chi-square p-value with the leaves expected below 5 draws pooled into one bin."""
+    small = expected < 5
+    obs = np.append(counts[~small], counts[small].sum())
+    exp = np.append(expected[~small], expected[small].sum())
+    keep = exp > 0
+    return stats.chisquare(obs[keep], exp[keep] * obs[keep].sum() / exp[keep].sum()).pvalue
+
+
+@pytest.mark.parametrize("m", [5000, 70_000])
+def test_sampling_is_exact_through_every_level(m):
+    # 3-4 levels of an 8-ary tree over widely spread leaves (some zero): the walk must draw i with
+    # probability w_i / sum(w), and never a zero leaf.
+    rng = np.random.default_rng(m)
+    w = np.exp(rng.normal(0.0, 3.0, size=m))
+    w[rng.choice(m, size=m // 10, replace=False)] = 0.0
+    t = _core.SumTree(w, seed=17)
+    n = 1_000_000
+    idx = np.empty(n, dtype=np.int64)
+    p = np.empty(n)
+    t.sample_batch(0.0, idx, p)
+    counts = np.bincount(idx, minlength=m)
+    assert counts[w == 0].sum() == 0
+    np.testing.assert_allclose(p, w[idx] / w.sum(), rtol=1e-12)
+    assert _chi_square_pvalue(counts, w / w.sum() * n) > 1e-3
+
+
+def test_large_log_factors_take_the_fast_path():
+    # |log f| >= 300 used to rebuild the whole tree on every call; now a call is one leaf and one path
+    # whenever the result stays in range (no rescale of the leaves).
+    m = 1000
+    t = _core.SumTree(m, seed=2)
+    up, down = np.arange(0, 500, 2), np.arange(1, 500, 2)
+    for i in up:
+        t.update_log(int(i), 300.0)
+    for i in down:
+        t.update_log(int(i), -300.0)
+    assert t.rescales == 0
+    logw = np.zeros(m)
+    logw[up], logw[down] = 300.0, -300.0
+    qref = np.exp(logw - logw.max())
+    qref /= qref.sum()
+    q = np.array([t.q(i) for i in range(m)])
+    np.testing.assert_allclose(q, qref, rtol=1e-12, atol=1e-300)
+    n = 200_000
+    idx = np.empty(n, dtype=np.int64)
+    p = np.empty(n)
+    t.sample_batch(0.0, idx, p)
+    assert set(np.unique(idx)) <= set(up)  # the rest has q ~ e^-300
+    assert _chi_square_pvalue(np.bincount(idx, minlength=m)[up], np.full(up.size, n / up.size)) > 1e-3
