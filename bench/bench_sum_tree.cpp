@@ -1,6 +1,8 @@
 // google-benchmark: the FOL sampler. One FOL p-player round (sample(1/2) + update with a factor in
 // [1, e]) for m = 1e3 .. 1e7 with the 8-ary tree (the default), the binary tree, and a naive O(m)
-// sampler (linear scan of the weights) for contrast; then one FOL step (sample + Perceptron/SGD step +
+// sampler (linear scan of the weights) for contrast; beside them the latency floor: a pointer chase (one
+// dependent load per step, one 64-byte line per node, random cyclic order) through an array the size of
+// the tree's leaves (8 m bytes); then one FOL step (sample + Perceptron/SGD step +
 // update) against one plain SGD step (uniform index, same learner) on a sparse problem shaped like
 // ijcnn1 (49,990 rows x 22 features, ~13 nonzeros per row, generated with a fixed seed).
 #include <benchmark/benchmark.h>
@@ -9,6 +11,7 @@
 #include <robustcore/losses.hpp>
 #include <robustcore/sum_tree.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -28,6 +31,31 @@ void BM_TreeSampleUpdate(benchmark::State& state) {
     auto ip = tree.sample(0.5, rng);
     tree.update(ip.first, std::exp(eta * 1.0 / ip.second));
     benchmark::DoNotOptimize(ip);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// One dependent random load per step through 8 m bytes (the leaves' size): the memory latency floor of
+// any sampler that must read a random leaf.
+void BM_PointerChase(benchmark::State& state) {
+  const int64_t m = state.range(0);
+  const int64_t lines = std::max<int64_t>(2, m * 8 / 64);
+  struct alignas(64) Line {
+    int64_t next;
+    char pad[56];
+  };
+  std::vector<Line> a(static_cast<size_t>(lines));
+  std::vector<int64_t> perm(static_cast<size_t>(lines));
+  for (int64_t k = 0; k < lines; ++k) perm[static_cast<size_t>(k)] = k;
+  Rng rng(7);
+  for (int64_t k = lines - 1; k > 0; --k)
+    std::swap(perm[static_cast<size_t>(k)], perm[static_cast<size_t>(rng.below(static_cast<uint64_t>(k + 1)))]);
+  for (int64_t k = 0; k < lines; ++k)  // one cycle through every line
+    a[static_cast<size_t>(perm[static_cast<size_t>(k)])].next = perm[static_cast<size_t>((k + 1) % lines)];
+  int64_t at = perm[0];
+  for (auto _ : state) {
+    at = a[static_cast<size_t>(at)].next;
+    benchmark::DoNotOptimize(at);
   }
   state.SetItemsProcessed(state.iterations());
 }
@@ -136,6 +164,7 @@ void BM_Step(benchmark::State& state) {
 
 }  // namespace
 
+BENCHMARK(BM_PointerChase)->RangeMultiplier(10)->Range(1000, 10000000);
 BENCHMARK_TEMPLATE(BM_TreeSampleUpdate, 8)->RangeMultiplier(10)->Range(1000, 10000000);
 BENCHMARK_TEMPLATE(BM_TreeSampleUpdate, 2)->RangeMultiplier(10)->Range(1000, 10000000);
 BENCHMARK(BM_NaiveSampleUpdate)->RangeMultiplier(10)->Range(1000, 100000);
