@@ -106,7 +106,7 @@ def check_magnitude(X):
     """X (validated, finite) unchanged, or a ValueError when some |x| > MAX_ABS_VALUE: finite values that
     large make squared norms, step sizes and scores overflow, and the fit would return NaN scores."""
     values = X.data if sp.issparse(X) else X
-    big = float(np.max(np.abs(values))) if np.size(values) else 0.0
+    big = max(float(values.max()), -float(values.min())) if np.size(values) else 0.0  # no |X| temporary
     if big > MAX_ABS_VALUE:
         raise ValueError(f"X has values as large as {big:.3g} (the limit is {MAX_ABS_VALUE:g}): squared norms and "
                          f"scores would overflow float64; rescale X, e.g. with sklearn.preprocessing.MaxAbsScaler")
