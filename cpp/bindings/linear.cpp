@@ -51,7 +51,8 @@ void bind_linear(py::module_& m) {
       .def_readwrite("shuffle", &SgdParams::shuffle)
       .def_readwrite("block_rows", &SgdParams::block_rows)
       .def_readwrite("seed", &SgdParams::seed)
-      .def_readwrite("record_history", &SgdParams::record_history);
+      .def_readwrite("record_history", &SgdParams::record_history)
+      .def_readwrite("n_threads", &SgdParams::n_threads, "threads for one problem (iterative parameter mixing per epoch)");
 
   py::class_<SgdState>(m, "SgdState", "SGD model state, read and written by sgd_fit (a fit continues from it).")
       .def(py::init<int64_t>(), py::arg("d"))

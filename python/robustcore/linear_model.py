@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
+from joblib import effective_n_jobs
 from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
@@ -68,6 +69,7 @@ class _SgdConfig(NamedTuple):
     fit_intercept: bool
     intercept_lr: float
     history: bool
+    n_threads: int  # threads for each problem's epochs (parallel="rows"), else 1
 
 
 class _SgdState:
@@ -143,7 +145,8 @@ def _initial_model(coef_init, intercept_init, n_problems, n_features):
 
 
 def _sgd_engine_params(cfg, max_iter, seed, eta0, block_rows=0):
-    """``_core.SgdParams`` for one problem (eta0 None: the engine's default, used by pegasos)."""
+    """``_core.SgdParams`` for one problem (eta0 None: the engine's default, used by pegasos; the threads of
+    one problem from ``cfg.n_threads``)."""
     p = _core.SgdParams()
     p.schedule = _SCHEDULES[cfg.schedule]
     p.alpha = cfg.alpha
@@ -160,6 +163,7 @@ def _sgd_engine_params(cfg, max_iter, seed, eta0, block_rows=0):
     p.shuffle = cfg.shuffle
     p.block_rows = int(block_rows)
     p.seed = int(seed) % (2**63)
+    p.n_threads = cfg.n_threads
     return p
 
 
@@ -373,8 +377,18 @@ class LinearClassifier(BaseClassifier):
         one extra pass over the data per epoch. False keeps only the seconds per epoch, for speed.
     random_state : None, int, RandomState or Generator
     n_jobs : int or None
-        Threads for one-vs-rest (the engine releases the GIL), with joblib's meaning: None means 1,
-        -1 all cores.
+        Threads (the engine releases the GIL), with joblib's meaning: None means 1, -1 all cores; what
+        they share is ``parallel``'s choice.
+    parallel : {"problems", "rows"}
+        How the n_jobs threads share a fit. "problems": the one-vs-rest problems run side by side, one
+        thread each (a binary problem runs on one core). "rows": every epoch of each problem runs on n_jobs
+        threads by iterative parameter mixing (the SGD solvers sgd, asgd, pegasos): the epoch's shuffled
+        order is cut into n_jobs shards, each thread takes its shard's steps from the model at the start
+        of the epoch, and the epoch ends with the shards' models averaged, weighted by their rows (what
+        ``robustcore.dask`` does across machines, here in one process). The result is reproducible for a
+        given random_state and n_jobs, but another n_jobs gives another (equally valid) path, and the step
+        schedule's clock advances by n / n_jobs per epoch. Speed-up and accuracy measured in bench/README.md.
+        The variance-reduced solvers and loss="softmax" take "problems" only (a ValueError).
     verbose : int
         > 0 shows a progress bar over epochs (also when stderr is not a terminal); 0 shows nothing.
     svrg_option : {"last", "average", "random"}
@@ -476,6 +490,7 @@ class LinearClassifier(BaseClassifier):
         "history": ["boolean"],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS_CONSTRAINT,
+        "parallel": [StrOptions({"problems", "rows"})],
         "verbose": ["verbose"],
         "svrg_option": [StrOptions(set(_vr.SVRG_OPTIONS))],
         "class_weight": CLASS_WEIGHT_CONSTRAINT,
@@ -505,6 +520,7 @@ class LinearClassifier(BaseClassifier):
         history: bool = True,
         random_state: RandomStateLike = None,
         n_jobs: int | None = None,
+        parallel: str = "problems",
         verbose: int = 0,
         svrg_option: str = "last",
         tol: float | None = None,
@@ -534,6 +550,7 @@ class LinearClassifier(BaseClassifier):
         self.history = history
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.parallel = parallel
         self.verbose = verbose
         self.svrg_option = svrg_option
         self.tol = tol
@@ -555,6 +572,10 @@ class LinearClassifier(BaseClassifier):
         if center and (loss == "softmax" or self.solver in _vr.VR_SOLVERS):
             raise ValueError("center=True is implemented for the SGD solvers (sgd, asgd) only; the variance-reduced "
                              "solvers take warm_start_loss='log_loss' (the default for the bounded losses)")
+        if self.parallel == "rows" and (loss == "softmax" or self.solver in _vr.VR_SOLVERS):
+            raise ValueError("parallel='rows' (one problem's epochs on n_jobs threads) is implemented for the SGD "
+                             f"solvers (sgd, asgd, pegasos) only, not solver={self.solver!r} with loss={self.loss!r}; "
+                             "use parallel='problems'")
         if loss == "softmax" and warm_loss is not None:
             raise ValueError("loss='softmax' takes no warm_start_loss (it is convex); leave it 'auto' or None")
         if warm_loss not in (None, *SMOOTH_LOSSES) and self.solver in _vr.VR_SOLVERS:
@@ -618,7 +639,8 @@ class LinearClassifier(BaseClassifier):
             schedule=default_schedule if self.learning_rate is None else self.learning_rate, averaging=averaging,
             average_start=start, shuffle=shuffle, project_ball=self.solver == "pegasos", alpha=alpha,
             eta0=None if self.eta0 is None else float(self.eta0), power_t=float(self.power_t),
-            fit_intercept=bool(self.fit_intercept), intercept_lr=float(self.intercept_lr), history=bool(self.history))
+            fit_intercept=bool(self.fit_intercept), intercept_lr=float(self.intercept_lr), history=bool(self.history),
+            n_threads=effective_n_jobs(self.n_jobs) if self.parallel == "rows" else 1)
 
     def _vr_params(self, alpha, max_iter, seed, validation=None):
         """The variance-reduced engine's parameters (binary problems and the softmax model); with early
@@ -690,7 +712,7 @@ class LinearClassifier(BaseClassifier):
             return _after_warm_start(warm, run(max_iter - n_warm))
 
         with Progress(self.verbose, max_iter * len(Y), type(self).__name__) as bar:
-            results = map_problems(one, len(Y), self.n_jobs)
+            results = map_problems(one, len(Y), 1 if cfg.n_threads > 1 else self.n_jobs)
         coef, intercept = state.model(cfg.averaging)
         return dict(coef_=coef, intercept_=intercept, t_=int(state.counters[0, 0]), _sgd_state=state,
                     **result_attributes(results, self))

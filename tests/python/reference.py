@@ -34,6 +34,37 @@ def loss_value_deriv(name, z, s=-1.0, alpha=2.65, beta=0.0, c=2.0):
 
 
 # ----------------------------------------------------------------------------- SGD (SRamp Alg. 1)
+def _sgd_pass(X, y, sw, deriv, lam, eta, rows, st, fit_intercept, average, average_start, project_ball):
+    """One epoch of SGD steps over ``rows`` (in that order) from the state ``st`` (w, b, t, wbar, bbar,
+    count), updated in place."""
+    if average == "epoch":
+        st["count"] = 0
+    for i in rows:
+        st["t"] += 1
+        step = eta(st["t"])
+        g = deriv(y[i] * (X[i] @ st["w"] + st["b"])) * sw[i]
+        st["w"] = max(1 - step * lam, 0.0) * st["w"] - step * g * y[i] * X[i]
+        if fit_intercept:
+            st["b"] -= step * g * y[i]
+        if project_ball:
+            r, nrm = 1 / np.sqrt(lam), np.linalg.norm(st["w"])
+            if nrm > r:
+                st["w"] = st["w"] * (r / nrm)
+        if average == "epoch" or (average == "running" and st["t"] > average_start):
+            mu = 1.0 / (st["count"] + 1)
+            st["wbar"] = st["wbar"] + mu * (st["w"] - st["wbar"])
+            st["bbar"] = st["bbar"] + mu * (st["b"] - st["bbar"])
+            st["count"] += 1
+    if average == "epoch":
+        st["w"], st["b"] = st["wbar"].copy(), st["bbar"]
+
+
+def _sgd_output(st, average):
+    if average == "running" and st["count"] > 0:
+        return st["wbar"], st["bbar"]
+    return st["w"], st["b"]
+
+
 def sgd_reference(X, y, deriv, lam, eta, order, epochs, fit_intercept=True, average=None, average_start=0,
                   project_ball=False, sample_weight=None):
     """SGD on (1/n) sum r(y (w.x + b)) + lam/2 ||w||^2 with the sample sequence `order`.
@@ -44,32 +75,43 @@ def sgd_reference(X, y, deriv, lam, eta, order, epochs, fit_intercept=True, aver
     X = np.asarray(X, dtype=np.float64)
     n, d = X.shape
     sw = np.ones(n) if sample_weight is None else sample_weight
-    w, b, t = np.zeros(d), 0.0, 0
-    wbar, bbar, count = np.zeros(d), 0.0, 0
+    st = dict(w=np.zeros(d), b=0.0, t=0, wbar=np.zeros(d), bbar=0.0, count=0)
     for e in range(epochs):
-        if average == "epoch":
-            count = 0
-        for i in order[e * n:(e + 1) * n]:
-            t += 1
-            step = eta(t)
-            g = deriv(y[i] * (X[i] @ w + b)) * sw[i]
-            w = max(1 - step * lam, 0.0) * w - step * g * y[i] * X[i]
-            if fit_intercept:
-                b -= step * g * y[i]
-            if project_ball:
-                r, nrm = 1 / np.sqrt(lam), np.linalg.norm(w)
-                if nrm > r:
-                    w = w * (r / nrm)
-            if average == "epoch" or (average == "running" and t > average_start):
-                mu = 1.0 / (count + 1)
-                wbar = wbar + mu * (w - wbar)
-                bbar = bbar + mu * (b - bbar)
-                count += 1
-        if average == "epoch":
-            w, b = wbar.copy(), bbar
-    if average == "running" and count > 0:
-        return wbar, bbar
-    return w, b
+        _sgd_pass(X, y, sw, deriv, lam, eta, order[e * n:(e + 1) * n], st, fit_intercept, average, average_start,
+                  project_ball)
+    return _sgd_output(st, average)
+
+
+def sgd_mixing_reference(X, y, deriv, lam, eta, order, epochs, n_threads, fit_intercept=True, average=None,
+                         average_start=0, project_ball=False):
+    """sgd_reference with n_threads shards per epoch (iterative parameter mixing): epoch e's order cut into
+    n_threads contiguous shards, each shard's steps from the epoch's start state, then the row-weighted
+    average of the shards' states (w, b, the clock t rounded; the running averages of the shards that
+    have one, their count rounded)."""
+    X = np.asarray(X, dtype=np.float64)
+    n, d = X.shape
+    sw = np.ones(n)
+    st = dict(w=np.zeros(d), b=0.0, t=0, wbar=np.zeros(d), bbar=0.0, count=0)
+    bounds = [n * p // n_threads for p in range(n_threads + 1)]
+    share = np.diff(bounds) / n
+    for e in range(epochs):
+        rows = order[e * n:(e + 1) * n]
+        shards = []
+        for p in range(n_threads):
+            sh = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in st.items()}
+            _sgd_pass(X, y, sw, deriv, lam, eta, rows[bounds[p]:bounds[p + 1]], sh, fit_intercept, average,
+                      average_start, project_ball)
+            shards.append(sh)
+        st["w"] = sum(a * sh["w"] for a, sh in zip(share, shards))
+        st["b"] = sum(a * sh["b"] for a, sh in zip(share, shards))
+        st["t"] = int(np.rint(sum(a * sh["t"] for a, sh in zip(share, shards))))
+        started = [(a, sh) for a, sh in zip(share, shards) if average == "running" and sh["count"] > 0]
+        if started:
+            total = sum(a for a, _ in started)
+            st["wbar"] = sum(a / total * sh["wbar"] for a, sh in started)
+            st["bbar"] = sum(a / total * sh["bbar"] for a, sh in started)
+            st["count"] = max(1, int(np.rint(sum(a / total * sh["count"] for a, sh in started))))
+    return _sgd_output(st, average)
 
 
 # ----------------------------------------------------------------------------- projections

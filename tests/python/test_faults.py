@@ -57,6 +57,9 @@ def run(est, small, big, call=None, **long):
 _CASES = {
     "sgd": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
            "run(rc.LinearClassifier(max_iter=2, tol=None), (X[:200], y[:200]), (X, y), max_iter=10**6)",
+    "sgd_rows_parallel": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
+                         "run(rc.LinearClassifier(max_iter=2, tol=None, parallel='rows', n_jobs=2),"
+                         " (X[:200], y[:200]), (X, y), max_iter=10**6)",
     "saga": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
             "run(rc.LinearClassifier(loss='log_loss', solver='saga', max_iter=2, tol=None), (X[:200], y[:200]), (X, y), max_iter=10**6)",
     "svrg": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
@@ -271,6 +274,7 @@ def problems(draw, values=_ANY, max_classes=3):
 
 _ESTIMATORS = {
     "sgd": lambda: rc.LinearClassifier(max_iter=3),
+    "sgd_rows_parallel": lambda: rc.LinearClassifier(max_iter=3, parallel="rows", n_jobs=2),
     "saga": lambda: rc.LinearClassifier(loss="log_loss", solver="saga", max_iter=3),
     "svrg": lambda: rc.LinearClassifier(loss="sramp", solver="svrg", max_iter=3),
     "softmax": lambda: rc.LinearClassifier(loss="softmax", solver="saga", max_iter=3),

@@ -249,7 +249,8 @@ def _expected_failures(est):
     [rc.LinearClassifier(random_state=0), rc.LinearClassifier(loss="log_loss", solver="asgd", random_state=0),
      rc.LinearClassifier(loss="sramp", average="epoch", random_state=0),
      rc.LinearClassifier(solver="pegasos", random_state=0),
-     rc.LinearClassifier(loss="modified_huber", tol=1e-3, n_iter_no_change=3, random_state=0)],
+     rc.LinearClassifier(loss="modified_huber", tol=1e-3, n_iter_no_change=3, random_state=0),
+     rc.LinearClassifier(loss="log_loss", parallel="rows", n_jobs=2, random_state=0)],
     expected_failed_checks=_expected_failures,
 )
 def test_sklearn_compatible(estimator, check):

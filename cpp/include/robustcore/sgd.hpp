@@ -30,6 +30,7 @@
 #include "losses.hpp"
 #include "model.hpp"
 #include "monitor.hpp"
+#include "parallel.hpp"
 #include "sampler.hpp"
 #include "rng.hpp"
 #include "schedules.hpp"
@@ -55,6 +56,12 @@ struct SgdParams {
   /// Optional centre mu (non-owning, length d, finite): the steps see x - mu (see the top of this file);
   /// nullptr = none. Not with the Pegasos projection.
   const double* center = nullptr;
+  /// Threads for one problem (>= 1). Above 1, each epoch is iterative parameter mixing: the epoch's pass
+  /// order is cut into n_threads contiguous shards, each thread runs the epoch's steps over its shard from
+  /// the model at the start of the epoch, and the model after the epoch is the shards' models averaged,
+  /// weighted by their rows (McDonald et al. 2010; Zinkevich et al. 2010). Same seed and n_threads, same
+  /// bits; another n_threads gives another path, equally valid.
+  int64_t n_threads = 1;
 
   void validate() const {
     lr.validate();
@@ -64,6 +71,7 @@ struct SgdParams {
     if (!(intercept_lr > 0.0) || !std::isfinite(intercept_lr)) throw std::invalid_argument("intercept_lr must be > 0");
     if (project_ball && !(lr.lambda > 0.0)) throw std::invalid_argument("the Pegasos projection needs lambda > 0");
     if (project_ball && center) throw std::invalid_argument("centring is not implemented with the Pegasos projection");
+    if (n_threads < 1) throw std::invalid_argument("n_threads must be >= 1");
   }
 };
 
@@ -86,29 +94,17 @@ struct SgdState {
   explicit SgdState(int64_t d = 0) : w(static_cast<size_t>(d), 0.0), wbar(static_cast<size_t>(d), 0.0) {}
 };
 
-/// Runs params.max_iter epochs from `state`. `injected` (optional, length len) replaces the seeded
-/// shuffle by a flat sequence of sample indices consumed n per epoch (the Sampler's injection contract;
-/// used by the oracle tests). `X_test`/`y_test` (optional) add test error to the history. `progress` is
-/// called after every epoch. Validates everything it is given (labels, weights, state, test set).
-template <class Loss, class Data>
-Result sgd_fit(const Data& X, const double* y, const double* sample_weight, const Loss& loss, SgdParams params,
-               SgdState& state, const int64_t* injected = nullptr, int64_t len = 0, const Data* X_test = nullptr,
-               const double* y_test = nullptr, const ProgressFn& progress = nullptr) {
-  params.validate();
-  const int64_t n = X.rows(), d = X.cols();
-  if (static_cast<int64_t>(state.w.size()) != d || static_cast<int64_t>(state.wbar.size()) != d)
-    throw std::invalid_argument("sgd: state has the wrong number of features");
-  if (n == 0) throw std::invalid_argument("sgd: no training samples");
-  const BinaryModel<Loss> model{loss, y};
-  model.validate_labels(n);
-  validate_sample_weight(sample_weight, n);
-  validate_center(params.center, d);
-  if (X_test) {
-    if (X_test->cols() != d) throw std::invalid_argument("sgd: test set has a different number of features");
-    if (!y_test) throw std::invalid_argument("X_test given without y_test");
-    validate_binary_labels(y_test, X_test->rows());
-  }
+namespace detail {
 
+/// The epochs of sgd_fit, after its checks and its sampling set-up: each epoch steps through the m
+/// indices next_pass() returns, into the rows Xs (labels ys, weights sws); X, model and sample_weight
+/// (the data as given) serve the monitor.
+template <class Loss, class Data, class NextPass>
+Result sgd_epochs(const Data& X, const BinaryModel<Loss>& model, const double* sample_weight, const Data& Xs,
+                  const double* ys, const double* sws, const Loss& loss, const SgdParams& params, SgdState& state,
+                  NextPass&& next_pass, int64_t m, const Data* X_test, const double* y_test,
+                  const ProgressFn& progress) {
+  const int64_t d = X.cols();
   const double lambda = params.lr.lambda;
   const double radius = params.project_ball ? 1.0 / std::sqrt(lambda) : 0.0;
   const bool running = params.average == Averaging::Running;
@@ -133,15 +129,6 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
     cen.add_mu(abar, out);
   };
 
-  // The rows the steps read (X itself, or with block shuffling a copy of X in a random row order) and
-  // each epoch's order over them.
-  Sampler src(params.seed, injected, len);
-  const SampledRows<Data> rows(X, y, sample_weight, params.shuffle, params.block_rows, src);
-  PassOrder order(n, params.shuffle, rows.block(), src);
-  const Data& Xs = rows.rows();
-  const double* ys = rows.labels();
-  const double* sws = rows.weights();
-
   Result res;
   res.step = params.lr.schedule == Schedule::Pegasos ? 0.0 : params.lr.eta0;
   const MonitorSettings ms{lambda, params.fit_intercept, sample_weight, params.record_history, /*grad_norm=*/false, 0.0};
@@ -154,15 +141,15 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
   InterruptCheck stop;
 
   for (int64_t epoch = 0; epoch < params.max_iter; ++epoch) {
-    const int64_t* idx = order.next(Draw::Reshuffle, n);
+    const int64_t* idx = next_pass();
     if (epoch_avg) avg.reset(), bbar = 0.0, abar = 0.0;
     const bool use_avg = running || epoch_avg;
 
-    for (int64_t k = 0; k < n; ++k) {
+    for (int64_t k = 0; k < m; ++k) {
       stop.tick();
       const int64_t i = idx[k];
-      prefetch_ahead(Xs, idx, k, n);
-      prefetch_samples(idx, k, n, ys, sws);
+      prefetch_ahead(Xs, idx, k, m);
+      prefetch_samples(idx, k, m, ys, sws);
       const auto row = Xs.row(i);
       ++t;
       const double eta = params.lr(static_cast<double>(t));
@@ -238,6 +225,130 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
   }
   res.status = Status::MaxIter;
   return res;
+}
+
+/// The row-weighted average of the shards' states into `out` (iterates, intercepts, clocks; the running
+/// averages of the shards that have started one).
+inline void mix_states(const std::vector<SgdState>& shards, const std::vector<double>& weight, SgdState& out) {
+  const size_t d = out.w.size();
+  std::fill(out.w.begin(), out.w.end(), 0.0);
+  double b = 0.0, t = 0.0, avg_weight = 0.0, avg_count = 0.0, bbar = 0.0;
+  for (size_t p = 0; p < shards.size(); ++p) {
+    const double a = weight[p];
+    const SgdState& s = shards[p];
+    for (size_t j = 0; j < d; ++j) out.w[j] += a * s.w[j];
+    b += a * s.b;
+    t += a * static_cast<double>(s.t);
+    if (s.avg_count > 0) avg_weight += a;
+  }
+  out.b = b;
+  out.t = static_cast<int64_t>(std::llround(t));
+  if (avg_weight > 0.0) {
+    std::fill(out.wbar.begin(), out.wbar.end(), 0.0);
+    for (size_t p = 0; p < shards.size(); ++p) {
+      const SgdState& s = shards[p];
+      if (s.avg_count == 0) continue;
+      const double a = weight[p] / avg_weight;
+      for (size_t j = 0; j < d; ++j) out.wbar[j] += a * s.wbar[j];
+      bbar += a * s.bbar;
+      avg_count += a * static_cast<double>(s.avg_count);
+    }
+    out.bbar = bbar;
+    out.avg_count = std::max<int64_t>(1, static_cast<int64_t>(std::llround(avg_count)));
+  }
+}
+
+/// sgd_fit with params.n_threads > 1 (see SgdParams::n_threads): each epoch's pass order is cut into P
+/// shards, the shards run one epoch each (sgd_epochs) on threads, and the epoch ends with their average.
+template <class Loss, class Data, class NextPass>
+Result sgd_epochs_parallel(const Data& X, const BinaryModel<Loss>& model, const double* sample_weight,
+                           const Data& Xs, const double* ys, const double* sws, const Loss& loss,
+                           const SgdParams& params, SgdState& state, NextPass&& next_pass, int64_t n,
+                           const Data* X_test, const double* y_test, const ProgressFn& progress) {
+  const int P = static_cast<int>(std::min<int64_t>(params.n_threads, n));
+  Result res;
+  res.step = params.lr.schedule == Schedule::Pegasos ? 0.0 : params.lr.eta0;
+  const MonitorSettings ms{params.lr.lambda, params.fit_intercept, sample_weight, params.record_history,
+                           /*grad_norm=*/false, 0.0};
+  Monitor<BinaryModel<Loss>, Data> mon(X, model, ms, res, progress, EvalSet<BinaryModel<Loss>, Data>{X_test, y_test});
+  if (progress && !progress(0)) {
+    res.status = Status::Interrupted;
+    return res;
+  }
+  SgdParams shard_params = params;  // one epoch over a given order, nothing recorded, no callback
+  shard_params.max_iter = 1;
+  shard_params.record_history = false;
+  shard_params.n_threads = 1;
+  std::vector<SgdState> shards(static_cast<size_t>(P), state);
+  std::vector<Result> shard_results(static_cast<size_t>(P));
+  std::vector<int64_t> lo(static_cast<size_t>(P) + 1);
+  std::vector<double> weight(static_cast<size_t>(P));
+  for (int p = 0; p <= P; ++p) lo[static_cast<size_t>(p)] = n * p / P;
+  for (int p = 0; p < P; ++p)
+    weight[static_cast<size_t>(p)] = static_cast<double>(lo[static_cast<size_t>(p) + 1] - lo[static_cast<size_t>(p)]) / static_cast<double>(n);
+  const bool running = params.average == Averaging::Running;
+  for (int64_t epoch = 0; epoch < params.max_iter; ++epoch) {
+    const int64_t* idx = next_pass();
+    for (auto& sh : shards) sh = state;
+    run_tasks(P, [&](int p) {
+      const size_t q = static_cast<size_t>(p);
+      const int64_t* shard = idx + lo[q];
+      shard_results[q] = sgd_epochs(X, model, sample_weight, Xs, ys, sws, loss, shard_params, shards[q],
+                                    [shard] { return shard; }, lo[q + 1] - lo[q], static_cast<const Data*>(nullptr),
+                                    nullptr, nullptr);
+    });
+    mix_states(shards, weight, state);
+    for (const Result& r : shard_results)
+      if (r.status == Status::Diverged) {
+        res.status = Status::Diverged;
+        return res;
+      }
+    const bool out_avg = running && state.avg_count > 0;
+    const double bout = out_avg ? state.bbar : state.b;
+    if (!mon.end_pass(out_avg ? state.wbar.data() : state.w.data(), &bout, static_cast<double>(epoch + 1), epoch + 1))
+      return res;
+  }
+  res.status = Status::MaxIter;
+  return res;
+}
+
+}  // namespace detail
+
+/// Runs params.max_iter epochs from `state`. `injected` (optional, length len) replaces the seeded
+/// shuffle by a flat sequence of sample indices consumed n per epoch (the Sampler's injection contract;
+/// used by the oracle tests). `X_test`/`y_test` (optional) add test error to the history. `progress` is
+/// called after every epoch. Validates everything it is given (labels, weights, state, test set).
+template <class Loss, class Data>
+Result sgd_fit(const Data& X, const double* y, const double* sample_weight, const Loss& loss, SgdParams params,
+               SgdState& state, const int64_t* injected = nullptr, int64_t len = 0, const Data* X_test = nullptr,
+               const double* y_test = nullptr, const ProgressFn& progress = nullptr) {
+  params.validate();
+  const int64_t n = X.rows(), d = X.cols();
+  if (static_cast<int64_t>(state.w.size()) != d || static_cast<int64_t>(state.wbar.size()) != d)
+    throw std::invalid_argument("sgd: state has the wrong number of features");
+  if (n == 0) throw std::invalid_argument("sgd: no training samples");
+  const BinaryModel<Loss> model{loss, y};
+  model.validate_labels(n);
+  validate_sample_weight(sample_weight, n);
+  validate_center(params.center, d);
+  if (X_test) {
+    if (X_test->cols() != d) throw std::invalid_argument("sgd: test set has a different number of features");
+    if (!y_test) throw std::invalid_argument("X_test given without y_test");
+    validate_binary_labels(y_test, X_test->rows());
+  }
+
+  // The rows the steps read (X itself, or with block shuffling a copy of X in a random row order) and
+  // each epoch's order over them.
+  Sampler src(params.seed, injected, len);
+  const SampledRows<Data> rows(X, y, sample_weight, params.shuffle, params.block_rows, src);
+  PassOrder order(n, params.shuffle, rows.block(), src);
+
+  auto next_pass = [&order, n] { return order.next(Draw::Reshuffle, n); };
+  if (params.n_threads > 1 && n > 1)
+    return detail::sgd_epochs_parallel(X, model, sample_weight, rows.rows(), rows.labels(), rows.weights(), loss,
+                                       params, state, next_pass, n, X_test, y_test, progress);
+  return detail::sgd_epochs(X, model, sample_weight, rows.rows(), rows.labels(), rows.weights(), loss, params,
+                            state, next_pass, n, X_test, y_test, progress);
 }
 
 /// The objective on the sample S (rows 0..m-1 of S, labels ys, weights sws or nullptr) after one pass of
