@@ -3,7 +3,8 @@
 // to the floor: one in-order pass computing every row's dot product. Block shuffling's one-time copy
 // of the rows is inside the timed fit, amortised over the 15 epochs. Rows x features x nonzeros-per-row are the arguments
 // (default 200,000 x 50,000 x 40, as bench/bench_sgd.py's synthetic problem). The *_runtime_loss
-// cases run the same kernels with the loss chosen at run time (AnyLoss).
+// cases run the same kernels with the loss chosen at run time (AnyLoss); the *_2_threads cases one problem on
+// two threads (SgdParams::n_threads, iterative parameter mixing per epoch), timed in wall-clock seconds.
 #include <benchmark/benchmark.h>
 
 #include <robustcore/any_loss.hpp>
@@ -22,7 +23,7 @@ namespace {
 constexpr int64_t kEpochs = 15;
 
 template <class Loss>
-void BM_sgd_fit(benchmark::State& state, Loss loss, robustcore::Shuffle shuffle) {
+void BM_sgd_fit(benchmark::State& state, Loss loss, robustcore::Shuffle shuffle, int64_t threads = 1) {
   const bench::Problem& p = bench::problem(state.range(0), state.range(1), state.range(2));
   robustcore::SgdParams params;
   params.lr.lambda = 1e-4;
@@ -30,6 +31,7 @@ void BM_sgd_fit(benchmark::State& state, Loss loss, robustcore::Shuffle shuffle)
   params.max_iter = kEpochs;
   params.shuffle = shuffle;
   params.record_history = false;
+  params.n_threads = threads;
   robustcore::SgdState st(p.X.cols());
   for (auto _ : state) {
     auto res = robustcore::sgd_fit(p.X, p.y.data(), nullptr, loss, params, st);
@@ -58,6 +60,8 @@ BENCHMARK_CAPTURE(BM_sgd_fit, hinge_in_order, robustcore::Hinge{}, Shuffle::None
 BENCHMARK_CAPTURE(BM_sgd_fit, log_shuffled, robustcore::Logistic{}, Shuffle::Exact) SIZES;
 BENCHMARK_CAPTURE(BM_sgd_fit, log_block_shuffled, robustcore::Logistic{}, Shuffle::Block) SIZES;
 BENCHMARK_CAPTURE(BM_sgd_fit, sramp_shuffled, robustcore::SmoothRamp{-1.0, 2.65, 0.0}, Shuffle::Exact) SIZES;
+BENCHMARK_CAPTURE(BM_sgd_fit, hinge_shuffled_2_threads, robustcore::Hinge{}, Shuffle::Exact, 2) SIZES->UseRealTime();
+BENCHMARK_CAPTURE(BM_sgd_fit, log_shuffled_2_threads, robustcore::Logistic{}, Shuffle::Exact, 2) SIZES->UseRealTime();
 // the same kernels with the loss chosen at run time (any_loss.hpp): the cost of one loop for every loss
 using robustcore::AnyLoss;
 using robustcore::LossKind;

@@ -7,6 +7,7 @@
 #include "model.hpp"
 #include "lazy_weights.hpp"
 #include "monitor.hpp"
+#include "parallel.hpp"
 #include "sampler.hpp"
 #include "rng.hpp"
 #include "schedules.hpp"
