@@ -270,6 +270,18 @@ def fit_weights(class_weight, y, sample_weight, classes=None):
     return weights if sample_weight is None else weights * sample_weight
 
 
+def class_weights_from_counts(class_weight, classes, counts):
+    """The weight of each class (in ``classes`` order) of ``fit_weights``'s semantics, from the row count of
+    each class instead of the labels (robustcore.dask: the labels stay on the workers)."""
+    counts = np.asarray(counts, dtype=np.float64)
+    if isinstance(class_weight, str):  # "balanced", as compute_class_weight: n / (n_classes * count(class))
+        if (counts == 0).any():
+            raise ValueError(f"class_weight='balanced' needs rows of every class; classes "
+                             f"{list(np.asarray(classes)[counts == 0])} have none")
+        return counts.sum() / (len(classes) * counts)
+    return compute_class_weight(class_weight, classes=np.asarray(classes), y=np.asarray(classes))
+
+
 def weighted_alpha(alpha, sample_weight, n):
     """The L2 strength to give an engine that minimises ``(1/n) sum_i sw_i r_i + (alpha/2) ||w||^2``.
 

@@ -37,8 +37,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, column_or_1d
 
 from . import linear_model as _lm
-from ._base import (STOPPING_CONSTRAINTS, EarlyStopping, Progress, binary_targets, fit_method, predict_from_scores,
-                    validation_split, warn_max_iter)
+from ._base import (STOPPING_CONSTRAINTS, EarlyStopping, Progress, binary_targets, class_weights_from_counts,
+                    fit_method, predict_from_scores, validation_split, warn_max_iter)
 from ._validation import seed_from_random_state, to_matrix
 
 if TYPE_CHECKING:
@@ -69,23 +69,28 @@ def _load_shard(X, y, sample_weight):
 
 
 def _describe_shard(shard):
-    """(rows, n_features, the distinct labels) of a shard."""
+    """(rows, n_features, (the distinct labels, their row counts)) of a shard."""
     X, y, _ = shard
-    return X.shape[0], X.shape[1], np.unique(y)
+    return X.shape[0], X.shape[1], np.unique(y, return_counts=True)
 
 
-def _fit_shard(shard, params, classes, kind, state, local_max_iter, seed):
+def _fit_shard(shard, params, classes, kind, state, local_max_iter, seed, per_class=None, warm=False):
     """``local_max_iter`` epochs (effective passes) of the solver on one shard from ``state``: (the new
     state, rows, the last local history row). ``state``: the _SgdState of the SGD solvers, (coef,
-    intercept) of the variance-reduced ones."""
+    intercept) of the variance-reduced ones. ``per_class``: the class weights (``classes`` order) that
+    multiply the sample weights, or None. ``warm``: every epoch on the warm-start loss (a warm-start round)."""
     X, y, sample_weight = shard
+    if per_class is not None and len(y):
+        weights = per_class[np.searchsorted(classes, y)]
+        sample_weight = weights if sample_weight is None else weights * sample_weight
     est = _Local(**params, random_state=seed)
     M, Y = to_matrix(X), binary_targets(y, classes)
+    mode = "only" if warm else False
     if kind == "vr":
-        fitted = est._fit_vr(M, Y, sample_weight, None, None, local_max_iter, *state)
+        fitted = est._fit_vr(M, Y, sample_weight, None, None, local_max_iter, *state, warm_start=mode)
         new_state = (fitted["coef_"], fitted["intercept_"])
     else:
-        fitted = est._fit_sgd(X, M, Y, sample_weight, None, None, local_max_iter, state.copy())
+        fitted = est._fit_sgd(X, M, Y, sample_weight, None, None, local_max_iter, state.copy(), warm_start=mode)
         new_state = fitted["_sgd_state"]
     last = {key: float(np.nanmean(np.asarray(v, dtype=np.float64)[..., -1]))
             for key, v in fitted["history_"].items() if key != "passes" and np.size(v)}
@@ -184,10 +189,23 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     loss, solver, alpha, learning_rate, eta0, power_t, average, s, c, sramp_params, fit_intercept,
-    intercept_lr, shuffle, history, n_jobs, svrg_option, tol :
-        As in ``robustcore.LinearClassifier``, for the solver every shard runs (``n_jobs``: threads per
-        task for one-vs-rest problems; ``history``: the shards record and report their objective and
-        training error). loss="softmax" is not supported.
+    intercept_lr, shuffle, history, n_jobs, parallel, svrg_option, tol, center :
+        As in ``robustcore.LinearClassifier``, for the solver every shard runs (``n_jobs`` and ``parallel``:
+        threads per task, for the one-vs-rest problems or for each problem's epochs; ``history``: the
+        shards record and report their objective and training error; ``center``: each shard centres on
+        its own rows' means). loss="softmax" is not supported.
+    class_weight : None, "balanced" or dict
+        As in ``robustcore.LinearClassifier``; "balanced" counts the rows of every class over all
+        partitions (the workers return their counts), and each shard multiplies its rows' sample weights
+        by their class's weight.
+    warm_start_loss : "auto", "log_loss", "hinge" or None
+        As in ``robustcore.LinearClassifier``, in rounds: the first ``max_iter // 3`` rounds run on this
+        loss, the rest on ``loss`` from their mixed model (the SGD step calibrated for the logistic loss,
+        then scaled for ``loss``; the running average restarts at the switch).
+    noise_rates, probability :
+        Not available on dask: both need out-of-fold fits over all the rows. Estimate the noise on an
+        in-memory sample with ``robustcore.noise.estimate_transition`` and pass importance weights as
+        ``sample_weight``, or calibrate ``to_local()`` with scikit-learn's ``CalibratedClassifierCV``.
     max_iter : int >= 1
         Rounds: model broadcasts, local solves and averages.
     local_max_iter : int >= 1
@@ -250,12 +268,16 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         history: bool = True,
         random_state: RandomStateLike = None,
         n_jobs: int | None = None,
+        parallel: str = "problems",
         verbose: int = 0,
         svrg_option: str = "last",
         tol: float | None = 0.0,
         early_stopping: bool = False,
         validation_fraction: float = 0.1,
         n_iter_no_change: int = 5,
+        class_weight: str | dict | None = None,
+        center: str | bool = "auto",
+        warm_start_loss: str | None = "auto",
     ) -> None:
         self.loss = loss
         self.solver = solver
@@ -275,12 +297,16 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         self.history = history
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.parallel = parallel
         self.verbose = verbose
         self.svrg_option = svrg_option
         self.tol = tol
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
+        self.class_weight = class_weight
+        self.center = center
+        self.warm_start_loss = warm_start_loss
 
     def _local_params(self):
         """The shards' solver parameters: this estimator's (a parameter of robustcore.LinearClassifier that this
@@ -321,9 +347,15 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             widths = sorted({d for _, d, _ in described} | (set() if n_features is None else {n_features}))
             if len(widths) != 1:
                 raise ValueError(f"the partitions of X have different numbers of features {widths}")
-            labels = np.concatenate([u for n, _, u in described if n > 0])
+            labels = np.concatenate([u for n, _, (u, _) in described if n > 0])
             check_classification_targets(labels)
             classes = local._classes(labels)
+            per_class = None
+            if self.class_weight is not None:
+                counts = np.zeros(len(classes))
+                for _, _, (u, c) in described:
+                    np.add.at(counts, np.searchsorted(classes, u), c)
+                per_class = class_weights_from_counts(self.class_weight, classes, counts)
             d = described[0][1]
             n_problems = 1 if len(classes) == 2 else len(classes)
             coef0, intercept0 = _lm._initial_model(None, None, n_problems, d)
@@ -332,7 +364,8 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             if held_out:
                 stopper = EarlyStopping(self.tol, self.n_iter_no_change, self._held_out_score(client, held_out, local,
                                                                                                kind, classes))
-            state, history, status = self._rounds(client, shards, rows, params, classes, kind, state, stopper)
+            state, history, status = self._rounds(client, shards, rows, params, classes, kind, state, stopper,
+                                                  per_class, local._warm_start(self.max_iter)[1])
         finally:
             client.cancel(shards + held_out + (loaded if held_out else []))
         warn_max_iter(self, status, self.tol if stopper is not None else None)
@@ -360,10 +393,11 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
 
         return score
 
-    def _rounds(self, client, shards, rows, params, classes, kind, state, stopper=None):
+    def _rounds(self, client, shards, rows, params, classes, kind, state, stopper=None, per_class=None, n_warm=0):
         """The ``max_iter`` rounds on the non-empty shards, or until ``stopper`` (an ``EarlyStopping`` scoring
         the mixed state) stops them: (the mixed state -- the best round's with early stopping --, the
-        per-round history rows, the status)."""
+        per-round history rows, the status). ``per_class``: class weights; the first ``n_warm`` rounds run
+        on the warm-start loss."""
         base_seed = seed_from_random_state(self.random_state)
         active = [(p, shard, n) for p, (shard, n) in enumerate(zip(shards, rows)) if n > 0]
         rows = [n for _, _, n in active]
@@ -372,9 +406,11 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             report = bar.callback()
             for r in range(self.max_iter):
                 t0 = time.perf_counter()
+                if r == n_warm and n_warm and kind != "vr":
+                    state.restart_average()  # the running average (asgd) restarts on the loss
                 futures = [client.submit(_fit_shard, shard, params, classes, kind, state, self.local_max_iter,
                                          int(np.random.SeedSequence([base_seed, r, p]).generate_state(1)[0]),
-                                         pure=False) for p, shard, _ in active]
+                                         per_class, r < n_warm, pure=False) for p, shard, _ in active]
                 results = client.gather(futures)
                 state = _mix([s for s, _, _ in results], rows)
                 history.append(self._round_history(results, rows, time.perf_counter() - t0))

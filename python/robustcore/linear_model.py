@@ -113,6 +113,11 @@ class _SgdState:
             return self.avg_coef[k], self.scalars[k, 1]
         return self.coef[k], self.scalars[k, 0]
 
+    def restart_average(self, k=slice(None)):
+        """Problem k's running average (all problems' by default) starts afresh: the switch from the convex
+        warm start to the loss."""
+        self.counters[k, 1] = 0
+
     def row(self, k):
         """A copy of problem k's state (``set_row`` puts it back)."""
         return {name: value[k].copy() for name, value in self.__dict__.items()}
@@ -611,12 +616,15 @@ class LinearClassifier(BaseClassifier):
         warm = ("log_loss" if bounded else None) if self.warm_start_loss == "auto" else self.warm_start_loss
         return center, warm
 
-    def _warm_start(self, max_iter):
-        """(loss spec, epochs) of the convex warm start of a fit of ``max_iter`` epochs, or (None, 0)."""
+    def _warm_start(self, max_iter, mode=True):
+        """(loss spec, epochs) of the convex warm start of a fit of ``max_iter`` epochs (the first third), or
+        (None, 0). ``mode``: False (no warm start), True, or "only" (all ``max_iter`` epochs on the warm-start
+        loss: robustcore.dask's warm-start rounds)."""
         warm = self._collapse_remedies()[1]
-        if warm is None or max_iter // 3 == 0:
+        n_warm = max_iter if mode == "only" else max_iter // 3
+        if not mode or warm is None or n_warm == 0:
             return None, 0
-        return loss_spec(warm), max_iter // 3
+        return loss_spec(warm), n_warm
 
     def _loss_spec(self):
         return loss_spec(canonical_loss(self.loss), s=float(self.s), c=float(self.c), sramp_params=self.sramp_params)
@@ -664,10 +672,10 @@ class LinearClassifier(BaseClassifier):
         """``max_iter`` epochs on every binary problem from ``state`` (updated in place): fitted attributes.
         ``until_tol``: epoch by epoch until ``tol`` is met (``_sgd_until_tol``), on the training objective, or
         with ``validation`` (a ``_Validation``) on the validation score. ``warm_start``: the first epochs on
-        ``warm_start_loss`` (``_warm_start``); centring as ``center``."""
+        ``warm_start_loss`` (``_warm_start``; "only": every epoch); centring as ``center``."""
         cfg = self._sgd_config(weighted_alpha(self.alpha, sample_weight, X.shape[0]))
         mu = _column_mean(X, sample_weight) if self._collapse_remedies()[0] else None
-        warm_spec, n_warm = self._warm_start(max_iter) if warm_start else (None, 0)
+        warm_spec, n_warm = self._warm_start(max_iter, warm_start)
         loss = canonical_loss(self.loss)
         spec = self._loss_spec()
         calib_spec, calib_factor = _calibration_loss(loss, spec)
@@ -706,9 +714,9 @@ class LinearClassifier(BaseClassifier):
                 return run(max_iter)
             # The warm start with the step calibrated for the logistic loss, then the loss's own (scaled) step.
             warm = epochs(n_warm, bar.callback(), warm_spec, 1.0 / calib_factor)
-            if warm.status == "diverged":
+            if warm.status == "diverged" or n_warm == max_iter:
                 return warm
-            state.counters[k, 1] = 0  # the running average (asgd) restarts on the loss
+            state.restart_average(k)  # the running average (asgd) restarts on the loss
             return _after_warm_start(warm, run(max_iter - n_warm))
 
         with Progress(self.verbose, max_iter * len(Y), type(self).__name__) as bar:
@@ -720,9 +728,10 @@ class LinearClassifier(BaseClassifier):
     def _fit_vr(self, M, Y, sample_weight, Mt, Yt, max_iter, coef0, intercept0, validation=None, warm_start=False):
         """A variance-reduced solve of every binary problem from (coef0, intercept0): fitted attributes.
         ``validation`` (a ``_Validation``): early stopping on its accuracy, in the same solve (after the warm
-        start). ``warm_start``: the first passes on ``warm_start_loss`` (``_warm_start``), the rest from there."""
+        start). ``warm_start``: the first passes on ``warm_start_loss`` (``_warm_start``; "only": every pass),
+        the rest from there."""
         spec = self._loss_spec()
-        warm_spec, n_warm = self._warm_start(max_iter) if warm_start else (None, 0)
+        warm_spec, n_warm = self._warm_start(max_iter, warm_start)
         seed = seed_from_random_state(self.random_state)
         alpha = weighted_alpha(self.alpha, sample_weight, M.shape[0])
 
@@ -737,7 +746,7 @@ class LinearClassifier(BaseClassifier):
             if not n_warm:
                 return solve(spec, max_iter, coef0[k], intercept0[k], seed + 7919 * k, stopper)
             coef, intercept, warm = solve(warm_spec, n_warm, coef0[k], intercept0[k], seed + 7919 * k)
-            if warm.status == "diverged":
+            if warm.status == "diverged" or n_warm == max_iter:
                 return coef, intercept, warm
             coef, intercept, main = solve(spec, max_iter - n_warm, coef, intercept, seed + 7919 * k + 1, stopper)
             return coef, intercept, _after_warm_start(warm, main)

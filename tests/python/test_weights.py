@@ -169,3 +169,17 @@ def test_label_powerset_weights():
     np.testing.assert_array_equal(e.coef_, f.coef_)
     with pytest.raises(ValueError, match="not label combinations"):
         rc.LabelPowersetClassifier(class_weight={(1, 0, 1): 2.0}, **short).fit(X, Y)
+
+
+@pytest.mark.parametrize("class_weight", ["balanced", {0: 2.0, 2: 0.5}, {1: 3.0}])
+def test_class_weights_from_counts_matches_scikit_learn(class_weight):
+    """robustcore.dask's class weights from per-class row counts equal compute_class_weight on the labels."""
+    from sklearn.utils.class_weight import compute_class_weight
+
+    y = np.repeat([0, 1, 2], [50, 7, 143])
+    classes = np.array([0, 1, 2])
+    expected = compute_class_weight(class_weight, classes=classes, y=y)
+    got = _base.class_weights_from_counts(class_weight, classes, np.bincount(y))
+    np.testing.assert_allclose(got, expected, rtol=1e-15)
+    with pytest.raises(ValueError, match="balanced"):
+        _base.class_weights_from_counts("balanced", classes, [3, 0, 4])
