@@ -39,6 +39,7 @@ from sklearn.utils.validation import _check_sample_weight, check_array, check_is
 from . import linear_model as _lm
 from ._base import (STOPPING_CONSTRAINTS, EarlyStopping, Progress, binary_targets, class_weights_from_counts,
                     fit_method, predict_from_scores, validation_split, warn_max_iter)
+from ._label_noise import transition_matrix
 from ._validation import seed_from_random_state, to_matrix
 
 if TYPE_CHECKING:
@@ -95,6 +96,27 @@ def _fit_shard(shard, params, classes, kind, state, local_max_iter, seed, per_cl
     last = {key: float(np.nanmean(np.asarray(v, dtype=np.float64)[..., -1]))
             for key, v in fitted["history_"].items() if key != "passes" and np.size(v)}
     return new_state, X.shape[0], last
+
+
+def _noise_shard(shard, params, classes, seed):
+    """(the shard with its sample weights times the importance weights of ``params["noise_rates"]``, the
+    shard's transition matrix): ``robustcore.LinearClassifier``'s noise correction on the shard's own rows
+    (out-of-fold logistic-loss fits on the worker; "auto" estimates T from them). An empty shard is returned
+    as it is, with T None."""
+    X, y, sample_weight = shard
+    if len(y) == 0:
+        return shard, None
+    missing = np.setdiff1d(classes, y)
+    if missing.size:
+        raise ValueError(f"noise_rates needs rows of every class in every partition (its out-of-fold fits run "
+                         f"where the rows are); a partition of {len(y)} rows has none of classes {list(missing)}")
+    est = _Local(**params, random_state=seed)
+    weights, noise = est._noise_correction(X, y, classes, sample_weight)
+    return (X, y, weights), noise["transition_matrix_"]
+
+
+def _part(pair, k):
+    return pair[k]
 
 
 def _split_shard(shard, validation_fraction, seed, part):
@@ -202,10 +224,16 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         As in ``robustcore.LinearClassifier``, in rounds: the first ``max_iter // 3`` rounds run on this
         loss, the rest on ``loss`` from their mixed model (the SGD step calibrated for the logistic loss,
         then scaled for ``loss``; the running average restarts at the switch).
-    noise_rates, probability :
-        Not available on dask: both need out-of-fold fits over all the rows. Estimate the noise on an
-        in-memory sample with ``robustcore.noise.estimate_transition`` and pass importance weights as
-        ``sample_weight``, or calibrate ``to_local()`` with scikit-learn's ``CalibratedClassifierCV``.
+    noise_rates : None, "auto", dict {class: flip rate} or (n_classes, n_classes) array
+        As in ``robustcore.LinearClassifier``, partition by partition: before the rounds, every partition
+        fits the logistic loss out of fold on its own rows (on its worker), estimates T from them ("auto")
+        or takes the given one, and multiplies its rows' sample weights by their importance weights.
+        Every partition needs rows of every class. ``transition_matrix_`` / ``noise_rates_``: the
+        row-weighted mean of the partitions' estimates.
+    probability :
+        Not available on dask (Platt scaling out of fold would take five more distributed fits):
+        calibrate ``to_local()`` on held-out in-memory rows with scikit-learn's
+        ``CalibratedClassifierCV(FrozenEstimator(...))``.
     max_iter : int >= 1
         Rounds: model broadcasts, local solves and averages.
     local_max_iter : int >= 1
@@ -235,6 +263,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
     ----------
     classes_, coef_, intercept_, n_features_in_, n_iter_ (rounds), status_ ("max_iter", or "converged" when
     early stopping ended the rounds),
+    transition_matrix_ and noise_rates_ (with ``noise_rates``),
     history_ (dict of per-round arrays: "seconds" (the round's wall time) and the row-weighted mean over
     shards of their local fits' last "objective" and "train_error" when history=True, before mixing;
     with early stopping "validation_score", the held-out accuracy of the mixed model),
@@ -278,6 +307,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         class_weight: str | dict | None = None,
         center: str | bool = "auto",
         warm_start_loss: str | None = "auto",
+        noise_rates: str | dict | Any | None = None,
     ) -> None:
         self.loss = loss
         self.solver = solver
@@ -307,6 +337,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         self.class_weight = class_weight
         self.center = center
         self.warm_start_loss = warm_start_loss
+        self.noise_rates = noise_rates
 
     def _local_params(self):
         """The shards' solver parameters: this estimator's (a parameter of robustcore.LinearClassifier that this
@@ -332,7 +363,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         n_features = X.shape[1] if _is_dask(X) and len(X.shape) == 2 else None
         x_blocks, y_blocks, w_blocks = _blocks(X, y, sample_weight)
         shards = client.compute([dask.delayed(_load_shard, pure=True)(*b) for b in zip(x_blocks, y_blocks, w_blocks)])
-        held_out, loaded = [], shards
+        held_out, loaded, replaced = [], shards, []
         if self.early_stopping and self.tol is not None:  # each shard holds out its own stratified share
             seeds = [int(np.random.SeedSequence([seed_from_random_state(self.random_state) % 2**63, p])
                          .generate_state(1)[0]) for p in range(len(shards))]
@@ -356,6 +387,10 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
                 for _, _, (u, c) in described:
                     np.add.at(counts, np.searchsorted(classes, u), c)
                 per_class = class_weights_from_counts(self.class_weight, classes, counts)
+            noise = {}
+            if self.noise_rates is not None:
+                replaced.extend(shards)  # the uncorrected shards, released with the rest
+                shards, noise = self._noise_correction(client, shards, rows, params, classes, replaced)
             d = described[0][1]
             n_problems = 1 if len(classes) == 2 else len(classes)
             coef0, intercept0 = _lm._initial_model(None, None, n_problems, d)
@@ -367,14 +402,31 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             state, history, status = self._rounds(client, shards, rows, params, classes, kind, state, stopper,
                                                   per_class, local._warm_start(self.max_iter)[1])
         finally:
-            client.cancel(shards + held_out + (loaded if held_out else []))
+            futures = shards + held_out + replaced + (loaded if held_out else [])
+            client.cancel(list({f.key: f for f in futures}.values()))  # each once
         warn_max_iter(self, status, self.tol if stopper is not None else None)
-        local._commit(classes_=classes, n_features_in_=d,
+        local._commit(classes_=classes, n_features_in_=d, **noise,
                       **self._fitted_model(local, kind, state, history, status))
         if isinstance(X, dd.DataFrame) and all(isinstance(c, str) for c in X.columns):
             local.feature_names_in_ = np.asarray(X.columns, dtype=object)
         self._commit_from(local, n_partitions_=len(rows))
         return self
+
+    def _noise_correction(self, client, shards, rows, params, classes, release):
+        """(the shards with importance weights, {transition_matrix_, noise_rates_}) for ``noise_rates``: every
+        partition corrects its own rows (``_noise_shard``); the reported T is the row-weighted mean of theirs.
+        The intermediate futures join ``release`` (cancelled with the rest at the end of the fit)."""
+        if not isinstance(self.noise_rates, str):
+            transition_matrix(self.noise_rates, classes)  # a bad matrix or dict raises here, not on a worker
+        base = seed_from_random_state(self.random_state) % 2**63
+        seeds = [int(np.random.SeedSequence([base, p, 7]).generate_state(1)[0]) for p in range(len(shards))]
+        pairs = client.map(_noise_shard, shards, [params] * len(shards), [classes] * len(shards), seeds, pure=False)
+        corrected = client.map(_part, pairs, [0] * len(pairs), pure=False)
+        parts = client.map(_part, pairs, [1] * len(pairs), pure=False)
+        release.extend(pairs + corrected + parts)
+        Ts = client.gather(parts)
+        T = sum(n * t for n, t in zip(rows, Ts) if t is not None) / sum(n for n, t in zip(rows, Ts) if t is not None)
+        return corrected, dict(transition_matrix_=T, noise_rates_=1.0 - np.diag(T))
 
     @staticmethod
     def _model(local, kind, state):
@@ -442,6 +494,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
     def _commit_from(self, local, **extra):
         self._local_model = local
         for name in ("classes_", "coef_", "intercept_", "n_features_in_", "feature_names_in_", "n_iter_", "status_",
+                     "transition_matrix_", "noise_rates_",
                      "history_"):
             if hasattr(local, name):
                 setattr(self, name, getattr(local, name))

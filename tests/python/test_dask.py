@@ -103,6 +103,30 @@ def test_class_weight_balanced_counts_every_partition(client):
     assert gap > -0.03
 
 
+def test_noise_rates_corrects_each_partition(client):
+    """Class-conditional noise (35% of class 1 labelled 0): noise_rates="auto" on dask estimates T partition
+    by partition and recovers clean accuracy as the in-memory correction does; a given dict works; a bad
+    one is refused before any work; a partition without a class is a clear error."""
+    X, y, Xt, yt = _planted(n=8000, d=20)
+    rng = np.random.default_rng(3)
+    noisy = np.where((y == 1) & (rng.random(len(y)) < 0.35), 0, y)
+    plain = DaskLinearClassifier(loss="log_loss", random_state=0).fit(*_dask(X, noisy, 2))
+    auto = DaskLinearClassifier(loss="log_loss", random_state=0, noise_rates="auto").fit(*_dask(X, noisy, 2))
+    local = rc.LinearClassifier(loss="log_loss", random_state=0, noise_rates="auto").fit(X, noisy)
+    assert auto.score(Xt, yt) > plain.score(Xt, yt) + 0.02
+    assert auto.score(Xt, yt) > local.score(Xt, yt) - 0.02
+    np.testing.assert_allclose(auto.transition_matrix_, local.transition_matrix_, atol=0.1)
+    assert auto.noise_rates_.shape == (2,) and auto.noise_rates_[1] > 0.2
+    given = DaskLinearClassifier(loss="log_loss", random_state=0, noise_rates={0: 0.0, 1: 0.35}).fit(*_dask(X, noisy, 2))
+    assert given.score(Xt, yt) > plain.score(Xt, yt) + 0.02
+    np.testing.assert_allclose(given.transition_matrix_, [[1.0, 0.0], [0.35, 0.65]])
+    with pytest.raises(ValueError):
+        DaskLinearClassifier(noise_rates={0: 0.7, 1: 0.6}).fit(*_dask(X, noisy, 2))
+    order = np.argsort(noisy, kind="stable")  # the first partition holds only class 0
+    with pytest.raises(ValueError, match="every class in every partition"):
+        DaskLinearClassifier(noise_rates="auto").fit(*_dask(X[order], noisy[order], 2))
+
+
 def test_parallel_rows_in_each_task(client):
     X, y, Xt, yt = _planted()
     assert _accuracy_gap(X, y, Xt, yt, parts=2, parallel="rows", n_jobs=2) >= -0.5
