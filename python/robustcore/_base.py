@@ -224,23 +224,34 @@ def fit_sigmoid(scores, positive, sample_weight=None):
     """Platt's (A, B): minimise the (weighted) cross-entropy of P(positive | s) = 1 / (1 + exp(A s + B))
     against Platt's smoothed targets (n_+ + 1) / (n_+ + 2) for positives and 1 / (n_- + 2) for negatives
     (Platt 1999; counts of rows, as CalibratedClassifierCV), from A = 0, B = log((n_- + 1) / (n_+ + 1))."""
-    from scipy.special import expit, log_expit
-
     s = np.asarray(scores, dtype=np.float64)
     positive = np.asarray(positive, dtype=bool)
     w = np.ones_like(s) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    n_pos, n_neg = float(positive.sum()), float((~positive).sum())
-    t = np.where(positive, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
-    scale = float(np.max(np.abs(s))) or 1.0  # optimise over s / scale: the same optimum, better conditioned
+    n_pos = float(positive.sum())
+    return fit_sigmoid_from_terms(lambda ab, t, scale: sigmoid_terms(s, positive, w, ab, t, scale),
+                                  n_pos, len(s) - n_pos, float(np.max(np.abs(s), initial=0.0)))
 
-    def loss_grad(ab):
-        z = (s / scale) * ab[0] + ab[1]  # P(positive) = expit(-z)
-        f = np.sum(w * (t * -log_expit(-z) + (1.0 - t) * -log_expit(z)))
-        r = w * (t - expit(-z))  # d f / d z
-        return f, np.array([r @ (s / scale), r.sum()])
 
+def sigmoid_terms(s, positive, w, ab, targets, scale):
+    """(value, gradient in (A, B)) of ``fit_sigmoid``'s objective over these rows (scores s, positive flags,
+    weights w) at ``ab``, on the scores s / scale, with Platt's (positive, negative) ``targets``."""
+    from scipy.special import expit, log_expit
+
+    t = np.where(positive, targets[0], targets[1])
+    z = (s / scale) * ab[0] + ab[1]  # P(positive) = expit(-z)
+    f = float(np.sum(w * (t * -log_expit(-z) + (1.0 - t) * -log_expit(z))))
+    r = w * (t - expit(-z))  # d f / d z
+    return f, np.array([r @ (s / scale), r.sum()])
+
+
+def fit_sigmoid_from_terms(terms, n_pos, n_neg, max_abs_score):
+    """``fit_sigmoid`` over rows wherever they are: ``terms(ab, targets, scale)`` returns the summed
+    ``sigmoid_terms`` of all rows (robustcore.dask sums the partitions'); counts of positive and negative
+    rows, and the largest |score| (the scale the optimisation runs on: same optimum, better conditioned)."""
+    scale = max_abs_score or 1.0
+    targets = ((n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
     start = np.array([0.0, np.log((n_neg + 1.0) / (n_pos + 1.0))])
-    a, b = small_minimize(loss_grad, start).x
+    a, b = small_minimize(lambda ab: terms(ab, targets, scale), start).x
     return np.array([a / scale, b])
 
 

@@ -37,8 +37,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, column_or_1d
 
 from . import linear_model as _lm
-from ._base import (STOPPING_CONSTRAINTS, EarlyStopping, Progress, binary_targets, class_weights_from_counts,
-                    fit_method, predict_from_scores, validation_split, warn_max_iter)
+from ._base import (CV_FOLDS, STOPPING_CONSTRAINTS, EarlyStopping, Progress, binary_targets, class_weights_from_counts,
+                    fit_method, fit_sigmoid_from_terms, predict_from_scores, sigmoid_terms, validation_split,
+                    warn_max_iter)
 from ._label_noise import transition_matrix
 from ._validation import seed_from_random_state, to_matrix
 
@@ -117,6 +118,26 @@ def _noise_shard(shard, params, classes, seed):
 
 def _part(pair, k):
     return pair[k]
+
+
+def _shard_scores(shard, coef, intercept, classes):
+    """(decision scores (n, n_problems), +-1 targets > 0 (n_problems, n), weights or None) of a shard's
+    rows under the model (coef, intercept): what the out-of-fold Platt fit needs, kept on the worker."""
+    X, y, sample_weight = shard
+    scores = np.asarray(X @ coef.T).reshape(X.shape[0], -1) + intercept
+    return scores, binary_targets(y, classes) > 0, sample_weight
+
+
+def _score_summary(scored, k):
+    """(positive rows, negative rows, max |score|) of problem k on a scored shard."""
+    scores, positive, _ = scored
+    n_pos = float(positive[k].sum())
+    return n_pos, len(positive[k]) - n_pos, float(np.max(np.abs(scores[:, k]), initial=0.0))
+
+
+def _shard_sigmoid_terms(scored, k, ab, targets, scale):
+    scores, positive, w = scored
+    return sigmoid_terms(scores[:, k], positive[k], np.ones(len(scores)) if w is None else w, ab, targets, scale)
 
 
 def _split_shard(shard, validation_fraction, seed, part):
@@ -230,10 +251,11 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         or takes the given one, and multiplies its rows' sample weights by their importance weights.
         Every partition needs rows of every class. ``transition_matrix_`` / ``noise_rates_``: the
         row-weighted mean of the partitions' estimates.
-    probability :
-        Not available on dask (Platt scaling out of fold would take five more distributed fits):
-        calibrate ``to_local()`` on held-out in-memory rows with scikit-learn's
-        ``CalibratedClassifierCV(FrozenEstimator(...))``.
+    probability : bool
+        As in ``robustcore.LinearClassifier`` (Platt scaling on out-of-fold scores, for the losses without
+        a probability model), with the partitions as folds: min(5, non-empty partitions) extra distributed
+        fits, each on all partitions but one fold's, scoring that fold's rows on their workers; the sigmoid
+        is fitted on sums the workers return. Needs at least 2 non-empty partitions.
     max_iter : int >= 1
         Rounds: model broadcasts, local solves and averages.
     local_max_iter : int >= 1
@@ -263,7 +285,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
     ----------
     classes_, coef_, intercept_, n_features_in_, n_iter_ (rounds), status_ ("max_iter", or "converged" when
     early stopping ended the rounds),
-    transition_matrix_ and noise_rates_ (with ``noise_rates``),
+    transition_matrix_ and noise_rates_ (with ``noise_rates``), platt_ (with ``probability``),
     history_ (dict of per-round arrays: "seconds" (the round's wall time) and the row-weighted mean over
     shards of their local fits' last "objective" and "train_error" when history=True, before mixing;
     with early stopping "validation_score", the held-out accuracy of the mixed model),
@@ -308,6 +330,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         center: str | bool = "auto",
         warm_start_loss: str | None = "auto",
         noise_rates: str | dict | Any | None = None,
+        probability: bool = False,
     ) -> None:
         self.loss = loss
         self.solver = solver
@@ -338,6 +361,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         self.center = center
         self.warm_start_loss = warm_start_loss
         self.noise_rates = noise_rates
+        self.probability = probability
 
     def _local_params(self):
         """The shards' solver parameters: this estimator's (a parameter of robustcore.LinearClassifier that this
@@ -399,18 +423,56 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             if held_out:
                 stopper = EarlyStopping(self.tol, self.n_iter_no_change, self._held_out_score(client, held_out, local,
                                                                                                kind, classes))
+            n_warm = local._warm_start(self.max_iter)[1]
+            platt = None
+            if self.probability and not local._has_own_proba():
+                platt = self._fit_platt(client, shards, rows, params, classes, kind, state, per_class, n_warm,
+                                        local, replaced)
             state, history, status = self._rounds(client, shards, rows, params, classes, kind, state, stopper,
-                                                  per_class, local._warm_start(self.max_iter)[1])
+                                                  per_class, n_warm)
         finally:
             futures = shards + held_out + replaced + (loaded if held_out else [])
             client.cancel(list({f.key: f for f in futures}.values()))  # each once
         warn_max_iter(self, status, self.tol if stopper is not None else None)
-        local._commit(classes_=classes, n_features_in_=d, **noise,
+        local._commit(classes_=classes, n_features_in_=d, platt_=platt, **noise,
                       **self._fitted_model(local, kind, state, history, status))
         if isinstance(X, dd.DataFrame) and all(isinstance(c, str) for c in X.columns):
             local.feature_names_in_ = np.asarray(X.columns, dtype=object)
         self._commit_from(local, n_partitions_=len(rows))
         return self
+
+    def _fit_platt(self, client, shards, rows, params, classes, kind, state0, per_class, n_warm, local, release):
+        """platt_ ((n_problems, 2) sigmoid parameters) as ``robustcore.LinearClassifier(probability=True)``,
+        with folds of partitions: F = min(CV_FOLDS, non-empty partitions) folds (the p-th non-empty
+        partition in fold p % F); for each fold the rounds run on the other folds' partitions, and that
+        model scores the fold's rows on their workers; the sigmoid of each problem is fitted by L-BFGS-B on
+        sums of ``sigmoid_terms`` the workers return. F extra distributed fits."""
+        active = [p for p, n in enumerate(rows) if n > 0]
+        folds = min(CV_FOLDS, len(active))
+        if folds < 2:
+            raise ValueError("probability=True on dask fits Platt's sigmoid out of fold over partitions: it needs at "
+                             f"least 2 non-empty partitions, got {len(active)}")
+        scored = []
+        for f in range(folds):
+            train = [p for i, p in enumerate(active) if i % folds != f]
+            fold_rows = [rows[p] if p in train else 0 for p in range(len(rows))]
+            fitted, _, _ = self._rounds(client, shards, fold_rows, params, classes, kind, copy.deepcopy(state0),
+                                        None, per_class, n_warm, progress=False)
+            coef, intercept = self._model(local, kind, fitted)
+            scored += [client.submit(_shard_scores, shards[p], coef, intercept, classes, pure=False)
+                       for i, p in enumerate(active) if i % folds == f]
+        release.extend(scored)
+        platt = []
+        for k in range(1 if len(classes) == 2 else len(classes)):
+            n_pos, n_neg, max_abs = np.array(client.gather(client.map(_score_summary, scored, k=k, pure=False))).T
+
+            def terms(ab, targets, scale, k=k):
+                parts = client.gather(client.map(_shard_sigmoid_terms, scored, k=k, ab=ab, targets=targets,
+                                                 scale=scale, pure=False))
+                return sum(f for f, _ in parts), sum(g for _, g in parts)
+
+            platt.append(fit_sigmoid_from_terms(terms, float(n_pos.sum()), float(n_neg.sum()), float(max_abs.max())))
+        return np.array(platt)
 
     def _noise_correction(self, client, shards, rows, params, classes, release):
         """(the shards with importance weights, {transition_matrix_, noise_rates_}) for ``noise_rates``: every
@@ -445,16 +507,17 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
 
         return score
 
-    def _rounds(self, client, shards, rows, params, classes, kind, state, stopper=None, per_class=None, n_warm=0):
+    def _rounds(self, client, shards, rows, params, classes, kind, state, stopper=None, per_class=None, n_warm=0,
+                progress=True):
         """The ``max_iter`` rounds on the non-empty shards, or until ``stopper`` (an ``EarlyStopping`` scoring
         the mixed state) stops them: (the mixed state -- the best round's with early stopping --, the
         per-round history rows, the status). ``per_class``: class weights; the first ``n_warm`` rounds run
-        on the warm-start loss."""
+        on the warm-start loss. ``progress``: the progress bar (with ``verbose``)."""
         base_seed = seed_from_random_state(self.random_state)
         active = [(p, shard, n) for p, (shard, n) in enumerate(zip(shards, rows)) if n > 0]
         rows = [n for _, _, n in active]
         history = []
-        with Progress(self.verbose, self.max_iter, type(self).__name__, unit="round") as bar:
+        with Progress(self.verbose if progress else 0, self.max_iter, type(self).__name__, unit="round") as bar:
             report = bar.callback()
             for r in range(self.max_iter):
                 t0 = time.perf_counter()
@@ -494,7 +557,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
     def _commit_from(self, local, **extra):
         self._local_model = local
         for name in ("classes_", "coef_", "intercept_", "n_features_in_", "feature_names_in_", "n_iter_", "status_",
-                     "transition_matrix_", "noise_rates_",
+                     "transition_matrix_", "noise_rates_", "platt_",
                      "history_"):
             if hasattr(local, name):
                 setattr(self, name, getattr(local, name))

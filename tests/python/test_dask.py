@@ -127,6 +127,26 @@ def test_noise_rates_corrects_each_partition(client):
         DaskLinearClassifier(noise_rates="auto").fit(*_dask(X[order], noisy[order], 2))
 
 
+def test_probability_platt_over_partition_folds(client):
+    """probability=True with the hinge loss: Platt's sigmoid out of fold over partitions gives probabilities
+    as good as the in-memory ones (log loss within 0.02) and close to them row by row; 3 classes sum to 1;
+    one partition is refused."""
+    from sklearn.metrics import log_loss
+
+    X, y, Xt, yt = _planted(n=6000, d=20)
+    dist = DaskLinearClassifier(random_state=0, probability=True).fit(*_dask(X, y, 4))
+    local = rc.LinearClassifier(random_state=0, probability=True).fit(X, y)
+    P, Pl = dist.predict_proba(Xt), local.predict_proba(Xt)
+    assert dist.platt_.shape == (1, 2) and dist.platt_[0, 0] < 0  # larger scores, more positive
+    assert log_loss(yt, P) < log_loss(yt, Pl) + 0.02
+    assert np.mean(np.abs(P[:, 1] - Pl[:, 1])) < 0.05
+    X3, y3, Xt3, _ = _planted(n=3000, d=10, n_classes=3)
+    P3 = DaskLinearClassifier(random_state=0, probability=True, max_iter=5).fit(*_dask(X3, y3, 3)).predict_proba(Xt3)
+    np.testing.assert_allclose(P3.sum(axis=1), 1.0)
+    with pytest.raises(ValueError, match="2 non-empty partitions"):
+        DaskLinearClassifier(probability=True).fit(*_dask(X, y, 1))
+
+
 def test_parallel_rows_in_each_task(client):
     X, y, Xt, yt = _planted()
     assert _accuracy_gap(X, y, Xt, yt, parts=2, parallel="rows", n_jobs=2) >= -0.5
