@@ -96,13 +96,22 @@ struct SgdState {
 
 namespace detail {
 
+/// Where an epoch's indices come from: the fit's PassOrder (a fresh order of n rows each epoch), or one
+/// fixed sequence (a shard of the parallel epoch). Not a template, so each view compiles one epoch loop.
+struct PassSource {
+  PassOrder* order = nullptr;
+  const int64_t* fixed = nullptr;
+  int64_t n = 0;
+  const int64_t* next() const { return order ? order->next(Draw::Reshuffle, n) : fixed; }
+};
+
 /// The epochs of sgd_fit, after its checks and its sampling set-up: each epoch steps through the m
-/// indices next_pass() returns, into the rows Xs (labels ys, weights sws); X, model and sample_weight
-/// (the data as given) serve the monitor.
-template <class Loss, class Data, class NextPass>
+/// indices next_pass.next() returns, into the rows Xs (labels ys, weights sws); X, model and
+/// sample_weight (the data as given) serve the monitor.
+template <class Loss, class Data>
 Result sgd_epochs(const Data& X, const BinaryModel<Loss>& model, const double* sample_weight, const Data& Xs,
                   const double* ys, const double* sws, const Loss& loss, const SgdParams& params, SgdState& state,
-                  NextPass&& next_pass, int64_t m, const Data* X_test, const double* y_test,
+                  const PassSource& next_pass, int64_t m, const Data* X_test, const double* y_test,
                   const ProgressFn& progress) {
   const int64_t d = X.cols();
   const double lambda = params.lr.lambda;
@@ -141,7 +150,7 @@ Result sgd_epochs(const Data& X, const BinaryModel<Loss>& model, const double* s
   InterruptCheck stop;
 
   for (int64_t epoch = 0; epoch < params.max_iter; ++epoch) {
-    const int64_t* idx = next_pass();
+    const int64_t* idx = next_pass.next();
     if (epoch_avg) avg.reset(), bbar = 0.0, abar = 0.0;
     const bool use_avg = running || epoch_avg;
 
@@ -260,10 +269,10 @@ inline void mix_states(const std::vector<SgdState>& shards, const std::vector<do
 
 /// sgd_fit with params.n_threads > 1 (see SgdParams::n_threads): each epoch's pass order is cut into P
 /// shards, the shards run one epoch each (sgd_epochs) on threads, and the epoch ends with their average.
-template <class Loss, class Data, class NextPass>
+template <class Loss, class Data>
 Result sgd_epochs_parallel(const Data& X, const BinaryModel<Loss>& model, const double* sample_weight,
                            const Data& Xs, const double* ys, const double* sws, const Loss& loss,
-                           const SgdParams& params, SgdState& state, NextPass&& next_pass, int64_t n,
+                           const SgdParams& params, SgdState& state, const PassSource& next_pass, int64_t n,
                            const Data* X_test, const double* y_test, const ProgressFn& progress) {
   const int P = static_cast<int>(std::min<int64_t>(params.n_threads, n));
   Result res;
@@ -288,14 +297,14 @@ Result sgd_epochs_parallel(const Data& X, const BinaryModel<Loss>& model, const 
     weight[static_cast<size_t>(p)] = static_cast<double>(lo[static_cast<size_t>(p) + 1] - lo[static_cast<size_t>(p)]) / static_cast<double>(n);
   const bool running = params.average == Averaging::Running;
   for (int64_t epoch = 0; epoch < params.max_iter; ++epoch) {
-    const int64_t* idx = next_pass();
+    const int64_t* idx = next_pass.next();
     for (auto& sh : shards) sh = state;
     run_tasks(P, [&](int p) {
       const size_t q = static_cast<size_t>(p);
       const int64_t* shard = idx + lo[q];
       shard_results[q] = sgd_epochs(X, model, sample_weight, Xs, ys, sws, loss, shard_params, shards[q],
-                                    [shard] { return shard; }, lo[q + 1] - lo[q], static_cast<const Data*>(nullptr),
-                                    nullptr, nullptr);
+                                    PassSource{nullptr, shard, lo[q + 1] - lo[q]}, lo[q + 1] - lo[q],
+                                    static_cast<const Data*>(nullptr), nullptr, nullptr);
     });
     mix_states(shards, weight, state);
     for (const Result& r : shard_results)
@@ -343,7 +352,7 @@ Result sgd_fit(const Data& X, const double* y, const double* sample_weight, cons
   const SampledRows<Data> rows(X, y, sample_weight, params.shuffle, params.block_rows, src);
   PassOrder order(n, params.shuffle, rows.block(), src);
 
-  auto next_pass = [&order, n] { return order.next(Draw::Reshuffle, n); };
+  const detail::PassSource next_pass{&order, nullptr, n};
   if (params.n_threads > 1 && n > 1)
     return detail::sgd_epochs_parallel(X, model, sample_weight, rows.rows(), rows.labels(), rows.weights(), loss,
                                        params, state, next_pass, n, X_test, y_test, progress);
