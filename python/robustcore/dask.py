@@ -76,15 +76,22 @@ def _describe_shard(shard):
     return X.shape[0], X.shape[1], np.unique(y, return_counts=True)
 
 
+def _class_weighted(per_class, classes, y, sample_weight):
+    """A shard's sample weights times its rows' class weights (``per_class``, in ``classes`` order; None:
+    unchanged)."""
+    if per_class is None or len(y) == 0:
+        return sample_weight
+    weights = per_class[np.searchsorted(classes, y)]
+    return weights if sample_weight is None else weights * sample_weight
+
+
 def _fit_shard(shard, params, classes, kind, state, local_max_iter, seed, per_class=None, warm=False):
     """``local_max_iter`` epochs (effective passes) of the solver on one shard from ``state``: (the new
     state, rows, the last local history row). ``state``: the _SgdState of the SGD solvers, (coef,
     intercept) of the variance-reduced ones. ``per_class``: the class weights (``classes`` order) that
     multiply the sample weights, or None. ``warm``: every epoch on the warm-start loss (a warm-start round)."""
     X, y, sample_weight = shard
-    if per_class is not None and len(y):
-        weights = per_class[np.searchsorted(classes, y)]
-        sample_weight = weights if sample_weight is None else weights * sample_weight
+    sample_weight = _class_weighted(per_class, classes, y, sample_weight)
     est = _Local(**params, random_state=seed)
     M, Y = to_matrix(X), binary_targets(y, classes)
     mode = "only" if warm else False
@@ -120,10 +127,12 @@ def _part(pair, k):
     return pair[k]
 
 
-def _shard_scores(shard, coef, intercept, classes):
-    """(decision scores (n, n_problems), +-1 targets > 0 (n_problems, n), weights or None) of a shard's
-    rows under the model (coef, intercept): what the out-of-fold Platt fit needs, kept on the worker."""
+def _shard_scores(shard, coef, intercept, classes, per_class=None):
+    """(decision scores (n, n_problems), +-1 targets > 0 (n_problems, n), weights or None: the sample
+    weights times the class weights ``per_class``, as the fit's) of a shard's rows under the model (coef,
+    intercept): what the out-of-fold Platt fit needs, kept on the worker."""
     X, y, sample_weight = shard
+    sample_weight = _class_weighted(per_class, classes, y, sample_weight)
     scores = np.asarray(X @ coef.T).reshape(X.shape[0], -1) + intercept
     return scores, binary_targets(y, classes) > 0, sample_weight
 
@@ -459,7 +468,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             fitted, _, _ = self._rounds(client, shards, fold_rows, params, classes, kind, copy.deepcopy(state0),
                                         None, per_class, n_warm, progress=False)
             coef, intercept = self._model(local, kind, fitted)
-            scored += [client.submit(_shard_scores, shards[p], coef, intercept, classes, pure=False)
+            scored += [client.submit(_shard_scores, shards[p], coef, intercept, classes, per_class, pure=False)
                        for i, p in enumerate(active) if i % folds == f]
         release.extend(scored)
         platt = []
