@@ -136,3 +136,20 @@ def test_engine_n_threads_is_bound():
     assert p.n_threads == 1
     p.n_threads = 2
     assert p.n_threads == 2
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_history_on_threads_is_the_numpy_objective(sparse):
+    """With parallel="rows" the per-epoch history pass runs on the threads too: its last objective, training
+    error and test error equal NumPy's for the final model."""
+    X, y, _ = _noisy_problem(2, n=3000)
+    X = X if sparse else X.toarray()
+    Xt, yt = X[:700], y[:700]
+    est = rc.LinearClassifier(loss="log_loss", alpha=1e-3, parallel="rows", n_jobs=2, max_iter=4,
+                              random_state=0).fit(X, y, eval_set=(Xt, yt))
+    ypm = np.where(y == 1, 1.0, -1.0)
+    z = ypm * (np.asarray(X @ est.coef_[0]).ravel() + est.intercept_[0])
+    objective = np.mean(np.logaddexp(0.0, -z)) + 0.5 * 1e-3 * est.coef_[0] @ est.coef_[0]
+    assert est.history_["objective"][-1] == pytest.approx(objective, rel=1e-10)
+    assert est.history_["train_error"][-1] == pytest.approx(np.mean(est.predict(X) != y), abs=1e-12)
+    assert est.history_["test_error"][-1] == pytest.approx(np.mean(est.predict(Xt) != yt), abs=1e-12)

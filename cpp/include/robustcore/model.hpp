@@ -32,6 +32,7 @@
 
 #include "data.hpp"
 #include "interrupt.hpp"
+#include "parallel.hpp"
 #include "losses.hpp"
 
 namespace robustcore {
@@ -133,34 +134,59 @@ struct SoftmaxModel {
   static void validate_test_labels(const int64_t*, int64_t) {}
 };
 
-/// Objective F(W, b) = (1/n) sum_i sw_i loss_i + (lambda/2) ||W||^2, the norm of its gradient (W and, with
-/// fit_intercept, b) and the 0/1 error on the training labels, in one pass over X (outputs may be null).
+/// The (loss sum, errors) of evaluate_model over rows [lo, hi), with the gradient sums into G / gb when
+/// G is not null (scaled by inv_n).
 template <class Model, class Data>
-void evaluate_model(const Data& X, const Model& model, const double* sw, const double* W, const double* b,
-                    double lambda, bool fit_intercept, double* obj, double* gnorm, double* error) {
+void evaluate_rows(const Data& X, const Model& model, const double* sw, const double* W, const double* b, int64_t lo,
+                   int64_t hi, double inv_n, double& lsum, int64_t& wrong, double* G, double* gb) {
   constexpr int KC = Model::KC;
-  const int64_t n = X.rows(), d = X.cols(), K = model.K();
-  std::vector<double> G(static_cast<size_t>(gnorm ? d * K : 0), 0.0);
-  KVec<KC> gb = make_kvec<KC>(K), s = make_kvec<KC>(K), g = make_kvec<KC>(K);
-  std::fill(gb.begin(), gb.end(), 0.0);
-  const double inv_n = n ? 1.0 / static_cast<double>(n) : 0.0;
-  double lsum = 0.0;
-  int64_t wrong = 0;
+  const int64_t K = model.K();
+  KVec<KC> s = make_kvec<KC>(K), g = make_kvec<KC>(K);
   InterruptCheck stop;
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t i = lo; i < hi; ++i) {
     stop.tick();
     const auto r = X.row(i);
     linear_scores<KC>(r, W, b, K, s.data());
     if (model.wrong(i, s.data(), model.y)) ++wrong;
     const double w_i = sw ? sw[i] : 1.0;
     lsum += w_i * model.value_grad(i, s.data(), w_i, g.data());
-    if (!gnorm) continue;
+    if (!G) continue;
     for_each_nz(r, [&](int64_t j, double x) {
-      double* Gj = G.data() + j * K;
+      double* Gj = G + j * K;
       for (int64_t k = 0; k < K; ++k) Gj[k] += x * g[static_cast<size_t>(k)] * inv_n;
     });
-    for (int64_t k = 0; k < K; ++k) gb[static_cast<size_t>(k)] += g[static_cast<size_t>(k)] * inv_n;
+    for (int64_t k = 0; k < K; ++k) gb[k] += g[static_cast<size_t>(k)] * inv_n;
   }
+}
+
+/// Runs part(lo, hi, p) over `threads` contiguous row blocks of [0, n) (run_tasks; one block, on the
+/// calling thread, when threads <= 1).
+template <class F>
+void over_row_blocks(int64_t n, int threads, F&& part) {
+  const int P = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, n)));
+  if (P == 1) return part(int64_t{0}, n, 0);
+  run_tasks(P, [&](int p) { part(n * p / P, n * (p + 1) / P, p); });
+}
+
+/// Objective F(W, b) = (1/n) sum_i sw_i loss_i + (lambda/2) ||W||^2, the norm of its gradient (W and, with
+/// fit_intercept, b) and the 0/1 error on the training labels, in one pass over X (outputs may be null).
+/// `threads` > 1 (without gnorm) splits the rows into blocks on threads (the sums then add in block order).
+template <class Model, class Data>
+void evaluate_model(const Data& X, const Model& model, const double* sw, const double* W, const double* b,
+                    double lambda, bool fit_intercept, double* obj, double* gnorm, double* error, int threads = 1) {
+  const int64_t n = X.rows(), d = X.cols(), K = model.K();
+  std::vector<double> G(static_cast<size_t>(gnorm ? d * K : 0), 0.0), gb(static_cast<size_t>(K), 0.0);
+  const double inv_n = n ? 1.0 / static_cast<double>(n) : 0.0;
+  const int P = gnorm ? 1 : std::max(1, threads);
+  std::vector<double> lsums(static_cast<size_t>(P), 0.0);
+  std::vector<int64_t> wrongs(static_cast<size_t>(P), 0);
+  over_row_blocks(n, P, [&](int64_t lo, int64_t hi, int p) {
+    evaluate_rows(X, model, sw, W, b, lo, hi, inv_n, lsums[static_cast<size_t>(p)], wrongs[static_cast<size_t>(p)],
+                  gnorm ? G.data() : nullptr, gb.data());
+  });
+  double lsum = 0.0;
+  int64_t wrong = 0;
+  for (int p = 0; p < P; ++p) lsum += lsums[static_cast<size_t>(p)], wrong += wrongs[static_cast<size_t>(p)];
   double sq = 0.0, g2 = 0.0;
   for (int64_t q = 0; q < d * K; ++q) {
     sq += W[q] * W[q];
@@ -176,20 +202,27 @@ void evaluate_model(const Data& X, const Model& model, const double* sw, const d
   if (error) *error = n ? static_cast<double>(wrong) / static_cast<double>(n) : 0.0;
 }
 
-/// 0/1 error of the model (W, b) on (X, labels) (labels of the model's Label type).
+/// 0/1 error of the model (W, b) on (X, labels) (labels of the model's Label type); `threads` as in
+/// evaluate_model.
 template <class Model, class Data>
 double model_error(const Data& X, const Model& model, const typename Model::Label* labels, const double* W,
-                   const double* b) {
+                   const double* b, int threads = 1) {
   constexpr int KC = Model::KC;
   const int64_t n = X.rows(), K = model.K();
-  KVec<KC> s = make_kvec<KC>(K);
+  std::vector<int64_t> wrongs(static_cast<size_t>(std::max(1, threads)), 0);
+  over_row_blocks(n, threads, [&](int64_t lo, int64_t hi, int p) {
+    KVec<KC> s = make_kvec<KC>(K);
+    InterruptCheck stop;
+    int64_t wrong = 0;
+    for (int64_t i = lo; i < hi; ++i) {
+      stop.tick();
+      linear_scores<KC>(X.row(i), W, b, K, s.data());
+      if (model.wrong(i, s.data(), labels)) ++wrong;
+    }
+    wrongs[static_cast<size_t>(p)] = wrong;
+  });
   int64_t wrong = 0;
-  InterruptCheck stop;
-  for (int64_t i = 0; i < n; ++i) {
-    stop.tick();
-    linear_scores<KC>(X.row(i), W, b, K, s.data());
-    if (model.wrong(i, s.data(), labels)) ++wrong;
-  }
+  for (int64_t w : wrongs) wrong += w;
   return n ? static_cast<double>(wrong) / static_cast<double>(n) : 0.0;
 }
 

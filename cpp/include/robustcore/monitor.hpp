@@ -29,6 +29,7 @@ struct MonitorSettings {
   bool record_history = true;  ///< objective / errors per pass (one extra pass over X each)
   bool grad_norm = true;       ///< also the full-gradient norm (needs a differentiable loss)
   double tol = 0.0;            ///< 0 = never stop early
+  int threads = 1;             ///< threads for the history's passes over the data (evaluate_model)
 };
 
 /// Optional evaluation set: test error per pass (labels of the model's Label type).
@@ -70,12 +71,12 @@ class Monitor {
       double obj = NAN, gn = NAN, err = NAN;
       if (finite)
         evaluate_model(X_, model_, s_.sample_weight, W, b, s_.lambda, s_.fit_intercept, &obj,
-                       s_.grad_norm ? &gn : nullptr, &err);
+                       s_.grad_norm ? &gn : nullptr, &err, s_.threads);
       res_.history.push("objective", obj);
       res_.history.push("train_error", err);
       if (s_.grad_norm) res_.history.push("grad_norm", gn);
       if (eval_.X && eval_.y)
-        res_.history.push("test_error", finite ? model_error(*eval_.X, model_, eval_.y, W, b) : NAN);
+        res_.history.push("test_error", finite ? model_error(*eval_.X, model_, eval_.y, W, b, s_.threads) : NAN);
     }
     res_.history.push("passes", passes_done);
     res_.history.push("seconds", elapsed_);

@@ -278,7 +278,7 @@ Result sgd_epochs_parallel(const Data& X, const BinaryModel<Loss>& model, const 
   Result res;
   res.step = params.lr.schedule == Schedule::Pegasos ? 0.0 : params.lr.eta0;
   const MonitorSettings ms{params.lr.lambda, params.fit_intercept, sample_weight, params.record_history,
-                           /*grad_norm=*/false, 0.0};
+                           /*grad_norm=*/false, 0.0, P};  // the history's pass on the same threads
   Monitor<BinaryModel<Loss>, Data> mon(X, model, ms, res, progress, EvalSet<BinaryModel<Loss>, Data>{X_test, y_test});
   if (progress && !progress(0)) {
     res.status = Status::Interrupted;
