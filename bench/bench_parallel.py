@@ -1,6 +1,7 @@
 """One binary problem on both cores: LinearClassifier(parallel="rows", n_jobs=2) against the one-thread fit.
 
-In one process, on the same CSR arrays and with equal epochs (history off, as bench_sgd.py), times
+In one process, on the same CSR arrays and with equal epochs (history off, as bench_sgd.py, unless
+--history: then each epoch adds the objective / error pass, which runs on the same threads), times
   - 1 thread:  LinearClassifier(loss, solver="sgd"|"asgd", max_iter=E)
   - P threads: the same with parallel="rows", n_jobs=P (iterative parameter mixing per epoch)
 and prints the median seconds over --repeats alternating rounds, the speed-up, and the test accuracy of
@@ -8,7 +9,7 @@ both (mean and spread over --seeds random_states: the threads change the path, n
 data sets' own test splits; the generated problem (bench_sgd.synthetic) holds out its last 20% of rows.
 
     python bench/bench_parallel.py [--datasets synthetic ijcnn1 a7a] [--threads 2] [--epochs 15]
-                                   [--repeats 5] [--seeds 3]
+                                   [--repeats 5] [--seeds 3] [--history]
 """
 
 from __future__ import annotations
@@ -47,10 +48,12 @@ def main(argv=None):
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--alpha", type=float, default=1e-4)
+    p.add_argument("--history", action="store_true", help="keep the per-epoch objective/error pass (the default of "
+                                                          "LinearClassifier) on")
     args = p.parse_args(argv)
 
     print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, {os.cpu_count()} cpus, python "
-          f"{platform.python_version()}, robustcore {rc.__version__}; epochs={args.epochs}, history off, medians of "
+          f"{platform.python_version()}, robustcore {rc.__version__}; epochs={args.epochs}, history={args.history}, medians of "
           f"{args.repeats} alternating rounds, accuracy over {args.seeds} seeds; load {os.getloadavg()[0]:.1f}\n")
     print(f"{'dataset':10s} {'method':12s} {'1 thread s':>10s} {f'{args.threads} threads s':>11s} {'speed-up':>8s}"
           f"   {'test acc 1 thread':>18s} {'test acc threads':>18s}")
@@ -60,7 +63,7 @@ def main(argv=None):
             def make(seed, threads):
                 kw = dict(parallel="rows", n_jobs=threads) if threads > 1 else {}
                 return rc.LinearClassifier(loss=loss, solver=solver, alpha=args.alpha, max_iter=args.epochs,
-                                           random_state=seed, history=False, **kw)
+                                           random_state=seed, history=args.history, **kw)
 
             one, par = make(0, 1), make(0, args.threads)
             with warnings.catch_warnings():
