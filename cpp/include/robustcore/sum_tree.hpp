@@ -36,7 +36,17 @@
 #include <utility>
 #include <vector>
 
+#include "huge_pages.hpp"
 #include "rng.hpp"
+
+// The per-node loops run over a compile-time B: unrolled fully, so the children stay in registers.
+#if defined(__clang__)
+#define RC_SUM_TREE_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define RC_SUM_TREE_UNROLL _Pragma("GCC unroll 64")
+#else
+#define RC_SUM_TREE_UNROLL
+#endif
 
 namespace robustcore {
 
@@ -113,24 +123,27 @@ class BasicSumTree {
     return {i, prob(i, gamma)};
   }
 
-  /// Index drawn from q (gamma = 0) given a uniform u in [0, 1).
+  /// Index drawn from q (gamma = 0) given a uniform u in [0, 1): the leaf i with
+  /// sum_{j<i} v_j <= u * total < sum_{j<=i} v_j (up to rounding), a zero leaf never.
   int64_t descend(double u) const {
     double target = u * a_[root_];
     int64_t node = 0;  // index within the current level
     for (int l = static_cast<int>(off_.size()) - 2; l >= 0; --l) {
       const double* c = a_.data() + off_[l] + node * B;
-      int last = -1;
+      // Branch-free choice among the B children (a data-dependent early exit mispredicted once per
+      // level): k = #{j < B - 1 : p_j <= target} over the inclusive prefix sums p_j, so a zero child
+      // (p_j = p_{j-1}) is never chosen except as the last one, which only rounding reaches (target at
+      // or past the children's sum): then the last positive child is taken.
+      double p[B];
+      prefix_sums(c, p);
       int k = 0;
-      for (; k < B; ++k) {
-        const double v = c[k];
-        if (v > 0.0) {
-          last = k;
-          if (target < v) break;
-          target -= v;
-        }
+      RC_SUM_TREE_UNROLL
+      for (int j = 0; j < B - 1; ++j) k += p[j] <= target;
+      if (k > 0) target -= p[k - 1];
+      if (c[k] == 0.0) {
+        k = B - 1;
+        while (k > 0 && !(c[k] > 0.0)) --k;
       }
-      // Rounding can leave target >= the children's sum: take the last positive child.
-      if (k == B) k = last;
       node = node * B + k;
     }
     return node;
@@ -191,19 +204,47 @@ class BasicSumTree {
   static constexpr double kHigh = 0x1.0p+900;
   static constexpr double kLow = 0x1.0p-900;
   static constexpr double kLogHigh = 900 * 0.6931471805599453;  // log(kHigh)
+  static constexpr double kTotalHigh = 0x1.0p+513;  // = 2^(kRescaleExp + 1)
+  static constexpr double kTotalLow = 0x1.0p-512;   // = 2^-kRescaleExp
+  static_assert(kRescaleExp == 512, "kTotalHigh / kTotalLow follow kRescaleExp");
 
+  /// The sum of B children, pairwise ((c0 + c1) + (c2 + c3)) + ...: an update's walk up the tree is a
+  /// chain of these, and the pairwise order makes each link log2(B) additions deep instead of B - 1.
+  /// rebuild() uses the same order, so every node is always exactly what a rebuild computes.
   static double block_sum(const double* c) {
-    double s = 0.0;
-    for (int k = 0; k < B; ++k) s += c[k];
-    return s;
+    double t[B];
+    RC_SUM_TREE_UNROLL
+    for (int k = 0; k < B; ++k) t[k] = c[k];
+    RC_SUM_TREE_UNROLL
+    for (int w = B; w > 1; w = (w + 1) / 2) {
+      RC_SUM_TREE_UNROLL
+      for (int k = 0; k < w / 2; ++k) t[k] = t[2 * k] + t[2 * k + 1];
+      if (w % 2) t[w / 2] = t[w - 1];
+    }
+    return t[0];
+  }
+  /// Inclusive prefix sums p_j = c_0 + ... + c_j for the descent's comparisons, log-depth
+  /// (Kogge-Stone: strides 1, 2, 4, ...), so each level of the descent waits log2(B) additions, not B - 1.
+  static void prefix_sums(const double* c, double* p) {
+    double q[B];
+    RC_SUM_TREE_UNROLL
+    for (int k = 0; k < B; ++k) p[k] = c[k];
+    RC_SUM_TREE_UNROLL
+    for (int stride = 1; stride < B; stride *= 2) {
+      RC_SUM_TREE_UNROLL
+      for (int k = 0; k < B; ++k) q[k] = k >= stride ? p[k] + p[k - stride] : p[k];
+      RC_SUM_TREE_UNROLL
+      for (int k = 0; k < B; ++k) p[k] = q[k];
+    }
   }
 
   /// v_i <- v (in the safe range), O(log m); rescales when the total leaves its range.
   void set_leaf(int64_t i, double v) {
     a_[i] = v;
     propagate(i);
-    const int e = std::ilogb(a_[root_]);
-    if (e > kRescaleExp || e < -kRescaleExp) renormalise();
+    // the total outside [2^-kRescaleExp, 2^(kRescaleExp + 1)): ilogb(total) outside +-kRescaleExp
+    const double t = a_[root_];
+    if (!(t < kTotalHigh && t >= kTotalLow)) renormalise();
   }
   void propagate(int64_t i) {
     int64_t node = i;
@@ -233,7 +274,7 @@ class BasicSumTree {
     rescales_ = 0;
   }
 
-  std::vector<double> a_;
+  HugeVector<double> a_;  // on 2 MiB pages from 4 MiB (m >= ~450k): a descent then misses no TLB
   std::vector<int64_t> off_, len_;
   int64_t m_ = 0, root_ = 0, rescales_ = 0;
 };
