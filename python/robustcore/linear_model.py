@@ -220,6 +220,28 @@ class ConstantPredictorWarning(UserWarning):
     """A fit predicts a single class on its own training data, which holds more than one."""
 
 
+_BOUNDED_LOSS_ADVICE = (
+    "A bounded loss can leave a whole class on its plateau; at a large alpha or high noise the constant "
+    "predictor can even be its objective's minimum. Try center=True and warm_start_loss='log_loss' (the "
+    "defaults), a smaller alpha, s further below 0 (sramp), standardised features "
+    "(sklearn.preprocessing.StandardScaler), or a convex loss.")
+
+
+def _noise_correction_advice(estimator, y):
+    """Why a noise-corrected fit can end constant: the rates it used and the clean class priors they imply
+    for its training labels y."""
+    from ._label_noise import clean_prior
+
+    classes = estimator.classes_
+    prior = clean_prior(estimator.transition_matrix_, np.searchsorted(classes, y))
+    rates = ", ".join(f"{c!r}: {r:.2f}" for c, r in zip(classes.tolist(), estimator.noise_rates_))
+    priors = ", ".join(f"{c!r}: {p:.2f}" for c, p in zip(classes.tolist(), prior))
+    return (f"The noise correction used the flip rates {{{rates}}} (noise_rates_), which imply the clean class "
+            f"priors {{{priors}}}: weights that discount most labels of a class can make a constant the weighted "
+            "optimum. If the rates look wrong (an estimate can mistake class overlap for noise), pass known "
+            "rates as noise_rates, check robustcore.noise.estimate_transition, or fit without the correction.")
+
+
 def _warn_constant(estimator, X, Y, coef, intercept, sample_weight=None):
     """ConstantPredictorWarning for every binary problem (rows of +-1 targets Y) whose model gives every
     training row of positive weight the same sign while their targets have both."""
@@ -230,11 +252,7 @@ def _warn_constant(estimator, X, Y, coef, intercept, sample_weight=None):
             which = f" (one-vs-rest problem of class {estimator.classes_[k]})" if len(Y) > 1 else ""
             warnings.warn(
                 f"{type(estimator).__name__}(loss={estimator.loss!r}, solver={estimator.solver!r}) predicts a single "
-                f"class on its training data{which}. A bounded loss can leave a whole class on its plateau; at a "
-                "large alpha or high noise the constant predictor can even be its objective's minimum. Try "
-                "center=True and warm_start_loss='log_loss' (the defaults), a smaller alpha, s further below "
-                "0 (sramp), standardised features (sklearn.preprocessing.StandardScaler), or a convex loss.",
-                ConstantPredictorWarning, stacklevel=3)
+                f"class on its training data{which}. {_BOUNDED_LOSS_ADVICE}", ConstantPredictorWarning, stacklevel=3)
 
 
 def _sgd_until_tol(run_epoch, stopper, max_iter, state, k, progress):
@@ -816,8 +834,17 @@ class LinearClassifier(BaseClassifier):
         return self
 
     def _check_constant(self, X, y, sample_weight):
-        """ConstantPredictorWarning when a bounded loss's fitted model predicts one class on its training data."""
-        if canonical_loss(self.loss) in BOUNDED_LOSSES:
+        """ConstantPredictorWarning when a bounded loss's fitted model, or any noise-corrected one, predicts one
+        class on its training data (a convex fit without the correction does not warn, as scikit-learn's)."""
+        if self.noise_rates is not None:
+            # every training row (the importance weights can zero a whole class: that is the failure to
+            # report), and the model's predictions (one model over all classes, softmax too)
+            pred = self.predict(X)
+            if pred.size and np.all(pred == pred[0]) and np.unique(y).size > 1:
+                warnings.warn(f"{type(self).__name__}(loss={self.loss!r}, solver={self.solver!r}, noise_rates="
+                              f"{self.noise_rates!r}) predicts a single class on its training data. "
+                              + _noise_correction_advice(self, y), ConstantPredictorWarning, stacklevel=3)
+        elif canonical_loss(self.loss) in BOUNDED_LOSSES:
             _warn_constant(self, X, binary_targets(y, self.classes_), self.coef_, self.intercept_, sample_weight)
 
     def _noise_correction(self, X, y, classes, sample_weight):

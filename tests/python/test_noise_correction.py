@@ -76,6 +76,24 @@ def _class_conditional(seed, rates={1: 0.6, 0: 0.1}, n=3000):
     return Xtr, ytr, flip_labels(ytr, rates, random_state=seed), Xte, yte
 
 
+def test_noise_correction_that_ends_constant_warns_with_its_rates():
+    """Rates that say 90% of class 0's labels were flipped make the weighted optimum the all-class-0 model:
+    the fit warns, naming the rates and the clean priors they imply; the right rates on the same data give
+    a real classifier and no warning."""
+    import warnings
+
+    Xtr, ytr, yn, Xte, yte = _class_conditional(0, rates={1: 0.3, 0: 0.1})
+    with pytest.warns(rc.ConstantPredictorWarning, match=r"noise correction used the flip rates \{0: 0\.90, 1: 0\.01\}.*"
+                      r"clean class priors \{0: 1\.00, 1: 0\.00\}"):
+        bad = rc.LinearClassifier(loss="log_loss", solver="saga", noise_rates={1: 0.01, 0: 0.9}).fit(Xtr, yn)
+    assert np.unique(bad.predict(Xtr)).size == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rc.ConstantPredictorWarning)
+        good = rc.LinearClassifier(loss="log_loss", solver="saga", noise_rates={1: 0.3, 0: 0.1}).fit(Xtr, yn)
+    assert np.unique(good.predict(Xtr)).size == 2
+    assert good.score(Xte, yte) > bad.score(Xte, yte) + 0.15
+
+
 @pytest.mark.parametrize("loss, solver", [("log_loss", "saga"), ("hinge", "sgd"), ("sramp", "sgd")])
 def test_noise_rates_recover_the_clean_classifier(loss, solver):
     """60% of positives and 10% of negatives flipped (rates summing below 1): the corrected model recovers
