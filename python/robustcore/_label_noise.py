@@ -4,7 +4,9 @@ Public through :mod:`robustcore.noise`:
 
 * :func:`out_of_fold_proba` -- P[i, k] = P(noisy label k | x_i) from a model that never saw row i;
 * :func:`estimate_transition` -- the K x K matrix T[i, j] = P(noisy label j | true label i);
-* :func:`find_label_issues` -- training rows ranked by how likely their label is wrong.
+* :func:`find_label_issues` -- training rows ranked by how likely their label is wrong;
+* :func:`corrected_accuracy` / :func:`corrected_scorer` -- an unbiased estimate of the accuracy on the
+  clean labels from noisy ones and T, for choosing hyper-parameters on noisy validation data.
 
 Three estimators of T, all from the out-of-fold probabilities P:
 
@@ -410,3 +412,53 @@ def find_label_issues(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: in
     flagged = np.concatenate(flagged_per_class) if flagged_per_class else np.empty(0, dtype=np.intp)
     flagged = flagged[np.argsort(scores[flagged], kind="stable")]
     return (flagged, scores) if return_scores else flagged
+
+
+def corrected_accuracy(y_noisy: ArrayLike, y_pred: ArrayLike, transition_matrix: ArrayLike, *,
+                       labels: ArrayLike | None = None, sample_weight: ArrayLike | None = None) -> float:
+    """Unbiased estimate of the accuracy on the clean labels, computed from the noisy labels ``y_noisy``,
+    the predictions ``y_pred`` and the transition matrix T[i, j] = P(noisy label j | true label i)
+    (rows and columns in the order of ``labels``, by default ``np.unique`` of both label arrays).
+
+    The clean 0-1 loss of predicting p for a row of true class i is l(p, i) = [p != i]; the loss
+    l~(p, j) = (T^-1 l(p, .))[j] of the noisy label j has the clean loss as its expectation under the
+    noise (T l~ = l: Natarajan et al. 2013's unbiased estimator, for K classes), and since T's rows sum to
+    one this is 1 - (T^-1)[j, p]. The estimate is the (weighted) mean of (T^-1)[y_noisy, y_pred]: it
+    may leave [0, 1] on small samples. Symmetric binary noise at rate q makes it an increasing affine
+    function of the noisy accuracy, (acc - q) / (1 - 2 q), so it then ranks models as the noisy accuracy
+    does; under class-conditional noise it does not reward predicting like the noise, which the noisy
+    accuracy does. Use it with :func:`corrected_scorer` to tune a noise-corrected model.
+    """
+    from sklearn.utils import check_consistent_length, column_or_1d
+
+    y_noisy, y_pred = column_or_1d(y_noisy), column_or_1d(y_pred)
+    check_consistent_length(y_noisy, y_pred, sample_weight)
+    classes = np.unique(np.concatenate([y_noisy, y_pred])) if labels is None else column_or_1d(labels)
+    T = np.asarray(transition_matrix, dtype=np.float64)
+    K = len(classes)
+    if T.shape != (K, K):
+        raise ValueError(f"transition_matrix must be {K} x {K} (one row and column per label of {classes.tolist()}), "
+                         f"got shape {T.shape}")
+    if not np.all(np.isfinite(T)) or np.any(T < 0) or not np.allclose(T.sum(axis=1), 1.0):
+        raise ValueError("transition_matrix must hold probabilities whose rows sum to 1")
+    if np.linalg.cond(T) > 1e12:
+        raise ValueError("transition_matrix is singular: the noise leaves no information about the clean labels")
+    rows, cols = np.searchsorted(classes, y_noisy), np.searchsorted(classes, y_pred)
+    for name, v, k in (("y_noisy", y_noisy, rows), ("y_pred", y_pred, cols)):
+        k = np.minimum(k, K - 1)
+        if not np.array_equal(classes[k], v):
+            raise ValueError(f"{name} holds values that are not in labels {classes.tolist()}")
+    Tinv = np.linalg.inv(T)
+    return float(np.average(Tinv[rows, cols], weights=sample_weight))
+
+
+def corrected_scorer(transition_matrix: ArrayLike) -> Any:
+    """A scorer ``scorer(estimator, X, y)`` (scikit-learn's signature: pass it as ``scoring=`` to
+    GridSearchCV or cross_val_score) returning :func:`corrected_accuracy` of ``estimator.predict(X)``
+    against the noisy ``y``, with T's rows and columns in the order of ``estimator.classes_``."""
+    T = np.array(transition_matrix, dtype=np.float64)
+
+    def scorer(estimator, X, y, sample_weight=None):
+        return corrected_accuracy(y, estimator.predict(X), T, labels=estimator.classes_, sample_weight=sample_weight)
+
+    return scorer

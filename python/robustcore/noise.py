@@ -1,8 +1,8 @@
 """Label noise: the label-flip protocols of the papers robustcore reproduces (``flip_labels``), and
 noise-rate estimation and label-issue detection (``estimate_transition``, ``find_label_issues``,
-``out_of_fold_proba``, ``confident_joint``), and noise correction (``importance_weights``,
-``corrected_weights``, ``transition_matrix``, ``clean_prior``, ``wrong_label_fraction``; see
-``robustcore._label_noise``).
+``out_of_fold_proba``, ``confident_joint``), noise correction (``importance_weights``,
+``corrected_weights``, ``transition_matrix``, ``clean_prior``, ``wrong_label_fraction``) and model
+selection on noisy labels (``corrected_accuracy``, ``corrected_scorer``); see ``robustcore._label_noise``.
 
 Two protocols:
 
@@ -30,16 +30,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._label_noise import (clean_prior, confident_joint, corrected_weights, estimate_transition, find_label_issues,
-                           importance_weights, out_of_fold_proba, transition_matrix, wrong_label_fraction)
+from ._label_noise import (clean_prior, confident_joint, corrected_accuracy, corrected_scorer, corrected_weights,
+                           estimate_transition, find_label_issues, importance_weights, out_of_fold_proba,
+                           transition_matrix, wrong_label_fraction)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from ._base import RandomStateLike
 
-__all__ = ["clean_prior", "confident_joint", "corrected_weights", "estimate_transition", "find_label_issues",
-           "flip_labels", "importance_weights", "out_of_fold_proba", "transition_matrix", "wrong_label_fraction"]
+__all__ = ["clean_prior", "confident_joint", "corrected_accuracy", "corrected_scorer", "corrected_weights",
+           "estimate_transition", "find_label_issues", "flip_labels", "importance_weights", "out_of_fold_proba", "transition_matrix", "wrong_label_fraction"]
 
 _MODES = ("exact", "bernoulli")
 
