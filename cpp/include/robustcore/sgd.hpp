@@ -190,8 +190,7 @@ Result sgd_epochs(const Data& X, const BinaryModel<Loss>& model, const double* s
           const double wx = (shrink > 0.0 ? shrink : 0.0) * p;
           sqn += 2.0 * a * wx + a * a * sqnorm(row);
         }
-        // c = a / scale as g * ((-eta y) / scale): the division does not wait for the dot product
-        c = w.add_to_v(g * ((-eta * yi) / w.scale()), row);
+        c = w.add(a, row);
         cen.add(a, c, xmu);
         if (params.fit_intercept) b -= params.intercept_lr * eta * g * yi;
       }

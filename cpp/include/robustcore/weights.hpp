@@ -65,12 +65,7 @@ class ScaledVector {
   /// w <- w + a * x. Returns the change applied to v (a / scale), for averaging bookkeeping.
   template <class Row>
   double add(double a, const Row& r) {
-    return add_to_v(a / scale_, r);
-  }
-  /// v <- v + c * x, i.e. w <- w + (c * scale) * x: for callers that form c = g * (step / scale) with the
-  /// division done before g is known (off an SGD step's dependency chain). Returns c.
-  template <class Row>
-  double add_to_v(double c, const Row& r) {
+    const double c = a / scale_;
     robustcore::axpy(c, r, v_.data());
     return c;
   }
@@ -185,13 +180,18 @@ class Centering {
   }
   bool on() const { return mu_ != nullptr; }
   double a() const { return a_; }
-  /// The centred score w.(x - mu) of an active centring, with x.mu into xmu. v.x is summed in dot()'s
-  /// order, so a zero centre gives the uncentred loop's bits.
+  /// The centred score w.(x - mu) of an active centring, with x.mu into xmu: one pass over the row reads
+  /// v and mu together.
   template <class Row>
   double score(const ScaledVector& w, const Row& r, double& xmu) const {
-    const double vx = robustcore::dot(r, w.raw());
-    xmu = robustcore::dot(r, mu_);
-    return w.scale() * vx + score_shift(w, xmu);
+    const double* v = w.raw();
+    double vx = 0.0, xm = 0.0;
+    for_each_nz(r, [&](int64_t j, double x) {
+      vx += x * v[j];
+      xm += x * mu_[j];
+    });
+    xmu = xm;
+    return w.scale() * vx + score_shift(w, xm);
   }
   /// w.mu for the current w = s v + a mu.
   double w_dot_mu(const ScaledVector& w) const { return w.scale() * vmu_ + a_ * mumu_; }
