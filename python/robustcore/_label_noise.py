@@ -449,7 +449,8 @@ def corrected_accuracy(y_noisy: ArrayLike, y_pred: ArrayLike, transition_matrix:
         if not np.array_equal(classes[k], v):
             raise ValueError(f"{name} holds values that are not in labels {classes.tolist()}")
     Tinv = np.linalg.inv(T)
-    return float(np.average(Tinv[rows, cols], weights=sample_weight))
+    weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    return float(np.average(Tinv[rows, cols], weights=weights))
 
 
 def corrected_scorer(transition_matrix: ArrayLike) -> Any:

@@ -42,3 +42,25 @@ def test_noise_bench_quick(tmp_path, capsys):
     assert err[noise_bench.RECOMMENDED] < err["LogisticRegression"] - 0.1
     assert "| breast_cancer |" in (tmp_path / "noise_bench.md").read_text()
     assert "| breast_cancer |" in capsys.readouterr().out
+
+
+def test_noise_bench_selection():
+    """--selection noisy tunes by the plain accuracy (no scorer); corrected by noise.corrected_scorer with T
+    from one estimate_transition of the noisy training set; _tuned_fit takes the scorer's best value."""
+    from sklearn.datasets import make_classification
+    from sklearn.linear_model import LogisticRegression
+
+    from robustcore import noise
+    from robustcore.experiments import noise_bench
+
+    X, y = make_classification(n_samples=600, n_features=10, random_state=0)
+    yn = noise.flip_labels(2.0 * y - 1.0, {1.0: 0.6, -1.0: 0.1}, random_state=0)
+    assert noise_bench._selection_scorer("noisy", X, yn, 0) is None
+    scorer = noise_bench._selection_scorer("corrected", X, yn, 0)
+    T = noise.estimate_transition(X, yn, random_state=0)
+    model = LogisticRegression().fit(X, yn)
+    assert scorer(model, X, yn) == noise.corrected_accuracy(yn, model.predict(X), T)
+    make = lambda C: LogisticRegression(C=C)  # noqa: E731
+    for sign, best in ((-1.0, 1e-3), (1.0, 1.0)):
+        _, chosen, _ = noise_bench._tuned_fit(make, {"C": [1e-3, 1.0]}, X, yn, 0, lambda est, X, y: sign * est.C)
+        assert chosen == best

