@@ -422,6 +422,22 @@ def predict_from_scores(classes, scores):
     return classes[np.argmax(scores, axis=1)]
 
 
+def user_stacklevel():
+    """The ``stacklevel`` for a ``warnings.warn`` in the function that calls this: the first frame outside
+    robustcore and scikit-learn (whose fit wrappers sit between an estimator's ``fit`` and the user), so a
+    warning points at the user's line however many wrappers and helpers are in between."""
+    import os
+    import sys
+
+    import sklearn
+
+    inside = (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(os.path.abspath(sklearn.__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(inside):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 # ----------------------------------------------------------------------------- problems on threads
 def map_problems(solve_one, n_problems, n_jobs):
     """[solve_one(k) for k in range(n_problems)], on min(n_jobs, n_problems) threads (joblib's n_jobs). The

@@ -234,7 +234,13 @@ def _asymptote_weights(P, labels):
 def clean_prior(T, labels):
     """The clean class priors pi solving T^T pi = (the noisy label frequencies), clipped at 0 and normalised
     (the noisy frequencies when T is singular)."""
-    noisy_prior = np.bincount(labels, minlength=T.shape[0]) / len(labels)
+    return clean_prior_from_frequencies(T, np.bincount(labels, minlength=T.shape[0]))
+
+
+def clean_prior_from_frequencies(T, counts):
+    """``clean_prior`` from the noisy labels' counts (or frequencies) per class."""
+    counts = np.asarray(counts, dtype=np.float64)
+    noisy_prior = counts / counts.sum()
     try:
         prior = np.clip(np.linalg.solve(T.T, noisy_prior), 0.0, None)
     except np.linalg.LinAlgError:

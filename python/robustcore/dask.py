@@ -149,6 +149,21 @@ def _shard_sigmoid_terms(scored, k, ab, targets, scale):
     return sigmoid_terms(scores[:, k], positive[k], np.ones(len(scores)) if w is None else w, ab, targets, scale)
 
 
+def _shard_constant_flags(shard, coef, intercept, classes):
+    """``_constant_flags`` of a shard's rows under the model (coef, intercept), for the constant-predictor
+    check of the whole fit (``_merge_constant_flags``)."""
+    X, y, sample_weight = shard
+    scores = np.asarray(X @ coef.T).reshape(X.shape[0], -1) + intercept
+    predicted = predict_from_scores(classes, scores[:, 0] if scores.shape[1] == 1 else scores)
+    return _lm._constant_flags(scores, predicted, y, classes, sample_weight)
+
+
+def _merge_constant_flags(parts):
+    """The flags of all the rows from those of the partitions: OR of the booleans, sum of the counts."""
+    per_problem, predicted, counts = zip(*parts)
+    return np.logical_or.reduce(per_problem), np.logical_or.reduce(predicted), np.sum(counts, axis=0)
+
+
 def _split_shard(shard, validation_fraction, seed, part):
     """Part 0 (training rows) or 1 (held-out rows) of a shard: ``validation_split`` of its rows, stratified
     and seeded per shard (an empty shard stays empty)."""
@@ -439,15 +454,22 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
                                         local, replaced)
             state, history, status = self._rounds(client, shards, rows, params, classes, kind, state, stopper,
                                                   per_class, n_warm)
+            fitted = self._fitted_model(local, kind, state, history, status)
+            flags = None
+            if _lm._checks_constant(self):
+                flags = _merge_constant_flags(client.gather(client.map(
+                    _shard_constant_flags, shards, coef=fitted["coef_"], intercept=fitted["intercept_"],
+                    classes=classes, pure=False)))
         finally:
             futures = shards + held_out + replaced + (loaded if held_out else [])
             client.cancel(list({f.key: f for f in futures}.values()))  # each once
         warn_max_iter(self, status, self.tol if stopper is not None else None)
-        local._commit(classes_=classes, n_features_in_=d, platt_=platt, **noise,
-                      **self._fitted_model(local, kind, state, history, status))
+        local._commit(classes_=classes, n_features_in_=d, platt_=platt, **noise, **fitted)
         if isinstance(X, dd.DataFrame) and all(isinstance(c, str) for c in X.columns):
             local.feature_names_in_ = np.asarray(X.columns, dtype=object)
         self._commit_from(local, n_partitions_=len(rows))
+        if flags is not None:
+            _lm._warn_if_constant(self, flags)
         return self
 
     def _fit_platt(self, client, shards, rows, params, classes, kind, state0, per_class, n_warm, local, release):

@@ -25,7 +25,7 @@ from . import variance_reduced as _vr
 from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, STOPPING_CONSTRAINTS,
                     BaseClassifier, EarlyStopping, EngineResult, Progress, accuracy, binary_targets, engine_result,
                     fit_method, fit_weights, held_out, map_problems, predict_from_scores, result_attributes,
-                    warn_max_iter, weighted_alpha)
+                    user_stacklevel, warn_max_iter, weighted_alpha)
 from ._validation import check_eval_set, seed_from_random_state, to_matrix
 from ._label_noise import noise_correction, out_of_fold_proba, transition_matrix
 from .losses import BOUNDED_LOSSES, LOSSES, PROBA_LOSSES, SMOOTH_LOSSES, canonical_loss, loss_spec
@@ -227,13 +227,13 @@ _BOUNDED_LOSS_ADVICE = (
     "(sklearn.preprocessing.StandardScaler), or a convex loss.")
 
 
-def _noise_correction_advice(estimator, y):
+def _noise_correction_advice(estimator, label_counts):
     """Why a noise-corrected fit can end constant: the rates it used and the clean class priors they imply
-    for its training labels y."""
-    from ._label_noise import clean_prior
+    for training labels with ``label_counts`` (per class of ``classes_``)."""
+    from ._label_noise import clean_prior_from_frequencies
 
     classes = estimator.classes_
-    prior = clean_prior(estimator.transition_matrix_, np.searchsorted(classes, y))
+    prior = clean_prior_from_frequencies(estimator.transition_matrix_, np.asarray(label_counts, dtype=np.float64))
     rates = ", ".join(f"{c!r}: {r:.2f}" for c, r in zip(classes.tolist(), estimator.noise_rates_))
     priors = ", ".join(f"{c!r}: {p:.2f}" for c, p in zip(classes.tolist(), prior))
     return (f"The noise correction used the flip rates {{{rates}}} (noise_rates_), which imply the clean class "
@@ -242,17 +242,47 @@ def _noise_correction_advice(estimator, y):
             "rates as noise_rates, check robustcore.noise.estimate_transition, or fit without the correction.")
 
 
-def _warn_constant(estimator, X, Y, coef, intercept, sample_weight=None):
-    """ConstantPredictorWarning for every binary problem (rows of +-1 targets Y) whose model gives every
-    training row of positive weight the same sign while their targets have both."""
-    rows = slice(None) if sample_weight is None else sample_weight > 0
-    for k in range(len(Y)):
-        positive = (np.asarray(X @ coef[k]).ravel() + intercept[k] > 0)[rows]
-        if positive.all() == positive.any() and (Y[k][rows] > 0).any() and (Y[k][rows] < 0).any():
-            which = f" (one-vs-rest problem of class {estimator.classes_[k]})" if len(Y) > 1 else ""
-            warnings.warn(
-                f"{type(estimator).__name__}(loss={estimator.loss!r}, solver={estimator.solver!r}) predicts a single "
-                f"class on its training data{which}. {_BOUNDED_LOSS_ADVICE}", ConstantPredictorWarning, stacklevel=3)
+def _constant_flags(scores, predicted, y, classes, sample_weight=None):
+    """What the constant-predictor check needs from some training rows, combinable over partitions by OR
+    and + (see ``_warn_if_constant``): per binary problem (any score > 0, any score <= 0, any target +1, any
+    target -1) over the rows of positive weight; which classes were predicted and the label counts, over
+    all rows. scores: (n, n_problems) decision scores; predicted: the predicted labels."""
+    rows = slice(None) if sample_weight is None else np.asarray(sample_weight) > 0
+    scores = np.asarray(scores)
+    scores = (scores[:, None] if scores.ndim == 1 else scores)[rows]
+    Y = binary_targets(np.asarray(y)[rows], classes)
+    per_problem = np.stack([(scores > 0).any(axis=0), (scores <= 0).any(axis=0), (Y > 0).any(axis=1),
+                            (Y < 0).any(axis=1)], axis=1)
+    idx = np.searchsorted(classes, y)
+    return per_problem, np.isin(classes, predicted), np.bincount(idx, minlength=len(classes)).astype(np.float64)
+
+
+def _checks_constant(estimator):
+    """Whether a fit of ``estimator`` is checked for a constant predictor (``_warn_if_constant``)."""
+    return estimator.noise_rates is not None or canonical_loss(estimator.loss) in BOUNDED_LOSSES
+
+
+def _warn_if_constant(estimator, flags):
+    """ConstantPredictorWarning when the fitted model predicts one class on training rows that hold more:
+    for a noise-corrected fit (any loss) from its predictions, naming the rates it used; for a bounded
+    loss per binary problem (every row of positive weight on one side while its targets have both); a plain
+    convex fit does not warn, as scikit-learn's. flags: ``_constant_flags`` of all the training rows. The
+    warning points at the user's line (``user_stacklevel``)."""
+    per_problem, predicted, counts = flags
+    name = f"{type(estimator).__name__}(loss={estimator.loss!r}, solver={estimator.solver!r}"
+    if estimator.noise_rates is not None:
+        if predicted.sum() == 1 and np.count_nonzero(counts) > 1:
+            warnings.warn(f"{name}, noise_rates={estimator.noise_rates!r}) predicts a single class on its training "
+                          "data. " + _noise_correction_advice(estimator, counts), ConstantPredictorWarning,
+                          stacklevel=user_stacklevel())
+        return
+    if canonical_loss(estimator.loss) not in BOUNDED_LOSSES:
+        return
+    for k, (pos, nonpos, has_pos, has_neg) in enumerate(per_problem):
+        if pos != nonpos and has_pos and has_neg:
+            which = f" (one-vs-rest problem of class {estimator.classes_[k]})" if len(per_problem) > 1 else ""
+            warnings.warn(f"{name}) predicts a single class on its training data{which}. {_BOUNDED_LOSS_ADVICE}",
+                          ConstantPredictorWarning, stacklevel=user_stacklevel())
 
 
 def _sgd_until_tol(run_epoch, stopper, max_iter, state, k, progress):
@@ -834,18 +864,12 @@ class LinearClassifier(BaseClassifier):
         return self
 
     def _check_constant(self, X, y, sample_weight):
-        """ConstantPredictorWarning when a bounded loss's fitted model, or any noise-corrected one, predicts one
-        class on its training data (a convex fit without the correction does not warn, as scikit-learn's)."""
-        if self.noise_rates is not None:
-            # every training row (the importance weights can zero a whole class: that is the failure to
-            # report), and the model's predictions (one model over all classes, softmax too)
-            pred = self.predict(X)
-            if pred.size and np.all(pred == pred[0]) and np.unique(y).size > 1:
-                warnings.warn(f"{type(self).__name__}(loss={self.loss!r}, solver={self.solver!r}, noise_rates="
-                              f"{self.noise_rates!r}) predicts a single class on its training data. "
-                              + _noise_correction_advice(self, y), ConstantPredictorWarning, stacklevel=3)
-        elif canonical_loss(self.loss) in BOUNDED_LOSSES:
-            _warn_constant(self, X, binary_targets(y, self.classes_), self.coef_, self.intercept_, sample_weight)
+        """ConstantPredictorWarning when the fit predicts one class on its training data (``_warn_if_constant``)."""
+        if not _checks_constant(self):
+            return
+        scores = self.decision_function(X)
+        predicted = predict_from_scores(self.classes_, scores)
+        _warn_if_constant(self, _constant_flags(scores, predicted, y, self.classes_, sample_weight))
 
     def _noise_correction(self, X, y, classes, sample_weight):
         """(sample_weight times the importance weights, {transition_matrix_, noise_rates_}) for

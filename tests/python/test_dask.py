@@ -127,6 +127,55 @@ def test_noise_rates_corrects_each_partition(client):
         DaskLinearClassifier(noise_rates="auto").fit(*_dask(X[order], noisy[order], 2))
 
 
+def test_constant_flags_merge_over_partitions_as_over_all_rows():
+    """The constant-predictor check's flags merged over partitions (OR, sum) equal those of all the rows at
+    once, for binary and one-vs-rest scores, weighted rows, and a partition that is empty."""
+    from robustcore import dask as rcd
+    from robustcore import linear_model as lm
+    from robustcore._base import predict_from_scores
+
+    rng = np.random.default_rng(0)
+    for K in (2, 3):
+        classes = np.arange(K)
+        y = rng.integers(K, size=60)
+        scores = rng.normal(size=(60, 1 if K == 2 else K)) + 3.0  # mostly positive
+        w = rng.uniform(size=60) * (rng.random(60) < 0.8)
+        pred = predict_from_scores(classes, scores[:, 0] if K == 2 else scores)
+        whole = lm._constant_flags(scores, pred, y, classes, w)
+        cuts = [0, 0, 17, 41, 60]  # the first partition is empty
+        parts = [lm._constant_flags(scores[a:b], pred[a:b], y[a:b], classes, w[a:b]) for a, b in zip(cuts, cuts[1:])]
+        merged = rcd._merge_constant_flags(parts)
+        for got, want in zip(merged, whole):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_constant_predictor_warns_as_in_memory(client):
+    """A noise correction whose rates discount almost all of class 0 ends as a constant predictor: the dask
+    fit warns like the in-memory one, naming the rates; a fit that is not constant does not warn."""
+    import warnings
+
+    from sklearn.datasets import make_classification
+
+    from robustcore.noise import flip_labels
+
+    X, y = make_classification(n_samples=3000, n_features=20, n_informative=10, n_redundant=2, class_sep=1.0,
+                               flip_y=0, random_state=0)
+    y = flip_labels(y, {1: 0.3, 0: 0.1}, random_state=0)
+    wrong = {1: 0.01, 0: 0.9}
+    match = r"flip rates \{0: 0\.90, 1: 0\.01\}.*clean class priors \{0: 1\.00, 1: 0\.00\}"
+    with pytest.warns(rc.ConstantPredictorWarning, match=match) as record:
+        bad = DaskLinearClassifier(loss="log_loss", random_state=0, noise_rates=wrong).fit(*_dask(X, y, 2))
+    assert record[0].filename == __file__  # the warning points at the caller's line
+    assert np.unique(bad.predict(X)).size == 1
+    with pytest.warns(rc.ConstantPredictorWarning, match=match) as record:
+        rc.LinearClassifier(loss="log_loss", solver="saga", random_state=0, noise_rates=wrong).fit(X, y)
+    assert record[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rc.ConstantPredictorWarning)
+        ok = DaskLinearClassifier(loss="sramp", random_state=0).fit(*_dask(X, y, 2))
+    assert np.unique(ok.predict(X)).size == 2
+
+
 def test_probability_platt_over_partition_folds(client):
     """probability=True with the hinge loss: Platt's sigmoid out of fold over partitions gives probabilities
     as good as the in-memory ones (log loss within 0.02) and close to them row by row; 3 classes sum to 1;
