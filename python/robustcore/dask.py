@@ -153,7 +153,7 @@ def _shard_constant_flags(shard, coef, intercept, classes):
     """``_constant_flags`` of a shard's rows under the model (coef, intercept), for the constant-predictor
     check of the whole fit (``_merge_constant_flags``)."""
     X, y, sample_weight = shard
-    scores = np.asarray(X @ coef.T).reshape(X.shape[0], -1) + intercept
+    scores = np.asarray(X @ coef.T).reshape(X.shape[0], coef.shape[0]) + intercept
     predicted = predict_from_scores(classes, scores[:, 0] if scores.shape[1] == 1 else scores)
     return _lm._constant_flags(scores, predicted, y, classes, sample_weight)
 
@@ -455,11 +455,9 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             state, history, status = self._rounds(client, shards, rows, params, classes, kind, state, stopper,
                                                   per_class, n_warm)
             fitted = self._fitted_model(local, kind, state, history, status)
-            flags = None
-            if _lm._checks_constant(self):
-                flags = _merge_constant_flags(client.gather(client.map(
-                    _shard_constant_flags, shards, coef=fitted["coef_"], intercept=fitted["intercept_"],
-                    classes=classes, pure=False)))
+            flags = _merge_constant_flags(client.gather(client.map(
+                _shard_constant_flags, shards, coef=fitted["coef_"], intercept=fitted["intercept_"], classes=classes,
+                pure=False)))
         finally:
             futures = shards + held_out + replaced + (loaded if held_out else [])
             client.cancel(list({f.key: f for f in futures}.values()))  # each once
@@ -468,8 +466,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         if isinstance(X, dd.DataFrame) and all(isinstance(c, str) for c in X.columns):
             local.feature_names_in_ = np.asarray(X.columns, dtype=object)
         self._commit_from(local, n_partitions_=len(rows))
-        if flags is not None:
-            _lm._warn_if_constant(self, flags)
+        _lm._warn_if_constant(self, flags)
         return self
 
     def _fit_platt(self, client, shards, rows, params, classes, kind, state0, per_class, n_warm, local, release):

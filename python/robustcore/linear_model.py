@@ -257,26 +257,30 @@ def _constant_flags(scores, predicted, y, classes, sample_weight=None):
     return per_problem, np.isin(classes, predicted), np.bincount(idx, minlength=len(classes)).astype(np.float64)
 
 
-def _checks_constant(estimator):
-    """Whether a fit of ``estimator`` is checked for a constant predictor (``_warn_if_constant``)."""
-    return estimator.noise_rates is not None or canonical_loss(estimator.loss) in BOUNDED_LOSSES
+_CONVEX_LOSS_ADVICE = (
+    "At this alpha the loss's minimum is the majority class: the classes may be imbalanced or the signal weak "
+    "for this much regularisation. Try class_weight='balanced', a smaller alpha, or standardised features "
+    "(sklearn.preprocessing.StandardScaler).")
 
 
 def _warn_if_constant(estimator, flags):
     """ConstantPredictorWarning when the fitted model predicts one class on training rows that hold more:
-    for a noise-corrected fit (any loss) from its predictions, naming the rates it used; for a bounded
-    loss per binary problem (every row of positive weight on one side while its targets have both); a plain
-    convex fit does not warn, as scikit-learn's. flags: ``_constant_flags`` of all the training rows. The
-    warning points at the user's line (``user_stacklevel``)."""
+    for a bounded loss per binary problem (every row of positive weight on one side while its targets have
+    both: a whole class on the plateau); for any other fit from its predictions, naming the rates a noise
+    correction used. flags: ``_constant_flags`` of all the training rows. The warning points at the user's
+    line (``user_stacklevel``)."""
     per_problem, predicted, counts = flags
     name = f"{type(estimator).__name__}(loss={estimator.loss!r}, solver={estimator.solver!r}"
-    if estimator.noise_rates is not None:
+    bounded = canonical_loss(estimator.loss) in BOUNDED_LOSSES
+    if estimator.noise_rates is not None or not bounded:
         if predicted.sum() == 1 and np.count_nonzero(counts) > 1:
-            warnings.warn(f"{name}, noise_rates={estimator.noise_rates!r}) predicts a single class on its training "
-                          "data. " + _noise_correction_advice(estimator, counts), ConstantPredictorWarning,
-                          stacklevel=user_stacklevel())
-        return
-    if canonical_loss(estimator.loss) not in BOUNDED_LOSSES:
+            if estimator.noise_rates is not None:
+                name += f", noise_rates={estimator.noise_rates!r}"
+                advice = _noise_correction_advice(estimator, counts)
+            else:
+                advice = _CONVEX_LOSS_ADVICE
+            warnings.warn(f"{name}) predicts a single class on its training data. {advice}",
+                          ConstantPredictorWarning, stacklevel=user_stacklevel())
         return
     for k, (pos, nonpos, has_pos, has_neg) in enumerate(per_problem):
         if pos != nonpos and has_pos and has_neg:
@@ -865,8 +869,6 @@ class LinearClassifier(BaseClassifier):
 
     def _check_constant(self, X, y, sample_weight):
         """ConstantPredictorWarning when the fit predicts one class on its training data (``_warn_if_constant``)."""
-        if not _checks_constant(self):
-            return
         scores = self.decision_function(X)
         predicted = predict_from_scores(self.classes_, scores)
         _warn_if_constant(self, _constant_flags(scores, predicted, y, self.classes_, sample_weight))

@@ -206,7 +206,10 @@ def test_warning_when_a_fit_collapses(breast_cancer):
             rc.LinearClassifier(loss=loss, solver=solver, random_state=0).fit(Xh, yh)
     with pytest.warns(rc.ConstantPredictorWarning, match="class 2"):
         rc.LinearClassifier(loss="ramp", random_state=0).fit(np.ones((60, 3)), np.repeat([0, 1, 2], 20))
+    # a convex loss whose minimum is the constant warns too, with its own advice
+    with pytest.warns(rc.ConstantPredictorWarning, match="minimum is the majority class.*class_weight='balanced'"):
+        rc.LinearClassifier(loss="hinge", random_state=0).fit(Xh, yh)
     with warnings.catch_warnings():
         warnings.simplefilter("error", rc.ConstantPredictorWarning)
         rc.LinearClassifier(loss="ramp", random_state=0).fit(X, y)
-        rc.LinearClassifier(loss="hinge", random_state=0).fit(Xh, yh)  # convex losses: no warning
+        rc.LinearClassifier(loss="hinge", random_state=0).fit(X, y)
