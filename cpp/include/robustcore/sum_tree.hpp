@@ -217,7 +217,8 @@ class BasicSumTree {
     for (int k = 0; k < B; ++k) t[k] = c[k];
     RC_SUM_TREE_UNROLL
     for (int w = B; w > 1; w = (w + 1) / 2) {
-      RC_SUM_TREE_UNROLL
+      // no pragma here: the bound is constant only once the outer loop is unrolled (an unoptimised
+      // build would warn that it ignores it); the optimiser then peels these few iterations itself
       for (int k = 0; k < w / 2; ++k) t[k] = t[2 * k] + t[2 * k + 1];
       if (w % 2) t[w / 2] = t[w - 1];
     }
