@@ -127,13 +127,18 @@ def _part(pair, k):
     return pair[k]
 
 
+def _linear_scores(X, coef, intercept):
+    """(n, n_problems) scores X coef^T + intercept of a shard's rows (an empty shard too)."""
+    return np.asarray(X @ coef.T).reshape(X.shape[0], coef.shape[0]) + intercept
+
+
 def _shard_scores(shard, coef, intercept, classes, per_class=None):
     """(decision scores (n, n_problems), +-1 targets > 0 (n_problems, n), weights or None: the sample
     weights times the class weights ``per_class``, as the fit's) of a shard's rows under the model (coef,
     intercept): what the out-of-fold Platt fit needs, kept on the worker."""
     X, y, sample_weight = shard
     sample_weight = _class_weighted(per_class, classes, y, sample_weight)
-    scores = np.asarray(X @ coef.T).reshape(X.shape[0], -1) + intercept
+    scores = _linear_scores(X, coef, intercept)
     return scores, binary_targets(y, classes) > 0, sample_weight
 
 
@@ -153,7 +158,7 @@ def _shard_constant_flags(shard, coef, intercept, classes):
     """``_constant_flags`` of a shard's rows under the model (coef, intercept), for the constant-predictor
     check of the whole fit (``_merge_constant_flags``)."""
     X, y, sample_weight = shard
-    scores = np.asarray(X @ coef.T).reshape(X.shape[0], coef.shape[0]) + intercept
+    scores = _linear_scores(X, coef, intercept)
     predicted = predict_from_scores(classes, scores[:, 0] if scores.shape[1] == 1 else scores)
     return _lm._constant_flags(scores, predicted, y, classes, sample_weight)
 
@@ -179,7 +184,7 @@ def _held_out_counts(shard, coef, intercept, classes):
     X, y, sample_weight = shard
     if len(y) == 0:
         return 0.0, 0.0
-    scores = np.asarray(X @ coef.T) + intercept
+    scores = _linear_scores(X, coef, intercept)
     predicted = predict_from_scores(classes, scores.ravel() if scores.shape[1] == 1 else scores)
     w = np.ones(len(y)) if sample_weight is None else sample_weight
     return float(w @ (predicted == y)), float(w.sum())

@@ -869,7 +869,7 @@ class LinearClassifier(BaseClassifier):
 
     def _check_constant(self, X, y, sample_weight):
         """ConstantPredictorWarning when the fit predicts one class on its training data (``_warn_if_constant``)."""
-        scores = self.decision_function(X)
+        scores = self._scores(X)  # X was validated by fit: no second validation pass
         predicted = predict_from_scores(self.classes_, scores)
         _warn_if_constant(self, _constant_flags(scores, predicted, y, self.classes_, sample_weight))
 
@@ -941,7 +941,11 @@ class LinearClassifier(BaseClassifier):
     def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Scores: 1-d for two classes (> 0 predicts classes_[1]), else one column per class."""
         check_is_fitted(self, "coef_")
-        scores = np.asarray(self._validate_predict_X(X) @ self.coef_.T) + self.intercept_
+        return self._scores(self._validate_predict_X(X))
+
+    def _scores(self, X):
+        """decision_function's scores of an X already validated (the training rows, after fit)."""
+        scores = np.asarray(X @ self.coef_.T) + self.intercept_
         if scores.shape[1] == 2:  # the softmax model on two classes: classes_[1]'s score relative to classes_[0]
             return scores[:, 1] - scores[:, 0]
         return scores.ravel() if scores.shape[1] == 1 else scores
