@@ -4,9 +4,12 @@
 #include "check.hpp"
 
 #include <robustcore/any_loss.hpp>
+#include <robustcore/parallel.hpp>
 #include <robustcore/sgd.hpp>
 #include <robustcore/vr.hpp>
 
+#include <chrono>
+#include <thread>
 #include <vector>
 
 using namespace robustcore;
@@ -44,5 +47,19 @@ int main() {
   p.max_iter = 2;
   CHECK(sgd_fit(V, y.data(), nullptr, AnyLoss(LossSpec{LossKind::Hinge}), p, st).status == Status::MaxIter);
   CHECK(calls == 3);
+  // No scope at all (a C++ caller such as the benchmarks): checks, even with huge ticks over more than a
+  // poll period, never call a poll; run_tasks waits out a slow task (it polled a null function and crashed).
+  {
+    InterruptCheck none;
+    for (int k = 0; k < 100; ++k) none.tick(std::numeric_limits<int64_t>::max() / 4);
+    std::this_thread::sleep_for(std::chrono::milliseconds(15));
+    for (int k = 0; k < 100; ++k) none.tick(std::numeric_limits<int64_t>::max() / 4);
+    int done = 0;
+    run_tasks(2, [&](int t) {
+      if (t == 1) std::this_thread::sleep_for(std::chrono::milliseconds(40));
+      if (t == 1) done += 1;
+    });
+    CHECK(done == 1);
+  }
   return check::report();
 }

@@ -68,6 +68,10 @@ class InterruptCheck {
   __attribute__((noinline, cold))
 #endif
   void slow() {
+    if (!poll_.fn) {  // no scope installed: nothing to poll (a large tick can still bring us here)
+      left_ = std::numeric_limits<int64_t>::max();
+      return;
+    }
     const auto now = clock::now();
     const double since = std::chrono::duration<double>(now - last_clock_).count();
     if (since < 0.5e-3 && stride_ < (int64_t{1} << 40)) stride_ *= 2;
