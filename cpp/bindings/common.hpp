@@ -233,6 +233,7 @@ void bind_linear(py::module_& m);
 void bind_projections(py::module_& m);
 void bind_fol(py::module_& m);
 void bind_mkl(py::module_& m);
+void bind_mkl_banks(py::module_& m);
 void bind_vr(py::module_& m);
 
 }  // namespace rcb

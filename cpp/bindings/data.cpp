@@ -1,5 +1,10 @@
 // Bindings: data matrices (views over numpy arrays, no copies) and losses (vectorised value/deriv).
 #include "common.hpp"
+#include "instances.hpp"
+
+namespace robustcore {
+RCB_DATA_INSTANCES(extern)  // compiled in kernels_data.cpp
+}  // namespace robustcore
 
 namespace rcb {
 

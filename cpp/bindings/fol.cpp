@@ -1,8 +1,13 @@
 // Bindings: the FOL sum tree (sum_tree.hpp), the FOL loop and the AdaBoost baseline (fol.hpp).
 // Type conversion only: the engine builds the learners and checks every parameter.
 #include "common.hpp"
+#include "instances.hpp"
 
 #include <robustcore/fol.hpp>
+
+namespace robustcore {
+RCB_FOL_INSTANCES(extern)  // compiled in kernels_fol.cpp
+}  // namespace robustcore
 
 namespace rcb {
 

@@ -3,9 +3,14 @@
 // data view instead of one per loss and view, for ~1-2% more instructions in the kernels
 // (bench/bench_sgd.cpp's *_runtime_loss cases).
 #include "common.hpp"
+#include "instances.hpp"
 
 #include <robustcore/any_loss.hpp>
 #include <robustcore/sgd.hpp>
+
+namespace robustcore {
+RCB_SGD_INSTANCES(extern)  // compiled in kernels_sgd.cpp
+}  // namespace robustcore
 
 namespace rcb {
 

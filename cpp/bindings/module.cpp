@@ -18,5 +18,6 @@ PYBIND11_MODULE(_core, m) {
   rcb::bind_projections(m);
   rcb::bind_fol(m);
   rcb::bind_mkl(m);
+  rcb::bind_mkl_banks(m);
   rcb::bind_vr(m);
 }

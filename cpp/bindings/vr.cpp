@@ -3,9 +3,14 @@
 // (AnySmoothLoss): one binary loop per data view instead of one per loss and view, for ~1-2% more
 // instructions in the kernels (bench/bench_vr.cpp's *_runtime_loss cases).
 #include "common.hpp"
+#include "instances.hpp"
 
 #include <robustcore/any_loss.hpp>
 #include <robustcore/vr.hpp>
+
+namespace robustcore {
+RCB_VR_INSTANCES(extern)  // compiled in kernels_vr.cpp
+}  // namespace robustcore
 
 namespace rcb {
 

@@ -1,0 +1,93 @@
+// The engine templates the extension compiles, one list per solver family. kernels_<family>.cpp
+// instantiates its list (`RCB_<FAMILY>_INSTANCES()`, empty prefix) at the release optimisation, without
+// pybind11; the binding file that calls them declares the same list `extern` (`RCB_<FAMILY>_INSTANCES(extern)`
+// after including the family's engine header), so it compiles only its pybind11 glue, at -O1
+// (CMakeLists.txt; bench/README.md, "Build time").
+//
+// To bind a new engine entry point: add its signature to its family's list.
+#pragma once
+
+#include <robustcore/data.hpp>
+
+namespace robustcore {
+class FactoredBank;
+}
+
+namespace rcb::views {
+// Macro arguments take no commas: one name per view.
+using DenseF64 = robustcore::DenseView;
+using DenseF32 = robustcore::BasicDenseView<float>;
+using CsrF64 = robustcore::CsrView<int64_t>;
+using CsrF32 = robustcore::CsrView<int64_t, float>;
+}  // namespace rcb::views
+
+// The data views, whose validate() (O(nnz), once per Matrix) data.cpp calls.
+#define RCB_DATA_INSTANCES(PREFIX)              \
+  PREFIX template struct BasicDenseView<double>; \
+  PREFIX template struct BasicDenseView<float>;  \
+  PREFIX template struct CsrView<int64_t, double>; \
+  PREFIX template struct CsrView<int64_t, float>;
+
+// SGD / ASGD / Pegasos: every view, float32 included (common.hpp's kFloat32).
+#define RCB_SGD_VIEW(PREFIX, V)                                                                                    \
+  PREFIX template Result sgd_fit<AnyLoss, V>(const V&, const double*, const double*, const AnyLoss&, SgdParams,    \
+                                             SgdState&, const int64_t*, int64_t, const V*, const double*,          \
+                                             const ProgressFn&);                                                   \
+  PREFIX template double calibrate_eta0<AnyLoss, V>(const V&, const double*, const double*, const AnyLoss&, double, \
+                                                    bool, double, uint64_t, int64_t);
+#define RCB_SGD_INSTANCES(PREFIX)                 \
+  RCB_SGD_VIEW(PREFIX, ::rcb::views::DenseF64)    \
+  RCB_SGD_VIEW(PREFIX, ::rcb::views::CsrF64)      \
+  RCB_SGD_VIEW(PREFIX, ::rcb::views::DenseF32)    \
+  RCB_SGD_VIEW(PREFIX, ::rcb::views::CsrF32)
+
+// Variance-reduced solvers: float64 views, the binary and the softmax model.
+#define RCB_VR_VIEW_MODEL(PREFIX, V, M)                                                                          \
+  PREFIX template Result vr::fit<M, V>(const V&, const M&, const vr::VrParams&, double*, double*, const int64_t*, \
+                                       int64_t, const ProgressFn&, EvalSet<M, V>);
+#define RCB_VR_VIEW(PREFIX, V)                                    \
+  RCB_VR_VIEW_MODEL(PREFIX, V, ::robustcore::BinaryModel<::robustcore::AnySmoothLoss>)              \
+  RCB_VR_VIEW_MODEL(PREFIX, V, ::robustcore::SoftmaxModel)             \
+  PREFIX template double vr::step_size<::robustcore::BinaryModel<::robustcore::AnySmoothLoss>, V>(const V&, const ::robustcore::BinaryModel<::robustcore::AnySmoothLoss>&, \
+                                                                const vr::VrParams&);
+#define RCB_VR_INSTANCES(PREFIX)              \
+  RCB_VR_VIEW(PREFIX, ::rcb::views::DenseF64) \
+  RCB_VR_VIEW(PREFIX, ::rcb::views::CsrF64)
+
+// FOL and AdaBoost: float64 views.
+#define RCB_FOL_VIEW(PREFIX, V)                                                                                    \
+  PREFIX template FolResult fol_fit<V>(const V&, const double*, const FolParams&, double*, double*, double*,       \
+                                       int64_t, double*, const int64_t*, int64_t, const V*, const double*,         \
+                                       const ProgressFn&);                                                         \
+  PREFIX template AdaBoostResult adaboost_fit<V>(const V&, const double*, const AdaBoostParams&, double*, int64_t, \
+                                                 const V*, const double*, const ProgressFn&, const double*, double*);
+#define RCB_FOL_INSTANCES(PREFIX)              \
+  RCB_FOL_VIEW(PREFIX, ::rcb::views::DenseF64) \
+  RCB_FOL_VIEW(PREFIX, ::rcb::views::CsrF64)
+
+// Multiple kernel learning: the solver over each bank type, the Gaussian bank in each storage type.
+#define RCB_MKL_BANK(PREFIX, B)                                                                                \
+  PREFIX template mkl::MklResult mkl::solve<B>(const B&, const double*, const mkl::Options&, double*, double*, \
+                                               const ProgressFn&, const double*);
+#define RCB_MKL_INSTANCES(PREFIX)                                                                              \
+  RCB_MKL_BANK(PREFIX, ::robustcore::mkl::KernelBank<double>)                                                                  \
+  RCB_MKL_BANK(PREFIX, ::robustcore::mkl::KernelBank<float>)                                                                  \
+  RCB_MKL_BANK(PREFIX, ::robustcore::FactoredBank)                                                             \
+  PREFIX template void mkl::gaussian_bank<double>(const double*, int64_t, const double*, int64_t, int64_t,     \
+                                                  const double*, int64_t, double*);                            \
+  PREFIX template void mkl::gaussian_bank<float>(const double*, int64_t, const double*, int64_t, int64_t,      \
+                                                 const double*, int64_t, float*);
+
+// The engine's inline (non-template) bank functions that mkl_banks.cpp binds: they are the computation
+// itself, so kernels_mkl.cpp compiles one out-of-line copy of each at -O3 and the glue calls that copy.
+namespace rcb::kernels {
+void gaussian_bank_decision(const double* Xt, int64_t nt, const double* Xtr, int64_t n, int64_t d,
+                            const double* widths, int64_t nw, const double* coef, double* out);
+robustcore::FactoredBank gaussian_bank_factored(const double* X, int64_t n, int64_t d, const double* widths,
+                                                int64_t nw, double tol, int64_t max_rank, int64_t max_bytes);
+void apply_each(const robustcore::FactoredBank& bank, const double* C, double* G);
+void quad(const robustcore::FactoredBank& bank, const double* v, double* q);
+void combine(const robustcore::FactoredBank& bank, const double* w, double* out);
+void to_dense(const robustcore::FactoredBank& bank, double* out);
+robustcore::FactoredBank subset(const robustcore::FactoredBank& bank, const int64_t* idx, int64_t k);
+}  // namespace rcb::kernels

@@ -1,0 +1,9 @@
+// The fol engine templates the bindings call (instances.hpp), instantiated once, at the release
+// optimisation.
+#include <robustcore/fol.hpp>
+
+#include "instances.hpp"
+
+namespace robustcore {
+RCB_FOL_INSTANCES()
+}  // namespace robustcore
