@@ -2,10 +2,6 @@
 #include "common.hpp"
 #include "instances.hpp"
 
-namespace robustcore {
-RCB_DATA_INSTANCES(extern)  // compiled in kernels_data.cpp
-}  // namespace robustcore
-
 namespace rcb {
 
 namespace {
@@ -23,7 +19,7 @@ Matrix make_csr(const py::array_t<T, py::array::c_style>& data, const I32& indic
   v.n_cols = n_cols;
   {
     py::gil_scoped_release nogil;
-    v.validate(data.shape(0), indices.shape(0));
+    kernels::validate(v, data.shape(0), indices.shape(0));
   }
   Matrix m;
   m.view = v;
@@ -39,7 +35,7 @@ Matrix make_dense(const py::array_t<T, py::array::c_style>& X) {
   robustcore::BasicDenseView<T> v{X.data(), X.shape(0), X.shape(1)};
   {
     py::gil_scoped_release nogil;
-    v.validate();
+    kernels::validate(v);
   }
   Matrix m;
   m.view = v;

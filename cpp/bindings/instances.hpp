@@ -21,13 +21,6 @@ using CsrF64 = robustcore::CsrView<int64_t>;
 using CsrF32 = robustcore::CsrView<int64_t, float>;
 }  // namespace rcb::views
 
-// The data views, whose validate() (O(nnz), once per Matrix) data.cpp calls.
-#define RCB_DATA_INSTANCES(PREFIX)              \
-  PREFIX template struct BasicDenseView<double>; \
-  PREFIX template struct BasicDenseView<float>;  \
-  PREFIX template struct CsrView<int64_t, double>; \
-  PREFIX template struct CsrView<int64_t, float>;
-
 // SGD / ASGD / Pegasos: every view, float32 included (common.hpp's kFloat32).
 #define RCB_SGD_VIEW(PREFIX, V)                                                                                    \
   PREFIX template Result sgd_fit<AnyLoss, V>(const V&, const double*, const double*, const AnyLoss&, SgdParams,    \
@@ -78,9 +71,16 @@ using CsrF32 = robustcore::CsrView<int64_t, float>;
   PREFIX template void mkl::gaussian_bank<float>(const double*, int64_t, const double*, int64_t, int64_t,      \
                                                  const double*, int64_t, float*);
 
-// The engine's inline (non-template) bank functions that mkl_banks.cpp binds: they are the computation
-// itself, so kernels_mkl.cpp compiles one out-of-line copy of each at -O3 and the glue calls that copy.
+// Inline engine functions (class members, non-templates) that the glue calls directly and that do real
+// work: one out-of-line copy of each, compiled at -O3 in a kernels_*.cpp, which the glue calls (at -O1 the
+// glue would inline its own, unvectorised copy).
 namespace rcb::kernels {
+// kernels_data.cpp: the data views' checks, O(n d) / O(nnz), once per Matrix (data.cpp).
+void validate(const views::DenseF64& v);
+void validate(const views::DenseF32& v);
+void validate(const views::CsrF64& v, int64_t data_len, int64_t indices_len);
+void validate(const views::CsrF32& v, int64_t data_len, int64_t indices_len);
+// kernels_mkl.cpp: the kernel banks (mkl_banks.cpp).
 void gaussian_bank_decision(const double* Xt, int64_t nt, const double* Xtr, int64_t n, int64_t d,
                             const double* widths, int64_t nw, const double* coef, double* out);
 robustcore::FactoredBank gaussian_bank_factored(const double* X, int64_t n, int64_t d, const double* widths,
