@@ -255,6 +255,15 @@ def _blocks(X, y, sample_weight=None):
     return out
 
 
+def _platt_partitions(rows):
+    """The non-empty partitions whose folds fit Platt's sigmoid (``probability=True``): at least 2."""
+    active = [p for p, n in enumerate(rows) if n > 0]
+    if len(active) < 2:
+        raise ValueError("probability=True on dask fits Platt's sigmoid out of fold over partitions: it needs at "
+                         f"least 2 non-empty partitions, got {len(active)}")
+    return active
+
+
 class LinearClassifier(ClassifierMixin, BaseEstimator):
     """``robustcore.LinearClassifier`` trained on a dask collection by iterative parameter mixing.
 
@@ -440,6 +449,8 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
                 for _, _, (u, c) in described:
                     np.add.at(counts, np.searchsorted(classes, u), c)
                 per_class = class_weights_from_counts(self.class_weight, classes, counts)
+            platt_partitions = (_platt_partitions(rows) if self.probability and not local._has_own_proba()
+                                else None)  # checked before any distributed work
             noise = {}
             if self.noise_rates is not None:
                 replaced.extend(shards)  # the uncorrected shards, released with the rest
@@ -454,9 +465,9 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
                                                                                                kind, classes))
             n_warm = local._warm_start(self.max_iter)[1]
             platt = None
-            if self.probability and not local._has_own_proba():
-                platt = self._fit_platt(client, shards, rows, params, classes, kind, state, per_class, n_warm,
-                                        local, replaced)
+            if platt_partitions is not None:
+                platt = self._fit_platt(client, shards, rows, platt_partitions, params, classes, kind, state,
+                                        per_class, n_warm, local, replaced)
             state, history, status = self._rounds(client, shards, rows, params, classes, kind, state, stopper,
                                                   per_class, n_warm)
             fitted = self._fitted_model(local, kind, state, history, status)
@@ -474,17 +485,14 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         _lm._warn_if_constant(self, flags)
         return self
 
-    def _fit_platt(self, client, shards, rows, params, classes, kind, state0, per_class, n_warm, local, release):
+    def _fit_platt(self, client, shards, rows, active, params, classes, kind, state0, per_class, n_warm, local,
+                   release):
         """platt_ ((n_problems, 2) sigmoid parameters) as ``robustcore.LinearClassifier(probability=True)``,
-        with folds of partitions: F = min(CV_FOLDS, non-empty partitions) folds (the p-th non-empty
-        partition in fold p % F); for each fold the rounds run on the other folds' partitions, and that
-        model scores the fold's rows on their workers; the sigmoid of each problem is fitted by L-BFGS-B on
-        sums of ``sigmoid_terms`` the workers return. F extra distributed fits."""
-        active = [p for p, n in enumerate(rows) if n > 0]
+        with folds of the non-empty partitions ``active`` (``_platt_partitions``): F = min(CV_FOLDS,
+        len(active)) folds (the p-th non-empty partition in fold p % F); for each fold the rounds run on the
+        other folds' partitions, and that model scores the fold's rows on their workers; the sigmoid of each
+        problem is fitted by L-BFGS-B on sums of ``sigmoid_terms`` the workers return. F extra distributed fits."""
         folds = min(CV_FOLDS, len(active))
-        if folds < 2:
-            raise ValueError("probability=True on dask fits Platt's sigmoid out of fold over partitions: it needs at "
-                             f"least 2 non-empty partitions, got {len(active)}")
         scored = []
         for f in range(folds):
             train = [p for i, p in enumerate(active) if i % folds != f]

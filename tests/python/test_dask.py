@@ -194,6 +194,8 @@ def test_probability_platt_over_partition_folds(client):
     np.testing.assert_allclose(P3.sum(axis=1), 1.0)
     with pytest.raises(ValueError, match="2 non-empty partitions"):
         DaskLinearClassifier(probability=True).fit(*_dask(X, y, 1))
+    with pytest.raises(ValueError, match="2 non-empty partitions"):  # checked before the noise correction runs
+        DaskLinearClassifier(probability=True, noise_rates="auto").fit(*_dask(X, y, 1))
 
 
 def test_parallel_rows_in_each_task(client):
