@@ -1,13 +1,15 @@
-// The engine templates the extension compiles, one list per solver family. kernels_<family>.cpp
-// instantiates its list (`RCB_<FAMILY>_INSTANCES()`, empty prefix) at the release optimisation, without
-// pybind11; the binding file that calls them declares the same list `extern` (`RCB_<FAMILY>_INSTANCES(extern)`
-// after including the family's engine header), so it compiles only its pybind11 glue, at -O1
-// (CMakeLists.txt; bench/README.md, "Build time").
-//
-// To bind a new engine entry point: add its signature to its family's list.
+// What the extension compiles of the engine, and where (CMakeLists.txt; bench/README.md, "Build time").
+// - The engine templates the bindings call, one list per solver family: kernels_<family>.cpp
+//   instantiates its list (`RCB_<FAMILY>_INSTANCES()`, empty prefix) at -O3, without pybind11; the glue
+//   file that calls them declares the same list `extern` (`RCB_<FAMILY>_INSTANCES(extern)`, after
+//   including the family's engine header), so the glue (-O1, one unity translation unit by default)
+//   compiles no engine loop. To bind a new engine template: add its signature to its family's list.
+// - rcb::kernels, below: out-of-line copies of the inline engine functions the glue calls on data.
 #pragma once
 
+#include <robustcore/any_loss.hpp>
 #include <robustcore/data.hpp>
+#include <robustcore/model.hpp>
 
 namespace robustcore {
 class FactoredBank;
@@ -19,6 +21,7 @@ using DenseF64 = robustcore::DenseView;
 using DenseF32 = robustcore::BasicDenseView<float>;
 using CsrF64 = robustcore::CsrView<int64_t>;
 using CsrF32 = robustcore::CsrView<int64_t, float>;
+using Binary = robustcore::BinaryModel<robustcore::AnySmoothLoss>;  // the VR solvers' binary model
 }  // namespace rcb::views
 
 // SGD / ASGD / Pegasos: every view, float32 included (common.hpp's kFloat32).
@@ -38,10 +41,10 @@ using CsrF32 = robustcore::CsrView<int64_t, float>;
 #define RCB_VR_VIEW_MODEL(PREFIX, V, M)                                                                          \
   PREFIX template Result vr::fit<M, V>(const V&, const M&, const vr::VrParams&, double*, double*, const int64_t*, \
                                        int64_t, const ProgressFn&, EvalSet<M, V>);
-#define RCB_VR_VIEW(PREFIX, V)                                    \
-  RCB_VR_VIEW_MODEL(PREFIX, V, ::robustcore::BinaryModel<::robustcore::AnySmoothLoss>)              \
-  RCB_VR_VIEW_MODEL(PREFIX, V, ::robustcore::SoftmaxModel)             \
-  PREFIX template double vr::step_size<::robustcore::BinaryModel<::robustcore::AnySmoothLoss>, V>(const V&, const ::robustcore::BinaryModel<::robustcore::AnySmoothLoss>&, \
+#define RCB_VR_VIEW(PREFIX, V)                                     \
+  RCB_VR_VIEW_MODEL(PREFIX, V, ::rcb::views::Binary)               \
+  RCB_VR_VIEW_MODEL(PREFIX, V, ::robustcore::SoftmaxModel)         \
+  PREFIX template double vr::step_size<::rcb::views::Binary, V>(const V&, const ::rcb::views::Binary&, \
                                                                 const vr::VrParams&);
 #define RCB_VR_INSTANCES(PREFIX)              \
   RCB_VR_VIEW(PREFIX, ::rcb::views::DenseF64) \
@@ -62,10 +65,10 @@ using CsrF32 = robustcore::CsrView<int64_t, float>;
 #define RCB_MKL_BANK(PREFIX, B)                                                                                \
   PREFIX template mkl::MklResult mkl::solve<B>(const B&, const double*, const mkl::Options&, double*, double*, \
                                                const ProgressFn&, const double*);
-#define RCB_MKL_INSTANCES(PREFIX)                                                                              \
-  RCB_MKL_BANK(PREFIX, ::robustcore::mkl::KernelBank<double>)                                                                  \
-  RCB_MKL_BANK(PREFIX, ::robustcore::mkl::KernelBank<float>)                                                                  \
-  RCB_MKL_BANK(PREFIX, ::robustcore::FactoredBank)                                                             \
+#define RCB_MKL_INSTANCES(PREFIX)                                                                          \
+  RCB_MKL_BANK(PREFIX, ::robustcore::mkl::KernelBank<double>)                                              \
+  RCB_MKL_BANK(PREFIX, ::robustcore::mkl::KernelBank<float>)                                               \
+  RCB_MKL_BANK(PREFIX, ::robustcore::FactoredBank)                                                         \
   PREFIX template void mkl::gaussian_bank<double>(const double*, int64_t, const double*, int64_t, int64_t,     \
                                                   const double*, int64_t, double*);                            \
   PREFIX template void mkl::gaussian_bank<float>(const double*, int64_t, const double*, int64_t, int64_t,      \
