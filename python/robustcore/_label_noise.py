@@ -280,6 +280,12 @@ def noise_correction(P, labels, noise_rates="auto"):
     return T, corrected_weights(P, labels, T)
 
 
+def _check_stochastic(T, name):
+    """The one check that T is a transition matrix: probabilities in [0, 1] whose rows sum to 1."""
+    if not np.all(np.isfinite(T)) or np.any(T < 0) or np.any(T > 1) or not np.allclose(T.sum(axis=1), 1.0):
+        raise ValueError(f"{name} must hold probabilities in [0, 1] whose rows sum to 1, got {T.tolist()}")
+
+
 def transition_matrix(noise_rates, classes):
     """The K x K transition matrix T[i, j] = P(noisy classes[j] | true classes[i]) of ``noise_rates``: a dict
     {class: flip rate} (the class's labels flipped at that rate, uniformly to the other classes, as
@@ -302,8 +308,7 @@ def transition_matrix(noise_rates, classes):
         if T.shape != (K, K):
             raise ValueError(f"noise_rates must be 'auto', a dict {{class: rate}} or a {K} x {K} transition matrix, "
                              f"got shape {T.shape}")
-    if not np.all(np.isfinite(T)) or np.any(T < 0) or np.any(T > 1) or not np.allclose(T.sum(axis=1), 1.0):
-        raise ValueError(f"noise rates must be in [0, 1] and each row of the transition matrix sum to 1, got {T.tolist()}")
+    _check_stochastic(T, "the transition matrix of noise_rates")
     off = T - np.diag(np.diag(T))
     if np.any(np.diag(T)[None, :] <= off):
         raise ValueError("each class's labels must come from that class more often than from any other "
@@ -445,8 +450,7 @@ def corrected_accuracy(y_noisy: ArrayLike, y_pred: ArrayLike, transition_matrix:
     if T.shape != (K, K):
         raise ValueError(f"transition_matrix must be {K} x {K} (one row and column per label of {classes.tolist()}), "
                          f"got shape {T.shape}")
-    if not np.all(np.isfinite(T)) or np.any(T < 0) or not np.allclose(T.sum(axis=1), 1.0):
-        raise ValueError("transition_matrix must hold probabilities whose rows sum to 1")
+    _check_stochastic(T, "transition_matrix")
     if np.linalg.cond(T) > 1e12:
         raise ValueError("transition_matrix is singular: the noise leaves no information about the clean labels")
     rows, cols = np.searchsorted(classes, y_noisy), np.searchsorted(classes, y_pred)

@@ -238,3 +238,18 @@ def test_corrected_accuracy_bad_input():
         noise.corrected_accuracy([0, 2], [0, 1], T, labels=[0, 1])
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         noise.corrected_accuracy([0, 1, 1], [0, 1], T)
+
+
+def test_a_bad_transition_matrix_gets_one_message_everywhere():
+    """transition_matrix (the estimators' noise_rates) and corrected_accuracy share one stochastic check."""
+    bad = [[0.9, 0.2], [0.2, 0.8]]
+    msg = "must hold probabilities in \\[0, 1\\] whose rows sum to 1"
+    with pytest.raises(ValueError, match="transition_matrix " + msg):
+        noise.corrected_accuracy([0, 1], [0, 1], bad)
+    with pytest.raises(ValueError, match="noise_rates " + msg):
+        noise.transition_matrix(bad, np.array([0, 1]))
+    with pytest.raises(ValueError, match="noise_rates " + msg):
+        noise.transition_matrix({0: 1.5}, np.array([0, 1]))
+    X, y = np.random.default_rng(0).normal(size=(40, 3)), np.arange(40) % 2
+    with pytest.raises(ValueError, match="noise_rates " + msg):
+        rc.LinearClassifier(noise_rates=bad).fit(X, y)
