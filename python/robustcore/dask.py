@@ -210,10 +210,7 @@ def _mix(states, rows):
 
     if isinstance(states[0], tuple):
         return tuple(average(field) for field in zip(*states))
-    mixed = states[0].copy()
-    for name in vars(mixed):
-        setattr(mixed, name, average([vars(s)[name] for s in states]))
-    return mixed
+    return _lm._SgdState.mix(states, weights)
 
 
 def _is_dask(obj):
@@ -593,7 +590,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         coef, intercept = self._model(local, kind, state)
         if kind == "vr":
             return dict(coef_=coef, intercept_=intercept, t_=0, **common)
-        return dict(coef_=coef, intercept_=intercept, t_=int(state.counters[0, 0]), _sgd_state=state, **common)
+        return dict(coef_=coef, intercept_=intercept, t_=state.steps(0), _sgd_state=state, **common)
 
     def _commit_from(self, local, **extra):
         self._local_model = local

@@ -8,6 +8,7 @@ modified Huber losses, and a per-epoch ``history_``. The SGD engine calls live i
 
 from __future__ import annotations
 
+import copy
 import warnings
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, NamedTuple
@@ -73,14 +74,12 @@ class _SgdConfig(NamedTuple):
 
 
 class _SgdState:
-    """The model state of every binary SGD problem, read and written in place by the engine: weights,
-    averaged weights, [b, b_avg], [steps, averaged steps], and the calibrated eta0 (NaN until calibrated)."""
+    """The model state of every binary SGD problem: one engine state per problem (``_core.SgdState``: weights,
+    averaged weights, b, b_avg, steps, averaged steps), which the engine reads and writes in place (no
+    copy on the way in or out), and the calibrated eta0 of each problem (NaN until calibrated)."""
 
     def __init__(self, n_problems, d):
-        self.coef = np.zeros((n_problems, d))
-        self.avg_coef = np.zeros((n_problems, d))
-        self.scalars = np.zeros((n_problems, 2))
-        self.counters = np.zeros((n_problems, 2), dtype=np.int64)
+        self.problems = [_core.SgdState(d) for _ in range(n_problems)]
         self.eta0 = np.full(n_problems, np.nan)
 
     @classmethod
@@ -88,43 +87,63 @@ class _SgdState:
         """The state of a fit starting from the model (coef (n_problems, d), intercept (n_problems,)): its
         weights and averages, no steps taken, eta0 not yet calibrated."""
         state = cls(*coef.shape)
-        state.coef[:] = coef
-        state.avg_coef[:] = coef
-        state.scalars[:] = np.asarray(intercept)[:, None]
+        for p, w, b in zip(state.problems, coef, np.asarray(intercept, dtype=np.float64)):
+            p.w[:] = w
+            p.wbar[:] = w
+            p.b = p.bbar = float(b)
         return state
 
     def copy(self):
         new = _SgdState.__new__(_SgdState)
-        new.__dict__.update({k: v.copy() for k, v in self.__dict__.items()})
+        new.problems = [copy.deepcopy(p) for p in self.problems]
+        new.eta0 = self.eta0.copy()
         return new
 
-    def _running(self, averaging):
-        return (self.counters[:, 1] > 0) & (averaging == _core.Averaging.running)
+    @staticmethod
+    def mix(states, weights):
+        """The ``weights``-average of ``states`` (every field; the step counters rounded): dask's parameter
+        mixing."""
+        mixed = states[0].copy()
+        for k, p in enumerate(mixed.problems):
+            shards = [s.problems[k] for s in states]
+            p.w[:] = sum(a * np.asarray(s.w) for a, s in zip(weights, shards))
+            p.wbar[:] = sum(a * np.asarray(s.wbar) for a, s in zip(weights, shards))
+            p.b = float(sum(a * s.b for a, s in zip(weights, shards)))
+            p.bbar = float(sum(a * s.bbar for a, s in zip(weights, shards)))
+            p.t = int(np.rint(sum(a * s.t for a, s in zip(weights, shards))))
+            p.avg_count = int(np.rint(sum(a * s.avg_count for a, s in zip(weights, shards))))
+        mixed.eta0 = sum(a * s.eta0 for a, s in zip(weights, states))
+        return mixed
 
-    def model(self, averaging):
-        """(coef, intercept) the estimator predicts with: the running average where it is on and has started."""
-        running = self._running(averaging)
-        coef = np.where(running[:, None], self.avg_coef, self.coef)
-        return coef, np.where(running, self.scalars[:, 1], self.scalars[:, 0])
+    def steps(self, k):
+        """Steps problem k has taken (the schedule's clock)."""
+        return self.problems[k].t
 
     def model_row(self, k, averaging):
-        """Problem k's (coef, intercept) of ``model``."""
-        if self._running(averaging)[k]:
-            return self.avg_coef[k], self.scalars[k, 1]
-        return self.coef[k], self.scalars[k, 0]
+        """Problem k's (coef, intercept) the estimator predicts with: the running average where it is on and
+        has started (coef a view of the engine state)."""
+        p = self.problems[k]
+        if p.avg_count > 0 and averaging == _core.Averaging.running:
+            return p.wbar, p.bbar
+        return p.w, p.b
 
-    def restart_average(self, k=slice(None)):
+    def model(self, averaging):
+        """(coef (n_problems, d), intercept (n_problems,)) of ``model_row``, new arrays."""
+        rows = [self.model_row(k, averaging) for k in range(len(self.problems))]
+        return np.array([w for w, _ in rows]), np.array([b for _, b in rows], dtype=np.float64)
+
+    def restart_average(self, k=None):
         """Problem k's running average (all problems' by default) starts afresh: the switch from the convex
         warm start to the loss."""
-        self.counters[k, 1] = 0
+        for p in self.problems if k is None else [self.problems[k]]:
+            p.avg_count = 0
 
     def row(self, k):
         """A copy of problem k's state (``set_row`` puts it back)."""
-        return {name: value[k].copy() for name, value in self.__dict__.items()}
+        return copy.deepcopy(self.problems[k]), float(self.eta0[k])
 
     def set_row(self, k, row):
-        for name, value in row.items():
-            self.__dict__[name][k] = value
+        self.problems[k], self.eta0[k] = copy.deepcopy(row[0]), row[1]
 
 
 def _initial_model(coef_init, intercept_init, n_problems, n_features):
@@ -176,17 +195,8 @@ def _sgd_fit(M, y, sample_weight, spec, params, state, k, X_test=None, y_test=No
     """Epochs of SGD on problem k of ``state`` (updated in place, also when the engine raises after a
     finished epoch, e.g. on Ctrl-C); ``center``: the feature means the steps subtract (or None). Returns
     the EngineResult."""
-    core = _core.SgdState(state.coef.shape[1])
-    core.w[:], core.wbar[:] = state.coef[k], state.avg_coef[k]
-    core.b, core.bbar = state.scalars[k]
-    core.t, core.avg_count = (int(c) for c in state.counters[k])
-    try:
-        raw = _core.sgd_fit(M, y, sample_weight, spec, params, core, None, X_test, y_test, progress, center)
-    finally:
-        state.coef[k], state.avg_coef[k] = core.w, core.wbar
-        state.scalars[k] = core.b, core.bbar
-        state.counters[k] = core.t, core.avg_count
-    return engine_result(raw)
+    return engine_result(_core.sgd_fit(M, y, sample_weight, spec, params, state.problems[k], None, X_test, y_test,
+                                       progress, center))
 
 
 def _concat_results(results, status):
@@ -742,7 +752,7 @@ class LinearClassifier(BaseClassifier):
                 state.eta0[k] = eta0 * calib_factor
 
             def epochs(n, callback, loss=spec, step_factor=1.0):
-                params = _sgd_engine_params(cfg, n, seed + 7919 * k + int(state.counters[k, 0]),
+                params = _sgd_engine_params(cfg, n, seed + 7919 * k + state.steps(k),
                                             state.eta0[k] * step_factor if calibrate else cfg.eta0, block_rows)
                 return _sgd_fit(M, Y[k], sample_weight, loss, params, state, k, Mt, None if Yt is None else Yt[k],
                                 callback, mu)
@@ -774,7 +784,7 @@ class LinearClassifier(BaseClassifier):
         with Progress(self.verbose, max_iter * len(Y), type(self).__name__) as bar:
             results = map_problems(one, len(Y), 1 if cfg.n_threads > 1 else self.n_jobs)
         coef, intercept = state.model(cfg.averaging)
-        return dict(coef_=coef, intercept_=intercept, t_=int(state.counters[0, 0]), _sgd_state=state,
+        return dict(coef_=coef, intercept_=intercept, t_=state.steps(0), _sgd_state=state,
                     **result_attributes(results, self))
 
     def _fit_vr(self, M, Y, sample_weight, Mt, Yt, max_iter, coef0, intercept0, validation=None, warm_start=False):
