@@ -8,7 +8,6 @@ modified Huber losses, and a per-epoch ``history_``. The SGD engine calls live i
 
 from __future__ import annotations
 
-import copy
 import warnings
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, NamedTuple
@@ -95,9 +94,27 @@ class _SgdState:
 
     def copy(self):
         new = _SgdState.__new__(_SgdState)
-        new.problems = [copy.deepcopy(p) for p in self.problems]
+        new.problems = [_copy_problem(p) for p in self.problems]
         new.eta0 = self.eta0.copy()
         return new
+
+    def __getstate__(self):
+        """Pickled as NumPy arrays (the engine state's own pickle goes through Python lists: slow and large
+        at d = 10^7, and dask ships states between workers every round)."""
+        ps = self.problems
+        return {"w": np.array([p.w for p in ps]).reshape(len(ps), -1),
+                "wbar": np.array([p.wbar for p in ps]).reshape(len(ps), -1),
+                "scalars": np.array([(p.b, p.bbar) for p in ps], dtype=np.float64).reshape(len(ps), 2),
+                "counters": np.array([(p.t, p.avg_count) for p in ps], dtype=np.int64).reshape(len(ps), 2),
+                "eta0": self.eta0}
+
+    def __setstate__(self, st):
+        self.__init__(*st["w"].shape)
+        for p, w, wbar, (b, bbar), (t, count) in zip(self.problems, st["w"], st["wbar"], st["scalars"],
+                                                       st["counters"]):
+            p.w[:], p.wbar[:] = w, wbar
+            p.b, p.bbar, p.t, p.avg_count = float(b), float(bbar), int(t), int(count)
+        self.eta0 = np.array(st["eta0"], dtype=np.float64)
 
     @staticmethod
     def mix(states, weights):
@@ -140,10 +157,18 @@ class _SgdState:
 
     def row(self, k):
         """A copy of problem k's state (``set_row`` puts it back)."""
-        return copy.deepcopy(self.problems[k]), float(self.eta0[k])
+        return _copy_problem(self.problems[k]), float(self.eta0[k])
 
     def set_row(self, k, row):
-        self.problems[k], self.eta0[k] = copy.deepcopy(row[0]), row[1]
+        self.problems[k], self.eta0[k] = _copy_problem(row[0]), row[1]
+
+
+def _copy_problem(p):
+    """A copy of one engine state (``_core.SgdState``), its vectors copied by NumPy."""
+    q = _core.SgdState(len(p.w))
+    q.w[:], q.wbar[:] = p.w, p.wbar
+    q.b, q.bbar, q.t, q.avg_count = p.b, p.bbar, p.t, p.avg_count
+    return q
 
 
 def _initial_model(coef_init, intercept_init, n_problems, n_features):

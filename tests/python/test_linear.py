@@ -521,3 +521,23 @@ def test_coef_init_bad_shapes_raise(binary_problem, coef, intercept, match):
         rc.LinearClassifier(max_iter=1).fit(X, y, coef_init=coef, intercept_init=intercept)
     with pytest.raises(ValueError, match="softmax"):
         rc.LinearClassifier(loss="softmax", solver="saga", max_iter=1).fit(X, y, coef_init=np.zeros((2, 12)))
+
+
+def test_sgd_state_pickles_and_copies_to_the_same_continuation(binary_problem):
+    """The SGD state (one engine state per problem) survives pickling and copying: a partial_fit after either
+    continues with the same bits as on the original; a copy shares no memory with it."""
+    X, y = binary_problem
+    y3 = np.arange(len(y)) % 3
+    for yy in (y, y3):
+        a = rc.LinearClassifier(solver="asgd", loss="log_loss", random_state=0, max_iter=3).fit(X, yy)
+        b = pickle.loads(pickle.dumps(a))
+        state, copied = a._sgd_state, a._sgd_state.copy()
+        for p, q in zip(state.problems, copied.problems):
+            assert not np.shares_memory(p.w, q.w) and not np.shares_memory(p.wbar, q.wbar)
+            assert (p.t, p.avg_count, p.b, p.bbar) == (q.t, q.avg_count, q.b, q.bbar) and p.t > 0
+        np.testing.assert_array_equal(b._sgd_state.eta0, state.eta0)
+        a.partial_fit(X, yy)
+        b.partial_fit(X, yy)
+        np.testing.assert_array_equal(a.coef_, b.coef_)
+        np.testing.assert_array_equal(a.intercept_, b.intercept_)
+        assert not np.array_equal(copied.problems[0].w, a._sgd_state.problems[0].w)  # the copy did not move
