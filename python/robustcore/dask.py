@@ -210,7 +210,8 @@ def _mix(states, rows):
 
     if isinstance(states[0], tuple):
         return tuple(average(field) for field in zip(*states))
-    return _lm._SgdState.mix(states, weights)
+    fields = [s.arrays() for s in states]
+    return _lm._SgdState.from_arrays(**{key: average([f[key] for f in fields]) for key in fields[0]})
 
 
 def _is_dask(obj):

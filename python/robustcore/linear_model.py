@@ -82,55 +82,46 @@ class _SgdState:
         self.eta0 = np.full(n_problems, np.nan)
 
     @classmethod
+    def from_arrays(cls, w, wbar, scalars, counters, eta0):
+        """The state whose problem k has weights w[k], averages wbar[k], (b, b_avg) = scalars[k], (steps,
+        averaged steps) = counters[k] and calibrated eta0[k]: the inverse of ``arrays``."""
+        state = cls(*np.shape(w))
+        for p, wk, wbark, (b, bbar), (t, count) in zip(state.problems, w, wbar, scalars, counters):
+            p.w[:], p.wbar[:] = wk, wbark
+            p.b, p.bbar, p.t, p.avg_count = float(b), float(bbar), int(t), int(count)
+        state.eta0 = np.array(eta0, dtype=np.float64)
+        return state
+
+    @classmethod
     def start(cls, coef, intercept):
         """The state of a fit starting from the model (coef (n_problems, d), intercept (n_problems,)): its
         weights and averages, no steps taken, eta0 not yet calibrated."""
-        state = cls(*coef.shape)
-        for p, w, b in zip(state.problems, coef, np.asarray(intercept, dtype=np.float64)):
-            p.w[:] = w
-            p.wbar[:] = w
-            p.b = p.bbar = float(b)
-        return state
+        b = np.asarray(intercept, dtype=np.float64)
+        return cls.from_arrays(coef, coef, np.column_stack([b, b]), np.zeros((len(b), 2), dtype=np.int64),
+                               np.full(len(b), np.nan))
+
+    def arrays(self):
+        """Every field as NumPy arrays, one row per problem (``from_arrays`` builds the state back): how the
+        state pickles (the engine state's own pickle goes through Python lists, slow and large at d = 10^7,
+        and dask ships states between workers every round) and how dask averages states."""
+        ps, n = self.problems, len(self.problems)
+        return {"w": np.array([p.w for p in ps]).reshape(n, -1),
+                "wbar": np.array([p.wbar for p in ps]).reshape(n, -1),
+                "scalars": np.array([(p.b, p.bbar) for p in ps], dtype=np.float64).reshape(n, 2),
+                "counters": np.array([(p.t, p.avg_count) for p in ps], dtype=np.int64).reshape(n, 2),
+                "eta0": self.eta0.copy()}
+
+    def __getstate__(self):
+        return self.arrays()
+
+    def __setstate__(self, st):
+        self.__dict__.update(vars(_SgdState.from_arrays(**st)))
 
     def copy(self):
         new = _SgdState.__new__(_SgdState)
         new.problems = [_copy_problem(p) for p in self.problems]
         new.eta0 = self.eta0.copy()
         return new
-
-    def __getstate__(self):
-        """Pickled as NumPy arrays (the engine state's own pickle goes through Python lists: slow and large
-        at d = 10^7, and dask ships states between workers every round)."""
-        ps = self.problems
-        return {"w": np.array([p.w for p in ps]).reshape(len(ps), -1),
-                "wbar": np.array([p.wbar for p in ps]).reshape(len(ps), -1),
-                "scalars": np.array([(p.b, p.bbar) for p in ps], dtype=np.float64).reshape(len(ps), 2),
-                "counters": np.array([(p.t, p.avg_count) for p in ps], dtype=np.int64).reshape(len(ps), 2),
-                "eta0": self.eta0}
-
-    def __setstate__(self, st):
-        self.__init__(*st["w"].shape)
-        for p, w, wbar, (b, bbar), (t, count) in zip(self.problems, st["w"], st["wbar"], st["scalars"],
-                                                       st["counters"]):
-            p.w[:], p.wbar[:] = w, wbar
-            p.b, p.bbar, p.t, p.avg_count = float(b), float(bbar), int(t), int(count)
-        self.eta0 = np.array(st["eta0"], dtype=np.float64)
-
-    @staticmethod
-    def mix(states, weights):
-        """The ``weights``-average of ``states`` (every field; the step counters rounded): dask's parameter
-        mixing."""
-        mixed = states[0].copy()
-        for k, p in enumerate(mixed.problems):
-            shards = [s.problems[k] for s in states]
-            p.w[:] = sum(a * np.asarray(s.w) for a, s in zip(weights, shards))
-            p.wbar[:] = sum(a * np.asarray(s.wbar) for a, s in zip(weights, shards))
-            p.b = float(sum(a * s.b for a, s in zip(weights, shards)))
-            p.bbar = float(sum(a * s.bbar for a, s in zip(weights, shards)))
-            p.t = int(np.rint(sum(a * s.t for a, s in zip(weights, shards))))
-            p.avg_count = int(np.rint(sum(a * s.avg_count for a, s in zip(weights, shards))))
-        mixed.eta0 = sum(a * s.eta0 for a, s in zip(weights, states))
-        return mixed
 
     def steps(self, k):
         """Steps problem k has taken (the schedule's clock)."""
