@@ -49,6 +49,21 @@ if not quick:
     m = NoisyMKLClassifier(max_iter=200)
     t("NoisyMKL fit australian", lambda: m.fit(Xs, ys), reps=3)
     t("NoisyMKL decision australian", lambda: m.decision_function(Xs), reps=3)
+    # The engine's loops themselves (what a kernels_*.cpp compile flag changes): long sparse rows, dense rows,
+    # averaging, the variance-reduced family, the softmax model, AdaBoost's sum tree.
+    Xg = sp.random(50_000, 20_000, density=40 / 20_000, format="csr", random_state=0)
+    yg = np.where(Xg @ rng.standard_normal(20_000) > 0, 1, -1)
+    Xd, yd = rng.standard_normal((20_000, 100)), rng.integers(0, 2, 20_000)
+    Xi, yi = datasets.load("ijcnn1", as_sparse=True)[:2]
+    t("SGD hinge fit generated", lambda: LinearClassifier(loss="hinge", history=False).fit(Xg, yg), reps=3)
+    t("ASGD log fit ijcnn1", lambda: LinearClassifier(loss="log_loss", average=1, history=False).fit(Xi, yi))
+    t("SGD sramp fit dense", lambda: LinearClassifier(loss="sramp", history=False).fit(Xd, yd))
+    t("SVRG log fit a7a", lambda: LinearClassifier(loss="log_loss", solver="svrg", max_iter=10).fit(Xa, ya))
+    t("SAG sqhinge fit ijcnn1", lambda: LinearClassifier(loss="squared_hinge", solver="sag", max_iter=10).fit(Xi, yi))
+    t("SAGA softmax fit generated", lambda: LinearClassifier(loss="softmax", solver="saga", max_iter=5)
+      .fit(Xg, np.digitize(Xg @ rng.standard_normal(20_000), [-0.5, 0.5])), reps=3)
+    from robustcore.fol import AdaBoostOnlineClassifier
+    t("AdaBoost fit a7a", lambda: AdaBoostOnlineClassifier(max_iter=2).fit(Xa, ya))
 print(json.dumps(out))
 '''
 

@@ -105,11 +105,7 @@ void bind_data(py::module_& m) {
             const double* zp = z.data();
             double* vp = v.mutable_data();
             double* dp = d.mutable_data();
-            const int64_t n = z.size();
-            visit_loss(l, [&](const auto& f) {
-              for (int64_t i = 0; i < n; ++i) f.value_deriv(zp[i], vp[i], dp[i]);
-              return 0;
-            });
+            kernels::value_deriv(l, zp, z.size(), vp, dp);
             return py::make_tuple(v, d);
           },
           py::arg("z").noconvert(), "Loss value and derivative at each margin z (1-d float64).");

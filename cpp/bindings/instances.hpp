@@ -1,9 +1,10 @@
 // What the extension compiles of the engine, and where (CMakeLists.txt; bench/README.md, "Build time").
 // - The engine templates the bindings call, one list per solver family: kernels_<family>.cpp
-//   instantiates its list (`RCB_<FAMILY>_INSTANCES()`, empty prefix) at -O3, without pybind11; the glue
-//   file that calls them declares the same list `extern` (`RCB_<FAMILY>_INSTANCES(extern)`, after
-//   including the family's engine header), so the glue (-O1, one unity translation unit by default)
-//   compiles no engine loop. To bind a new engine template: add its signature to its family's list.
+//   instantiates its list (`RCB_<FAMILY>_INSTANCES()`, empty prefix) at -O3 (MKL, FOL: -O2), without
+//   pybind11; the glue file that calls them declares the same list `extern`
+//   (`RCB_<FAMILY>_INSTANCES(extern)`, after including the family's engine header), so the glue (-Og,
+//   one unity translation unit by default) compiles no engine loop. To bind a new engine template: add
+//   its signature to its family's list.
 // - rcb::kernels, below: out-of-line copies of the inline engine functions the glue calls on data.
 #pragma once
 
@@ -75,14 +76,16 @@ using Binary = robustcore::BinaryModel<robustcore::AnySmoothLoss>;  // the VR so
                                                  const double*, int64_t, float*);
 
 // Inline engine functions (class members, non-templates) that the glue calls directly and that do real
-// work: one out-of-line copy of each, compiled at -O3 in a kernels_*.cpp, which the glue calls (at -O1 the
-// glue would inline its own, unvectorised copy).
+// work: one out-of-line copy of each, compiled with its kernels_*.cpp (-O3 / -O2), which the glue calls
+// (at -Og the glue would inline its own, unvectorised copy).
 namespace rcb::kernels {
 // kernels_data.cpp: the data views' checks, O(n d) / O(nnz), once per Matrix (data.cpp).
 void validate(const views::DenseF64& v);
 void validate(const views::DenseF32& v);
 void validate(const views::CsrF64& v, int64_t data_len, int64_t indices_len);
 void validate(const views::CsrF32& v, int64_t data_len, int64_t indices_len);
+// kernels_data.cpp: the loss's value and derivative at each of n margins (LossSpec.value_deriv).
+void value_deriv(const robustcore::LossSpec& loss, const double* z, int64_t n, double* value, double* deriv);
 // kernels_mkl.cpp: the kernel banks (mkl_banks.cpp).
 void gaussian_bank_decision(const double* Xt, int64_t nt, const double* Xtr, int64_t n, int64_t d,
                             const double* widths, int64_t nw, const double* coef, double* out);

@@ -1,0 +1,122 @@
+"""Could the eta0 calibration walk instead of trying its whole grid? (issue 15, fixed costs)
+
+`calibrate_eta0` (sgd.hpp) runs one pass of constant-step SGD on a 1000-row sample for each of the 31
+steps eta = 2^k, k = -20..10, and keeps the cheapest: 31 trial passes, ~1.7 ms of a 13 ms default fit on
+a7a. Bottou's sgd code instead walks from eta = 1 by factors of 2 while the cost falls (about 7 trials).
+This script asks how often such a walk (from k = 0 towards the falling side, stopping at the first rise,
+returning the cheapest step it saw) picks another step than the grid, and how much worse that step is.
+A NumPy replica of the trial pass (a dense weight vector instead of the engine's scaled one: the same
+arithmetic up to rounding), on the data folder's binary sets and generated ones (standardised, [0, 1]
+and raw x30 features), 2 sample seeds, hinge / logistic / modified Huber / squared hinge, 3 alphas.
+
+    ROBUSTCORE_DATA=../shared/data python bench/eta0_walk.py   # about 5 minutes
+"""
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.datasets import make_classification
+from sklearn.preprocessing import MinMaxScaler, StandardScaler
+
+from robustcore import datasets
+
+GRID = range(-20, 11)
+
+
+def deriv(loss, z):
+    if loss == "hinge":
+        return -1.0 if z < 1 else 0.0
+    if loss == "log_loss":
+        return -1.0 / (1.0 + np.exp(z)) if z > -30 else -1.0
+    if loss == "modified_huber":
+        return -4.0 if z < -1 else (-2.0 * (1 - z) if z < 1 else 0.0)
+    return -2.0 * max(0.0, 1 - z)  # squared_hinge
+
+
+def value(loss, z):
+    if loss == "hinge":
+        return np.maximum(0, 1 - z)
+    if loss == "log_loss":
+        return np.logaddexp(0, -z)
+    if loss == "modified_huber":
+        return np.where(z < -1, -4 * z, np.maximum(0, 1 - z) ** 2)
+    return np.maximum(0, 1 - z) ** 2
+
+
+def trial_cost(S, ys, loss, lam, eta):
+    """The objective on the sample after one constant-step pass from w = 0 (calibration_cost in sgd.hpp)."""
+    w, b = np.zeros(S.shape[1]), 0.0
+    ip, ix, dv = S.indptr, S.indices, S.data
+    with np.errstate(all="ignore"):
+        for i in range(S.shape[0]):
+            cols, vals = ix[ip[i]:ip[i + 1]], dv[ip[i]:ip[i + 1]]
+            g = deriv(loss, ys[i] * (w[cols] @ vals + b))
+            w *= 1 - eta * lam
+            if g != 0:
+                w[cols] -= eta * g * ys[i] * vals
+                b -= eta * g * ys[i]
+        c = value(loss, ys * (S @ w + b)).mean() + 0.5 * lam * (w @ w)
+    return c if np.isfinite(c) else np.inf
+
+
+def walk(cost):
+    """(k chosen, trials run) of the walk over cost[k]."""
+    seen = {}
+
+    def c(k):
+        seen[k] = cost[k]
+        return cost[k]
+
+    if c(1) < c(0):
+        k = 1
+        while k < GRID[-1] and c(k + 1) < cost[k]:
+            k += 1
+    else:
+        k = 0
+        while k > GRID[0] and c(k - 1) <= cost[k]:
+            k -= 1
+    return k, len(seen)
+
+
+def problems():
+    for name in ["a7a", "ijcnn1", "australian", "breast-cancer", "heart", "sonar", "ionosphere", "digits38",
+                 "mnist38", "breast_cancer"]:
+        if name != "breast_cancer" and not datasets.has_dataset(name):
+            continue
+        X, y = datasets.load(name, as_sparse=True)[:2]
+        yield name, sp.csr_matrix(X), y
+    for sep, weights in [(0.5, None), (1.0, None), (2.0, [0.9])]:
+        X, y = make_classification(3000, 30, class_sep=sep, weights=weights, flip_y=0.2, random_state=0)
+        yield f"generated sep={sep} standardised", sp.csr_matrix(StandardScaler().fit_transform(X)), y
+        yield f"generated sep={sep} [0, 1]", sp.csr_matrix(MinMaxScaler().fit_transform(X)), y
+        yield f"generated sep={sep} raw x30", sp.csr_matrix(30 * X), y
+
+
+def main():
+    warnings.simplefilter("ignore")
+    total, differ, trials, ratios = 0, 0, [], []
+    for name, X, y in problems():
+        y = np.where(y == np.unique(y)[-1], 1.0, -1.0)
+        here = 0
+        for seed in (0, 1):
+            rows = np.random.default_rng(seed).permutation(X.shape[0])[:1000]
+            S, ys = X[rows], y[rows]
+            for loss in ("hinge", "log_loss", "modified_huber", "squared_hinge"):
+                for lam in (1e-6, 1e-4, 1e-2):
+                    cost = {k: trial_cost(S, ys, loss, lam, 2.0 ** k) for k in GRID}
+                    best = min(GRID, key=lambda k: (cost[k], k))
+                    k, n = walk(cost)
+                    total += 1
+                    trials.append(n)
+                    if k != best:
+                        differ += 1
+                        here += 1
+                        ratios.append(cost[k] / cost[best])
+        print(f"{name:36s} walk != grid in {here:2d} of 24", flush=True)
+    print(f"\nall: the walk picks another step than the grid in {differ} of {total} cases "
+          f"({100 * differ / total:.0f}%), with {np.mean(trials):.1f} trials on average instead of {len(GRID)}; "
+          f"its step's sample cost / the grid's: median {np.median(ratios):.2f}, max {np.max(ratios):.1f}")
+
+
+if __name__ == "__main__":
+    main()
