@@ -68,20 +68,8 @@ void bind_linear(py::module_& m) {
       .def_readwrite("b", &SgdState::b)
       .def_readwrite("bbar", &SgdState::bbar)
       .def_readwrite("t", &SgdState::t, "steps taken so far (the schedule's clock)")
-      .def_readwrite("avg_count", &SgdState::avg_count, "iterates summarised in wbar")
-      .def(py::pickle(
-          [](const SgdState& s) { return py::make_tuple(s.w, s.wbar, s.b, s.bbar, s.t, s.avg_count); },
-          [](const py::tuple& t) {
-            if (t.size() != 6) throw std::invalid_argument("SgdState: bad pickle");
-            SgdState s;
-            s.w = t[0].cast<std::vector<double>>();
-            s.wbar = t[1].cast<std::vector<double>>();
-            s.b = t[2].cast<double>();
-            s.bbar = t[3].cast<double>();
-            s.t = t[4].cast<int64_t>();
-            s.avg_count = t[5].cast<int64_t>();
-            return s;
-          }));
+      .def_readwrite("avg_count", &SgdState::avg_count, "iterates summarised in wbar");
+  // no pickle of its own: linear_model._SgdState pickles the vectors as NumPy arrays
 
   m.def(
       "sgd_fit",

@@ -102,8 +102,8 @@ class _SgdState:
 
     def arrays(self):
         """Every field as NumPy arrays, one row per problem (``from_arrays`` builds the state back): how the
-        state pickles (the engine state's own pickle goes through Python lists, slow and large at d = 10^7,
-        and dask ships states between workers every round) and how dask averages states."""
+        state pickles (the engine state has no pickle of its own; dask ships states between workers every
+        round) and how dask averages states."""
         ps, n = self.problems, len(self.problems)
         return {"w": np.array([p.w for p in ps]).reshape(n, -1),
                 "wbar": np.array([p.wbar for p in ps]).reshape(n, -1),
