@@ -1,5 +1,5 @@
-// What the bindings call on data, compiled once, at -O3 (instances.hpp, rcb::kernels): the data views' checks and
-// the losses evaluated over an array of margins.
+// What the bindings call on data, compiled once, at -O3 (instances.hpp, rcb::kernels): the data views'
+// checks and the losses evaluated over an array of margins.
 #include <robustcore/any_loss.hpp>
 #include <robustcore/data.hpp>
 
