@@ -1,0 +1,56 @@
+"""How many rows `noise.estimate_transition` needs (issue 12): the largest error of the two estimated flip
+rates against the realised ones, on generated data (20 features, class_sep 1, balanced) with known flips,
+by training-set size, per seed; and the real sets where the size is the problem (heart, sonar: ~200 rows at
+symmetric 40% flips: what the estimate says and what `LinearClassifier(noise_rates="auto")` does with it).
+
+    ROBUSTCORE_DATA=../shared/data python bench/noise_rate_sample_size.py [--seeds 5]   # about 20 s
+"""
+import argparse
+import warnings
+
+import numpy as np
+from sklearn.datasets import make_classification
+
+from robustcore import datasets, noise
+from robustcore.linear_model import LinearClassifier
+
+
+def realised_rates(y, y_noisy):
+    return np.array([np.mean(y_noisy[y == c] != c) for c in (0, 1)])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seeds", type=int, default=5)
+    args = ap.parse_args()
+    warnings.simplefilter("ignore")
+    seeds = range(args.seeds)
+    print("| flips (rho+, rho-) | rows | largest rate error per seed | seeds off by > 0.1 |")
+    print("|---|---|---|---|")
+    for rates in [(0.4, 0.4), (0.4, 0.1), (0.2, 0.2)]:
+        for n in [200, 500, 1000, 2000, 5000]:
+            errs = []
+            for seed in seeds:
+                X, y = make_classification(n, 20, class_sep=1.0, random_state=seed)
+                y_noisy = noise.flip_labels(y, {1: rates[0], 0: rates[1]}, random_state=seed)
+                T = noise.estimate_transition(X, y_noisy, random_state=seed)
+                errs.append(np.abs((1.0 - np.diag(T)) - realised_rates(y, y_noisy)).max())
+            print(f"| {rates} | {n} | {' '.join(f'{e:.2f}' for e in errs)} | {sum(e > 0.1 for e in errs)} |")
+    print("\n| data | rows | seed | estimated (rho-, rho+) | noise_rates='auto': test accuracy, predicted classes |")
+    print("|---|---|---|---|---|")
+    for name in ["heart", "sonar"]:
+        if not datasets.has_dataset(name):
+            print(f"| {name} | (not in the data folder) | | | |")
+            continue
+        X, y, X_test, y_test = datasets.load(name)
+        for seed in seeds:
+            y_noisy = noise.flip_labels(y, 0.4, random_state=seed)
+            clf = LinearClassifier(loss="log_loss", solver="saga", noise_rates="auto", random_state=seed)
+            clf.fit(X, y_noisy)
+            rho = ", ".join(f"{r:.2f}" for r in clf.noise_rates_)
+            print(f"| {name} | {len(y)} | {seed} | ({rho}) | {clf.score(X_test, y_test):.3f}, "
+                  f"{len(np.unique(clf.predict(X)))} |")
+
+
+if __name__ == "__main__":
+    main()
