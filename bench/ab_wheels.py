@@ -1,6 +1,9 @@
 """A/B of two robustcore builds on the Python call paths a build change can touch (the pybind11 glue, the
-data views' checks, the kernel banks): each build installed into its own directory, timed in alternating
-subprocesses, best of 5 calls per round, medians over rounds.
+data views' checks, the kernel banks) and on the engine loops of every solver family (long sparse rows,
+dense rows, averaging, the variance-reduced solvers, the softmax model, FOL, AdaBoost, mirror prox): each
+build installed into its own directory, timed in alternating subprocesses, best of 5 calls per round,
+medians over rounds. Without --quick it needs the data folder (a7a, ijcnn1, australian); about 3 minutes
+a round.
 
     pip install --no-deps --target /tmp/site_old old.whl
     pip install --no-deps --target /tmp/site_new new.whl
