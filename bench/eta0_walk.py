@@ -5,11 +5,12 @@ steps eta = 2^k, k = -20..10, and keeps the cheapest: 31 trial passes, ~1.7 ms o
 a7a. Bottou's sgd code instead walks from eta = 1 by factors of 2 while the cost falls (about 7 trials).
 This script asks how often such a walk (from k = 0 towards the falling side, stopping at the first rise,
 returning the cheapest step it saw) picks another step than the grid, and how much worse that step is.
-A NumPy replica of the trial pass (a dense weight vector instead of the engine's scaled one: the same
-arithmetic up to rounding), on the data folder's binary sets and generated ones (standardised, [0, 1]
-and raw x30 features), 2 sample seeds, hinge / logistic / modified Huber / squared hinge, 3 alphas.
+A NumPy replica of the trial pass with the engine's losses (a dense weight vector instead of the engine's
+scaled one: the same arithmetic up to rounding), on the data folder's binary sets and generated ones
+(standardised, [0, 1] and raw x30 features), 2 sample seeds, hinge / logistic / modified Huber / squared
+hinge, 3 alphas.
 
-    ROBUSTCORE_DATA=../shared/data python bench/eta0_walk.py   # about 5 minutes
+    ROBUSTCORE_DATA=../shared/data python bench/eta0_walk.py   # about 2 minutes
 """
 import warnings
 
@@ -19,43 +20,27 @@ from sklearn.datasets import make_classification
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
 from robustcore import datasets
+from robustcore.losses import loss_spec
 
 GRID = range(-20, 11)
 
 
-def deriv(loss, z):
-    if loss == "hinge":
-        return -1.0 if z < 1 else 0.0
-    if loss == "log_loss":
-        return -1.0 / (1.0 + np.exp(z)) if z > -30 else -1.0
-    if loss == "modified_huber":
-        return -4.0 if z < -1 else (-2.0 * (1 - z) if z < 1 else 0.0)
-    return -2.0 * max(0.0, 1 - z)  # squared_hinge
-
-
-def value(loss, z):
-    if loss == "hinge":
-        return np.maximum(0, 1 - z)
-    if loss == "log_loss":
-        return np.logaddexp(0, -z)
-    if loss == "modified_huber":
-        return np.where(z < -1, -4 * z, np.maximum(0, 1 - z) ** 2)
-    return np.maximum(0, 1 - z) ** 2
-
-
-def trial_cost(S, ys, loss, lam, eta):
-    """The objective on the sample after one constant-step pass from w = 0 (calibration_cost in sgd.hpp)."""
+def trial_cost(S, ys, spec, lam, eta):
+    """The objective on the sample after one constant-step pass from w = 0 (calibration_cost in sgd.hpp),
+    with the engine's own loss (a ``LossSpec``)."""
     w, b = np.zeros(S.shape[1]), 0.0
     ip, ix, dv = S.indptr, S.indices, S.data
+    z = np.zeros(1)
     with np.errstate(all="ignore"):
         for i in range(S.shape[0]):
             cols, vals = ix[ip[i]:ip[i + 1]], dv[ip[i]:ip[i + 1]]
-            g = deriv(loss, ys[i] * (w[cols] @ vals + b))
+            z[0] = ys[i] * (w[cols] @ vals + b)
+            g = spec.value_deriv(z)[1][0] if np.isfinite(z[0]) else np.nan
             w *= 1 - eta * lam
             if g != 0:
                 w[cols] -= eta * g * ys[i] * vals
                 b -= eta * g * ys[i]
-        c = value(loss, ys * (S @ w + b)).mean() + 0.5 * lam * (w @ w)
+        c = spec.value_deriv(np.ascontiguousarray(ys * (S @ w + b)))[0].mean() + 0.5 * lam * (w @ w)
     return c if np.isfinite(c) else np.inf
 
 
@@ -102,8 +87,9 @@ def main():
             rows = np.random.default_rng(seed).permutation(X.shape[0])[:1000]
             S, ys = X[rows], y[rows]
             for loss in ("hinge", "log_loss", "modified_huber", "squared_hinge"):
+                spec = loss_spec(loss)
                 for lam in (1e-6, 1e-4, 1e-2):
-                    cost = {k: trial_cost(S, ys, loss, lam, 2.0 ** k) for k in GRID}
+                    cost = {k: trial_cost(S, ys, spec, lam, 2.0 ** k) for k in GRID}
                     best = min(GRID, key=lambda k: (cost[k], k))
                     k, n = walk(cost)
                     total += 1
