@@ -405,13 +405,22 @@ def find_label_issues(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: in
     Returns the flagged row indices sorted by score (most suspicious first); with
     ``return_scores=True`` also the scores of all rows.
     """
+    if method not in _METHODS:  # before the out-of-fold fits
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
     y = np.asarray(y)
     labels, P = _labels_and_proba(X, y, estimator, cv, random_state, n_jobs, pred_proba)
+    flagged, scores, _ = label_issues_from_proba(P, labels, method)
+    return (flagged, scores) if return_scores else flagged
+
+
+def label_issues_from_proba(P, labels, method="auto"):
+    """(flagged rows most suspicious first, every row's margin score, the estimated T) from checked
+    probabilities ``P`` and class indices ``labels``: the work of :func:`find_label_issues`."""
     n, K = P.shape
     own = P[np.arange(n), labels]
     other = np.where(np.arange(K)[None, :] == labels[:, None], -np.inf, P).max(axis=1)
     scores = own - other
-    T = estimate_transition(None, y, pred_proba=P, method=method)
+    T = estimate_transition(None, labels, pred_proba=P, method=method)
     joint = clean_prior(T, labels)[:, None] * T  # joint[i, j] = P(true = i, noisy = j)
     flagged_per_class = []
     for k in range(K):
@@ -422,7 +431,7 @@ def find_label_issues(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: in
             flagged_per_class.append(rows[np.argsort(scores[rows], kind="stable")[:n_wrong]])
     flagged = np.concatenate(flagged_per_class) if flagged_per_class else np.empty(0, dtype=np.intp)
     flagged = flagged[np.argsort(scores[flagged], kind="stable")]
-    return (flagged, scores) if return_scores else flagged
+    return flagged, scores, T
 
 
 def corrected_accuracy(y_noisy: ArrayLike, y_pred: ArrayLike, transition_matrix: ArrayLike, *,

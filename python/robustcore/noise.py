@@ -2,7 +2,8 @@
 noise-rate estimation and label-issue detection (``estimate_transition``, ``find_label_issues``,
 ``out_of_fold_proba``, ``confident_joint``), noise correction (``importance_weights``,
 ``corrected_weights``, ``transition_matrix``, ``clean_prior``, ``wrong_label_fraction``) and model
-selection on noisy labels (``corrected_accuracy``, ``corrected_scorer``); see ``robustcore._label_noise``.
+selection on noisy labels (``corrected_accuracy``, ``corrected_scorer``); see ``robustcore._label_noise``;
+and ``PrunedClassifier``, which leaves the flagged rows out of a fit (``robustcore._pruned``).
 
 Two protocols:
 
@@ -33,13 +34,14 @@ import numpy as np
 from ._label_noise import (clean_prior, confident_joint, corrected_accuracy, corrected_scorer, corrected_weights,
                            estimate_transition, find_label_issues, importance_weights, out_of_fold_proba,
                            transition_matrix, wrong_label_fraction)
+from ._pruned import PrunedClassifier
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from ._base import RandomStateLike
 
-__all__ = ["clean_prior", "confident_joint", "corrected_accuracy", "corrected_scorer", "corrected_weights",
+__all__ = ["PrunedClassifier", "clean_prior", "confident_joint", "corrected_accuracy", "corrected_scorer", "corrected_weights",
            "estimate_transition", "find_label_issues", "flip_labels", "importance_weights", "out_of_fold_proba", "transition_matrix", "wrong_label_fraction"]
 
 _MODES = ("exact", "bernoulli")

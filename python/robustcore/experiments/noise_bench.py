@@ -15,8 +15,8 @@ whether the model predicts a single class on the test set are recorded. Training
 one small set, one seed and two noise settings.
 
 The robustcore configurations are the list ``ROBUSTCORE`` below (name, parameters, grid); edit it to
-re-run with other settings (e.g. once the bounded losses' collapse remedy is in). The peers are
-``PEERS``; cleanlab's CleanLearning around the tuned logistic regression is added when cleanlab is installed.
+re-run with other settings. The peers are ``_peers()``; cleanlab's CleanLearning around a logistic
+regression (its C tuned like every other method's) is added when cleanlab is installed.
 """
 
 from __future__ import annotations
@@ -42,10 +42,15 @@ ROBUSTCORE = [
      {"alpha": [1e-4, 1e-3, 1e-2]}),
     ("rc hinge sgd auto", dict(loss="hinge", solver="sgd", noise_rates="auto"), {"alpha": [1e-4, 1e-3, 1e-2]}),
     ("rc sramp sgd", dict(loss="sramp", solver="sgd"), {"alpha": [1e-4, 1e-3, 1e-2]}),
-    # the loss chosen with alpha, as GridSearchCV over both would: the corrected log loss or the Smooth Ramp
+    # PrunedClassifier: the flagged rows left out, the log loss on the rest
+    ("rc prune", dict(prune=True, loss="log_loss", solver="saga", max_iter=15), {"alpha": [1e-4, 1e-3, 1e-2]}),
+    # the method chosen with alpha, as GridSearchCV over all three would: the corrected log loss, the Smooth
+    # Ramp, or pruning
     ("rc select", {}, {"config": [dict(loss="log_loss", solver="saga", max_iter=15, noise_rates="auto", alpha=a)
                                   for a in (1e-4, 1e-3, 1e-2)]
-                       + [dict(loss="sramp", solver="sgd", alpha=a) for a in (1e-4, 1e-3, 1e-2)]}),
+                       + [dict(loss="sramp", solver="sgd", alpha=a) for a in (1e-4, 1e-3, 1e-2)]
+                       + [dict(prune=True, loss="log_loss", solver="saga", max_iter=15, alpha=a)
+                          for a in (1e-4, 1e-3, 1e-2)]}),
 ]
 #: the configuration the targets are stated for
 RECOMMENDED = "rc log saga auto"
@@ -132,14 +137,22 @@ def _tuned_fit(make, grid, X, y, seed, scorer=None):
     return model, best, time.perf_counter() - t0
 
 
-def _methods(seed, cleanlab):
-    from .. import LinearClassifier
+def _robustcore(seed, params):
+    """A seeded LinearClassifier with ``params``; wrapped in a PrunedClassifier when ``params["prune"]``."""
+    from .. import LinearClassifier, PrunedClassifier
 
-    out = [(name, (lambda kw: lambda **g: LinearClassifier(random_state=seed, **kw, **g.get("config", g)))(kw), grid)
+    params = dict(params)
+    prune = params.pop("prune", False)
+    model = LinearClassifier(random_state=seed, **params)
+    return PrunedClassifier(model, random_state=seed) if prune else model
+
+
+def _methods(seed, cleanlab):
+    out = [(name, (lambda kw: lambda **g: _robustcore(seed, {**kw, **g.get("config", g)}))(kw), grid)
            for name, kw, grid in ROBUSTCORE]
     out += [(name, (lambda mk: lambda **g: _seeded(mk, seed, **g))(mk), grid) for name, mk, grid in _peers()]
     if cleanlab:
-        out.append(("cleanlab CleanLearning", None, None))
+        out.append(("cleanlab CleanLearning", lambda C: _CleanLearning(C, seed), {"C": [0.1, 1.0, 10.0]}))
     return out
 
 
@@ -179,16 +192,10 @@ def run(datasets, seeds=3, max_train=4000, max_test=10000, quick=False, cleanlab
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     scorer = _selection_scorer(selection, Xs, yn, seed)
-                lr_best = None
                 for method, make, grid in _methods(seed, cleanlab):
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")  # ConvergenceWarnings of the small grids
-                        if make is None:
-                            model, param, secs = _cleanlab_fit(lr_best, Xs, yn, seed)
-                        else:
-                            model, param, secs = _tuned_fit(make, grid, Xs, yn, seed, scorer)
-                    if method == "LogisticRegression":
-                        lr_best = param
+                        model, param, secs = _tuned_fit(make, grid, Xs, yn, seed, scorer)
                     pred = model.predict(Xt)
                     rows.append(dict(dataset=name, noise=_label(kind, rate), seed=seed, method=method,
                                      test_error=float(np.mean(pred != yt)), fit_seconds=secs,
@@ -200,21 +207,27 @@ def run(datasets, seeds=3, max_train=4000, max_test=10000, quick=False, cleanlab
     return rows
 
 
-def _cleanlab_fit(C, X, y, seed):
-    """cleanlab's CleanLearning around the logistic regression with the C the plain one chose."""
-    from cleanlab.classification import CleanLearning
-    from sklearn.linear_model import LogisticRegression
+class _CleanLearning:
+    """cleanlab's CleanLearning around a logistic regression with ``C``, on the benchmark's -1/+1 labels
+    (CleanLearning wants 0..K-1), tuned over C like every other method."""
 
-    labels = (y > 0).astype(int)
-    t0 = time.perf_counter()
-    model = CleanLearning(LogisticRegression(max_iter=1000, C=C), seed=seed, verbose=False).fit(X, labels)
-    secs = time.perf_counter() - t0
+    def __init__(self, C, seed):
+        self.C, self.seed = C, seed
 
-    class _Signed:  # CleanLearning predicts 0/1; the benchmark's labels are -1/+1
-        def predict(self, Z):
-            return np.where(model.predict(Z) == 1, 1.0, -1.0)
+    def fit(self, X, y):
+        from cleanlab.classification import CleanLearning
+        from sklearn.linear_model import LogisticRegression
 
-    return _Signed(), C, secs
+        self.model_ = CleanLearning(LogisticRegression(max_iter=1000, C=self.C), seed=self.seed,
+                                    verbose=False).fit(X, (y > 0).astype(int))
+        self.classes_ = np.array([-1.0, 1.0])
+        return self
+
+    def predict(self, X):
+        return np.where(self.model_.predict(X) == 1, 1.0, -1.0)
+
+    def score(self, X, y):
+        return float(np.mean(self.predict(X) == y))
 
 
 def summarise(rows):
