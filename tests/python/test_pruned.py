@@ -23,7 +23,7 @@ def test_equals_find_label_issues_then_a_plain_refit():
     est = LogisticRegression(C=0.5, max_iter=1000)
     model = rc.PrunedClassifier(est, random_state=3).fit(X, yn)
     seed = rc._validation.seed_from_random_state(3) % (2**32)
-    flagged, scores = noise.find_label_issues(X, yn, random_state=seed, method="confident_joint", return_scores=True)
+    flagged, scores = noise.find_label_issues(X, yn, random_state=seed, return_scores=True)
     np.testing.assert_array_equal(model.label_issues_, flagged)
     np.testing.assert_array_equal(model.label_quality_, scores)
     keep = np.setdiff1d(np.arange(yn.size), flagged)
@@ -31,12 +31,13 @@ def test_equals_find_label_issues_then_a_plain_refit():
     np.testing.assert_array_equal(model.estimator_.coef_, ref.coef_)
     np.testing.assert_array_equal(model.predict(X), ref.predict(X))
     np.testing.assert_array_equal(model.predict_proba(X), ref.predict_proba(X))
-    T = noise.estimate_transition(X, yn, random_state=seed, method="confident_joint")
+    T = noise.estimate_transition(X, yn, random_state=seed)
     np.testing.assert_allclose(model.transition_matrix_, T)
 
 
 def test_pruning_finds_the_flips_and_beats_the_noisy_fit():
-    X, y, yn = _problem(n=4000, rate=0.3)
+    # class-conditional flips move a linear boundary (symmetric ones barely do), so pruning has something to fix
+    X, y, yn = _problem(n=4000, rate={1: 0.4, 0: 0.1})
     Xt, yt = X[2000:], y[2000:]
     model = rc.PrunedClassifier(random_state=0).fit(X[:2000], yn[:2000])
     wrong = yn[:2000] != y[:2000]

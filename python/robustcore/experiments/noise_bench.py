@@ -44,13 +44,16 @@ ROBUSTCORE = [
     ("rc sramp sgd", dict(loss="sramp", solver="sgd"), {"alpha": [1e-4, 1e-3, 1e-2]}),
     # PrunedClassifier: the flagged rows left out, the log loss on the rest
     ("rc prune", dict(prune=True, loss="log_loss", solver="saga", max_iter=15), {"alpha": [1e-4, 1e-3, 1e-2]}),
-    # the method chosen with alpha, as GridSearchCV over all three would: the corrected log loss, the Smooth
-    # Ramp, or pruning
+    # the loss chosen with alpha, as GridSearchCV over both would: the corrected log loss or the Smooth Ramp
     ("rc select", {}, {"config": [dict(loss="log_loss", solver="saga", max_iter=15, noise_rates="auto", alpha=a)
                                   for a in (1e-4, 1e-3, 1e-2)]
-                       + [dict(loss="sramp", solver="sgd", alpha=a) for a in (1e-4, 1e-3, 1e-2)]
-                       + [dict(prune=True, loss="log_loss", solver="saga", max_iter=15, alpha=a)
-                          for a in (1e-4, 1e-3, 1e-2)]}),
+                       + [dict(loss="sramp", solver="sgd", alpha=a) for a in (1e-4, 1e-3, 1e-2)]}),
+    # the same with pruning as a third choice
+    ("rc select3", {}, {"config": [dict(loss="log_loss", solver="saga", max_iter=15, noise_rates="auto", alpha=a)
+                                   for a in (1e-4, 1e-3, 1e-2)]
+                        + [dict(loss="sramp", solver="sgd", alpha=a) for a in (1e-4, 1e-3, 1e-2)]
+                        + [dict(prune=True, loss="log_loss", solver="saga", max_iter=15, alpha=a)
+                           for a in (1e-4, 1e-3, 1e-2)]}),
 ]
 #: the configuration the targets are stated for
 RECOMMENDED = "rc log saga auto"
