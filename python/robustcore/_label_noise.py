@@ -266,6 +266,16 @@ def corrected_weights(P, labels, T):
     return clean[rows, labels] / noisy[rows, labels]
 
 
+class NoiseEstimateWarning(UserWarning):
+    """An estimated transition matrix is nearly singular (for two classes: the flip rates sum to 0.9 or
+    more), so the noisy labels say little about the clean ones and a correction built on it is unreliable."""
+
+
+#: the condition number of an estimated T above which a correction warns: 10 is where, for two classes, the
+#: estimated rates sum to 0.9 and the unbiased weights amplify the label noise about tenfold
+kIllConditionedT = 10.0
+
+
 def noise_correction(P, labels, noise_rates="auto"):
     """(T, weights) of noise-corrected training from out-of-fold probabilities P and the labels' class
     indices: ``noise_rates="auto"`` estimates T (for two classes by the bounded-sigmoid fit, whose clean
@@ -273,11 +283,26 @@ def noise_correction(P, labels, noise_rates="auto"):
     then :func:`corrected_weights`); a given K x K ``T`` (see :func:`transition_matrix`) gives the
     weights by :func:`corrected_weights`."""
     if isinstance(noise_rates, str):
-        if P.shape[1] == 2:
-            return _asymptote_weights(P, labels)
-        T = _transition_from_joint(confident_joint(labels, P)[0])
-    else:
-        T = np.asarray(noise_rates, dtype=np.float64)
+        T, weights = (_asymptote_weights(P, labels) if P.shape[1] == 2 else
+                      _with_weights(_transition_from_joint(confident_joint(labels, P)[0]), P, labels))
+        if np.linalg.cond(T) > kIllConditionedT:
+            import warnings
+
+            from ._base import user_stacklevel
+
+            rates = ", ".join(f"{r:.2f}" for r in 1.0 - np.diag(T))
+            warnings.warn(NoiseEstimateWarning(
+                f"the estimated flip rates per class ({rates}) leave the noisy labels almost uninformative "
+                f"(transition matrix condition number {np.linalg.cond(T):.3g}): the noise correction is unreliable. "
+                "This happens with a few hundred rows under heavy noise, or when the model mistakes class overlap "
+                "for noise; pass known rates as noise_rates, a stronger estimator to "
+                "robustcore.noise.estimate_transition, or fit without the correction."),
+                stacklevel=user_stacklevel())
+        return T, weights
+    return _with_weights(np.asarray(noise_rates, dtype=np.float64), P, labels)
+
+
+def _with_weights(T, P, labels):
     return T, corrected_weights(P, labels, T)
 
 
