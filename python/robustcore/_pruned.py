@@ -8,9 +8,9 @@ those rows are left out and ``estimator`` is fitted on the others.
 The count comes from ``method`` (an estimator of T, see :func:`robustcore.noise.estimate_transition`),
 by default the same as ``find_label_issues``' (the asymptotes of the noisy posterior for two classes).
 ``bench/pruning_count.py`` measured the confident joint against it on generated data with known flips: the
-confident joint pruned better on 400 balanced rows under heavy noise (where the asymptote fit can put all
-the noise on one class) and far worse on imbalanced classes (4000 rows, 4:1, 40% flips: 29.4% test error
-against 15.5%); README "Learning with noisy labels" has the table.
+confident joint pruned better on 400 rows under 40% symmetric flips and far worse on imbalanced classes
+otherwise (4000 rows, 4:1, 40% flips: 29.4% test error against 15.4%); README "Learning with noisy labels"
+has the table.
 """
 
 from __future__ import annotations
