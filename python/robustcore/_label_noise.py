@@ -285,21 +285,26 @@ def noise_correction(P, labels, noise_rates="auto"):
     if isinstance(noise_rates, str):
         T, weights = (_asymptote_weights(P, labels) if P.shape[1] == 2 else
                       _with_weights(_transition_from_joint(confident_joint(labels, P)[0]), P, labels))
-        if np.linalg.cond(T) > kIllConditionedT:
-            import warnings
-
-            from ._base import user_stacklevel
-
-            rates = ", ".join(f"{r:.2f}" for r in 1.0 - np.diag(T))
-            warnings.warn(NoiseEstimateWarning(
-                f"the estimated flip rates per class ({rates}) leave the noisy labels almost uninformative "
-                f"(transition matrix condition number {np.linalg.cond(T):.3g}): the noise correction is unreliable. "
-                "This happens with a few hundred rows under heavy noise, or when the model mistakes class overlap "
-                "for noise; pass known rates as noise_rates, a stronger estimator to "
-                "robustcore.noise.estimate_transition, or fit without the correction."),
-                stacklevel=user_stacklevel())
+        _warn_if_uninformative(T, "the estimated", "the noise correction is unreliable. This happens with a few "
+                               "hundred rows under heavy noise, or when the model mistakes class overlap for noise; "
+                               "pass known rates as noise_rates, a stronger estimator to "
+                               "robustcore.noise.estimate_transition, or fit without the correction")
         return T, weights
     return _with_weights(np.asarray(noise_rates, dtype=np.float64), P, labels)
+
+
+def _warn_if_uninformative(T, whose, consequence):
+    """NoiseEstimateWarning (pointing at the user's line) when cond(T) > kIllConditionedT."""
+    cond = np.linalg.cond(T)
+    if cond > kIllConditionedT:
+        import warnings
+
+        from ._base import user_stacklevel
+
+        rates = ", ".join(f"{r:.2f}" for r in 1.0 - np.diag(T))
+        warnings.warn(NoiseEstimateWarning(
+            f"{whose} flip rates per class ({rates}) leave the noisy labels almost uninformative (transition "
+            f"matrix condition number {cond:.3g}): {consequence}."), stacklevel=user_stacklevel())
 
 
 def _with_weights(T, P, labels):
@@ -532,8 +537,13 @@ def corrected_accuracy(y_noisy: ArrayLike, y_pred: ArrayLike, transition_matrix:
 def corrected_scorer(transition_matrix: ArrayLike) -> Any:
     """A scorer ``scorer(estimator, X, y)`` (scikit-learn's signature: pass it as ``scoring=`` to
     GridSearchCV or cross_val_score) returning :func:`corrected_accuracy` of ``estimator.predict(X)``
-    against the noisy ``y``, with T's rows and columns in the order of ``estimator.classes_``."""
+    against the noisy ``y``, with T's rows and columns in the order of ``estimator.classes_``. A T with a
+    condition number above 10 warns (``NoiseEstimateWarning``): the estimate then amplifies the label noise
+    of a validation split about tenfold, and a T estimated that badly can favour the wrong candidates."""
     T = np.array(transition_matrix, dtype=np.float64)
+    if T.ndim == 2 and T.shape[0] == T.shape[1] and np.all(np.isfinite(T)):  # corrected_accuracy checks the rest
+        _warn_if_uninformative(T, "the", "the corrected accuracy is a high-variance estimate, and if T was "
+                               "estimated, it can rank candidates wrongly")
 
     def scorer(estimator, X, y, sample_weight=None):
         return corrected_accuracy(y, estimator.predict(X), T, labels=estimator.classes_, sample_weight=sample_weight)

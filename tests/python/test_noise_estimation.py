@@ -226,6 +226,16 @@ def test_corrected_scorer_tunes_against_the_noise():
     assert corrected.score(Xte, yte) > plain.score(Xte, yte) + 0.05
 
 
+def test_corrected_scorer_warns_for_a_nearly_singular_T():
+    import warnings
+
+    with pytest.warns(rc.NoiseEstimateWarning, match=r"\(0\.45, 0\.50\).*condition number"):
+        noise.corrected_scorer(np.array([[0.55, 0.45], [0.5, 0.5]]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rc.NoiseEstimateWarning)
+        noise.corrected_scorer(np.array([[0.9, 0.1], [0.6, 0.4]]))  # rates sum to 0.7: cond 4.2
+
+
 def test_corrected_accuracy_bad_input():
     T = np.array([[0.9, 0.1], [0.2, 0.8]])
     with pytest.raises(ValueError, match="must be 2 x 2"):
