@@ -37,7 +37,7 @@ def one(n, weight, q, seed):
         model = rc.PrunedClassifier(method=m, random_state=seed).fit(X, yn)
         hit = wrong[model.label_issues_].sum()
         out[m] = (np.mean(model.predict(Xt) != yt), hit / max(model.label_issues_.size, 1), hit / max(wrong.sum(), 1))
-    model = rc.PrunedClassifier(random_state=seed).fit(X, yn)
+    # the loop ended on the default count ("auto"): its model is the one to reweight
     keep = np.setdiff1d(np.arange(n), model.label_issues_)
     sw = 1.0 / np.diag(model.transition_matrix_)[yn[keep]]
     refit = clone(model.estimator_).fit(X[keep], yn[keep], sample_weight=sw)

@@ -15,5 +15,6 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
     __version__ = "0+unknown"
 
 __all__ = ["AdaBoostOnlineClassifier", "BinaryRelevanceClassifier", "ConstantPredictorWarning",
-           "FocusedOnlineClassifier", "LabelPowersetClassifier", "LinearClassifier", "NoiseEstimateWarning", "PrunedClassifier", "datasets", "losses", "mkl",
-           "multilabel", "noise", "plotting", "variance_reduced", "__version__"]
+           "FocusedOnlineClassifier", "LabelPowersetClassifier", "LinearClassifier", "NoiseEstimateWarning",
+           "PrunedClassifier", "datasets", "losses", "mkl", "multilabel", "noise", "plotting", "variance_reduced",
+           "__version__"]

@@ -113,6 +113,17 @@ def check_magnitude(X):
     return X
 
 
+def stratified_folds(y, n_splits, seed):
+    """Shuffled stratified K-fold with ``n_splits`` folds, fewer when the smallest class has fewer rows (the
+    out-of-fold fits of every estimator); ``seed`` an int."""
+    from sklearn.model_selection import StratifiedKFold
+
+    folds = int(min(n_splits, np.unique(y, return_counts=True)[1].min()))
+    if folds < 2:
+        raise ValueError("the out-of-fold fits need at least 2 rows of every class")
+    return StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+
+
 class BaseClassifier(ClassifierMixin, BaseEstimator):
     """Base of the robustcore classifiers: float64 input (float32 too where ``_fit_dtypes`` says), CSR or dense
     (``_accept_sparse``), validated once."""
@@ -157,16 +168,9 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ probability=True (Platt scaling)
     def _cv_splitter(self, y):
-        """Stratified CV_FOLDS-fold splitter (fewer folds when the smallest class has fewer rows), shuffled
-        by the estimator's ``random_state`` (fixed folds for an estimator without one): the same seed gives
-        the same folds."""
-        from sklearn.model_selection import StratifiedKFold
-
-        folds = int(min(CV_FOLDS, np.unique(y, return_counts=True)[1].min()))
-        if folds < 2:
-            raise ValueError("the out-of-fold fits need at least 2 rows of every class")
-        seed = seed_from_random_state(getattr(self, "random_state", 0)) % (2**32)
-        return StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+        """Stratified CV_FOLDS-fold splitter (``stratified_folds``), shuffled by the estimator's
+        ``random_state`` (fixed folds for an estimator without one): the same seed gives the same folds."""
+        return stratified_folds(y, CV_FOLDS, seed_from_random_state(getattr(self, "random_state", 0)) % (2**32))
 
     def _fit_platt(self, X, y, sample_weight, classes, **overrides):
         """(n_problems, 2) sigmoid parameters (A, B), P(class k | x) = 1 / (1 + exp(A s_k(x) + B)), fitted on

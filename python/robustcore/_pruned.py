@@ -25,7 +25,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from ._base import N_JOBS_CONSTRAINT, fit_method
+from ._base import N_JOBS_CONSTRAINT, fit_method, stratified_folds
 from ._label_noise import _METHODS, _labels_and_proba, label_issues_from_proba
 from ._validation import seed_from_random_state
 
@@ -123,11 +123,7 @@ class PrunedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                                                                           ensure_non_negative=True)
         seed = seed_from_random_state(self.random_state) % (2**32)
         counts = np.unique(yv, return_counts=True)[1]
-        cv = self.cv
-        if isinstance(cv, Integral):  # fewer folds when the smallest class has fewer rows (probability=True's rule)
-            cv = min(int(cv), int(counts.min()))
-            if cv < 2:
-                raise ValueError("PrunedClassifier's out-of-fold fits need at least 2 rows of every class")
+        cv = stratified_folds(yv, int(self.cv), seed) if isinstance(self.cv, Integral) else self.cv
         labels, P = _labels_and_proba(Xv, yv, self.detector, cv, seed, self.n_jobs, None)
         flagged, scores, T = label_issues_from_proba(P, labels, self.method)
         keep = np.ones(labels.shape[0], dtype=bool)

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._label_noise import (NoiseEstimateWarning, clean_prior, confident_joint, corrected_accuracy, corrected_scorer,
-                           corrected_weights, estimate_transition, find_label_issues, importance_weights, out_of_fold_proba,
-                           transition_matrix, wrong_label_fraction)
+                           corrected_weights, estimate_transition, find_label_issues, importance_weights,
+                           out_of_fold_proba, transition_matrix, wrong_label_fraction)
 from ._pruned import PrunedClassifier
 
 if TYPE_CHECKING:
@@ -41,8 +41,9 @@ if TYPE_CHECKING:
 
     from ._base import RandomStateLike
 
-__all__ = ["NoiseEstimateWarning", "PrunedClassifier", "clean_prior", "confident_joint", "corrected_accuracy", "corrected_scorer", "corrected_weights",
-           "estimate_transition", "find_label_issues", "flip_labels", "importance_weights", "out_of_fold_proba", "transition_matrix", "wrong_label_fraction"]
+__all__ = ["NoiseEstimateWarning", "PrunedClassifier", "clean_prior", "confident_joint", "corrected_accuracy",
+           "corrected_scorer", "corrected_weights", "estimate_transition", "find_label_issues", "flip_labels",
+           "importance_weights", "out_of_fold_proba", "transition_matrix", "wrong_label_fraction"]
 
 _MODES = ("exact", "bernoulli")
 

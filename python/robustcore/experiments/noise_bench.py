@@ -35,23 +35,22 @@ RUNTIME = ("with the defaults, about 10 minutes on 2 idle cores (10 data sets x 
            "column than today's); "
            "--quick: about 10 s.")
 
+#: the three robustcore methods the targets are about: noise-corrected log loss, Smooth Ramp, pruning
+_AUTO = dict(loss="log_loss", solver="saga", max_iter=15, noise_rates="auto")
+_SRAMP = dict(loss="sramp", solver="sgd")
+_PRUNE = dict(prune=True, loss="log_loss", solver="saga", max_iter=15)  # PrunedClassifier around the log loss
+_ALPHAS = [1e-4, 1e-3, 1e-2]
+
 #: (name, LinearClassifier parameters, grid over alpha, or over whole parameter sets under "config");
 #: noise_rates="auto" is the recommended configuration
 ROBUSTCORE = [
-    ("rc log saga", dict(loss="log_loss", solver="saga", max_iter=15), {"alpha": [1e-4, 1e-3, 1e-2]}),
-    ("rc log saga auto", dict(loss="log_loss", solver="saga", max_iter=15, noise_rates="auto"),
-     {"alpha": [1e-4, 1e-3, 1e-2]}),
-    ("rc hinge sgd auto", dict(loss="hinge", solver="sgd", noise_rates="auto"), {"alpha": [1e-4, 1e-3, 1e-2]}),
-    ("rc sramp sgd", dict(loss="sramp", solver="sgd"), {"alpha": [1e-4, 1e-3, 1e-2]}),
-    # PrunedClassifier: the flagged rows left out, the log loss on the rest
-    ("rc prune", dict(prune=True, loss="log_loss", solver="saga", max_iter=15), {"alpha": [1e-4, 1e-3, 1e-2]}),
-    # the method chosen with alpha, as GridSearchCV over all three would: the corrected log loss, the Smooth
-    # Ramp, or pruning
-    ("rc select", {}, {"config": [dict(loss="log_loss", solver="saga", max_iter=15, noise_rates="auto", alpha=a)
-                                  for a in (1e-4, 1e-3, 1e-2)]
-                       + [dict(loss="sramp", solver="sgd", alpha=a) for a in (1e-4, 1e-3, 1e-2)]
-                       + [dict(prune=True, loss="log_loss", solver="saga", max_iter=15, alpha=a)
-                          for a in (1e-4, 1e-3, 1e-2)]}),
+    ("rc log saga", dict(loss="log_loss", solver="saga", max_iter=15), {"alpha": _ALPHAS}),
+    ("rc log saga auto", _AUTO, {"alpha": _ALPHAS}),
+    ("rc hinge sgd auto", dict(loss="hinge", solver="sgd", noise_rates="auto"), {"alpha": _ALPHAS}),
+    ("rc sramp sgd", _SRAMP, {"alpha": _ALPHAS}),
+    ("rc prune", _PRUNE, {"alpha": _ALPHAS}),
+    # the method chosen with alpha, as GridSearchCV over all three would
+    ("rc select", {}, {"config": [dict(kw, alpha=a) for kw in (_AUTO, _SRAMP, _PRUNE) for a in _ALPHAS]}),
 ]
 #: the configuration the targets are stated for
 RECOMMENDED = "rc log saga auto"
