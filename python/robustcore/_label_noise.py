@@ -374,7 +374,7 @@ def _bounded_sigmoid_mle(score, yb):
     is nearly flat along that direction. The fit therefore requires the clean posterior sigmoid(a s + c) to
     reach 1 - kAnchorP at the score's top kAnchorQ quantile and kAnchorP at its bottom one (a quadratic
     penalty on the shortfall of a s + c in logit units). Measured on generated data with known flips
-    (``bench/noise_rate_sample_size.py --methods``): rate errors above 0.3 in 5 of 320 cell-seeds instead of
+    (``bench/noise_rate_sample_size.py --methods``): rate errors above 0.3 in 5 of 400 estimates instead of
     34, the same estimates where the fit was already good.
     """
     from scipy.special import expit, logit
