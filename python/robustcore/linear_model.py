@@ -510,7 +510,9 @@ class LinearClassifier(BaseClassifier):
         transition matrix from them (``robustcore.noise.estimate_transition``: the bounded-sigmoid fit for
         two classes, the confident joint for more); a dict gives each class's flip rate (the rate spread
         uniformly over the other classes, as ``noise.flip_labels(y, rate=dict)``), an array T[i, j] =
-        P(noisy classes_[j] | true classes_[i]).
+        P(noisy classes_[j] | true classes_[i]). An estimated T with a condition number above 10 (two
+        classes: rates summing to 0.9 or more) is kept in ``transition_matrix_`` but not applied: the fit
+        is the uncorrected one, with a ``NoiseEstimateWarning`` (given rates are always applied).
     probability : bool
         Only for the losses without a probability model (all but "log_loss", "modified_huber", "softmax",
         which keep theirs): fit Platt scaling (a sigmoid on the decision function, scikit-learn's

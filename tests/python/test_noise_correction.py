@@ -94,10 +94,11 @@ def test_noise_correction_that_ends_constant_warns_with_its_rates():
     assert good.score(Xte, yte) > bad.score(Xte, yte) + 0.15
 
 
-def test_an_uninformative_rate_estimate_warns(monkeypatch):
+def test_an_uninformative_rate_estimate_warns_and_is_not_applied(monkeypatch):
     """An estimated T with condition number > 10 (here rates 0.5 and 0.45, as the fit returned on heart and
-    sonar at 40% flips) makes the corrected fit say its correction is unreliable, at the user's line;
-    well-separated data with (0.4, 0.1) flips gives no such warning."""
+    sonar at 40% flips) makes the corrected fit say so at the user's line and fit without the correction
+    (the estimate stays in transition_matrix_); the same T given explicitly is applied; well-separated data
+    with (0.4, 0.1) flips gives no such warning."""
     import warnings
 
     import robustcore._label_noise as ln
@@ -109,11 +110,18 @@ def test_an_uninformative_rate_estimate_warns(monkeypatch):
     assert np.linalg.cond(ok.transition_matrix_) < 10
 
     bad_T = np.array([[0.55, 0.45], [0.5, 0.5]])  # rows: true class; rates 0.45 and 0.5, condition number 20
-    monkeypatch.setattr(ln, "_asymptote_weights", lambda P, labels: (bad_T, np.ones(labels.shape[0])))
-    with pytest.warns(rc.NoiseEstimateWarning, match=r"\(0\.45, 0\.50\).*almost uninformative") as record:
+    varied = np.linspace(0.2, 1.8, yn.shape[0])  # weights the estimate would apply
+    monkeypatch.setattr(ln, "_asymptote_weights", lambda P, labels: (bad_T, varied))
+    with pytest.warns(rc.NoiseEstimateWarning, match=r"\(0\.45, 0\.50\).*not applied") as record:
         clf = rc.LinearClassifier(loss="log_loss", solver="saga", noise_rates="auto", random_state=0).fit(Xtr, yn)
     np.testing.assert_allclose(clf.noise_rates_, [0.45, 0.5])
     assert record[0].filename == __file__  # points at the user's line
+    plain = rc.LinearClassifier(loss="log_loss", solver="saga", random_state=0).fit(Xtr, yn)
+    np.testing.assert_allclose(clf.coef_, plain.coef_, rtol=1e-10, atol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rc.NoiseEstimateWarning)  # given rates: applied, no estimate to doubt
+        given = rc.LinearClassifier(loss="log_loss", solver="saga", noise_rates=bad_T, random_state=0).fit(Xtr, yn)
+    assert np.abs(given.coef_ - plain.coef_).max() > 1e-3
 
 
 @pytest.mark.parametrize("loss, solver", [("log_loss", "saga"), ("hinge", "sgd"), ("sramp", "sgd")])

@@ -70,6 +70,8 @@ def _peers():
 
 
 SYMMETRIC = (0.0, 0.2, 0.4)
+#: rows kept (stratified subsample) of every training / test set
+DEFAULT_MAX_TRAIN, DEFAULT_MAX_TEST = 4000, 10000
 CLASS_CONDITIONAL = ((0.4, 0.1), (0.6, 0.1), (0.2, 0.2))
 QUICK_SETS = ["breast_cancer"]
 
@@ -78,12 +80,13 @@ def add_arguments(p):
     p.add_argument("--datasets", nargs="+", default=None,
                    help="binary data sets robustcore.datasets.load knows; default: every one available")
     p.add_argument("--seeds", type=int, default=3, help="seeds per cell (noise draw, subsample, solver)")
-    p.add_argument("--max-train", type=int, default=4000, help="training rows kept (stratified subsample) per set")
+    p.add_argument("--max-train", type=int, default=DEFAULT_MAX_TRAIN,
+                   help="training rows kept (stratified subsample) per set")
     p.add_argument("--selection", choices=("corrected", "noisy"), default="corrected",
                    help="how every method's alpha / C is chosen on the noisy validation split: 'corrected' "
                         "(default) by robustcore.noise.corrected_scorer with T estimated once from the noisy "
                         "training rows, 'noisy' by the plain accuracy on the noisy labels")
-    p.add_argument("--max-test", type=int, default=10000, help="test rows kept per set")
+    p.add_argument("--max-test", type=int, default=DEFAULT_MAX_TEST, help="test rows kept per set")
     p.add_argument("--quick", action="store_true", help="breast_cancer only, 1 seed, noise q=0.4 and (0.6, 0.1)")
     p.add_argument("--no-cleanlab", action="store_true", help="skip cleanlab even when it is installed")
     p.add_argument("--out", default="results/noise-bench")
@@ -176,8 +179,8 @@ def _selection_scorer(selection, X, y, seed):
     return noise.corrected_scorer(T) if np.linalg.cond(T) < 1e6 else None
 
 
-def run(datasets, seeds=3, max_train=4000, max_test=10000, quick=False, cleanlab=True, data_home=None, verbose=1,
-        selection="corrected"):
+def run(datasets, seeds=3, max_train=DEFAULT_MAX_TRAIN, max_test=DEFAULT_MAX_TEST, quick=False, cleanlab=True,
+        data_home=None, verbose=1, selection="corrected"):
     """Rows of the benchmark: dicts with dataset, noise, seed, method, test_error, fit_seconds, constant, param."""
     from .. import datasets as ds
 
