@@ -100,7 +100,6 @@ class BasicSumTree {
   double prob(int64_t i, double gamma) const { return gamma / static_cast<double>(m_) + (1.0 - gamma) * q(i); }
   /// Number of rescales done so far (for tests and diagnostics).
   int64_t rescales() const { return rescales_; }
-  int levels() const { return static_cast<int>(off_.size()); }
 
   /// Recomputes every internal node from the leaves, O(m).
   void rebuild() {

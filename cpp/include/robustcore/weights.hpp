@@ -116,13 +116,17 @@ class RunningAverage {
   /// pass c = 0 when only the scale changed), with mu_t = weight of the new iterate.
   template <class Row>
   void update(const ScaledVector& w, double c, const Row& r, double mu) {
-    if (restart(w, mu)) return;
+    ++count_;
+    if (count_ == 1 || mu >= 1.0) {  // wbar = w: u = 0, A = s, B = 1
+      for (auto& x : u_) x = 0.0;
+      A_ = w.scale();
+      B_ = 1.0;
+      return;
+    }
     if (c != 0.0) robustcore::axpy(-A_ * c, r, u_.data());
-    advance(w, mu);
-  }
-  /// Record an iterate with weight mu that differs from the previous one only by scale.
-  void update_scale_only(const ScaledVector& w, double mu) {
-    if (!restart(w, mu)) advance(w, mu);
+    B_ /= (1.0 - mu);
+    A_ += mu * w.scale() * B_;
+    if (B_ > 1e150 || std::fabs(A_) > 1e150) normalize(w);
   }
   /// Call *before* w.fold() changes v: keeps wbar unchanged across the fold (O(d)).
   void before_fold(const ScaledVector& w) { normalize(w); }
@@ -138,22 +142,6 @@ class RunningAverage {
   }
 
  private:
-  /// The first iterate, or one of weight mu >= 1, replaces the average: wbar = w (u = 0, A = s, B = 1).
-  bool restart(const ScaledVector& w, double mu) {
-    if (count_ != 0 && mu < 1.0) return false;
-    for (auto& x : u_) x = 0.0;
-    A_ = w.scale();
-    B_ = 1.0;
-    ++count_;
-    return true;
-  }
-  /// wbar <- (1 - mu) wbar + mu w for the current w (u already holds the sparse change).
-  void advance(const ScaledVector& w, double mu) {
-    B_ /= (1.0 - mu);
-    A_ += mu * w.scale() * B_;
-    ++count_;
-    if (B_ > 1e150 || std::fabs(A_) > 1e150) normalize(w);
-  }
   /// u <- (u + A v) / B, A <- 0, B <- 1.
   void normalize(const ScaledVector& w) {
     const double* v = w.raw();
