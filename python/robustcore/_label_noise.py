@@ -444,9 +444,10 @@ def estimate_transition(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: 
     Rows and columns follow ``np.unique(y)``. For binary labels the two flip rates are
     ``T[1, 0]`` (positives labelled negative, rho_+) and ``T[0, 1]`` (negatives labelled positive, rho_-).
     The estimate comes from out-of-fold probabilities (:func:`out_of_fold_proba` with ``estimator``,
-    ``cv``, ``random_state``; or ``pred_proba`` when you already have them) by the confident joint
-    (``method``: "auto", "asymptotes", "confident_joint", "anchor"); see the module docstring. It assumes the noise depends on the class
-    only (not on x) and that the noisy label is still more often right than wrong for every class
+    ``cv``, ``random_state``; or ``pred_proba`` when you already have them) by ``method``: "asymptotes"
+    (the bounded-sigmoid fit, two classes), "confident_joint", "anchor", or "auto" (the asymptotes for two
+    classes, the confident joint for more); see the module docstring. It assumes the noise depends on the
+    class only (not on x) and that the noisy label is still more often right than wrong for every class
     (T[i, i] > T[j, i] for j != i).
     """
     if method not in _METHODS:
