@@ -7,7 +7,8 @@ with a dict rate); the test labels stay clean. Every method chooses its regulari
 validation split of the NOISY training labels, as a user would (no clean labels, no oracle), then refits on
 all the noisy training rows. The score on that split is the noise-corrected accuracy
 (``noise.corrected_scorer``, with T estimated once per noisy training set by ``noise.estimate_transition``:
-an unbiased estimate of the clean accuracy from noisy labels, available to any user) for every method,
+an unbiased estimate of the clean accuracy from noisy labels, available to any user; the plain accuracy
+when that T is ill-conditioned) for every method,
 ours and the peers alike; ``--selection noisy`` uses the plain accuracy on the noisy labels instead, which
 under class-conditional noise rewards the models that predict like the noise; the test error, the seconds of that final fit and
 whether the model predicts a single class on the test set are recorded. Training sets larger than
@@ -170,13 +171,15 @@ def _selection_scorer(selection, X, y, seed):
     """The validation score every method is tuned by: None (the accuracy on the noisy labels) for
     selection="noisy"; for "corrected", ``noise.corrected_scorer`` with T estimated once from the noisy
     training rows (``noise.estimate_transition``, its default estimator), or the accuracy when that T is
-    near singular."""
+    ill-conditioned (the ``NoiseEstimateWarning`` threshold, at which ``noise_rates="auto"`` does not apply
+    an estimate either)."""
     if selection == "noisy":
         return None
     from .. import noise
+    from .._label_noise import kIllConditionedT
 
     T = noise.estimate_transition(X, y, random_state=seed)
-    return noise.corrected_scorer(T) if np.linalg.cond(T) < 1e6 else None
+    return noise.corrected_scorer(T) if np.linalg.cond(T) <= kIllConditionedT else None
 
 
 def run(datasets, seeds=3, max_train=DEFAULT_MAX_TRAIN, max_test=DEFAULT_MAX_TEST, quick=False, cleanlab=True,
