@@ -55,6 +55,7 @@ class Policy:
         self.name, self.cond = "applied", None
 
     def __call__(self, P, labels, noise_rates="auto"):
+        assert noise_rates == "auto" and P.shape[1] == 2, "the script only fits binary noise_rates='auto'"
         T, w = _asymptote_weights(P, labels)
         self.cond = np.linalg.cond(T)
         if self.cond > kIllConditionedT and self.name == "not applied":

@@ -71,9 +71,9 @@ def _peers():
 
 
 SYMMETRIC = (0.0, 0.2, 0.4)
+CLASS_CONDITIONAL = ((0.4, 0.1), (0.6, 0.1), (0.2, 0.2))
 #: rows kept (stratified subsample) of every training / test set
 DEFAULT_MAX_TRAIN, DEFAULT_MAX_TEST = 4000, 10000
-CLASS_CONDITIONAL = ((0.4, 0.1), (0.6, 0.1), (0.2, 0.2))
 QUICK_SETS = ["breast_cancer"]
 
 
