@@ -53,13 +53,14 @@ def one(X, y, Xt, yt, kind, rate, seed):
         return lambda alpha: LinearClassifier(random_state=seed, alpha=alpha, **{**nb._AUTO, **kw})
 
     alphas = {"alpha": nb._ALPHAS}
+    noisy_scorer = nb._selection_scorer("corrected", Xs, yn, seed)  # one estimate of T, as noise-bench makes
     fits = {
         "LR clean": (lr, lr_grid, Xs, ys, nb._selection_scorer("corrected", Xs, ys, seed)),
-        "LR noisy": (lr, lr_grid, Xs, yn, nb._selection_scorer("corrected", Xs, yn, seed)),
-        "auto": (rc(), alphas, Xs, yn, nb._selection_scorer("corrected", Xs, yn, seed)),
+        "LR noisy": (lr, lr_grid, Xs, yn, noisy_scorer),
+        "auto": (rc(), alphas, Xs, yn, noisy_scorer),
         "true T": (rc(noise_rates=T), alphas, Xs, yn, noise.corrected_scorer(T)),
         "prune": (lambda alpha: PrunedClassifier(rc(noise_rates=None)(alpha), random_state=seed), alphas, Xs, yn,
-                  nb._selection_scorer("corrected", Xs, yn, seed)),
+                  noisy_scorer),
         "unflipped": (rc(noise_rates=None), alphas, Xs[kept], ys[kept], None),
         "unflipped rw": (rc(noise_rates=None, class_weight={c: 1 / T[k, k] for k, c in enumerate(np.unique(yn))}),
                          alphas, Xs[kept], ys[kept], None),
