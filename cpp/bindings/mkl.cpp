@@ -69,7 +69,8 @@ void bind_mkl(py::module_& m) {
       .def_readwrite("gamma0", &Options::gamma0)
       .def_readwrite("max_iter", &Options::max_iter)
       .def_readwrite("tol", &Options::tol)
-      .def_readwrite("method", &Options::method);
+      .def_readwrite("method", &Options::method)
+      .def_readwrite("n_threads", &Options::n_threads, "threads for the kernel pass (same bits for any number)");
   py::class_<MklResult, robustcore::Result>(m, "MklResult", "Result of mkl_solve: step = gamma used, final gap.")
       .def_readonly("gap", &MklResult::gap)
       .def_readonly("primal", &MklResult::primal)

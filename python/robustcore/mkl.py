@@ -31,6 +31,7 @@ from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.multiclass import check_classification_targets
@@ -222,7 +223,8 @@ _NOISE_LEVEL_CONSTRAINT = [Interval(Real, 0, 0.5, closed="left"), StrOptions({"a
 class _KernelMixin(BaseClassifier):
     """Shared kernel handling, one-vs-rest over one bank, and prediction through the stored training points.
 
-    Subclasses define ``_fit_binary(K, y, sample_weight, noise_level, stopper) -> (fitted attributes, EngineResult)``
+    Subclasses define ``_fit_binary(K, y, sample_weight, noise_level, stopper, n_threads) -> (fitted attributes,
+    EngineResult)``
     for one +-1 problem on the bank K (``noise_level``: the resolved q of the classifiers that have one).
     ``class_weight`` multiplies ``sample_weight``; ``probability=True`` fits Platt scaling out of fold."""
 
@@ -288,8 +290,10 @@ class _KernelMixin(BaseClassifier):
         if validation is not None:
             K_val, y_val, sw_val = self._validation_bank(X, widths, *validation)
             stoppers = [self._stopper(K_val, yk, sw_val) for yk in binary_targets(y_val, classes)]
-        fits = map_problems(lambda k: self._fit_binary(K, targets[k], sample_weight, q, stoppers[k]), len(targets),
-                            self.n_jobs)
+        # one problem: its kernel passes on the n_jobs threads; more: one thread each, the problems on n_jobs
+        threads = effective_n_jobs(self.n_jobs) if len(targets) == 1 else 1
+        fits = map_problems(lambda k: self._fit_binary(K, targets[k], sample_weight, q, stoppers[k], threads),
+                            len(targets), self.n_jobs)
         per_problem = [a for a, _ in fits]
         fitted = {key: per_problem[0][key] if len(fits) == 1 else np.stack([np.asarray(a[key]) for a in per_problem])
                   for key in per_problem[0]}
@@ -409,7 +413,7 @@ class _KernelMixin(BaseClassifier):
 
 
 def _solve(K, y, *, alpha, upper, rho, step_size, gamma0, max_iter, tol, method, verbose=0, sample_weight=None,
-           stopper=None):
+           stopper=None, n_threads=1):
     """Run the engine on a bank (_DenseBank or FactoredKernelBank); returns (coef, dual, EngineResult, gap).
     ``stopper``: an ``EarlyStopping`` scoring (coef, dual) after every iteration, in the same run (the engine
     writes its averages into them before each progress call); the engine's gap rule is then off.
@@ -419,6 +423,7 @@ def _solve(K, y, *, alpha, upper, rho, step_size, gamma0, max_iter, tol, method,
     opt = _core.MklOptions()
     opt.alpha, opt.upper, opt.rho, opt.gamma, opt.gamma0 = alpha, upper, rho, step_size, gamma0
     opt.max_iter, opt.tol, opt.method = max_iter, 0.0 if stopper is not None else tol, _METHODS[method]
+    opt.n_threads = n_threads
     coef = np.zeros((m, n))
     dual = np.zeros(n)
     with Progress(verbose, max_iter, f"mkl {method}", unit="iter") as bar:
@@ -475,7 +480,9 @@ class NoisyMKLClassifier(_KernelMixin):
         factor whose product is within low_rank_tol of each exact kernel entry (kernels of rank > n/2 stay
         dense; see :func:`gaussian_bank_factored`). None: the exact dense bank of n^2 m values.
     max_memory_mb : refuse to build a kernel bank larger than this.
-    n_jobs : threads for one-vs-rest (joblib's meaning: None is 1, -1 all cores).
+    n_jobs : threads (joblib's meaning: None is 1, -1 all cores): with two classes, each iteration's pass
+        over the kernel bank is split over them (the same result bits for any n_jobs); with more, the
+        one-vs-rest problems run on them.
     verbose : > 0 shows a progress bar over the solver's iterations.
     class_weight : None, "balanced" or dict {class: weight}; multiplies ``sample_weight`` (scikit-learn's
         semantics).
@@ -546,7 +553,7 @@ class NoisyMKLClassifier(_KernelMixin):
         "gamma0": [_POSITIVE],
     }
 
-    def _fit_binary(self, K, ypm, sample_weight, noise_level, stopper=None):
+    def _fit_binary(self, K, ypm, sample_weight, noise_level, stopper=None, n_threads=1):
         # tau None: Proposition 1's sqrt(ln(1/epsilon) / 2)
         tau = math.sqrt(0.5 * math.log(1.0 / self.epsilon)) if self.tau is None else float(self.tau)
         upper = 1.0 + tau
@@ -556,7 +563,7 @@ class NoisyMKLClassifier(_KernelMixin):
             K, ypm, alpha=self.alpha, upper=upper, rho=rho,
             step_size=0.0 if self.step_size is None else self.step_size, gamma0=self.gamma0,
             max_iter=self.max_iter, tol=self.tol, method=self.method, verbose=self.verbose,
-            sample_weight=sample_weight, stopper=stopper)  # step_size 0: the engine chooses
+            sample_weight=sample_weight, stopper=stopper, n_threads=n_threads)  # step_size 0: the engine chooses
         w, norms = self._kernel_weights_from_coef(K, coef)
         return ({"coef_": coef, "dual_coef_": dual, "step_size_": res.step, "duality_gap_": gap,
                  "kernel_weights_": w, "kernel_norms_": norms, "upper_": upper, "rho_": rho}, res)
@@ -617,7 +624,7 @@ class MiPMKLClassifier(_KernelMixin):
         warn_max_iter(self, status, self.tol, budget="n_alternations",
                       goal="the rule" if self.early_stopping else "a repeated kept set p")
 
-    def _fit_binary(self, K, ypm, sample_weight, noise_level, stopper=None):
+    def _fit_binary(self, K, ypm, sample_weight, noise_level, stopper=None, n_threads=1):
         n = ypm.shape[0]
         w = np.ones(n) if sample_weight is None else sample_weight
         total = _total_weight(ypm, sample_weight)
@@ -634,7 +641,8 @@ class MiPMKLClassifier(_KernelMixin):
             kept_weight = float(w[idx].sum())
             c_s, _, _, _ = _solve(Ks, ypm[idx], alpha=self.alpha * total / kept_weight, upper=1.0, rho=kept_weight,
                                  step_size=0.0, gamma0=1.0, max_iter=self.max_iter, tol=self.tol, method="amp",
-                                 verbose=self.verbose, sample_weight=None if sample_weight is None else w[idx])
+                                 verbose=self.verbose, sample_weight=None if sample_weight is None else w[idx],
+                                 n_threads=n_threads)
             coef = np.zeros((K.m, n))
             coef[:, idx] = c_s
             f = K.apply_each(coef).sum(axis=0)
@@ -713,7 +721,7 @@ class SimpleMKLClassifier(_KernelMixin):
         "line_search_steps": [_AT_LEAST_ONE],
     }
 
-    def _fit_binary(self, K, ypm, sample_weight, noise_level=None, stopper=None):
+    def _fit_binary(self, K, ypm, sample_weight, noise_level=None, stopper=None, n_threads=1):
         n = ypm.shape[0]
         m = K.m
         C = 1.0 / (self.alpha * _total_weight(ypm, sample_weight))

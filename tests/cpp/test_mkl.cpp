@@ -129,6 +129,28 @@ int main() {
     const auto r2 = mkl::solve(fb, y.data(), opt, c2.data(), a2.data());
     CHECK_CLOSE(r1.gap, r2.gap, 1e-7);
     for (size_t q = 0; q < c1.size(); ++q) CHECK_CLOSE(c1[q], c2[q], 1e-6);
+    // the kernel pass on threads: the same bits as on one, for both banks
+    for (int64_t threads : {2, 3}) {
+      mkl::Options ot = opt;
+      ot.n_threads = threads;
+      std::vector<double> c3(m * n), c4(m * n), a3(n), a4(n);
+      const auto r3 = mkl::solve(bank, y.data(), ot, c3.data(), a3.data());
+      const auto r4 = mkl::solve(fb, y.data(), ot, c4.data(), a4.data());
+      CHECK(c3 == c1 && a3 == a1 && r3.gap == r1.gap);
+      CHECK(c4 == c2 && a4 == a2 && r4.gap == r2.gap);
+    }
+    // balanced_cuts: contiguous groups covering 0..m-1, none with more than its share plus one item
+    const std::vector<double> cost{5, 1, 1, 1, 1, 1, 4, 1, 1, 2};
+    for (int P : {1, 2, 3, 4}) {
+      const auto cuts = balanced_cuts(10, P, [&](int64_t j) { return cost[static_cast<size_t>(j)]; });
+      CHECK(cuts.size() == static_cast<size_t>(P) + 1 && cuts.front() == 0 && cuts.back() == 10);
+      for (int p = 0; p < P; ++p) {
+        CHECK(cuts[p] <= cuts[p + 1]);
+        double part = 0.0;
+        for (int64_t j = cuts[p]; j < cuts[p + 1]; ++j) part += cost[static_cast<size_t>(j)];
+        CHECK(part <= 18.0 / P + 5.0);
+      }
+    }
     // a tight memory limit is refused with BankTooLarge
     bool threw = false;
     try {

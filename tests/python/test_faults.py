@@ -75,6 +75,9 @@ _CASES = {
                 "run(rc.AdaBoostOnlineClassifier(max_iter=2), (X[:200], y[:200]), (X, y), max_iter=10**5)",
     "mkl_bank_build": "X = rng.normal(size=(4000, 12)); y = np.where(X[:, 0] > 0, 1, -1)\n"
                       "run(mkl.NoisyMKLClassifier(max_iter=20), (X[:60], y[:60]), (X, y))",
+    "mkl_solve_threads": "X = rng.normal(size=(400, 12)); y = np.where(X[:, 0] > 0, 1, -1)\n"
+                         "run(mkl.NoisyMKLClassifier(max_iter=20, tol=0, n_jobs=2), (X[:60], y[:60]), (X, y),"
+                         " max_iter=10**7)",
     "mkl_predict": "X = rng.normal(size=(400, 12)); y = np.where(X[:, 0] > 0, 1, -1)\n"
                    "est = mkl.NoisyMKLClassifier(max_iter=20, tol=0)\n"
                    "Xp = rng.normal(size=(3_000_000, 12))\n"

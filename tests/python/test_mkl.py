@@ -230,6 +230,23 @@ def test_float32_close_to_float64_and_deterministic():
     assert np.mean(a.predict(X) == c.predict(X)) > 0.95
 
 
+@pytest.mark.parametrize("kw", [dict(), dict(low_rank_tol=None), dict(low_rank_tol=None, dtype="float32")])
+def test_kernel_pass_on_threads_gives_the_same_bits(kw):
+    """n_jobs > 1 on two classes splits each iteration's kernel pass over threads, kernel by kernel: the
+    fit is the one-thread fit bit for bit (factored bank with dense and factored kernels, dense banks)."""
+    X, y = _problem(n=60, d=4, seed=2, flip=0.1)
+    ranks = np.asarray(gaussian_bank_factored(X).ranks)
+    assert (ranks < 0).any() and (ranks > 0).any()  # both kinds of kernel in the factored bank
+    one = NoisyMKLClassifier(max_iter=40, tol=0, **kw).fit(X, y)
+    for n_jobs in (2, 3, -1):
+        many = NoisyMKLClassifier(max_iter=40, tol=0, n_jobs=n_jobs, **kw).fit(X, y)
+        np.testing.assert_array_equal(many.coef_, one.coef_)
+        np.testing.assert_array_equal(many.dual_coef_, one.dual_coef_)
+        np.testing.assert_array_equal(many.history_["gap"], one.history_["gap"])
+    mip = [MiPMKLClassifier(max_iter=20, noise_level=0.1, n_jobs=j, **kw).fit(X, y).coef_ for j in (1, 2)]
+    np.testing.assert_array_equal(mip[0], mip[1])
+
+
 def test_prediction_through_training_points_and_kernel_options():
     X, y = _problem(n=50, d=2, seed=6)
     clf = NoisyMKLClassifier(max_iter=100, tol=0, low_rank_tol=None).fit(X, y)
@@ -311,7 +328,8 @@ def test_engine_rejects_bad_arrays():
         _core.mkl_solve(gaussian_bank(np.r_[X, X], widths=(1.0,))[:, ::2, ::2], y, opt, coef, alpha)
     # every option is checked by the engine
     for bad, match in ((dict(alpha=0.0), "alpha"), (dict(rho=-1.0), "rho"), (dict(max_iter=0), "max_iter"),
-                       (dict(tol=-1.0), "tol"), (dict(gamma0=0.0), "gamma0"), (dict(upper=0.0), "upper")):
+                       (dict(tol=-1.0), "tol"), (dict(gamma0=0.0), "gamma0"), (dict(upper=0.0), "upper"),
+                       (dict(n_threads=0), "n_threads")):
         with pytest.raises(ValueError, match=match):
             _core.mkl_solve(K, y, _options(**{**dict(alpha=0.1, rho=5.0, max_iter=5), **bad}), coef, alpha)
 

@@ -173,15 +173,17 @@ class FactoredBank {
       o.noalias() = Lj * work;
     }
   }
-  /// H (m x n row-major) = [K_j u]_j.
-  void apply_all(const double* u, double* H) const {
+  /// Rows j0..j1-1 of H (m x n row-major) = [K_j u]_j.
+  void apply_all(const double* u, double* H, int64_t j0, int64_t j1) const {
     Eigen::VectorXd work;
     InterruptCheck stop;
-    for (int64_t j = 0; j < m; ++j) {
+    for (int64_t j = j0; j < j1; ++j) {
       stop.tick();
       apply(j, u, H + j * n, work);
     }
   }
+  /// Values a product with kernel j reads: the upper half of dense rows, a factor twice.
+  double cost(int64_t j) const { return rank(j) < 0 ? 0.5 * n * n : 2.0 * n * rank(j) + 1.0; }
   /// G (m x n row-major) = [K_j c_j]_j for C (m x n row-major).
   void apply_each(const double* C, double* G) const {
     Eigen::VectorXd work;
@@ -265,7 +267,11 @@ class FactoredBank {
 };
 
 /// Kernel pass of the MKL solvers: H = [K_j u]_j (m x n row-major).
-inline void kernel_pass(const FactoredBank& K, const double* u, double* H) { K.apply_all(u, H); }
+/// The solvers' kernel pass over kernels j0..j1-1 (mkl.hpp) and the work of kernel j, for splitting it.
+inline void kernel_pass(const FactoredBank& K, const double* u, double* H, int64_t j0, int64_t j1) {
+  K.apply_all(u, H, j0, j1);
+}
+inline double kernel_cost(const FactoredBank& K, int64_t j) { return K.cost(j); }
 
 /// Gershgorin bound of the MKL coupling norm (see mkl.hpp): sqrt(sum_j max_i sum_l |K_j(i,l)|) / n. The
 /// entries are non-negative, so the row sums are K_j 1, taken from the factor in O(n r_j).

@@ -41,6 +41,7 @@
 
 #include "data.hpp"
 #include "factored_bank.hpp"
+#include "parallel.hpp"
 #include "projections.hpp"
 #include "result.hpp"
 
@@ -161,10 +162,10 @@ double coupling_norm_bound(const KernelBank<Scalar>& K) {
   return K.n > 0 ? std::sqrt(tot) / static_cast<double>(K.n) : 0.0;
 }
 
-/// Kernel pass of the solvers on a dense bank: H (m x n row-major) = [K_j u]_j, one (m n) x n GEMV
-/// (in Scalar; float storage multiplies in float).
+/// Kernel pass of the solvers on a dense bank over kernels j0..j1-1: rows j of H (m x n row-major) =
+/// K_j u, as GEMVs over groups of kernels (in Scalar; float storage multiplies in float).
 template <class Scalar>
-void kernel_pass(const KernelBank<Scalar>& K, const double* u, double* H) {
+void kernel_pass(const KernelBank<Scalar>& K, const double* u, double* H, int64_t j0, int64_t j1) {
   using MatK = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using VecK = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
   // a GEMV over a group of kernels at a time (about 2^22 values), so an interrupt is seen within one group
@@ -172,11 +173,11 @@ void kernel_pass(const KernelBank<Scalar>& K, const double* u, double* H) {
   InterruptCheck stop;
   VecK uK;
   if constexpr (!std::is_same_v<Scalar, double>) uK = Eigen::Map<const Eigen::VectorXd>(u, K.n).template cast<Scalar>();
-  for (int64_t j0 = 0; j0 < K.m; j0 += group) {
+  for (int64_t g = j0; g < j1; g += group) {
     stop.tick();
-    const int64_t rows = std::min(group, K.m - j0) * K.n;
-    Eigen::Map<const MatK> Kg(K.data + j0 * K.n * K.n, rows, K.n);
-    Eigen::Map<Eigen::VectorXd> out(H + j0 * K.n, rows);
+    const int64_t rows = std::min(group, j1 - g) * K.n;
+    Eigen::Map<const MatK> Kg(K.data + g * K.n * K.n, rows, K.n);
+    Eigen::Map<Eigen::VectorXd> out(H + g * K.n, rows);
     if constexpr (std::is_same_v<Scalar, double>) {
       out.noalias() = Kg * Eigen::Map<const Eigen::VectorXd>(u, K.n);
     } else {
@@ -185,6 +186,8 @@ void kernel_pass(const KernelBank<Scalar>& K, const double* u, double* H) {
     }
   }
 }
+template <class Scalar>
+double kernel_cost(const KernelBank<Scalar>&, int64_t) { return 1.0; }
 
 /// The Gaussian bank of gaussian_bank(X, X) (n x d rows, nw widths) as a FactoredBank: every kernel by
 /// pivoted Cholesky to entrywise accuracy tol, stored dense when its rank would exceed max_rank
@@ -271,6 +274,9 @@ struct Options {
   int64_t max_iter = 1000;  ///< T
   double tol = 1e-2;        ///< stop when the duality gap < tol (0 disables)
   Method method = Method::AMP;
+  /// threads for the kernel pass: contiguous groups of kernels of about equal work, each on one thread
+  /// (every H_j is computed as on one thread: same bits for any n_threads)
+  int64_t n_threads = 1;
 
   /// Throws std::invalid_argument on any bad option.
   void validate() const {
@@ -283,6 +289,7 @@ struct Options {
     if (!std::isfinite(gamma) || (gamma <= 0.0 && !(gamma0 > 0.0 && std::isfinite(gamma0))))
       throw std::invalid_argument("mkl::solve: the step size must be finite (gamma0 > 0)");
     if (method != Method::AMP && method != Method::VI) throw std::invalid_argument("mkl::solve: unknown method");
+    if (n_threads < 1) throw std::invalid_argument("mkl::solve: n_threads must be >= 1");
   }
 };
 
@@ -305,7 +312,7 @@ struct MklResult : Result {
 /// VI iteration: (c, alpha) <- (prox_{gamma R}(c + (gamma/n) alpha o y), P_Q[alpha + (gamma/n)(1 - y o f(X))]);
 /// its average pairs f^t with the alpha that produced it.
 /// Bank: KernelBank<double|float> or FactoredBank (anything with fields m, n and the overloads
-/// kernel_pass(bank, u, H) and coupling_norm_bound(bank)).
+/// kernel_pass(bank, u, H, j0, j1), kernel_cost(bank, j) and coupling_norm_bound(bank)).
 /// sample_weight (n values >= 0, or null for all ones) weights the hinge terms: sample i's dual variable
 /// lives in [0, upper w_i] and 1/n becomes 1/sum_i w_i, which is problem (11) on the data with sample i
 /// repeated w_i times (the repeated rows' dual variables add up) for integer weights.
@@ -353,10 +360,15 @@ MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef
     tmp = from.array() + s * (1.0 - yv.array() * fX.array());
     project_capped_simplex(tmp.data(), n, opt.upper, sample_weight, opt.rho, to.data());
   };
-  // H = [K_j u]_j for u = v o y.
+  // H = [K_j u]_j for u = v o y, the kernels split over the threads.
+  const int P = static_cast<int>(std::min<int64_t>(opt.n_threads, m));
+  const std::vector<int64_t> cuts = balanced_cuts(m, P, [&](int64_t j) { return kernel_cost(K, j); });
   auto pass_over_bank = [&](const Vec& v) {
     u = v.cwiseProduct(yv);
-    kernel_pass(K, u.data(), H.data());
+    if (P == 1) return kernel_pass(K, u.data(), H.data(), 0, m);
+    run_tasks(P, [&](int p) {
+      kernel_pass(K, u.data(), H.data(), cuts[static_cast<size_t>(p)], cuts[static_cast<size_t>(p) + 1]);
+    });
   };
   // Composite step (13) from (c + s u, g + s h) and the running sums, in two passes over the m rows (the
   // prox needs every norm before it can scale any row); asum must already include this iteration's alpha.

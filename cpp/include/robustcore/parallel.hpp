@@ -1,5 +1,5 @@
-// A few tasks of one engine call on threads of their own (the shards of a parallel SGD epoch), stopped
-// together: the calling thread runs task 0 and keeps polling its interrupt (interrupt.hpp) while it waits
+// A few tasks of one engine call on threads of their own (the shards of a parallel SGD epoch, groups of
+// a mirror-prox kernel pass), stopped together: the calling thread runs task 0 and keeps polling its interrupt (interrupt.hpp) while it waits
 // for the others; an interrupt, or any task's exception, makes the other tasks' InterruptChecks throw
 // within about a millisecond; every thread is joined before run_tasks returns or throws.
 #pragma once
@@ -15,8 +15,24 @@
 
 namespace robustcore {
 
+/// P + 1 bounds cutting items 0..m-1 into P contiguous groups of about equal total cost(j) > 0.
+template <class Cost>
+std::vector<int64_t> balanced_cuts(int64_t m, int P, Cost&& cost) {
+  double total = 0.0;
+  for (int64_t j = 0; j < m; ++j) total += cost(j);
+  std::vector<int64_t> cuts(static_cast<size_t>(P) + 1, m);
+  cuts[0] = 0;
+  double acc = 0.0;
+  for (int64_t j = 0, p = 1; j < m && p < P; ++j) {
+    acc += cost(j);
+    while (p < P && acc >= total * p / P) cuts[static_cast<size_t>(p++)] = j + 1;
+  }
+  return cuts;
+}
+
 /// fn(p) for p = 0..P-1 (P >= 1): p = 0 on the calling thread, the others on new threads (a task is an
-/// epoch's shard: microseconds of thread start-up do not count). Rethrows the first exception a task
+/// epoch's shard or a kernel pass's group, a millisecond or more: the ~30 us of thread start-up do not
+/// count). Rethrows the first exception a task
 /// raised that is not an Interrupted, else Interrupted when one was raised or the caller's poll asked to stop.
 template <class F>
 void run_tasks(int P, F&& fn) {
@@ -57,7 +73,13 @@ void run_tasks(int P, F&& fn) {
   }
   task(0);
   InterruptCheck check;  // the caller's poll, about once per its period while the others finish
+  // short tasks end within a millisecond of each other: wait for those without sleeping
+  const auto spin_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
   while (running.load() > 0) {
+    if (std::chrono::steady_clock::now() < spin_until) {
+      std::this_thread::yield();
+      continue;
+    }
     std::this_thread::sleep_for(std::chrono::microseconds(200));
     if (stop.load()) continue;
     try {
