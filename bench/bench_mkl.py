@@ -1,6 +1,7 @@
 """Wall time to duality gap 1e-2: StPMKL by AMP vs VI vs SimpleMKL, on australian and ionosphere.
 
-``python bench/bench_mkl.py [--datasets australian ionosphere] [--max-iter 1000] [--repeats 3] [--fixed-only]``
+``python bench/bench_mkl.py [--datasets australian ionosphere] [--max-iter 1000] [--repeats 3] [--fixed-only]
+[--banks factored dense64 dense32] [--n-jobs 1 2]``
 
 Same protocol as the experiment: features in [0, 1], Gaussian bank (m = 10 (d + 1)), 80% of the rows
 (seeded split), q = 0, lambda = 0.01, rho = n (alpha in [0, 1]); all three stop at gap < 1e-2 (in
@@ -40,6 +41,9 @@ def main():
     p.add_argument("--max-iter", type=int, default=1000)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--fixed-only", action="store_true", help="only the 1000-iteration runs on australian")
+    p.add_argument("--banks", nargs="+", default=["factored", "dense64", "dense32"],
+                   help="banks of the 1000-iteration runs")
+    p.add_argument("--n-jobs", nargs="+", type=int, default=[1, 2], help="n_jobs of the 1000-iteration runs")
     a = p.parse_args()
     print("| dataset | n | m | bank | method | fit s (median) | solver s | iterations | final gap |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -58,11 +62,12 @@ def main():
             (fact, "SimpleMKL (SVC inner)", lambda: SimpleMKLClassifier(alpha=0.01, max_iter=100)),
         ]
         if name == "australian":
-            for bank_label, kw in ((fact, {}), ("dense float64", dict(low_rank_tol=None)),
-                                   ("dense float32", dict(low_rank_tol=None, dtype="float32"))):
-                runs.append((bank_label, [f"AMP, 1000 iterations, tol = 0, n_jobs = {n_jobs}" for n_jobs in (1, 2)],
+            banks = {"factored": (fact, {}), "dense64": ("dense float64", dict(low_rank_tol=None)),
+                     "dense32": ("dense float32", dict(low_rank_tol=None, dtype="float32"))}
+            for bank_label, kw in (banks[b] for b in a.banks):
+                runs.append((bank_label, [f"AMP, 1000 iterations, tol = 0, n_jobs = {n_jobs}" for n_jobs in a.n_jobs],
                              [lambda kw=kw, n_jobs=n_jobs: NoisyMKLClassifier(max_iter=1000, tol=0.0, n_jobs=n_jobs,
-                                                                              **kw, **common) for n_jobs in (1, 2)]))
+                                                                              **kw, **common) for n_jobs in a.n_jobs]))
         for bank_label, label, make in runs:
             labels, makes = ([label], [make]) if callable(make) else (label, make)
             for label, (sec, solver, clf) in zip(labels, timed(makes, X, y, a.repeats)):
