@@ -52,6 +52,19 @@ def synthetic(n=200_000, d=50_000, nnz_row=40, seed=0):
     return X, y
 
 
+def load(name):
+    """(X, y) of a benchmark set: "synthetic" (above) or a data-folder set, X as CSR with sorted indices."""
+    from robustcore import datasets
+
+    if name == "synthetic":
+        X, y = synthetic()
+    else:
+        X, y, _, _ = datasets.load(name)
+        X = sp.csr_matrix(X)
+    X.sort_indices()
+    return X, y
+
+
 def median_times(fns, repeats):
     """Median seconds of each callable over ``repeats`` rounds; each round runs every callable once."""
     ts = [[] for _ in fns]
@@ -65,7 +78,6 @@ def median_times(fns, repeats):
 
 def main(argv=None):
     import robustcore as rc
-    from robustcore import datasets
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import SGDClassifier
 
@@ -84,12 +96,7 @@ def main(argv=None):
     print(f"{'dataset':10s} {'method':12s} {'robustcore':>10s} {'rc-block':>10s} {'rc-f32':>10s} {'sklearn':>10s} "
           f"{'rc/skl':>7s} {'block/skl':>9s} {'f32/f64':>7s} {'floor':>10s} {'floor/rc':>8s}   (Mnnz/s)")
     for name in args.datasets:
-        if name == "synthetic":
-            X, y = synthetic()
-        else:
-            X, y, _, _ = datasets.load(name)
-            X = sp.csr_matrix(X)
-        X.sort_indices()
+        X, y = load(name)
         X32 = X.astype(np.float32)
         nnz_total = X.nnz * args.epochs
         w = np.random.default_rng(0).normal(size=X.shape[1])

@@ -24,16 +24,13 @@ import os
 import platform
 import warnings
 
-import scipy.sparse as sp
-
-from bench_sgd import median_times, synthetic
+from bench_sgd import load, median_times
 
 EPOCHS = 15
 
 
 def main(argv=None):
     import robustcore as rc
-    from robustcore import datasets
     from sklearn.linear_model import SGDClassifier
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -47,12 +44,7 @@ def main(argv=None):
     print(f"{'dataset':10s} {'method':12s} {'sklearn':>8s} {'rc':>8s} {'rc/skl':>6s} {'fixed':>7s} "
           f"{'shuf/ep':>8s} {'inord/ep':>8s} {'epochs@3x':>9s} {'best':>6s}   (ms; ratios)")
     for name in args.datasets:
-        if name == "synthetic":
-            X, y = synthetic()
-        else:
-            X, y, _, _ = datasets.load(name)
-            X = sp.csr_matrix(X)
-        X.sort_indices()
+        X, y = load(name)
         for loss, avg in (("hinge", False), ("log", False), ("hinge", True), ("log", True)):
             def est(max_iter, shuffle):
                 return rc.LinearClassifier(loss=loss, solver="asgd" if avg else "sgd", alpha=1e-4,
