@@ -685,7 +685,8 @@ class SimpleMKLClassifier(_KernelMixin):
     Stops when the MKL duality gap, in the units of objective (1) (alpha times the SVM gap), is below
     ``tol`` or after ``max_iter`` outer iterations. ``history_``: "gap", "objective", "seconds".
     ``sample_weight`` scales each sample's SVM box (scikit-learn's SVC ``sample_weight``: C w_i), with
-    C = 1 / (alpha sum(w)). ``class_weight`` and ``probability`` as in ``NoisyMKLClassifier``.
+    C = 1 / (alpha sum(w)). ``class_weight`` and ``probability`` as in ``NoisyMKLClassifier``; ``n_jobs`` runs
+    the one-vs-rest problems on threads (one problem's SVM steps use one thread).
     """
 
     def __init__(self, alpha: float = 0.01,

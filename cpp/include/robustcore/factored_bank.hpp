@@ -266,8 +266,8 @@ class FactoredBank {
   int64_t max_bytes_ = 0;
 };
 
-/// Kernel pass of the MKL solvers: H = [K_j u]_j (m x n row-major).
-/// The solvers' kernel pass over kernels j0..j1-1 (mkl.hpp) and the work of kernel j, for splitting it.
+/// Kernel pass of the MKL solvers (mkl.hpp) over kernels j0..j1-1: rows j of H (m x n row-major) = K_j u;
+/// and the work of kernel j, by which the solvers split the pass over threads.
 inline void kernel_pass(const FactoredBank& K, const double* u, double* H, int64_t j0, int64_t j1) {
   K.apply_all(u, H, j0, j1);
 }

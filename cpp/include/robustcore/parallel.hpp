@@ -1,7 +1,8 @@
-// A few tasks of one engine call on threads of their own (the shards of a parallel SGD epoch, groups of
-// a mirror-prox kernel pass), stopped together: the calling thread runs task 0 and keeps polling its interrupt (interrupt.hpp) while it waits
-// for the others; an interrupt, or any task's exception, makes the other tasks' InterruptChecks throw
-// within about a millisecond; every thread is joined before run_tasks returns or throws.
+// A few tasks of one engine call on threads of their own (the shards of a parallel SGD epoch, the kernel
+// groups of a mirror-prox kernel pass), stopped together: the calling thread runs task 0 and keeps polling
+// its interrupt (interrupt.hpp) while it waits for the others; an interrupt, or any task's exception,
+// makes the other tasks' InterruptChecks throw within about a millisecond; every thread is joined before
+// run_tasks returns or throws.
 #pragma once
 
 #include <atomic>
@@ -31,9 +32,9 @@ std::vector<int64_t> balanced_cuts(int64_t m, int P, Cost&& cost) {
 }
 
 /// fn(p) for p = 0..P-1 (P >= 1): p = 0 on the calling thread, the others on new threads (a task is an
-/// epoch's shard or a kernel pass's group, a millisecond or more: the ~30 us of thread start-up do not
-/// count). Rethrows the first exception a task
-/// raised that is not an Interrupted, else Interrupted when one was raised or the caller's poll asked to stop.
+/// epoch's shard or a kernel pass's group, a millisecond or more, so the tens of microseconds of thread
+/// start-up matter little). Rethrows the first exception a task raised that is not an Interrupted, else
+/// Interrupted when one was raised or the caller's poll asked to stop.
 template <class F>
 void run_tasks(int P, F&& fn) {
   std::atomic<bool> stop{false};
