@@ -182,8 +182,9 @@ class FactoredBank {
       apply(j, u, H + j * n, work);
     }
   }
-  /// Values a product with kernel j reads: the upper half of dense rows, a factor twice.
-  double cost(int64_t j) const { return rank(j) < 0 ? 0.5 * n * n : 2.0 * n * rank(j) + 1.0; }
+  /// Multiply-adds of a product with kernel j: two per value of a dense kernel's upper half (symv_upper),
+  /// two per factor value (L^T v, then L w). The time of a threaded pass's groups follows it (measured).
+  double cost(int64_t j) const { return rank(j) < 0 ? static_cast<double>(n) * n : 2.0 * n * rank(j) + 1.0; }
   /// G (m x n row-major) = [K_j c_j]_j for C (m x n row-major).
   void apply_each(const double* C, double* G) const {
     Eigen::VectorXd work;
