@@ -1,4 +1,4 @@
-"""robustcore.dask.LinearClassifier (iterative parameter mixing) against the in-memory fit.
+"""robustcore.dask.ParameterMixingClassifier (iterative parameter mixing) against the in-memory fit.
 
 On the generated sparse problem of bench_sgd.py (40 nonzeros per row, planted labels; --rows x 50k
 features, and --scale times as many rows), with a held-out test set of --test-rows rows from the same
@@ -49,7 +49,7 @@ def dask_collections(client, X, y, partitions):
 def main(argv=None):
     import robustcore as rc
     from distributed import Client, LocalCluster
-    from robustcore.dask import LinearClassifier as DaskLinearClassifier
+    from robustcore.dask import ParameterMixingClassifier
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rows", type=int, default=200_000)
@@ -82,7 +82,8 @@ def main(argv=None):
             with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
                               memory_limit=0) as cluster, Client(cluster) as client:
                 Xd, yd = dask_collections(client, X, y, args.partitions)
-                est = DaskLinearClassifier(max_iter=args.rounds, local_max_iter=args.local_epochs, **kw).fit(Xd, yd)
+                est = ParameterMixingClassifier(rc.LinearClassifier(**kw), max_iter=args.rounds,
+                                                local_max_iter=args.local_epochs).fit(Xd, yd)
                 per_round = float(np.median(est.history_["seconds"])) / args.local_epochs
                 label = f"dask {workers} worker" + ("s" if workers > 1 else "")
                 print(f"{rows:9d} {args.features:8d} {label:>12s} {per_round:13.3f} {per_epoch / per_round:8.2f} "

@@ -46,27 +46,29 @@ def phases(X, y):
     import robustcore as rc
     from robustcore import _core
     from robustcore._base import binary_targets
-    from robustcore.linear_model import _calibration_loss, _sgd_calibrate_eta0, _sgd_engine_params
+    from robustcore.linear_model import LinearSolver
+    from robustcore.linear_model._sgd import calibrate_eta0, calibration_loss, engine_params
     from robustcore._validation import to_matrix
 
     clf = rc.LinearClassifier(random_state=0)
     Xv, yv, _ = clf._validate_fit_data(X, y)
     M = to_matrix(Xv)
     Y = binary_targets(yv, clf._classes(yv))
-    spec = clf._loss_spec()
-    cfg = clf._sgd_config(clf.alpha)
-    calib_spec, _ = _calibration_loss("hinge", spec)
+    solver = LinearSolver(clf)
+    spec = solver.loss_spec()
+    cfg = solver.sgd_config(clf.alpha)
+    calib_spec, _ = calibration_loss("hinge", spec)
 
     def epochs(history):
         c = cfg._replace(history=history)
-        p = _sgd_engine_params(c, clf.max_iter, 1, 0.01)
+        p = engine_params(c, clf.max_iter, 1, 0.01)
         return lambda: _core.sgd_fit(M, Y[0], None, spec, p, _core.SgdState(X.shape[1]))
 
     return {
         "fit": lambda: rc.LinearClassifier(random_state=0).fit(X, y),
         "validate": lambda: clf._validate_fit_data(X, y),
         "to_matrix": lambda: to_matrix(Xv),
-        "eta0": lambda: _sgd_calibrate_eta0(M, Y[0], None, calib_spec, cfg, 1),
+        "eta0": lambda: calibrate_eta0(M, Y[0], None, calib_spec, cfg, 1),
         "epochs": epochs(True),
         "no-hist": epochs(False),
     }

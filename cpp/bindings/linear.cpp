@@ -69,7 +69,21 @@ void bind_linear(py::module_& m) {
       .def_readwrite("bbar", &SgdState::bbar)
       .def_readwrite("t", &SgdState::t, "steps taken so far (the schedule's clock)")
       .def_readwrite("avg_count", &SgdState::avg_count, "iterates summarised in wbar");
-  // no pickle of its own: linear_model._SgdState pickles the vectors as NumPy arrays
+  // no pickle of its own: linear_model._sgd.SgdStates pickles the vectors as NumPy arrays
+
+  m.def(
+      "sgd_mix_states",
+      [](const std::vector<SgdState>& shards, const F64& weight, SgdState& out) {
+        if (shards.empty()) throw std::invalid_argument("sgd_mix_states needs at least one state");
+        const double* wp = checked_const(weight, static_cast<int64_t>(shards.size()), "weight");
+        for (const SgdState& s : shards)
+          if (s.w.size() != out.w.size() || s.wbar.size() != out.wbar.size())
+            throw std::invalid_argument("sgd_mix_states: the states have different numbers of features");
+        robustcore::detail::mix_states(shards, std::vector<double>(wp, wp + shards.size()), out);
+      },
+      py::arg("shards"), py::arg("weight").noconvert(), py::arg("out"),
+      "The weighted average of SGD states into `out` (sgd.hpp's mix_states: the one averaging rule of "
+      "parallel='rows' and robustcore.dask). weight: one non-negative weight per state, summing to 1.");
 
   m.def(
       "sgd_fit",

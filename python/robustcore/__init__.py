@@ -7,7 +7,7 @@ from . import _core, datasets, losses, mkl, multilabel, noise, plotting, varianc
 from .fol import AdaBoostOnlineClassifier, FocusedOnlineClassifier
 from .linear_model import ConstantPredictorWarning, LinearClassifier
 from .multilabel import BinaryRelevanceClassifier, LabelPowersetClassifier
-from .noise import NoiseEstimateWarning, PrunedClassifier
+from .noise import NoiseCorrectedClassifier, NoiseEstimateWarning, PrunedClassifier
 
 try:
     __version__ = _version("robustcore")
@@ -15,6 +15,6 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
     __version__ = "0+unknown"
 
 __all__ = ["AdaBoostOnlineClassifier", "BinaryRelevanceClassifier", "ConstantPredictorWarning",
-           "FocusedOnlineClassifier", "LabelPowersetClassifier", "LinearClassifier", "NoiseEstimateWarning",
-           "PrunedClassifier", "datasets", "losses", "mkl", "multilabel", "noise", "plotting", "variance_reduced",
-           "__version__"]
+           "FocusedOnlineClassifier", "LabelPowersetClassifier", "LinearClassifier", "NoiseCorrectedClassifier",
+           "NoiseEstimateWarning", "PrunedClassifier", "datasets", "losses", "mkl", "multilabel", "noise", "plotting",
+           "variance_reduced", "__version__"]

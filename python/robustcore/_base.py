@@ -81,6 +81,10 @@ CV_FOLDS = 5
 CLASS_WEIGHT_CONSTRAINT: list = [StrOptions({"balanced"}), dict, None]
 
 
+class ConstantPredictorWarning(UserWarning):
+    """A fit predicts a single class on its own training data, which holds more than one."""
+
+
 # ----------------------------------------------------------------------------- fit / partial_fit
 def fit_method(method):
     """Decorate ``fit`` / ``partial_fit``: parameters validated once, and the call atomic (see the module)."""
@@ -333,10 +337,23 @@ def validation_split(y, validation_fraction, random_state):
     return next(split.split(np.zeros(len(y)), y))
 
 
+#: the ``tol`` of ``early_stopping=True`` when ``tol`` is None (scikit-learn's SGDClassifier default)
+EARLY_STOPPING_TOL = 1e-3
+
+
+def stopping_tol(estimator):
+    """The stopping tolerance of an iterative estimator: its ``tol``, or with ``early_stopping=True`` and
+    tol None scikit-learn's SGDClassifier default ``EARLY_STOPPING_TOL`` (early stopping that never stops
+    would silently run every iteration)."""
+    if estimator.tol is None and getattr(estimator, "early_stopping", False):
+        return EARLY_STOPPING_TOL
+    return estimator.tol
+
+
 def held_out(estimator, X, y, sample_weight) -> tuple[_Rows, _Rows | None]:
-    """(X, y, sample_weight) to train on and (X_val, y_val, sample_weight_val) of ``early_stopping`` (with
-    ``tol`` set; else None and all the rows): the stratified split of ``validation_split``."""
-    if estimator.tol is None or not estimator.early_stopping:
+    """(X, y, sample_weight) to train on and (X_val, y_val, sample_weight_val) of ``early_stopping``
+    (else None and all the rows): the stratified split of ``validation_split``."""
+    if not estimator.early_stopping:
         return (X, y, sample_weight), None
     parts = []
     for rows in validation_split(y, estimator.validation_fraction, estimator.random_state):
@@ -378,14 +395,15 @@ class EarlyStopping:
         self.stopped = self.stale >= self.n_iter_no_change
         return self.stopped
 
-    def watch(self, arrays, progress=None):
+    def watch(self, arrays, progress=None, snapshot=None):
         """The engine's progress callback running the rule on ``score(*arrays)``; False (stop) when the rule
         is met or when ``progress`` (the progress bar's callback, called first) says so. Every loop asks its
-        callback once before the first pass (``progress(0)``): that call is the initial point, not an epoch."""
+        callback once before the first pass (``progress(0)``): that call is the initial point, not an epoch.
+        ``snapshot``: what copies the current model (default: copies of ``arrays``)."""
         calls = [0]
-
-        def snapshot():
-            return [np.array(a, copy=True) for a in arrays]
+        if snapshot is None:
+            def snapshot():
+                return [np.array(a, copy=True) for a in arrays]
 
         def callback(done):
             if progress is not None and progress(done) is False:
@@ -397,12 +415,15 @@ class EarlyStopping:
 
         return callback
 
-    def finish(self, arrays, result):
-        """The EngineResult of a watched solve: the best model put back into ``arrays`` (unless it diverged),
-        the status 'converged' when the rule stopped it."""
+    def finish(self, arrays, result, restore=None):
+        """The EngineResult of a watched solve: the best model put back (unless it diverged) into ``arrays``,
+        or by ``restore(best)``, the status 'converged' when the rule stopped it."""
         if self.best_model is not None and result.status != "diverged":
-            for a, best in zip(arrays, self.best_model):
-                a[...] = best
+            if restore is not None:
+                restore(self.best_model)
+            else:
+                for a, best in zip(arrays, self.best_model):
+                    a[...] = best
         return result._replace(status=self.status(result.status))
 
     def status(self, status):

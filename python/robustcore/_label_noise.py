@@ -301,6 +301,27 @@ def noise_correction(P, labels, noise_rates="auto"):
     return _with_weights(np.asarray(noise_rates, dtype=np.float64), P, labels)
 
 
+def corrected_weights_out_of_fold(X, y, classes, detector, cv, noise_rates="auto", n_jobs=None):
+    """(T, importance weights) of noise-corrected training on (X, y): out-of-fold probabilities of
+    ``detector`` over the folds ``cv``, then :func:`noise_correction` with ``noise_rates`` ("auto", a dict
+    of flip rates or a K x K matrix, see :func:`transition_matrix`). The one path of every noise-corrected
+    fit (``LinearClassifier(noise_rates=...)``, ``NoiseCorrectedClassifier``, robustcore.dask's shards).
+    The detector's own fits are internal: their ConstantPredictorWarning / ConvergenceWarning are not the
+    user's and are not shown."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from ._base import ConstantPredictorWarning
+
+    given = None if isinstance(noise_rates, str) else transition_matrix(noise_rates, classes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConstantPredictorWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        P, _ = out_of_fold_proba(X, y, detector, cv=cv, n_jobs=n_jobs)
+    return noise_correction(P, np.searchsorted(classes, y), "auto" if given is None else given)
+
+
 def _warn_if_uninformative(T, whose, consequence):
     """NoiseEstimateWarning (pointing at the user's line) when cond(T) > kIllConditionedT; returns whether it
     warned."""
@@ -328,6 +349,15 @@ def _check_stochastic(T, name):
         raise ValueError(f"{name} must hold probabilities in [0, 1] whose rows sum to 1, got {T.tolist()}")
 
 
+def same_label(key, cls):
+    """Whether a dict key names a class: equal values, and a bool key only for a bool class (True == 1 in Python)."""
+    try:
+        # True == 1 in Python; a bool key only names a bool class and vice versa.
+        return isinstance(key, (bool, np.bool_)) == isinstance(cls, bool) and bool(key == cls)
+    except Exception:  # pragma: no cover - incomparable types
+        return False
+
+
 def transition_matrix(noise_rates, classes):
     """The K x K transition matrix T[i, j] = P(noisy classes[j] | true classes[i]) of ``noise_rates``: a dict
     {class: flip rate} (the class's labels flipped at that rate, uniformly to the other classes, as
@@ -336,12 +366,10 @@ def transition_matrix(noise_rates, classes):
     classes rho_+ + rho_- < 1), without which the labels carry no information to correct."""
     K = len(classes)
     if isinstance(noise_rates, dict):
-        from .noise import _same_label
-
-        unknown = [key for key in noise_rates if not any(_same_label(key, c) for c in classes.tolist())]
+        unknown = [key for key in noise_rates if not any(same_label(key, c) for c in classes.tolist())]
         if unknown:
             raise ValueError(f"noise_rates has keys that are not classes: {unknown!r} (classes: {classes.tolist()!r})")
-        rates = np.array([next((float(v) for key, v in noise_rates.items() if _same_label(key, c)), 0.0)
+        rates = np.array([next((float(v) for key, v in noise_rates.items() if same_label(key, c)), 0.0)
                           for c in classes.tolist()])
         T = np.repeat((rates / (K - 1))[:, None], K, axis=1)
         np.fill_diagonal(T, 1.0 - rates)

@@ -19,13 +19,12 @@ from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from ._base import N_JOBS_CONSTRAINT, fit_method, stratified_folds
+from ._meta import FinalEstimatorWrapper
 from ._label_noise import _METHODS, _labels_and_proba, label_issues_from_proba
 from ._validation import seed_from_random_state
 
@@ -35,17 +34,7 @@ if TYPE_CHECKING:
     from ._base import MatrixLike, RandomStateLike
 
 
-def _final_has(attr):
-    """available_if check: the fitted (or, before fit, the configured) final estimator has ``attr``."""
-
-    def check(self):
-        est = self.estimator_ if hasattr(self, "estimator_") else self._final_estimator(0)
-        return hasattr(est, attr)
-
-    return check
-
-
-class PrunedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class PrunedClassifier(FinalEstimatorWrapper):
     """Find the training rows whose label is probably wrong, leave them out, fit ``estimator`` on the rest.
 
     Parameters
@@ -104,13 +93,6 @@ class PrunedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _final_estimator(self, seed):
-        if self.estimator is not None:
-            return clone(self.estimator)
-        from .linear_model import LinearClassifier
-
-        return LinearClassifier(loss="log_loss", solver="saga", random_state=seed)
-
     @fit_method
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> PrunedClassifier:
         """Flag the probable label errors of (X, y) out of fold, fit the final estimator on the other rows."""
@@ -134,41 +116,10 @@ class PrunedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             if short > 0:
                 keep[flagged[rows[flagged]][::-1][:short]] = True
         fit_params = {} if weights is None else {"sample_weight": weights[keep]}
-        est = self._final_estimator(seed).fit(Xv[keep], yv[keep], **fit_params)
+        est = self.final_estimator(seed).fit(Xv[keep], yv[keep], **fit_params)
         self.estimator_ = est
         self.classes_ = classes
         self.label_issues_ = flagged[~keep[flagged]]
         self.label_quality_ = scores
         self.transition_matrix_ = T
         return self
-
-    def _X(self, X):
-        check_is_fitted(self)
-        return validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
-
-    def predict(self, X: MatrixLike) -> np.ndarray:
-        """The final estimator's prediction."""
-        X = self._X(X)
-        return self.estimator_.predict(X)
-
-    @available_if(_final_has("predict_proba"))
-    def predict_proba(self, X: MatrixLike) -> np.ndarray:
-        """The final estimator's class probabilities."""
-        X = self._X(X)
-        return self.estimator_.predict_proba(X)
-
-    @available_if(_final_has("predict_log_proba"))
-    def predict_log_proba(self, X: MatrixLike) -> np.ndarray:
-        X = self._X(X)
-        return self.estimator_.predict_log_proba(X)
-
-    @available_if(_final_has("decision_function"))
-    def decision_function(self, X: MatrixLike) -> np.ndarray:
-        """The final estimator's decision function."""
-        X = self._X(X)
-        return self.estimator_.decision_function(X)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags

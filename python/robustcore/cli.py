@@ -54,7 +54,7 @@ def build_parser():
         for action in p._actions:
             if action.help is None and action.dest in COMMON_HELP:
                 action.help = COMMON_HELP[action.dest]
-        p.set_defaults(_main=mod.main)
+        p.set_defaults(command_main=mod.main)
     return parser
 
 
@@ -64,14 +64,14 @@ def main(argv=None):
     if not argv:
         argv = ["demo"]
     args = parser.parse_args(argv)
-    if getattr(args, "_main", None) is None:
+    if getattr(args, "command_main", None) is None:
         parser.print_help()
         return 2
-    runtime = getattr(sys.modules.get(args._main.__module__), "RUNTIME", None)
+    runtime = getattr(sys.modules.get(args.command_main.__module__), "RUNTIME", None)
     if runtime and args.command != "demo" and getattr(args, "verbose", 1):
         print(f"{parser.prog} {args.command}: {runtime}", file=sys.stderr)
     try:
-        return args._main(args) or 0
+        return args.command_main(args) or 0
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -41,7 +41,7 @@ from . import _core
 from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, STOPPING_CONSTRAINTS,
                     BaseClassifier, EarlyStopping, EngineResult, Progress, accuracy, binary_targets, engine_result,
                     fit_method, fit_weights, held_out, map_problems, predict_from_scores, result_attributes,
-                    warn_max_iter)
+                    stopping_tol, warn_max_iter)
 from ._validation import check_eval_set, seed_from_random_state, to_matrix
 from .losses import ALIASES, LOSSES, canonical_loss, loss_spec
 
@@ -529,7 +529,7 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         with Progress(self.verbose, n_steps * len(Y), "FOL", unit="step") as bar:
             fits = map_problems(one, len(Y), self.n_jobs)
         fitted = result_attributes([r for _, r in fits], self)
-        warn_max_iter(self, fitted["status_"], self.tol)
+        warn_max_iter(self, fitted["status_"], stopping_tol(self))
         outputs = [o for o, _ in fits]
         fitted.update(snapshot_times_=np.vstack([o["times"] for o in outputs]),
                       q_=_on_all_rows(np.vstack([o["q"] for o in outputs]), kept, n_rows if self.subsample is None else m))
@@ -558,7 +558,8 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         """The ``EarlyStopping`` of one problem's epochs (None without tol), scoring the model an epoch would output
         -- its iterates kept so far, or the last one -- on ``scored`` = (X, +-1 y, sample_weight): the held-out
         rows' accuracy (``keep_best``), or minus the training error."""
-        if self.tol is None:
+        tol = stopping_tol(self)
+        if tol is None:
             return None
         times = _core.fol_snapshot_times(params.n_steps(m), params.k, params.seed)
         X, y, sw = scored
@@ -573,7 +574,7 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         def score(*model):
             return accuracy(scores(*model), y, sw) - (0.0 if keep_best else 1.0)
 
-        return EarlyStopping(self.tol, self.n_iter_no_change, score, keep_best=keep_best)
+        return EarlyStopping(tol, self.n_iter_no_change, score, keep_best=keep_best)
 
     def _fit_core(self, M, y, prior, test, params, progress, stopper=None):
         """One binary problem on the engine: (outputs, EngineResult). ``stopper``: the rule checked after every
@@ -732,7 +733,8 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
     def _stopper(self, X, y, sample_weight, validation, classes):
         """The ``EarlyStopping`` of the rounds (None without tol), scoring the vote of (hyps, alphas) -- rounds
         not yet run have alpha 0 and do not vote."""
-        if self.tol is None:
+        tol = stopping_tol(self)
+        if tol is None:
             return None
         if validation is None:  # minus AdaBoost's exponential loss on the training rows
             Xs, ys, sws = X, binary_targets(y, classes)[0], sample_weight
@@ -746,7 +748,7 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
 
             def score(hyps, alphas):
                 return accuracy(np.where(self._linear_scores(Xs, hyps) > 0, 1.0, -1.0) @ alphas, ys, sws)
-        return EarlyStopping(self.tol, self.n_iter_no_change, score, keep_best=validation is not None)
+        return EarlyStopping(tol, self.n_iter_no_change, score, keep_best=validation is not None)
 
     @fit_method
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None,
@@ -777,7 +779,7 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
                                      alphas)
         result = engine_result(raw) if stopper is None else stopper.finish((hyps, alphas), engine_result(raw))
         fitted = result_attributes([result], self)
-        warn_max_iter(self, fitted["status_"], self.tol)
+        warn_max_iter(self, fitted["status_"], stopping_tol(self))
         r = fitted["n_iter_"]
         kept = np.count_nonzero(alphas)  # the rounds of the model: all kept rounds, or those up to the best
         fitted["history_"] = {"train_error": np.zeros(0), **fitted["history_"], "weighted_error": raw.weighted_error,

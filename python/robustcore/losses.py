@@ -16,26 +16,45 @@ from . import _core
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-#: Losses understood by the estimators (name -> engine kind). "log" is an alias of "log_loss"
-#: (scikit-learn's name); ``canonical_loss`` maps a name to its canonical spelling.
-LOSSES = {
-    "hinge": _core.LossKind.hinge,
-    "squared_hinge": _core.LossKind.squared_hinge,
-    "log_loss": _core.LossKind.log,
-    "log": _core.LossKind.log,
-    "modified_huber": _core.LossKind.modified_huber,
-    "ramp": _core.LossKind.ramp,
-    "sramp": _core.LossKind.sramp,
-    "rgomp": _core.LossKind.rgomp,
-}
-
+#: other names of losses -> their canonical name; also the engine's name of a loss -> its public one
+#: (scikit-learn's "log_loss" for the engine's "log")
 ALIASES = {"log": "log_loss"}
-#: Losses with a Lipschitz derivative (the variance-reduced solvers and the softmax model need one).
-SMOOTH_LOSSES = ("log_loss", "squared_hinge", "modified_huber", "sramp", "rgomp")
-#: Bounded (non-convex, robust) losses.
-BOUNDED_LOSSES = ("ramp", "sramp", "rgomp")
-#: Losses whose score maps to a probability (``predict_proba``).
-PROBA_LOSSES = ("log_loss", "modified_huber")
+
+
+def _registry():
+    """{public name: engine kind} of every loss the engine has (``_core.LossKind``), read from the engine, and
+    the capabilities the engine's own implementation shows: smooth (a finite smoothness constant, which the
+    variance-reduced solvers and the softmax model need) and bounded (a finite loss far on the wrong side:
+    the robust, non-convex losses)."""
+    kinds = {ALIASES.get(name, name): kind for name, kind in _core.LossKind.__members__.items()}
+    smooth, bounded = [], []
+    for name, kind in kinds.items():
+        spec = _core.LossSpec(kind)
+        if np.isfinite(spec.smoothness()):
+            smooth.append(name)
+        if spec.value_deriv(np.array([-1e300]))[0][0] < 1e6:
+            bounded.append(name)
+    return kinds, tuple(smooth), tuple(bounded)
+
+
+_KINDS, SMOOTH_LOSSES, BOUNDED_LOSSES = _registry()
+#: Losses understood by the estimators (name -> engine kind), the aliases included ("log" = "log_loss");
+#: ``canonical_loss`` maps a name to its canonical spelling. SMOOTH_LOSSES: a Lipschitz derivative (the
+#: variance-reduced solvers and the softmax model need one); BOUNDED_LOSSES: bounded (non-convex, robust).
+LOSSES = {**_KINDS, **{alias: _KINDS[name] for alias, name in ALIASES.items()}}
+
+
+def _sigmoid(scores):
+    return 0.5 * (1.0 + np.tanh(0.5 * scores))  # stable
+
+
+def _huber_proba(scores):
+    return (np.clip(scores, -1.0, 1.0) + 1.0) / 2.0
+
+
+#: Losses whose score maps to a probability (``predict_proba``), and the map: P(positive | score)
+PROBA_LINKS = {"log_loss": _sigmoid, "modified_huber": _huber_proba}
+PROBA_LOSSES = tuple(PROBA_LINKS)
 
 
 def canonical_loss(name: str) -> str:

@@ -30,7 +30,7 @@ from . import variance_reduced as _vr
 from ._base import (N_JOBS_CONSTRAINT, BaseClassifier, check_magnitude, fit_method, fit_weights, held_out,
                     map_problems, result_attributes, warn_max_iter, weighted_alpha)
 from ._validation import seed_from_random_state, to_matrix
-from .linear_model import LinearClassifier, _Validation
+from .linear_model import LinearClassifier, LinearSolver, Validation
 from .losses import PROBA_LOSSES, canonical_loss
 
 if TYPE_CHECKING:
@@ -191,7 +191,7 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
             raise ValueError(f"class_weight has {len(self.class_weight)} entries for {Y.shape[1]} labels")
         seed = self.random_state if isinstance(self.random_state, Integral) else (
             seed_from_random_state(self.random_state) % (2**31))
-        self._label_estimator(seed)._solver_kind()  # parameter combinations refused before any thread starts
+        LinearSolver(self._label_estimator(seed))  # parameter combinations refused before any thread starts
         constants = np.full(Y.shape[1], -1)
 
         def one(k):
@@ -306,7 +306,7 @@ class LabelPowersetClassifier(_MultiLabelBase):
             return self
         sample_weight = fit_weights(self._combination_weights(combinations), yi, sample_weight)
         (X, yi, sample_weight), val = held_out(self, X, yi, sample_weight)  # stratified on the combinations
-        stopper = None if val is None else _Validation(self, *val, np.arange(len(combinations))).stopper(None)
+        stopper = None if val is None else Validation(self.tol, self.n_iter_no_change, *val, np.arange(len(combinations))).stopper(None)
         params = _vr.engine_params(self.solver, alpha=weighted_alpha(self.alpha, sample_weight, X.shape[0]),
                                    max_iter=self.max_iter, eta0=self.eta0, svrg_option=self.svrg_option,
                                    tol=0.0 if stopper is not None else self.tol or 0.0,

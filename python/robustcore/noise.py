@@ -32,8 +32,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._label_noise import (NoiseEstimateWarning, clean_prior, confident_joint, corrected_accuracy, corrected_scorer,
-                           corrected_weights, estimate_transition, find_label_issues, importance_weights,
+                           corrected_weights, same_label, estimate_transition, find_label_issues, importance_weights,
                            out_of_fold_proba, transition_matrix, wrong_label_fraction)
+from ._noise_corrected import NoiseCorrectedClassifier
 from ._pruned import PrunedClassifier
 
 if TYPE_CHECKING:
@@ -41,9 +42,9 @@ if TYPE_CHECKING:
 
     from ._base import RandomStateLike
 
-__all__ = ["NoiseEstimateWarning", "PrunedClassifier", "clean_prior", "confident_joint", "corrected_accuracy",
-           "corrected_scorer", "corrected_weights", "estimate_transition", "find_label_issues", "flip_labels",
-           "importance_weights", "out_of_fold_proba", "transition_matrix", "wrong_label_fraction"]
+__all__ = ["NoiseCorrectedClassifier", "NoiseEstimateWarning", "PrunedClassifier", "clean_prior", "confident_joint",
+           "corrected_accuracy", "corrected_scorer", "corrected_weights", "estimate_transition", "find_label_issues",
+           "flip_labels", "importance_weights", "out_of_fold_proba", "transition_matrix", "wrong_label_fraction"]
 
 _MODES = ("exact", "bernoulli")
 
@@ -159,7 +160,7 @@ def flip_labels(y: ArrayLike, rate: float, random_state: RandomStateLike = None,
         matched = [False] * len(keys)
         for j, c in enumerate(class_list):
             for i, key in enumerate(keys):
-                if _same_label(key, c):
+                if same_label(key, c):
                     rates[j] = _check_rate(rate[key], f"rate[{key!r}]")
                     matched[i] = True
         unknown = [k for k, m in zip(keys, matched) if not m]
@@ -193,11 +194,3 @@ def flip_labels(y: ArrayLike, rate: float, random_state: RandomStateLike = None,
     if return_mask:
         return y_noisy, flipped
     return y_noisy
-
-
-def _same_label(key, cls):
-    try:
-        # True == 1 in Python; a bool key only names a bool class and vice versa.
-        return isinstance(key, (bool, np.bool_)) == isinstance(cls, bool) and bool(key == cls)
-    except Exception:  # pragma: no cover - incomparable types
-        return False

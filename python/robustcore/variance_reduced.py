@@ -53,23 +53,12 @@ if TYPE_CHECKING:
 
     from ._base import EarlyStopping, EngineResult, MatrixLike
 
-VR_SOLVERS: dict = {
-    "saga": _core.VrMethod.saga,
-    "sag": _core.VrMethod.sag,
-    "svrg": _core.VrMethod.svrg,
-    "s2gd": _core.VrMethod.s2gd,
-    "finito": _core.VrMethod.finito,
-    "vrlite": _core.VrMethod.vrlite,
-    "batching_svrg": _core.VrMethod.batching_svrg,
-    "mixed_svrg": _core.VrMethod.mixed_svrg,
-}
-SVRG_OPTIONS: dict = {
-    "last": _core.SvrgOption.last,
-    "average": _core.SvrgOption.average,
-    "random": _core.SvrgOption.random,
-}
-#: solvers of the softmax model: every variance-reduced solver and plain constant-step SGD
-SOFTMAX_SOLVERS = {**VR_SOLVERS, "sgd": _core.VrMethod.sgd}
+#: the engine's methods, by name (read from ``_core.VrMethod``): every one takes the softmax model; the binary
+#: model takes all but "sgd" (the softmax model's plain constant-step SGD; binary SGD is sgd.hpp's)
+SOFTMAX_SOLVERS: dict = dict(_core.VrMethod.__members__)
+VR_SOLVERS: dict = {name: method for name, method in SOFTMAX_SOLVERS.items() if name != "sgd"}
+#: SVRG's options (a), (b), (c) of Algorithm 4.2, read from ``_core.SvrgOption``
+SVRG_OPTIONS: dict = dict(_core.SvrgOption.__members__)
 __all__ = ["VR_SOLVERS", "SVRG_OPTIONS", "SMOOTH_LOSSES", "SOFTMAX_SOLVERS", "make_params", "fit_binary",
            "fit_softmax", "solve"]
 

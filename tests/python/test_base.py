@@ -171,8 +171,8 @@ def test_sample_weight_is_checked_the_same_for_every_solver(binary_problem, solv
 @pytest.mark.parametrize("kw", [dict(loss="log_loss"), dict(loss="log_loss", solver="sag")])
 def test_n_jobs_all_cores_gives_the_same_bits(kw):
     X, y = _multiclass()
-    a = rc.LinearClassifier(max_iter=5, random_state=0, **kw).fit(X, y)
-    b = rc.LinearClassifier(max_iter=5, random_state=0, n_jobs=-1, **kw).fit(X, y)
+    a = rc.LinearClassifier(max_iter=5, random_state=0, history=True, **kw).fit(X, y)
+    b = rc.LinearClassifier(max_iter=5, random_state=0, n_jobs=-1, history=True, **kw).fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
     np.testing.assert_array_equal(a.history_["objective"], b.history_["objective"])
     Y = np.column_stack([y == k for k in range(3)]).astype(int)

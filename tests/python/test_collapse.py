@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from sklearn.datasets import make_classification
 
 import robustcore as rc
+from robustcore.linear_model import LinearSolver
 from robustcore import _core, datasets, noise
 from robustcore._validation import to_matrix
 from robustcore.losses import loss_spec
@@ -186,7 +187,7 @@ def test_no_constant_predictor_on_ijcnn1(data_dir):
     yn = noise.flip_labels(y, 0.2, random_state=0)
     with pytest.warns(rc.ConstantPredictorWarning):
         clf = rc.LinearClassifier(loss="sramp", s=-0.7, random_state=0).fit(X, yn)
-    spec = clf._loss_spec()
+    spec = LinearSolver(clf).loss_spec()
     objective = lambda w, b: spec.value_deriv(yn * (X @ w + b))[0].mean() + 0.5e-4 * w @ w  # noqa: E731
     log = rc.LinearClassifier(loss="log_loss", center=True, random_state=0).fit(X, yn)
     best_scaled = min(objective(k * log.coef_[0], k * log.intercept_[0]) for k in (0.5, 1, 2, 4, 8))

@@ -1,4 +1,4 @@
-"""robustcore.dask.LinearClassifier on a 2-process LocalCluster: accuracy against the in-memory fit,
+"""robustcore.dask.ParameterMixingClassifier on a 2-process LocalCluster: accuracy against the in-memory fit,
 dask array / dataframe / sparse input, multi-class, reproducibility, a worker killed mid-fit, bad input."""
 
 import os
@@ -17,11 +17,25 @@ da = pytest.importorskip("dask.array", reason='needs dask[array]: pip install "r
 dd = pytest.importorskip("dask.dataframe", reason='needs dask[dataframe]: pip install "robustcore[dask]"')
 
 from sklearn.base import clone  # noqa: E402
+from sklearn.linear_model import SGDClassifier  # noqa: E402
 from sklearn.exceptions import NotFittedError  # noqa: E402
 
 import robustcore as rc  # noqa: E402
 from robustcore import datasets  # noqa: E402
-from robustcore.dask import LinearClassifier as DaskLinearClassifier  # noqa: E402
+from robustcore.dask import ParameterMixingClassifier  # noqa: E402
+
+_WRAPPER = {"max_iter", "local_max_iter", "tol", "early_stopping", "validation_fraction", "n_iter_no_change",
+            "random_state", "verbose"}
+
+
+def DaskLinearClassifier(**kw):  # noqa: N802 - stands for the estimator it builds
+    """The wrapper around a robustcore.LinearClassifier, the keyword arguments split between the two (the tests'
+    shorthand); 15 rounds of one local epoch and the full history, as the tests were written."""
+    wrapper = {k: kw.pop(k) for k in list(kw) if k in _WRAPPER}
+    wrapper.setdefault("max_iter", 15)
+    wrapper.setdefault("local_max_iter", 1)
+    kw.setdefault("history", True)
+    return ParameterMixingClassifier(rc.LinearClassifier(**kw), **wrapper)
 
 
 @pytest.fixture(scope="module")
@@ -130,8 +144,7 @@ def test_noise_rates_corrects_each_partition(client):
 def test_constant_flags_merge_over_partitions_as_over_all_rows():
     """The constant-predictor check's flags merged over partitions (OR, sum) equal those of all the rows at
     once, for binary and one-vs-rest scores, weighted rows, and a partition that is empty."""
-    from robustcore import dask as rcd
-    from robustcore import linear_model as lm
+    from robustcore.linear_model._constant import constant_flags, merge_constant_flags
     from robustcore._base import predict_from_scores
 
     rng = np.random.default_rng(0)
@@ -141,10 +154,10 @@ def test_constant_flags_merge_over_partitions_as_over_all_rows():
         scores = rng.normal(size=(60, 1 if K == 2 else K)) + 3.0  # mostly positive
         w = rng.uniform(size=60) * (rng.random(60) < 0.8)
         pred = predict_from_scores(classes, scores[:, 0] if K == 2 else scores)
-        whole = lm._constant_flags(scores, pred, y, classes, w)
+        whole = constant_flags(scores, pred, y, classes, w)
         cuts = [0, 0, 17, 41, 60]  # the first partition is empty
-        parts = [lm._constant_flags(scores[a:b], pred[a:b], y[a:b], classes, w[a:b]) for a, b in zip(cuts, cuts[1:])]
-        merged = rcd._merge_constant_flags(parts)
+        parts = [constant_flags(scores[a:b], pred[a:b], y[a:b], classes, w[a:b]) for a, b in zip(cuts, cuts[1:])]
+        merged = merge_constant_flags(parts)
         for got, want in zip(merged, whole):
             np.testing.assert_array_equal(got, want)
 
@@ -277,7 +290,7 @@ def test_estimator_api(client):
 
 
 @pytest.mark.parametrize("make, kw, error, match", [
-    (lambda X, y: (X.compute(), y), {}, TypeError, "dask array or dask dataframe"),
+    (lambda X, y: (X.compute(), y), {}, TypeError, "X is in memory but y or sample_weight is a dask"),
     (lambda X, y: (X, y.compute()), {}, TypeError, "y must be a dask"),
     (lambda X, y: (X, y[:-5]), {}, ValueError, "rows"),
     (lambda X, y: (X, da.zeros_like(y)), {}, ValueError, "at least 2 classes"),
@@ -316,7 +329,7 @@ def test_worker_killed_mid_fit_retries_or_raises(client):
     thread.start()
     victim, deadline = None, time.monotonic() + 30
     while victim is None and time.monotonic() < deadline and thread.is_alive():
-        busy = [w for w, keys in client.processing().items() if any("_fit_shard" in str(k) for k in keys)]
+        busy = [w for w, keys in client.processing().items() if any("fit_shard" in str(k) for k in keys)]
         victim = busy[0] if busy else None
         time.sleep(0.005)
     assert victim is not None and thread.is_alive(), "the fit ended before a worker could be killed"
@@ -353,3 +366,47 @@ def test_early_stopping_over_rounds(client):
     assert est.score(Xt, yt) > 0.85
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
         DaskLinearClassifier(max_iter=2, tol=1e-3, early_stopping=True, random_state=0).fit(Xd, yd)
+
+
+def test_wraps_any_linear_estimator_and_takes_numpy_input(client):
+    """The wrapped estimator's parameters reach every shard (a robust loss's own s included); NumPy input is cut
+    into one partition per worker; the default budget trains the variance-reduced solvers (each round a local
+    solve) to the in-memory accuracy."""
+    X, y, Xt, yt = _planted(n=4000, d=20)
+    est = ParameterMixingClassifier(rc.LinearClassifier(loss="sramp", s=-0.7), max_iter=4, random_state=0).fit(X, y)
+    assert est.to_local().s == -0.7 and est.n_partitions_ == 2 and est.score(Xt, yt) > 0.85
+    for solver in ("saga", "sag"):
+        inner = rc.LinearClassifier(loss="log_loss", solver=solver, max_iter=10, random_state=0)
+        local = inner.fit(X, y).score(Xt, yt)
+        dist = ParameterMixingClassifier(inner, random_state=0).fit(X, y)
+        assert dist.n_iter_ == 5 and dist.score(Xt, yt) >= local - 0.01, (solver, dist.score(Xt, yt), local)
+    with pytest.raises(TypeError, match="wraps a robustcore.LinearClassifier"):
+        ParameterMixingClassifier(SGDClassifier()).fit(X, y)
+
+
+def test_partial_fit_continues_in_memory_as_incremental_does(client):
+    """partial_fit on in-memory batches (dask-ml's Incremental) equals the wrapped estimator's partial_fit on the
+    same batches; a dask X is taken partition by partition."""
+    X, y, Xt, yt = _planted(n=2000, d=10)
+    inner = rc.LinearClassifier(loss="log_loss", eta0=0.01, learning_rate="constant")
+    est, ref = ParameterMixingClassifier(inner, random_state=0), clone(inner).set_params(random_state=0)
+    for batch in np.array_split(np.arange(len(y)), 4):
+        est.partial_fit(X[batch], y[batch], classes=[0, 1])
+        ref.partial_fit(X[batch], y[batch], classes=[0, 1])
+    np.testing.assert_array_equal(est.coef_, ref.coef_)
+    assert est.score(Xt, yt) > 0.85
+    lazy = ParameterMixingClassifier(inner, random_state=0).partial_fit(*_dask(X, y, 4), classes=[0, 1])
+    np.testing.assert_array_equal(lazy.coef_, est.coef_)
+
+
+def test_sklearn_compatible(client):
+    """scikit-learn's estimator checks on in-memory input (cut into partitions on the cluster), with the
+    sample-weight exemption scikit-learn grants its own SGDClassifier."""
+    from sklearn.utils.estimator_checks import check_estimator
+
+    expected = {name: "SGD visits a repeated row twice, a weighted row once" for name in
+                ("check_sample_weight_equivalence_on_dense_data", "check_sample_weight_equivalence_on_sparse_data")}
+    results = check_estimator(ParameterMixingClassifier(random_state=0, max_iter=5), expected_failed_checks=expected,
+                              on_fail=None)
+    failed = [r for r in results if r["status"] == "failed"]
+    assert not failed, [(r["check_name"], str(r["exception"])[:300]) for r in failed]

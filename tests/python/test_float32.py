@@ -26,7 +26,7 @@ def problem32():
 
 
 def _fit(X, y, solver, **kw):
-    return rc.LinearClassifier(loss="log_loss", solver=solver, random_state=7, **kw).fit(X, y)
+    return rc.LinearClassifier(loss="log_loss", solver=solver, random_state=7, history=True, **kw).fit(X, y)
 
 
 @pytest.mark.parametrize("solver", SOLVERS)

@@ -13,6 +13,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robustcore as rc
 from robustcore import _base, _core, linear_model
+from robustcore.linear_model import LinearSolver
+from robustcore.linear_model._sgd import engine_params as sgd_engine_params
 from robustcore._validation import to_matrix
 from robustcore.losses import loss_spec
 
@@ -160,10 +162,10 @@ def test_history_matches_the_final_model(binary_problem):
     assert h["train_error"][-1] == pytest.approx(1 - m.score(X, y))
     assert h["test_error"][-1] == pytest.approx(1 - m.score(Xt, yt))
     assert np.all(np.diff(h["seconds"]) >= 0)
-    _, lv = loss_value_deriv("sramp", y * m.decision_function(X), s=-1.0, alpha=m._loss_spec().alpha,
-                             beta=m._loss_spec().beta)
-    obj = loss_value_deriv("sramp", y * m.decision_function(X), s=-1.0, alpha=m._loss_spec().alpha,
-                           beta=m._loss_spec().beta)[0].mean() + 0.5 * m.alpha * (m.coef_**2).sum()
+    _, lv = loss_value_deriv("sramp", y * m.decision_function(X), s=-1.0, alpha=LinearSolver(m).loss_spec().alpha,
+                             beta=LinearSolver(m).loss_spec().beta)
+    obj = loss_value_deriv("sramp", y * m.decision_function(X), s=-1.0, alpha=LinearSolver(m).loss_spec().alpha,
+                           beta=LinearSolver(m).loss_spec().beta)[0].mean() + 0.5 * m.alpha * (m.coef_**2).sum()
     assert h["objective"][-1] == pytest.approx(obj, rel=1e-10)
 
 
@@ -193,9 +195,9 @@ def test_multiclass_is_one_vs_rest():
         st = _core.SgdState(X.shape[1])
         from robustcore._validation import seed_from_random_state
 
-        p = linear_model._sgd_engine_params(m._sgd_config(m.alpha), 20, seed_from_random_state(0) + 7919 * k,
-                                            m._sgd_state.eta0[k])
-        _core.sgd_fit(to_matrix(X), yk, None, m._loss_spec(), p, st)
+        p = sgd_engine_params(LinearSolver(m).sgd_config(m.alpha), 20, seed_from_random_state(0) + 7919 * k,
+                              m._sgd_state.eta0[k])
+        _core.sgd_fit(to_matrix(X), yk, None, LinearSolver(m).loss_spec(), p, st)
         np.testing.assert_array_equal(m.coef_[k], st.w)
     threaded = rc.LinearClassifier(loss="log_loss", max_iter=20, random_state=0, n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(threaded.coef_, m.coef_)
@@ -442,14 +444,23 @@ def test_block_shuffle_is_reproducible_and_keeps_rows_with_their_labels_and_weig
         rc.LinearClassifier(shuffle="blocks").fit(X, y)
 
 
-def test_history_off_gives_the_same_model_and_only_seconds(binary_problem):
+@pytest.mark.parametrize("solver", ["sgd", "saga"])
+def test_history_off_gives_the_same_model_and_only_seconds(binary_problem, solver):
+    """history=True records the objective and errors (a second pass per epoch); False and the default
+    "auto" (nobody looking: no eval_set, no progress bar) only passes and seconds; the model is the same."""
     X, y = binary_problem
-    a = rc.LinearClassifier(loss="log_loss", random_state=0, max_iter=5).fit(X, y)
-    b = rc.LinearClassifier(loss="log_loss", random_state=0, max_iter=5, history=False).fit(X, y)
-    np.testing.assert_array_equal(a.coef_, b.coef_)
-    assert set(b.history_) == {"passes", "seconds"} and b.history_["seconds"].shape == (5,)
+    kw = dict(loss="log_loss", solver=solver, random_state=0, max_iter=5)
+    a = rc.LinearClassifier(history=True, **kw).fit(X, y)
+    b = rc.LinearClassifier(history=False, **kw).fit(X, y)
+    c = rc.LinearClassifier(**kw).fit(X, y)
+    for other in (b, c):
+        np.testing.assert_array_equal(a.coef_, other.coef_)
+        assert set(other.history_) == {"passes", "seconds"} and other.history_["seconds"].shape[-1] >= 5
     assert {"objective", "train_error", "seconds"} <= set(a.history_)
-    with pytest.raises(TypeError, match="history"):
+    d = rc.LinearClassifier(**kw).fit(X, y, eval_set=(X[:50], y[:50]))  # "auto" with someone looking
+    assert {"objective", "train_error", "test_error"} <= set(d.history_)
+    np.testing.assert_array_equal(a.coef_, d.coef_)
+    with pytest.raises(ValueError, match="history"):
         rc.LinearClassifier(history="yes").fit(X, y)
 
 

@@ -138,7 +138,7 @@ def test_softmax_reaches_sklearn_multinomial_optimum(solver, option):
     ref = LogisticRegression(C=1.0 / (n * alpha), tol=1e-12, max_iter=10000).fit(X, y)
     fopt = _softmax_obj(X, y, ref.coef_, ref.intercept_, alpha)
     clf = rc.LinearClassifier(loss="softmax", solver=solver, svrg_option=option, alpha=alpha, max_iter=300,
-                              random_state=0).fit(X, y)
+                              history=True, random_state=0).fit(X, y)
     f = _softmax_obj(X, y, clf.coef_, clf.intercept_, alpha)
     assert f >= fopt - 1e-9 and (f - fopt) / fopt < 1e-6, (solver, option, f, fopt)
     np.testing.assert_array_equal(clf.predict(X), ref.predict(X))

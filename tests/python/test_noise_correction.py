@@ -191,8 +191,10 @@ def test_noise_rates_bad_values(bad, match):
 def test_noise_rates_and_probability_are_fit_only():
     X, y = _problem()
     for kw in (dict(noise_rates="auto"), dict(probability=True)):
-        with pytest.raises(ValueError, match="partial_fit"):
+        assert not hasattr(rc.LinearClassifier(**kw), "partial_fit")  # as meta-estimators ask
+        with pytest.raises(AttributeError, match="partial_fit") as raised:
             rc.LinearClassifier(**kw).partial_fit(X, y, classes=[0, 1])
+        assert "out-of-fold fits over all the data" in str(raised.value.__cause__)  # and why
 
 
 def test_noisy_mkl_noise_level_auto():

@@ -27,14 +27,31 @@ def _fit_quietly(est, X, y, **kw):
 
 
 @pytest.mark.parametrize("solver", SGD)
-def test_tol_none_runs_every_epoch_and_matches_the_default(solver):
+def test_tol_none_runs_every_epoch_and_early_stopping_defaults_to_sklearns_tol(solver):
+    """tol=None runs every epoch; early_stopping=True with tol=None stops as with scikit-learn's
+    SGDClassifier default tol=1e-3 (it used to run every epoch silently)."""
     X, y = _problem()
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         a = rc.LinearClassifier(solver=solver, max_iter=12, random_state=0).fit(X, y)
-        b = rc.LinearClassifier(solver=solver, max_iter=12, random_state=0, tol=None, early_stopping=True).fit(X, y)
-    assert a.n_iter_ == b.n_iter_ == 12 and a.status_ == "max_iter"
+    assert a.n_iter_ == 12 and a.status_ == "max_iter"
+    b = _fit_quietly(rc.LinearClassifier(solver=solver, max_iter=12, random_state=0, tol=None, early_stopping=True), X, y)
+    c = _fit_quietly(rc.LinearClassifier(solver=solver, max_iter=12, random_state=0, tol=1e-3, early_stopping=True), X, y)
+    assert b.n_iter_ == c.n_iter_ and b.status_ == c.status_
+    np.testing.assert_array_equal(b.coef_, c.coef_)
+
+
+@pytest.mark.parametrize("solver", ["sgd", "asgd", "saga"])
+def test_a_tol_that_never_fires_leaves_the_bits_of_tol_none(solver):
+    """The stopping rule runs inside the engine's solve as its per-pass callback for every solver: a tol
+    that never fires (n_iter_no_change larger than max_iter) gives the bits of tol=None."""
+    X, y = _problem()
+    kw = dict(solver=solver, loss="log_loss", max_iter=6, random_state=0)
+    a = rc.LinearClassifier(**kw).fit(X, y)
+    b = _fit_quietly(rc.LinearClassifier(**kw, tol=1e-3, n_iter_no_change=100), X, y)
+    assert b.n_iter_ == a.n_iter_
     np.testing.assert_array_equal(a.coef_, b.coef_)
+    np.testing.assert_array_equal(a.intercept_, b.intercept_)
 
 
 @pytest.mark.parametrize("solver", SGD)
@@ -44,7 +61,7 @@ def test_tol_stops_when_the_objective_stalls(solver):
     X, y = _problem()
     tol, patience = 1e-3, 3
     est = rc.LinearClassifier(loss="log_loss", solver=solver, alpha=1e-3, max_iter=200, tol=tol,
-                              n_iter_no_change=patience, random_state=0).fit(X, y)
+                              n_iter_no_change=patience, history=True, random_state=0).fit(X, y)
     assert est.status_ == "converged" and patience < est.n_iter_ < 200
     obj = est.history_["objective"]
     assert len(obj) == est.n_iter_
@@ -77,8 +94,8 @@ def test_max_iter_before_tol_warns():
 @pytest.mark.parametrize("solver", SGD)
 def test_early_stopping_keeps_the_best_validation_model(solver):
     """early_stopping holds out a stratified validation_fraction, stops when its accuracy has not improved
-    by tol for n_iter_no_change epochs, and returns the best epoch's model. The epochs continue as
-    partial_fit does, so partial_fit on the same training rows replays them one by one."""
+    by tol for n_iter_no_change epochs, and returns the best epoch's model. The rule runs inside the
+    engine's solve, so the first j epochs are those of a fit of max_iter=j on the same training rows."""
     from sklearn.model_selection import StratifiedShuffleSplit
 
     X, y = _problem(noise=1.0)
@@ -89,10 +106,9 @@ def test_early_stopping_keeps_the_best_validation_model(solver):
     assert est.n_iter_ < 100 and est.status_ == "converged"
     train, val = next(StratifiedShuffleSplit(test_size=0.2, random_state=0).split(X, y))
     assert len(val) == 80 and np.bincount(y[val]).tolist() == [round(0.2 * c) for c in np.bincount(y)]
-    replay = rc.LinearClassifier(**kw)
     coefs, accs = [], []
-    for _ in range(est.n_iter_):
-        replay.partial_fit(X[train], y[train], classes=[0, 1])
+    for j in range(1, est.n_iter_ + 1):
+        replay = rc.LinearClassifier(max_iter=j, **kw).fit(X[train], y[train])
         coefs.append(replay.coef_.copy())
         accs.append(replay.score(X[val], y[val]))
     best = int(np.argmax(accs))  # the first best epoch
@@ -168,7 +184,8 @@ def test_early_stopping_multiclass_and_weights():
     X, y = _problem(k=3, noise=0.8)
     sw = np.random.default_rng(0).uniform(0.5, 2, len(y))
     est = _fit_quietly(rc.LinearClassifier(solver="asgd", max_iter=60, tol=1e-3, early_stopping=True,
-                                           random_state=0, class_weight="balanced"), X, y, sample_weight=sw)
+                                           random_state=0, class_weight="balanced", history=True), X, y,
+                       sample_weight=sw)
     assert est.coef_.shape == (3, X.shape[1]) and est.history_["objective"].shape[0] == 3
     assert est.score(X, y) > 0.6
 
@@ -312,3 +329,19 @@ def test_mip_mkl_budget_warns_on_alternations():
     X, y = _problem(n=60, d=3, noise=1.0)
     with pytest.warns(ConvergenceWarning, match="n_alternations=1 before reaching a repeated kept set p"):
         assert MiPMKLClassifier(n_alternations=1, max_iter=50, widths=[1.0]).fit(X, y).status_ == "max_iter"
+
+
+@pytest.mark.parametrize("solver, param, value", [("saga", "shuffle", False), ("saga", "intercept_lr", 0.01),
+                                                  ("saga", "power_t", 0.25), ("sgd", "svrg_option", "average"),
+                                                  ("sgd", "c", 3.0)])
+def test_a_parameter_the_solver_ignores_warns(solver, param, value):
+    """A parameter set away from its default that the chosen solver and loss do not use warns (the bits would
+    be the same without it), naming who uses it; the model is the one of the default."""
+    X, y = _problem()
+    kw = dict(solver=solver, loss="log_loss", max_iter=3, random_state=0)
+    with pytest.warns(UserWarning, match=f"{param}=.* has no effect with solver='{solver}'"):
+        a = rc.LinearClassifier(**kw, **{param: value}).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        b = rc.LinearClassifier(**kw).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)

@@ -1,0 +1,232 @@
+"""The worker side of robustcore.dask: what runs on one shard (one partition of rows), and how dask
+collections and in-memory input are cut into aligned partitions. Every function here is a pure function of
+its arguments (a task dask may re-run after losing a worker computes the same result)."""
+
+from __future__ import annotations
+
+import copy
+
+import dask
+import dask.array as da
+import dask.dataframe as dd
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.utils.validation import _check_sample_weight, check_array, column_or_1d
+
+from ._base import binary_targets, check_magnitude, predict_from_scores, sigmoid_terms, validation_split
+from ._validation import to_matrix
+from .linear_model import Data, LinearClassifier, LinearSolver
+from .linear_model._constant import constant_flags
+
+
+# ----------------------------------------------------------------------------- the shards (run on the workers)
+def load_shard(X, y, sample_weight):
+    """One partition as the engine reads it: (X float64 CSR or C-ordered dense, y 1-d, sample_weight or None)."""
+    X = check_magnitude(check_array(X, accept_sparse="csr", dtype=np.float64, order="C", ensure_min_samples=0))
+    y = column_or_1d(np.asarray(y), warn=False)
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"a partition of X has {X.shape[0]} rows but its partition of y has {y.shape[0]}; "
+                         "partition X and y alike")
+    if sample_weight is not None:
+        sample_weight = _check_sample_weight(np.asarray(sample_weight), X, dtype=np.float64, ensure_non_negative=True)
+    return X, y, sample_weight
+
+
+def describe_shard(shard):
+    """(rows, n_features, (the distinct labels, their row counts)) of a shard."""
+    X, y, _ = shard
+    return X.shape[0], X.shape[1], np.unique(y, return_counts=True)
+
+
+def class_weighted(per_class, classes, y, sample_weight):
+    """A shard's sample weights times its rows' class weights (``per_class``, in ``classes`` order; None:
+    unchanged)."""
+    if per_class is None or len(y) == 0:
+        return sample_weight
+    weights = per_class[np.searchsorted(classes, y)]
+    return weights if sample_weight is None else weights * sample_weight
+
+
+def fit_shard(shard, params, classes, state, local_max_iter, seed, per_class=None, warm=False):
+    """``local_max_iter`` epochs (effective passes) of the solver on one shard from ``state`` (a copy is
+    solved): (the new state, rows, the last local history row). ``per_class``: the class weights
+    (``classes`` order) that multiply the sample weights, or None. ``warm``: every epoch on the warm-start
+    loss (a warm-start round)."""
+    X, y, sample_weight = shard
+    sample_weight = class_weighted(per_class, classes, y, sample_weight)
+    est = LinearClassifier(**params, random_state=seed)
+    solver = LinearSolver(est, warn_unused=False)
+    data = Data(X, to_matrix(X), binary_targets(y, classes), sample_weight)
+    solved = solver.solve(data, copy.deepcopy(state), local_max_iter, warm_start="only" if warm else False,
+                          stop_on_tol=False)
+    history = solver.attributes(solved, est)["history_"]
+    last = {key: float(np.nanmean(np.asarray(v, dtype=np.float64)[..., -1]))
+            for key, v in history.items() if key != "passes" and np.size(v)}
+    return solved.state, X.shape[0], last
+
+
+def noise_shard(shard, params, classes, seed):
+    """(the shard with its sample weights times the importance weights of ``params["noise_rates"]``, the
+    shard's transition matrix): ``robustcore.LinearClassifier``'s noise correction on the shard's own rows
+    (out-of-fold logistic-loss fits on the worker; "auto" estimates T from them). An empty shard is returned
+    as it is, with T None."""
+    X, y, sample_weight = shard
+    if len(y) == 0:
+        return shard, None
+    missing = np.setdiff1d(classes, y)
+    if missing.size:
+        raise ValueError(f"noise_rates needs rows of every class in every partition (its out-of-fold fits run "
+                         f"where the rows are); a partition of {len(y)} rows has none of classes {list(missing)}")
+    solver = LinearSolver(LinearClassifier(**params, random_state=seed), warn_unused=False)
+    weights, noise = solver.noise_correction(X, y, classes, sample_weight)
+    return (X, y, weights), noise["transition_matrix_"]
+
+
+def part(pair, k):
+    return pair[k]
+
+
+def linear_scores(X, coef, intercept):
+    """(n, n_problems) scores X coef^T + intercept of a shard's rows (an empty shard too)."""
+    return np.asarray(X @ coef.T).reshape(X.shape[0], coef.shape[0]) + intercept
+
+
+def shard_scores(shard, coef, intercept, classes, per_class=None):
+    """(decision scores (n, n_problems), +-1 targets > 0 (n_problems, n), weights or None: the sample
+    weights times the class weights ``per_class``, as the fit's) of a shard's rows under the model (coef,
+    intercept): what the out-of-fold Platt fit needs, kept on the worker."""
+    X, y, sample_weight = shard
+    sample_weight = class_weighted(per_class, classes, y, sample_weight)
+    scores = linear_scores(X, coef, intercept)
+    return scores, binary_targets(y, classes) > 0, sample_weight
+
+
+def score_summary(scored, k):
+    """(positive rows, negative rows, max |score|) of problem k on a scored shard."""
+    scores, positive, _ = scored
+    n_pos = float(positive[k].sum())
+    return n_pos, len(positive[k]) - n_pos, float(np.max(np.abs(scores[:, k]), initial=0.0))
+
+
+def shard_sigmoid_terms(scored, k, ab, targets, scale):
+    scores, positive, w = scored
+    return sigmoid_terms(scores[:, k], positive[k], np.ones(len(scores)) if w is None else w, ab, targets, scale)
+
+
+def shard_constant_flags(shard, coef, intercept, classes):
+    """``_constant_flags`` of a shard's rows under the model (coef, intercept), for the constant-predictor
+    check of the whole fit (``merge_constant_flags``)."""
+    X, y, sample_weight = shard
+    scores = linear_scores(X, coef, intercept)
+    predicted = predict_from_scores(classes, scores[:, 0] if scores.shape[1] == 1 else scores)
+    return constant_flags(scores, predicted, y, classes, sample_weight)
+
+
+def split_shard(shard, validation_fraction, seed, part):
+    """Part 0 (training rows) or 1 (held-out rows) of a shard: ``validation_split`` of its rows, stratified
+    and seeded per shard (an empty shard stays empty)."""
+    X, y, sample_weight = shard
+    if len(y) == 0:
+        return shard
+    rows = validation_split(y, validation_fraction, seed)[part]
+    return X[rows], y[rows], None if sample_weight is None else sample_weight[rows]
+
+
+def held_out_counts(shard, coef, intercept, classes):
+    """(weighted correct predictions, total weight) of the linear model (coef, intercept) on a shard."""
+    X, y, sample_weight = shard
+    if len(y) == 0:
+        return 0.0, 0.0
+    scores = linear_scores(X, coef, intercept)
+    predicted = predict_from_scores(classes, scores.ravel() if scores.shape[1] == 1 else scores)
+    w = np.ones(len(y)) if sample_weight is None else sample_weight
+    return float(w @ (predicted == y)), float(w.sum())
+
+
+def score_shard(predict, X, y, sample_weight):
+    """(weighted correct predictions, total weight) on one partition."""
+    X, y, sample_weight = load_shard(X, y, sample_weight)
+    if len(y) == 0:
+        return 0.0, 0.0
+    w = np.ones(len(y)) if sample_weight is None else sample_weight
+    return float(w @ (predict(X) == y)), float(w.sum())
+
+
+# ----------------------------------------------------------------------------- the driver
+def as_dask(client, X, y, sample_weight):
+    """(X, y, sample_weight) as dask collections: in-memory ones (NumPy, scipy.sparse, lists) cut into one
+    partition of rows per worker of ``client``; dask ones as they are."""
+    if is_dask(X):
+        return X, y, sample_weight
+    if is_dask(y) or is_dask(sample_weight):
+        raise TypeError("X is in memory but y or sample_weight is a dask collection: pass all in memory or all "
+                        "as dask collections partitioned alike")
+    X = check_array(X, accept_sparse="csr", dtype=np.float64)  # the errors here, before any task runs
+    workers = max(1, len(client.scheduler_info().get("workers", {})))
+    rows = max(1, -(-X.shape[0] // workers))
+    out = [da.from_array(X if not sp.issparse(X) else X.tocsr(), chunks=(rows, -1), asarray=not sp.issparse(X))]
+    for v in (y, sample_weight):
+        if v is None:
+            out.append(None)
+            continue
+        v = column_or_1d(v, warn=True)
+        if v.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y or sample_weight has {v.shape[0]}")
+        out.append(da.from_array(v, chunks=rows))
+    return tuple(out)
+
+
+def has_own_proba(estimator):
+    """Whether the linear estimator has a probability model of its own (no Platt scaling needed)."""
+    return hasattr(clone(estimator).set_params(probability=False), "predict_proba")
+
+
+def is_dask(obj):
+    return dask.is_dask_collection(obj)
+
+
+def blocks(X, y, sample_weight=None):
+    """Aligned row partitions of X (dask array or dataframe), y and sample_weight (dask arrays or series):
+    three lists of delayed blocks (the last all None without sample_weight)."""
+    if not is_dask(X):
+        raise TypeError(f"X must be a dask array or dask dataframe, got {type(X).__name__}; fit an in-memory "
+                        "X with robustcore.LinearClassifier")
+    if isinstance(X, da.Array):
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-d, got a dask array of shape {X.shape}")
+        X = X.rechunk({1: -1})  # whole rows per block
+    elif not isinstance(X, dd.DataFrame):
+        raise TypeError(f"X must be a dask array or dask dataframe, got {type(X).__name__}")
+    x_blocks = list(X.to_delayed().ravel()) if isinstance(X, da.Array) else list(X.to_delayed())
+    out = [x_blocks]
+    for name, v in (("y", y), ("sample_weight", sample_weight)):
+        if v is None:
+            out.append([None] * len(x_blocks))
+            continue
+        if not is_dask(v):
+            raise TypeError(f"{name} must be a dask array or series partitioned like X, got {type(v).__name__}")
+        if isinstance(v, da.Array) and isinstance(X, da.Array):
+            if v.ndim == 2 and v.shape[1] == 1:
+                v = v[:, 0]
+            if v.ndim != 1:
+                raise ValueError(f"{name} must be 1-d, got a dask array of shape {v.shape}")
+            if v.shape[0] != X.shape[0]:
+                raise ValueError(f"X has {X.shape[0]} rows but {name} has {v.shape[0]}")
+            v = v.rechunk((X.chunks[0],))
+        blocks = list(v.to_delayed().ravel()) if isinstance(v, da.Array) else list(v.to_delayed())
+        if len(blocks) != len(x_blocks):
+            raise ValueError(f"X has {len(x_blocks)} partitions but {name} has {len(blocks)}; partition them alike")
+        out.append(blocks)
+    return out
+
+
+def platt_partitions(rows):
+    """The non-empty partitions whose folds fit Platt's sigmoid (``probability=True``): at least 2."""
+    active = [p for p, n in enumerate(rows) if n > 0]
+    if len(active) < 2:
+        raise ValueError("probability=True on dask fits Platt's sigmoid out of fold over partitions: it needs at "
+                         f"least 2 non-empty partitions, got {len(active)}")
+    return active
+
+

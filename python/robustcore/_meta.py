@@ -1,0 +1,71 @@
+"""What the wrappers that fit one final estimator share (``PrunedClassifier``, ``NoiseCorrectedClassifier``):
+the predictions delegated to the fitted ``estimator_``, each available when that estimator has it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+if TYPE_CHECKING:
+    from ._base import MatrixLike
+
+
+def default_linear_estimator(seed):
+    """The final estimator of a wrapper given ``estimator=None``: robustcore's logistic regression by SAGA."""
+    from .linear_model import LinearClassifier
+
+    return LinearClassifier(loss="log_loss", solver="saga", random_state=seed)
+
+
+def _final_has(attr):
+    """available_if check: the fitted (or, before fit, the configured) final estimator has ``attr``."""
+
+    def check(self):
+        est = self.estimator_ if hasattr(self, "estimator_") else self.final_estimator(0)
+        return hasattr(est, attr)
+
+    return check
+
+
+class FinalEstimatorWrapper(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """A classifier whose ``fit`` ends by fitting a clone of ``estimator`` (``final_estimator``) into
+    ``estimator_``; predictions are that estimator's, on X validated against the features seen in fit."""
+
+    def final_estimator(self, seed):
+        """A clone of ``estimator``, or (None) ``default_linear_estimator(seed)``."""
+        return default_linear_estimator(seed) if self.estimator is None else clone(self.estimator)
+
+    def _X(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
+
+    def predict(self, X: MatrixLike) -> np.ndarray:
+        """The final estimator's prediction."""
+        X = self._X(X)  # NotFittedError first
+        return self.estimator_.predict(X)
+
+    @available_if(_final_has("predict_proba"))
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
+        """The final estimator's class probabilities."""
+        X = self._X(X)  # NotFittedError first
+        return self.estimator_.predict_proba(X)
+
+    @available_if(_final_has("predict_log_proba"))
+    def predict_log_proba(self, X: MatrixLike) -> np.ndarray:
+        X = self._X(X)  # NotFittedError first
+        return self.estimator_.predict_log_proba(X)
+
+    @available_if(_final_has("decision_function"))
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
+        """The final estimator's decision function."""
+        X = self._X(X)  # NotFittedError first
+        return self.estimator_.decision_function(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags

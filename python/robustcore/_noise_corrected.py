@@ -1,0 +1,122 @@
+"""``NoiseCorrectedClassifier``: noise-corrected training of any classifier, as a wrapper beside
+``PrunedClassifier`` (public through :mod:`robustcore.noise`)."""
+
+from __future__ import annotations
+
+from numbers import Integral
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils.multiclass import check_classification_targets, unique_labels
+from sklearn.utils.validation import _check_sample_weight, validate_data
+
+from ._base import N_JOBS_CONSTRAINT, fit_method, stratified_folds
+from ._label_noise import _default_estimator, corrected_weights_out_of_fold
+from ._meta import FinalEstimatorWrapper
+from ._validation import seed_from_random_state
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ._base import MatrixLike, RandomStateLike
+
+
+class NoiseCorrectedClassifier(FinalEstimatorWrapper):
+    """Fit ``estimator`` with each row weighted by its importance weight under class-conditional label noise.
+
+    The weight P(clean = y_i | x_i) / P(noisy = y_i | x_i) of Liu & Tao (2016) makes the weighted loss on the
+    noisy labels an unbiased estimate of the loss on the clean ones, for every loss. The noisy posterior
+    comes from out-of-fold probabilities of ``detector``; ``noise_rates="auto"`` also estimates the
+    transition matrix from them (``robustcore.noise.estimate_transition``: the bounded-sigmoid fit for two
+    classes, the confident joint for more). An estimated T with a condition number above 10 is kept in
+    ``transition_matrix_`` but not applied (the plain fit, with a ``NoiseEstimateWarning``); given rates
+    are always applied. ``LinearClassifier(noise_rates=...)`` is this wrapper's path for one linear
+    estimator (its detector is ``detector=None`` here with a ``LinearClassifier`` estimator).
+
+    Parameters
+    ----------
+    estimator : classifier accepting ``sample_weight``, default None
+        Fitted (a clone) on all rows with the corrected weights. None: ``LinearClassifier(loss="log_loss",
+        solver="saga", random_state=...)``.
+    noise_rates : "auto", dict {class: flip rate} or (n_classes, n_classes) array, default "auto"
+        "auto" estimates T; a dict gives each class's flip rate (spread uniformly over the other classes, as
+        ``flip_labels(y, rate=dict)``); an array T[i, j] = P(noisy classes_[j] | true classes_[i]).
+        (cleanlab's ``noise_matrix`` is the transpose of T.)
+    detector : classifier with ``predict_proba``, default None
+        The model of P(noisy label | x) fitted out of fold. None: for a robustcore ``LinearClassifier``
+        estimator, a clone of it on the logistic loss; for any other estimator, logistic regression on
+        max-abs-scaled features.
+    cv : int or splitter, default 5
+        Folds of the out-of-fold fits (an int: stratified, shuffled by ``random_state``).
+    random_state : int, RandomState, Generator or None
+        Seeds the folds and the default estimator.
+    n_jobs : int or None
+        Parallel out-of-fold fits (joblib's meaning).
+
+    Attributes
+    ----------
+    estimator_ : the fitted classifier. classes_. transition_matrix_ : the T used (or estimated and, when
+    ill-conditioned, not applied). noise_rates_ : per class, 1 - the diagonal of T. sample_weight_ : the
+    importance weights (times ``sample_weight``) the estimator was fitted with. n_features_in_.
+
+    Examples
+    --------
+    >>> import robustcore as rc
+    >>> from robustcore.noise import NoiseCorrectedClassifier, flip_labels
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(600, 10, random_state=0)
+    >>> y_noisy = flip_labels(y, {0: 0.3, 1: 0.1}, random_state=0)
+    >>> clf = NoiseCorrectedClassifier(rc.LinearClassifier(loss="log_loss", solver="saga"), random_state=0)
+    >>> clf.fit(X, y_noisy).transition_matrix_.shape
+    (2, 2)
+    """
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit", "predict"]), None],
+        "noise_rates": [StrOptions({"auto"}), dict, "array-like"],
+        "detector": [HasMethods(["fit", "predict_proba"]), None],
+        "cv": ["cv_object"],
+        "random_state": ["random_state"],
+        "n_jobs": N_JOBS_CONSTRAINT,
+    }
+
+    def __init__(self, estimator: Any = None, *, noise_rates: str | dict | ArrayLike = "auto", detector: Any = None,
+                 cv: int | Any = 5, random_state: RandomStateLike = None, n_jobs: int | None = None) -> None:
+        self.estimator = estimator
+        self.noise_rates = noise_rates
+        self.detector = detector
+        self.cv = cv
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _detector(self, final):
+        if self.detector is not None:
+            return clone(self.detector)
+        from .linear_model import LinearClassifier
+        from .linear_model._solver import noise_detector
+
+        return noise_detector(final) if isinstance(final, LinearClassifier) else _default_estimator()
+
+    @fit_method
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> NoiseCorrectedClassifier:
+        """Estimate the noise out of fold (or take ``noise_rates``), fit the estimator with the corrected weights."""
+        Xv, yv = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
+        check_classification_targets(yv)
+        classes = unique_labels(yv)
+        if classes.size < 2:
+            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; got 1 class "
+                             f"({classes[0]!r})")
+        weights = None if sample_weight is None else _check_sample_weight(sample_weight, Xv, dtype=np.float64,
+                                                                          ensure_non_negative=True)
+        seed = seed_from_random_state(self.random_state) % (2**32)
+        cv = stratified_folds(yv, int(self.cv), seed) if isinstance(self.cv, Integral) else self.cv
+        final = self.final_estimator(seed)
+        T, corrected = corrected_weights_out_of_fold(Xv, yv, classes, self._detector(final), cv, self.noise_rates,
+                                                     self.n_jobs)
+        corrected = corrected if weights is None else corrected * weights
+        est = final.fit(Xv, yv, sample_weight=corrected)
+        self.estimator_, self.classes_, self.sample_weight_ = est, classes, corrected
+        self.transition_matrix_, self.noise_rates_ = T, 1.0 - np.diag(T)
+        return self

@@ -1,0 +1,94 @@
+"""The constant-predictor check of every linear fit (in memory and robustcore.dask): a fit that predicts a
+single class on training data holding more warns (``ConstantPredictorWarning``), with advice that depends
+on the loss and on a noise correction.
+
+``constant_flags`` summarises some training rows; flags of several partitions combine with
+``merge_constant_flags``; ``warn_if_constant`` decides once from the flags of all the rows.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._base import ConstantPredictorWarning, binary_targets, user_stacklevel
+from ..losses import BOUNDED_LOSSES, canonical_loss
+
+
+
+
+_BOUNDED_LOSS_ADVICE = (
+    "A bounded loss can leave a whole class on its plateau; at a large alpha or high noise the constant "
+    "predictor can even be its objective's minimum. Try center=True and warm_start_loss='log_loss' (the "
+    "defaults), a smaller alpha, s further below 0 (sramp), standardised features "
+    "(sklearn.preprocessing.StandardScaler), or a convex loss.")
+
+
+def noise_correction_advice(estimator, label_counts):
+    """Why a noise-corrected fit can end constant: the rates it used and the clean class priors they imply
+    for training labels with ``label_counts`` (per class of ``classes_``)."""
+    from .._label_noise import clean_prior_from_frequencies
+
+    classes = estimator.classes_
+    prior = clean_prior_from_frequencies(estimator.transition_matrix_, np.asarray(label_counts, dtype=np.float64))
+    rates = ", ".join(f"{c!r}: {r:.2f}" for c, r in zip(classes.tolist(), estimator.noise_rates_))
+    priors = ", ".join(f"{c!r}: {p:.2f}" for c, p in zip(classes.tolist(), prior))
+    return (f"The noise correction used the flip rates {{{rates}}} (noise_rates_), which imply the clean class "
+            f"priors {{{priors}}}: weights that discount most labels of a class can make a constant the weighted "
+            "optimum. If the rates look wrong (an estimate can mistake class overlap for noise), pass known "
+            "rates as noise_rates, check robustcore.noise.estimate_transition, or fit without the correction.")
+
+
+def constant_flags(scores, predicted, y, classes, sample_weight=None):
+    """What the constant-predictor check needs from some training rows, combinable over partitions by OR
+    and + (see ``warn_if_constant``): per binary problem (any score > 0, any score <= 0, any target +1, any
+    target -1) over the rows of positive weight; which classes were predicted and the label counts, over
+    all rows. scores: (n, n_problems) decision scores; predicted: the predicted labels."""
+    rows = slice(None) if sample_weight is None else np.asarray(sample_weight) > 0
+    scores = np.asarray(scores)
+    scores = (scores[:, None] if scores.ndim == 1 else scores)[rows]
+    Y = binary_targets(np.asarray(y)[rows], classes)
+    per_problem = np.stack([(scores > 0).any(axis=0), (scores <= 0).any(axis=0), (Y > 0).any(axis=1),
+                            (Y < 0).any(axis=1)], axis=1)
+    idx = np.searchsorted(classes, y)
+    return per_problem, np.isin(classes, predicted), np.bincount(idx, minlength=len(classes)).astype(np.float64)
+
+
+_CONVEX_LOSS_ADVICE = (
+    "At this alpha the loss's minimum is the majority class: the classes may be imbalanced or the signal weak "
+    "for this much regularisation. Try class_weight='balanced', a smaller alpha, or standardised features "
+    "(sklearn.preprocessing.StandardScaler).")
+
+
+def warn_if_constant(estimator, flags):
+    """ConstantPredictorWarning when the fitted model predicts one class on training rows that hold more:
+    for a bounded loss per binary problem (every row of positive weight on one side while its targets have
+    both: a whole class on the plateau); for any other fit from its predictions, naming the rates a noise
+    correction used. flags: ``constant_flags`` of all the training rows. The warning points at the user's
+    line (``user_stacklevel``)."""
+    per_problem, predicted, counts = flags
+    name = f"{type(estimator).__name__}(loss={estimator.loss!r}, solver={estimator.solver!r}"
+    bounded = canonical_loss(estimator.loss) in BOUNDED_LOSSES
+    if estimator.noise_rates is not None or not bounded:
+        if predicted.sum() == 1 and np.count_nonzero(counts) > 1:
+            if estimator.noise_rates is not None:
+                name += f", noise_rates={estimator.noise_rates!r}"
+                advice = noise_correction_advice(estimator, counts)
+            else:
+                advice = _CONVEX_LOSS_ADVICE
+            warnings.warn(f"{name}) predicts a single class on its training data. {advice}",
+                          ConstantPredictorWarning, stacklevel=user_stacklevel())
+        return
+    for k, (pos, nonpos, has_pos, has_neg) in enumerate(per_problem):
+        if pos != nonpos and has_pos and has_neg:
+            which = f" (one-vs-rest problem of class {estimator.classes_[k]})" if len(per_problem) > 1 else ""
+            warnings.warn(f"{name}) predicts a single class on its training data{which}. {_BOUNDED_LOSS_ADVICE}",
+                          ConstantPredictorWarning, stacklevel=user_stacklevel())
+
+
+def merge_constant_flags(parts):
+    """The flags of all the rows from those of several partitions (``constant_flags`` of each): OR of the
+    booleans, sum of the counts."""
+    per_problem, predicted, counts = zip(*parts)
+    return np.logical_or.reduce(per_problem), np.logical_or.reduce(predicted), np.sum(counts, axis=0)

@@ -1,0 +1,443 @@
+"""``LinearSolver``: the one internal protocol through which a linear estimator's settings drive the engine.
+
+``LinearClassifier.fit`` / ``partial_fit`` and the wrappers that train a linear model elsewhere
+(``robustcore.dask``: shards of rows on workers) all go through it, and nothing else calls the engine's
+linear entry points:
+
+* ``LinearSolver(estimator)`` resolves the estimator's parameters once: the solver family
+  (``kind``: "sgd", "vr" or "softmax"), the collapse remedies, the parameter combinations the family
+  refuses (ValueError) and the parameters it does not use (a ``UserWarning`` when one is set away from
+  its default, as scikit-learn's LogisticRegression does for ``l1_ratio``);
+* ``start(n_problems, d)`` is the state a fit starts from (zeros, or given weights); ``solve(data, state,
+  passes)`` runs the engine on every one-vs-rest problem from it, with the stopping rule as the engine's
+  per-pass callback, and returns a ``Solved`` (the new state and the per-problem results); ``model(state)``
+  is the (coef, intercept) the estimator predicts with; ``mix(states, rows)`` the row-weighted average of
+  several states (the engine's rule);
+* ``attributes(solved)`` are the fitted attributes every solve reports.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, NamedTuple
+
+import numpy as np
+from joblib import effective_n_jobs
+from sklearn.base import clone
+
+from .. import _core
+from .. import variance_reduced as _vr
+from .._base import (CV_FOLDS, EarlyStopping, EngineResult, Progress, accuracy, binary_targets, map_problems,
+                     result_attributes, stratified_folds, user_stacklevel, weighted_alpha)
+from .._label_noise import corrected_weights_out_of_fold
+from .._validation import seed_from_random_state
+from ..losses import BOUNDED_LOSSES, SMOOTH_LOSSES, canonical_loss, loss_spec
+from . import _sgd
+from ._sgd import PEGASOS_LOSSES, SGD_SOLVERS, SgdConfig, SgdStates
+
+
+def initial_model(coef_init, intercept_init, n_problems, n_features):
+    """(coef (n_problems, n_features), intercept (n_problems,)) a fit starts from: zeros, or ``coef_init`` /
+    ``intercept_init`` with SGDClassifier's shapes ((n_classes or 1, n_features) and (n_classes or 1,); for
+    two classes also (n_features,) and a scalar)."""
+    start = []
+    for name, given, shape in (("coef_init", coef_init, (n_problems, n_features)),
+                               ("intercept_init", intercept_init, (n_problems,))):
+        value = np.zeros(shape)
+        if given is not None:
+            a = np.asarray(given, dtype=np.float64)
+            if n_problems == 1 and a.size == value.size and a.ndim < len(shape):  # (d,) / scalar for two classes
+                a = a.reshape(shape)
+            if a.shape != shape:
+                raise ValueError(f"{name} has shape {np.shape(given)}; this fit needs {shape} (one row per "
+                                 "class, one for two classes)")
+            if not np.all(np.isfinite(a)):
+                raise ValueError(f"{name} contains non-finite values")
+            value[:] = a
+        start.append(value)
+    return tuple(start)
+
+
+def chain_results(warm, main):
+    """One EngineResult for a warm start followed by the main solve: the histories chained, the main solve's
+    "passes" and "seconds" counted on from the warm start's (a pass-0 row, the warm start's last, dropped)."""
+    skip = 1 if len(main.history.get("passes", [])) and main.history["passes"][0] == 0 else 0
+    history = {}
+    for key, column in main.history.items():
+        first = np.asarray(warm.history[key], dtype=np.float64)
+        column = np.asarray(column, dtype=np.float64)[skip:]
+        if key in ("passes", "seconds") and first.size:
+            column = column + first[-1]
+        history[key] = np.concatenate([first, column])
+    return EngineResult(main.status, warm.n_iter + main.n_iter, main.step, history)
+
+
+class VrStates(NamedTuple):
+    """The state of the variance-reduced solvers between solves: the model of every binary problem (their
+    gradient tables do not outlive a solve)."""
+
+    coef: np.ndarray  # (n_problems, d)
+    intercept: np.ndarray  # (n_problems,)
+
+    @classmethod
+    def mix(cls, states, rows):
+        """The row-weighted average of several states."""
+        weight = np.asarray(rows, dtype=np.float64) / float(np.sum(rows))
+        return cls(sum(w * s.coef for w, s in zip(weight, states)),
+                   sum(w * s.intercept for w, s in zip(weight, states)))
+
+
+class Data(NamedTuple):
+    """The rows of one solve: X (validated, CSR or dense), its engine matrix M, the +-1 targets Y (one row per
+    binary problem; the class indices for the softmax model), the sample weights (None: all 1), and the
+    optional test rows of ``eval_set`` (an engine matrix and targets in the same form)."""
+
+    X: Any
+    M: Any
+    Y: np.ndarray
+    sample_weight: np.ndarray | None
+    M_test: Any = None
+    Y_test: np.ndarray | None = None
+
+
+class Solved(NamedTuple):
+    """What ``LinearSolver.solve`` returns: the state after the solve and the per-problem EngineResults."""
+
+    state: Any
+    results: list
+
+
+class Validation:
+    """The held-out rows of early stopping and the per-problem ``EarlyStopping`` scoring a model on them: the
+    (weighted) accuracy of binary problem k's +-1 targets, or (k None) of the softmax model's arg-max class."""
+
+    def __init__(self, tol, n_iter_no_change, X, y, sample_weight, classes):
+        self.X, self.sample_weight = X, sample_weight
+        self.tol, self.n_iter_no_change = tol, n_iter_no_change
+        self.Y, self.labels = binary_targets(y, classes), np.searchsorted(classes, y)
+
+    def score(self, k, coef, intercept):
+        scores = np.asarray(self.X @ np.asarray(coef).T) + intercept
+        if k is None:
+            right = np.argmax(scores, axis=1) == self.labels
+            return float(np.average(right, weights=self.sample_weight))
+        return accuracy(scores, self.Y[k], self.sample_weight)
+
+    def stopper(self, k, model=None):
+        """The rule for problem k (None: the softmax model) on the model ``model()`` returns (None: the arrays
+        the engine writes in place, passed to the score)."""
+        if model is None:
+            return EarlyStopping(self.tol, self.n_iter_no_change, lambda coef, b: self.score(k, coef, b))
+        return EarlyStopping(self.tol, self.n_iter_no_change, lambda: self.score(k, *model()))
+
+
+#: parameters one solver family uses and the others ignore: name -> (uses(solver) -> bool, what uses it)
+def _uses_sgd(s):
+    return s.kind == "sgd"
+
+
+_FAMILY_PARAMETERS: dict = {
+    "learning_rate": (_uses_sgd, "the SGD solvers (sgd, asgd, pegasos)"),
+    "power_t": (lambda s: s.kind == "sgd" and s.sgd_schedule() == "invscaling", "learning_rate='invscaling'"),
+    "average": (_uses_sgd, "the SGD solvers (sgd, asgd, pegasos)"),
+    "shuffle": (_uses_sgd, "the SGD solvers (sgd, asgd, pegasos; the variance-reduced solvers draw their own order)"),
+    "intercept_lr": (_uses_sgd, "the SGD solvers (sgd, asgd, pegasos)"),
+    "svrg_option": (lambda s: s.solver == "svrg", "solver='svrg'"),
+    "s": (lambda s: s.loss in ("ramp", "sramp"), "loss='ramp' and loss='sramp'"),
+    "c": (lambda s: s.loss == "rgomp", "loss='rgomp'"),
+    "sramp_params": (lambda s: s.loss == "sramp", "loss='sramp'"),
+}
+
+
+class LinearSolver:
+    """The engine driven with a linear estimator's settings (see the module). ``estimator``: a
+    ``robustcore.LinearClassifier`` (only its parameters are read, through ``get_params``)."""
+
+    def __init__(self, estimator, warn_unused=True):
+        p = estimator.get_params(deep=False)
+        self.estimator, self.params, self.name = estimator, p, type(estimator).__name__
+        self.loss, self.solver = canonical_loss(p["loss"]), p["solver"]
+        bounded = self.loss in BOUNDED_LOSSES
+        self.center = ((bounded and self.solver in ("sgd", "asgd")) if p["center"] == "auto" else bool(p["center"]))
+        self.warm_loss = (("log_loss" if bounded else None) if p["warm_start_loss"] == "auto"
+                          else p["warm_start_loss"])
+        self.kind = self._check()
+        if warn_unused:
+            self._warn_unused(type(estimator)().get_params(deep=False))
+
+    # ------------------------------------------------------------------ configuration
+    def _check(self):
+        """"softmax", "vr" or "sgd"; raises on parameter combinations the solver does not take (each
+        parameter alone was validated by the estimator's ``_parameter_constraints``)."""
+        p, loss, vr = self.params, self.loss, self.solver in _vr.VR_SOLVERS
+        if self.center and (loss == "softmax" or vr):
+            raise ValueError("center=True is implemented for the SGD solvers (sgd, asgd) only; the variance-reduced "
+                             "solvers take warm_start_loss='log_loss' (the default for the bounded losses)")
+        if p["parallel"] == "rows" and (loss == "softmax" or vr):
+            raise ValueError("parallel='rows' (one problem's epochs on n_jobs threads) is implemented for the SGD "
+                             f"solvers (sgd, asgd, pegasos) only, not solver={self.solver!r} with loss={p['loss']!r}; "
+                             "use parallel='problems'")
+        if loss == "softmax" and self.warm_loss is not None:
+            raise ValueError("loss='softmax' takes no warm_start_loss (it is convex); leave it 'auto' or None")
+        if self.warm_loss not in (None, *SMOOTH_LOSSES) and vr:
+            raise ValueError(f"solver={self.solver!r} needs a smooth warm_start_loss ('log_loss'), got "
+                             f"{self.warm_loss!r}")
+        if loss == "softmax":
+            if self.solver not in _vr.SOFTMAX_SOLVERS:
+                raise ValueError(f"loss='softmax' takes solver in {sorted(_vr.SOFTMAX_SOLVERS)}, got {self.solver!r}")
+            if p["learning_rate"] not in (None, "constant") or p["average"] is not None:
+                raise ValueError("loss='softmax' uses a constant step eta0; leave learning_rate (or set it to "
+                                 "'constant') and average as None")
+            return "softmax"
+        if vr:
+            if loss not in SMOOTH_LOSSES:
+                raise ValueError(f"solver={self.solver!r} needs a smooth loss {SMOOTH_LOSSES}, got "
+                                 f"loss={p['loss']!r}")
+            if p["learning_rate"] is not None or p["average"] is not None:
+                raise ValueError(f"solver={self.solver!r} uses a constant step eta0 (default from the smoothness "
+                                 "constant); leave learning_rate and average as None")
+            return "vr"
+        if self.solver == "pegasos":
+            if loss not in PEGASOS_LOSSES:
+                raise ValueError(
+                    f"solver='pegasos' is defined for convex losses with bounded derivative {PEGASOS_LOSSES}; "
+                    f"its 1/(alpha t) steps diverge or saturate with loss={p['loss']!r} (use solver='sgd')")
+            if p["learning_rate"] not in (None, "pegasos"):
+                raise ValueError("solver='pegasos' uses learning_rate='pegasos' (1/(alpha t)); leave learning_rate=None")
+        return "sgd"
+
+    def _warn_unused(self, defaults):
+        """A UserWarning for each parameter set away from its default that this solver and loss do not use
+        (the fit would be bit for bit the same without it)."""
+        unused = [(name, who) for name, (uses, who) in _FAMILY_PARAMETERS.items()
+                  if not uses(self) and not _same(self.params[name], defaults[name])]
+        for name, who in unused:
+            warnings.warn(f"{self.name}: {name}={self.params[name]!r} has no effect with solver={self.solver!r} and "
+                          f"loss={self.params['loss']!r}; it is used by {who} only", UserWarning,
+                          stacklevel=user_stacklevel())
+
+    def sgd_schedule(self):
+        return self.params["learning_rate"] or SGD_SOLVERS.get(self.solver, ("constant",))[0]
+
+    def loss_spec(self):
+        p = self.params
+        return loss_spec(self.loss, s=float(p["s"]), c=float(p["c"]), sramp_params=p["sramp_params"])
+
+    def warm_start(self, max_iter, mode=True):
+        """(loss spec, passes) of the convex warm start of a solve of ``max_iter`` passes (the first third), or
+        (None, 0). ``mode``: False (no warm start), True, or "only" (all passes on the warm-start loss:
+        robustcore.dask's warm-start rounds)."""
+        n_warm = max_iter if mode == "only" else max_iter // 3
+        if not mode or self.warm_loss is None or n_warm == 0:
+            return None, 0
+        return loss_spec(self.warm_loss), n_warm
+
+    def records_history(self, data=None, verbose=0):
+        """Whether a solve records the objective and errors after every pass (one extra pass over the data
+        each): ``history=True``; with "auto" (the default) only when someone looks -- an eval_set's test
+        error, or a progress bar (``verbose``). Passes and seconds are always recorded."""
+        history = self.params["history"]
+        if history == "auto":
+            return bool(verbose) or (data is not None and data.M_test is not None)
+        return bool(history)
+
+    def sgd_config(self, alpha, history=None):
+        p = self.params
+        default_schedule, default_average = SGD_SOLVERS[self.solver]
+        average = default_average if p["average"] is None else p["average"]
+        start = 0
+        if isinstance(average, str):  # "epoch"
+            averaging = _core.Averaging.epoch
+        elif isinstance(average, (bool, np.bool_)):
+            averaging = _core.Averaging.running if average else _core.Averaging.none
+        else:
+            averaging, start = _core.Averaging.running, int(average)
+        if isinstance(p["shuffle"], str):  # "block"
+            shuffle = _core.Shuffle.block
+        else:
+            shuffle = _core.Shuffle.exact if p["shuffle"] else _core.Shuffle.none
+        return SgdConfig(
+            schedule=default_schedule if p["learning_rate"] is None else p["learning_rate"], averaging=averaging,
+            average_start=start, shuffle=shuffle, project_ball=self.solver == "pegasos", alpha=alpha,
+            eta0=None if p["eta0"] is None else float(p["eta0"]), power_t=float(p["power_t"]),
+            fit_intercept=bool(p["fit_intercept"]), intercept_lr=float(p["intercept_lr"]),
+            history=self.records_history() if history is None else history,
+            n_threads=effective_n_jobs(p["n_jobs"]) if p["parallel"] == "rows" else 1)
+
+    def vr_params(self, alpha, max_iter, seed, validation=None, history=None):
+        """The variance-reduced engine's parameters (binary problems and the softmax model); with early
+        stopping (``validation``) the validation score alone decides when to stop (the engine's tol is off)."""
+        p = self.params
+        history = self.records_history() if history is None else history
+        return _vr.engine_params(self.solver, alpha=alpha, max_iter=max_iter, eta0=p["eta0"],
+                                 svrg_option=p["svrg_option"], tol=0.0 if validation is not None else p["tol"] or 0.0,
+                                 fit_intercept=p["fit_intercept"], seed=seed, history=history)
+
+    def seed(self):
+        return seed_from_random_state(self.params["random_state"])
+
+    def noise_correction(self, X, y, classes, sample_weight):
+        """(sample_weight times the importance weights, {transition_matrix_, noise_rates_}) for the
+        estimator's ``noise_rates`` (see LinearClassifier); (sample_weight, {}) without it. The out-of-fold
+        posterior comes from clones on the logistic loss (``noise_detector``)."""
+        rates = self.params["noise_rates"]
+        if rates is None:
+            return sample_weight, {}
+        seed = seed_from_random_state(self.params["random_state"]) % (2**32)
+        T, weights = corrected_weights_out_of_fold(X, y, classes, noise_detector(self.estimator),
+                                                   stratified_folds(y, CV_FOLDS, seed), rates)
+        weights = weights if sample_weight is None else weights * sample_weight
+        return weights, dict(transition_matrix_=T, noise_rates_=1.0 - np.diag(T))
+
+    # ------------------------------------------------------------------ states
+    def start(self, n_problems, n_features, coef_init=None, intercept_init=None):
+        """The state a solve starts from: zeros, or (coef_init, intercept_init) (``initial_model``'s shapes)."""
+        coef, intercept = initial_model(coef_init, intercept_init, n_problems, n_features)
+        return SgdStates.start(coef, intercept) if self.kind == "sgd" else VrStates(coef, intercept)
+
+    def model(self, state):
+        """(coef (n_problems, d), intercept (n_problems,)) the estimator predicts with, from a state."""
+        if self.kind == "sgd":
+            return state.model(self.sgd_config(0.0).averaging)
+        return state.coef, state.intercept
+
+    def mix(self, states, rows):
+        """The row-weighted average of states solved on different rows (robustcore.dask's shards)."""
+        return (SgdStates if self.kind == "sgd" else VrStates).mix(states, rows)
+
+    def attributes(self, solved, estimator):
+        """The fitted attributes of a solve: coef_, intercept_, t_ (SGD steps), eta_ (the variance-reduced
+        step), n_iter_, status_, history_ (the divergence error raised here)."""
+        coef, intercept = self.model(solved.state)
+        out = dict(coef_=coef, intercept_=intercept, **result_attributes(solved.results, estimator))
+        if self.kind == "sgd":
+            out.update(t_=solved.state.steps(0), _sgd_state=solved.state)
+        else:
+            out.update(t_=0, eta_=solved.results[0].step)
+        return out
+
+    # ------------------------------------------------------------------ solves
+    def solve(self, data, state, max_iter, *, warm_start=True, validation=None, verbose=0, n_jobs=None,
+              stop_on_tol=True):
+        """``max_iter`` epochs / passes of every binary problem of ``data`` (a ``Data``) from ``state``: a
+        ``Solved``. The SGD state is updated in place (pass a copy to keep it). ``warm_start``: the first
+        passes on ``warm_start_loss`` (``warm_start``; "only": every pass). ``validation``: early stopping on
+        its accuracy, in the same solve (after the warm start); else with ``tol`` (and ``stop_on_tol``) the
+        SGD solvers stop on the training objective, inside the same engine call."""
+        total = max_iter * (1 if self.kind == "softmax" else len(data.Y))
+        history = self.records_history(data, verbose)
+        with Progress(verbose, total, self.name) as bar:
+            if self.kind == "softmax":
+                return self._solve_softmax(data, validation, bar, history)
+            if self.kind == "vr":
+                return self._solve_vr(data, state, max_iter, warm_start, validation, bar, n_jobs, history)
+            return self._solve_sgd(data, state, max_iter, warm_start, validation, bar, n_jobs, stop_on_tol, history)
+
+    def _solve_sgd(self, data, state, max_iter, warm_start, validation, bar, n_jobs, stop_on_tol, history):
+        X, M, Y, sample_weight = data.X, data.M, data.Y, data.sample_weight
+        cfg = self.sgd_config(weighted_alpha(self.params["alpha"], sample_weight, X.shape[0]), history)
+        mu = _sgd.column_mean(X, sample_weight) if self.center else None
+        warm_spec, n_warm = self.warm_start(max_iter, warm_start)
+        spec = self.loss_spec()
+        calib_spec, calib_factor = _sgd.calibration_loss(self.loss, spec)
+        calibrate = cfg.eta0 is None and cfg.schedule != "pegasos"
+        block_rows = _sgd.block_rows(X) if cfg.shuffle == _core.Shuffle.block else 0
+        seed = self.seed()
+        tol = self.params["tol"] if stop_on_tol else None
+        sw = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+
+        def one(k):
+            if calibrate and np.isnan(state.eta0[k]):  # on the features as given, also when centring (README)
+                eta0 = _sgd.calibrate_eta0(M, Y[k], sample_weight, calib_spec, cfg, seed + 104729 * k)
+                state.eta0[k] = eta0 * calib_factor
+
+            def epochs(n, callback, loss=spec, step_factor=1.0):
+                params = _sgd.engine_params(cfg, n, seed + 7919 * k + state.steps(k),
+                                            state.eta0[k] * step_factor if calibrate else cfg.eta0, block_rows)
+                return _sgd.fit_epochs(M, Y[k], sample_weight, loss, params, state, k, data.M_test,
+                                       None if data.Y_test is None else data.Y_test[k], callback, mu)
+
+            def run(n):
+                if validation is None and tol is None:
+                    return epochs(n, bar.callback())
+                if validation is None:  # the training objective, scikit-learn's rule without early stopping
+                    def objective():  # minus the training objective: higher is better
+                        coef, b = state.model_row(k, cfg.averaging)
+                        z = Y[k] * (np.asarray(X @ coef).ravel() + b)
+                        return -np.average(spec.value_deriv(z)[0], weights=sw) - 0.5 * cfg.alpha * coef @ coef
+
+                    stopper = EarlyStopping(tol, self.params["n_iter_no_change"], objective, keep_best=False)
+                else:
+                    stopper = validation.stopper(k, lambda: state.model_row(k, cfg.averaging))
+                callback = stopper.watch((), bar.callback(), snapshot=lambda: state.row(k))
+                result = epochs(n, callback)
+                return stopper.finish((), result, restore=lambda best: state.set_row(k, best))
+
+            if not n_warm:
+                return run(max_iter)
+            # The warm start with the step calibrated for the logistic loss, then the loss's own (scaled) step.
+            warm = epochs(n_warm, bar.callback(), warm_spec, 1.0 / calib_factor)
+            if warm.status == "diverged" or n_warm == max_iter:
+                return warm
+            state.restart_average(k)  # the running average (asgd) restarts on the loss
+            return chain_results(warm, run(max_iter - n_warm))
+
+        results = map_problems(one, len(Y), 1 if cfg.n_threads > 1 else n_jobs)
+        return Solved(state, results)
+
+    def _solve_vr(self, data, state, max_iter, warm_start, validation, bar, n_jobs, history):
+        M, Y, sample_weight = data.M, data.Y, data.sample_weight
+        spec = self.loss_spec()
+        warm_spec, n_warm = self.warm_start(max_iter, warm_start)
+        seed = self.seed()
+        alpha = weighted_alpha(self.params["alpha"], sample_weight, M.shape[0])
+
+        def one(k):
+            def solve(loss, passes, coef, intercept, seed_k, stopper=None):
+                return _vr.fit_binary(M, Y[k], loss, self.vr_params(alpha, passes, seed_k, validation, history),
+                                      sample_weight=sample_weight, coef=coef, intercept=intercept,
+                                      progress=bar.callback(), X_test=data.M_test,
+                                      y_test=None if data.Y_test is None else data.Y_test[k], stopper=stopper)
+
+            stopper = None if validation is None else validation.stopper(k)
+            if not n_warm:
+                return solve(spec, max_iter, state.coef[k], state.intercept[k], seed + 7919 * k, stopper)
+            coef, intercept, warm = solve(warm_spec, n_warm, state.coef[k], state.intercept[k], seed + 7919 * k)
+            if warm.status == "diverged" or n_warm == max_iter:
+                return coef, intercept, warm
+            coef, intercept, main = solve(spec, max_iter - n_warm, coef, intercept, seed + 7919 * k + 1, stopper)
+            return coef, intercept, chain_results(warm, main)
+
+        fits = map_problems(one, len(Y), n_jobs)
+        return Solved(VrStates(np.vstack([w for w, _, _ in fits]), np.array([b for _, b, _ in fits])),
+                      [r for _, _, r in fits])
+
+    def _solve_softmax(self, data, validation, bar, history):
+        """One multinomial model over all classes (data.Y: class indices; data.Y_test: indices, -1 for a class
+        never seen in training); ``validation``: early stopping on its accuracy, in the same solve."""
+        M, y, sample_weight = data.M, data.Y, data.sample_weight
+        K = int(data.Y.max()) + 1  # every class of the fit has rows
+        params = self.vr_params(weighted_alpha(self.params["alpha"], sample_weight, M.shape[0]),
+                                self.params["max_iter"], self.seed(), validation, history)
+        W, b, result = _vr.fit_softmax(M, y, K, params, sample_weight=sample_weight, X_test=data.M_test,
+                                       y_test=data.Y_test, progress=bar.callback(),
+                                       stopper=None if validation is None else validation.stopper(None))
+        return Solved(VrStates(W, b), [result])
+
+
+def noise_detector(estimator):
+    """The model of the noisy posterior for a linear estimator's noise correction: a clone on the logistic
+    loss (the softmax model kept), without noise correction, Platt scaling, class weights or history."""
+    loss = canonical_loss(estimator.get_params()["loss"])
+    defaults = type(estimator)().get_params()  # the loss's own parameters go with the loss
+    return clone(estimator).set_params(noise_rates=None, probability=False, class_weight=None, history=False,
+                                       loss=loss if loss in ("log_loss", "softmax") else "log_loss",
+                                       **{name: defaults[name] for name in ("s", "c", "sramp_params")})
+
+
+def _same(value, default):
+    """Whether a parameter value equals its default (arrays and tuples compared by value)."""
+    try:
+        return bool(np.all(value == default)) and np.shape(value) == np.shape(default)
+    except (TypeError, ValueError):
+        return value is default

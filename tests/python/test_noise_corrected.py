@@ -1,0 +1,67 @@
+"""NoiseCorrectedClassifier: noise-corrected training of any classifier as a wrapper (issue 29)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import MinMaxScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import robustcore as rc
+from robustcore.noise import NoiseCorrectedClassifier, flip_labels
+
+
+def _problem(n=600, seed=0):
+    X, y = make_classification(n, 10, n_informative=5, random_state=seed)
+    return X, y, flip_labels(y, {0: 0.3, 1: 0.1}, random_state=seed)
+
+
+@pytest.mark.parametrize("solver", ["saga", "sgd"])
+def test_the_wrapper_is_linear_classifiers_noise_rates_path(solver):
+    """LinearClassifier(noise_rates=...) and the wrapper around the same LinearClassifier give the same bits,
+    for estimated and for given rates."""
+    X, _, yn = _problem()
+    for rates in ("auto", {0: 0.3, 1: 0.1}):
+        kw = dict(loss="log_loss", solver=solver, max_iter=10, random_state=0)
+        inner = rc.LinearClassifier(noise_rates=rates, **kw).fit(X, yn)
+        outer = NoiseCorrectedClassifier(rc.LinearClassifier(**kw), noise_rates=rates, random_state=0).fit(X, yn)
+        np.testing.assert_array_equal(inner.transition_matrix_, outer.transition_matrix_)
+        np.testing.assert_array_equal(inner.coef_, outer.estimator_.coef_)
+        np.testing.assert_array_equal(inner.predict(X), outer.predict(X))
+
+
+def test_any_estimator_and_robust_losses_and_given_rates():
+    X, y, yn = _problem()
+    sk = NoiseCorrectedClassifier(LogisticRegression(), random_state=0).fit(X, yn)
+    assert sk.noise_rates_.shape == (2,) and np.all((0 <= sk.noise_rates_) & (sk.noise_rates_ < 0.5))
+    assert hasattr(sk, "predict_proba") and sk.score(X, y) > 0.7
+    bounded = NoiseCorrectedClassifier(rc.LinearClassifier(loss="sramp", s=-0.7, random_state=0),
+                                       noise_rates={0: 0.3, 1: 0.1}, random_state=0).fit(X, yn)
+    assert bounded.estimator_.s == -0.7 and not hasattr(bounded, "predict_proba")
+    np.testing.assert_allclose(bounded.noise_rates_, [0.3, 0.1])
+    # the importance weights reached the final fit: they differ from 1 and are what it was given
+    assert bounded.sample_weight_.std() > 0.05
+
+
+def test_internal_fits_do_not_warn_for_the_user():
+    """Issue 32's repro: no ConstantPredictorWarning from the out-of-fold fits of a noise-corrected fit."""
+    X, y = make_classification(10000, 50, n_informative=10, weights=[0.95], random_state=0)
+    X = MinMaxScaler().fit_transform(X)
+    yn = flip_labels(y, {1: 0.4, 0: 0.1}, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rc.LinearClassifier(loss="log_loss", solver="saga", alpha=1e-4, noise_rates="auto", random_state=0).fit(X, yn)
+    assert not [w for w in caught if issubclass(w.category, rc.ConstantPredictorWarning)], [str(w.message) for w in caught]
+
+
+def _expected_failures(est):
+    reason = "the out-of-fold folds of a duplicated row differ from those of a weighted one"
+    return {"check_sample_weight_equivalence_on_dense_data": reason,
+            "check_sample_weight_equivalence_on_sparse_data": reason}
+
+
+@parametrize_with_checks([NoiseCorrectedClassifier(random_state=0)], expected_failed_checks=_expected_failures)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
