@@ -86,8 +86,13 @@ class ConstantPredictorWarning(UserWarning):
 
 
 # ----------------------------------------------------------------------------- fit / partial_fit
-def fit_method(method):
-    """Decorate ``fit`` / ``partial_fit``: parameters validated once, and the call atomic (see the module)."""
+def fit_method(method=None, *, nested_validation=False):
+    """Decorate ``fit`` / ``partial_fit``: parameters validated once, and the call atomic (see the module).
+    ``nested_validation``: the estimators fitted inside validate their own parameters too (a wrapper's
+    ``estimator``, whose parameters the wrapper does not know; scikit-learn's OneVsRestClassifier does the
+    same); by default they skip it (robustcore's own internal fits, validated by the outer one)."""
+    if method is None:
+        return functools.partial(fit_method, nested_validation=nested_validation)
 
     @functools.wraps(method)
     def atomic(estimator, *args, **kwargs):
@@ -99,7 +104,7 @@ def fit_method(method):
             estimator.__dict__.update(before)
             raise
 
-    return _fit_context(prefer_skip_nested_validation=True)(atomic)
+    return _fit_context(prefer_skip_nested_validation=not nested_validation)(atomic)
 
 
 #: the largest |x| the engines accept: beyond it squared norms and scores overflow float64 (1e300 * 1e300)

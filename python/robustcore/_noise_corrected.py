@@ -99,7 +99,7 @@ class NoiseCorrectedClassifier(FinalEstimatorWrapper):
 
         return noise_detector(final) if isinstance(final, LinearClassifier) else _default_estimator()
 
-    @fit_method
+    @fit_method(nested_validation=True)
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> NoiseCorrectedClassifier:
         """Estimate the noise out of fold (or take ``noise_rates``), fit the estimator with the corrected weights."""
         Xv, yv = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])

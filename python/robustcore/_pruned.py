@@ -93,7 +93,7 @@ class PrunedClassifier(FinalEstimatorWrapper):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    @fit_method
+    @fit_method(nested_validation=True)
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> PrunedClassifier:
         """Flag the probable label errors of (X, y) out of fold, fit the final estimator on the other rows."""
         Xv, yv = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])

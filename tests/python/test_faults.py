@@ -29,6 +29,8 @@ import robustcore as rc
 from robustcore import _core, mkl, variance_reduced
 
 STOP_SECONDS = 2.0
+#: cases held to a tighter bound (the label powerset's fit stops within 1 s: issue 29)
+_STOP_SECONDS = {"label_powerset": 1.0}
 
 # ----------------------------------------------------------------------------- SIGINT in a subprocess
 _PRELUDE = """
@@ -73,6 +75,11 @@ _CASES = {
            "run(rc.FocusedOnlineClassifier(max_iter=2), (X[:200], y[:200]), (X, y), max_iter=10**5)",
     "adaboost": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
                 "run(rc.AdaBoostOnlineClassifier(max_iter=2), (X[:200], y[:200]), (X, y), max_iter=10**5)",
+    # 300 000 rows x 8 labels: Ctrl-C during the label-combination ids (np.unique(Y, axis=0) took 1-5 s there,
+    # uninterruptible) or the softmax solve
+    "label_powerset": "X = sparse(300_000, 2000); Y = (rng.random((300_000, 8)) < 0.2).astype(int)\n"
+                      "run(rc.LabelPowersetClassifier(rc.LinearClassifier(loss='softmax', solver='saga', max_iter=2,"
+                      " tol=None)), (X[:300], Y[:300]), (X, Y), estimator__max_iter=10**6)",
     "mkl_bank_build": "X = rng.normal(size=(4000, 12)); y = np.where(X[:, 0] > 0, 1, -1)\n"
                       "run(mkl.NoisyMKLClassifier(max_iter=20), (X[:60], y[:60]), (X, y))",
     "mkl_solve_threads": "X = rng.normal(size=(400, 12)); y = np.where(X[:, 0] > 0, 1, -1)\n"
@@ -106,7 +113,7 @@ def test_sigint_stops_within_seconds_and_leaves_the_estimator_unchanged(case):
     words = out.split()
     assert words[:1] == ["STOPPED"], out + err
     latency = float(words[1]) - sent
-    assert latency < STOP_SECONDS, f"{case}: stopped {latency:.2f} s after SIGINT"
+    assert latency < _STOP_SECONDS.get(case, STOP_SECONDS), f"{case}: stopped {latency:.2f} s after SIGINT"
     assert words[2] == "True", f"{case}: the estimator changed"
 
 
@@ -283,7 +290,7 @@ _ESTIMATORS = {
     "softmax": lambda: rc.LinearClassifier(loss="softmax", solver="saga", max_iter=3),
     "fol": lambda: rc.FocusedOnlineClassifier(max_iter=2),
     "adaboost": lambda: rc.AdaBoostOnlineClassifier(max_iter=2),
-    "powerset": lambda: rc.LabelPowersetClassifier(max_iter=3),
+    "powerset": lambda: rc.LabelPowersetClassifier(rc.LinearClassifier(loss="softmax", solver="saga", max_iter=3)),
     "noisy_mkl": lambda: mkl.NoisyMKLClassifier(max_iter=5, widths=[1.0]),
     "mip_mkl": lambda: mkl.MiPMKLClassifier(max_iter=3, widths=[1.0]),
     "simple_mkl": lambda: mkl.SimpleMKLClassifier(max_iter=3, widths=[1.0]),
@@ -326,7 +333,7 @@ def test_fuzz_multilabel(fuzz_settings):
     def check(problem, k):
         X, y = problem
         Y = np.stack([(y + j) % 2 for j in range(k)], axis=1)
-        est = rc.BinaryRelevanceClassifier(max_iter=3)
+        est = rc.BinaryRelevanceClassifier(rc.LinearClassifier(loss="log_loss", solver="saga", max_iter=3))
         if _expect_clean(lambda: est.fit(X, Y)) is None:
             return
         assert est.predict(X).shape == Y.shape

@@ -26,6 +26,16 @@ def _multiclass(n=60, d=6, K=3, seed=0, density=0.6):
     return X, y
 
 
+def _log(**kw):
+    """The per-label estimator of the tests: LinearClassifier(loss="log_loss", solver="saga") and ``kw``."""
+    return rc.LinearClassifier(**{"loss": "log_loss", "solver": "saga", **kw})
+
+
+def _softmax(**kw):
+    """The label powerset's estimator of the tests: LinearClassifier(loss="softmax", solver="saga") and ``kw``."""
+    return rc.LinearClassifier(**{"loss": "softmax", "solver": "saga", **kw})
+
+
 def _multilabel(n=120, d=8, L=4, seed=1):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
@@ -225,8 +235,9 @@ def test_softmax_bad_solver_and_finito_size_guard():
 
 def test_binary_relevance_equals_loop_and_threads():
     X, Y = _multilabel()
-    br = rc.BinaryRelevanceClassifier(solver="saga", alpha=1e-3, max_iter=20, random_state=3).fit(X, Y)
-    br2 = rc.BinaryRelevanceClassifier(solver="saga", alpha=1e-3, max_iter=20, random_state=3, n_jobs=2).fit(X, Y)
+    est = rc.LinearClassifier(loss="log_loss", solver="saga", alpha=1e-3, max_iter=20, random_state=3)
+    br = rc.BinaryRelevanceClassifier(est).fit(X, Y)
+    br2 = rc.BinaryRelevanceClassifier(est, n_jobs=2).fit(X, Y)
     loop = np.column_stack([
         rc.LinearClassifier(loss="log_loss", solver="saga", alpha=1e-3, max_iter=20, random_state=3).fit(X, Y[:, k]).predict(X)
         for k in range(Y.shape[1])])
@@ -237,7 +248,8 @@ def test_binary_relevance_equals_loop_and_threads():
 
 def test_label_powerset_predicts_seen_combinations():
     X, Y = _multilabel(seed=2)
-    lp = rc.LabelPowersetClassifier(solver="sag", alpha=1e-3, max_iter=30, random_state=0).fit(X, Y)
+    lp = rc.LabelPowersetClassifier(rc.LinearClassifier(loss="softmax", solver="sag", alpha=1e-3, max_iter=30,
+                                                        random_state=0)).fit(X, Y)
     P = lp.predict(X)
     seen = {tuple(r) for r in Y}
     assert all(tuple(r) in seen for r in P)
@@ -253,42 +265,46 @@ def test_label_powerset_predicts_seen_combinations():
 def test_constant_label_and_bad_Y():
     X, Y = _multilabel()
     Y[:, 1] = 1
-    br = rc.BinaryRelevanceClassifier(max_iter=5, random_state=0).fit(X, Y)
+    br = rc.BinaryRelevanceClassifier(_log(max_iter=5, random_state=0)).fit(X, Y)
     assert (br.predict(X)[:, 1] == 1).all()
     with pytest.raises(ValueError, match="indicator"):
         rc.BinaryRelevanceClassifier().fit(X, Y * 2)
     with pytest.raises(ValueError, match="solver"):
-        rc.LabelPowersetClassifier(solver="pegasos").fit(X, Y)
-    lp = rc.LabelPowersetClassifier(solver="vrlite", max_iter=5, random_state=0).fit(X, Y)
-    assert lp.history_["passes"][-1] == 5
+        rc.LabelPowersetClassifier(_softmax(solver="pegasos")).fit(X, Y)
+    lp = rc.LabelPowersetClassifier(_softmax(solver="vrlite", max_iter=5, random_state=0)).fit(X, Y)
+    assert lp.estimator_.history_["passes"][-1] == 5
     with pytest.raises(ValueError, match="smooth loss"):
-        rc.BinaryRelevanceClassifier(loss="hinge").fit(X, Y)
+        rc.BinaryRelevanceClassifier(_log(loss="hinge")).fit(X, Y)
 
 
 def test_multilabel_real_data(data_dir):
     from robustcore.datasets import load_multilabel
 
     Xtr, Ytr, Xte, Yte = load_multilabel("emotions", data_home=data_dir)
-    br = rc.BinaryRelevanceClassifier(alpha=1e-3, max_iter=20, random_state=0, n_jobs=2).fit(Xtr, Ytr)
+    br = rc.BinaryRelevanceClassifier(_log(alpha=1e-3, max_iter=20, random_state=0), n_jobs=2).fit(Xtr, Ytr)
     assert hamming_loss(Yte, br.predict(Xte)) < 0.3
 
 
 # scikit-learn has no multi-label-only estimator in its own check suite (MultiOutputClassifier and
-# OneVsRestClassifier are meta-estimators it checks with single-output data), so there is no list of
-# expected failures to copy. With the multi-label tags (multi_output, not single_output, multi_label, and
-# multi_class=False: each column is binary) the checks feed a single 0/1 or two-valued column; what remains:
-_EXPECTED = {
-    "check_classifiers_train": "asserts a 1-d predict for the (n, 1) y it fits, while "
-                               "check_estimator_sparse_* asserts (n, 1) for the same y: we keep y's shape",
+# OneVsRestClassifier are meta-estimators it checks with single-output data). With the multi-label tags
+# (multi_output and single_output: a 1-d y is one label; multi_label; multi_class=False: each column is
+# binary) the checks feed a 1-d 0/1 or two-valued y. The wrappers run at their defaults; the one exemption
+# is scikit-learn's own for SGDClassifier: a stochastic solver stopped by tol is not exactly equivalent to
+# repeated rows to 1e-7.
+_SAMPLE_WEIGHT_EQUIVALENCE = {
+    "check_sample_weight_equivalence_on_dense_data": "stochastic solver stopped by tol (as SGDClassifier declares)",
+    "check_sample_weight_equivalence_on_sparse_data": "stochastic solver stopped by tol (as SGDClassifier declares)",
 }
 
 
-def _expected(est):
-    out = dict(_EXPECTED)
-    if isinstance(est, rc.LabelPowersetClassifier):
-        out["check_class_weight_classifiers"] = ("class_weight is keyed by label combinations (0/1 tuples), "
-                                                 "the check keys it by class value")
-    return out
+@parametrize_with_checks(
+    [rc.BinaryRelevanceClassifier(), rc.LabelPowersetClassifier(),
+     # 30 epochs, not 10: check_class_weight_classifiers raises a top-level max_iter to 1000, never a nested one
+     rc.BinaryRelevanceClassifier(rc.LinearClassifier(loss="hinge", solver="asgd", max_iter=30, random_state=0))],
+    expected_failed_checks=lambda est: _SAMPLE_WEIGHT_EQUIVALENCE,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
 
 
 #: run to convergence so that the sample-weight equivalence checks hold to their 1e-7
@@ -296,14 +312,12 @@ _CONVERGED = dict(alpha=1e-2, max_iter=30000, tol=1e-12, random_state=0)
 
 
 @parametrize_with_checks(
-    [rc.BinaryRelevanceClassifier(**_CONVERGED), rc.LabelPowersetClassifier(**_CONVERGED),
-     rc.BinaryRelevanceClassifier(loss="hinge", solver="asgd", max_iter=10, random_state=0)],
-    expected_failed_checks=lambda est: {**_expected(est), **(
-        {"check_sample_weight_equivalence_on_dense_data": "SGD is stochastic (as SGDClassifier declares)",
-         "check_sample_weight_equivalence_on_sparse_data": "SGD is stochastic (as SGDClassifier declares)"}
-        if getattr(est, "solver", None) == "asgd" else {})},
+    [rc.BinaryRelevanceClassifier(rc.LinearClassifier(loss="log_loss", solver="saga", **_CONVERGED)),
+     rc.LabelPowersetClassifier(rc.LinearClassifier(loss="softmax", solver="saga", **_CONVERGED))],
 )
-def test_sklearn_compatible(estimator, check):
+def test_sklearn_compatible_converged(estimator, check):
+    """Run to convergence, the wrappers of the variance-reduced solvers pass every check, the sample-weight
+    equivalence included (an integer weight is the row repeated)."""
     check(estimator)
 
 
@@ -350,8 +364,8 @@ def test_every_method_raises_not_fitted_before_fit(name):
             getattr(make(), method)(X)
 
 
-@pytest.mark.parametrize("est", [rc.BinaryRelevanceClassifier(max_iter=5, random_state=0),
-                                 rc.LabelPowersetClassifier(max_iter=5, random_state=0)])
+@pytest.mark.parametrize("est", [rc.BinaryRelevanceClassifier(_log(max_iter=5, random_state=0)),
+                                 rc.LabelPowersetClassifier(_softmax(max_iter=5, random_state=0))])
 def test_multilabel_classes_are_the_label_indices(est):
     """classes_ as OneVsRestClassifier on an indicator matrix: the label indices, the columns of predict."""
     from sklearn.multiclass import OneVsRestClassifier
@@ -367,7 +381,7 @@ def test_multilabel_classes_are_the_label_indices(est):
 def test_binary_relevance_predict_proba_is_the_label_marginals(loss):
     X, Y = _multilabel()
     Y[:, 2] = 1  # a constant label: probability 1
-    br = rc.BinaryRelevanceClassifier(loss=loss, max_iter=10, random_state=0).fit(X, Y)
+    br = rc.BinaryRelevanceClassifier(_log(loss=loss, max_iter=10, random_state=0)).fit(X, Y)
     P = br.predict_proba(X)
     assert P.shape == Y.shape and np.all((P >= 0) & (P <= 1))
     for k in (0, 1, 3):
@@ -380,9 +394,143 @@ def test_binary_relevance_predict_proba_is_the_label_marginals(loss):
 
 def test_binary_relevance_without_a_probabilistic_loss_has_no_predict_proba():
     X, Y = _multilabel()
-    br = rc.BinaryRelevanceClassifier(loss="squared_hinge", max_iter=5, random_state=0)
+    br = rc.BinaryRelevanceClassifier(_log(loss="squared_hinge", max_iter=5, random_state=0))
     assert not hasattr(br, "predict_proba")
     br.fit(X, Y)
     assert not hasattr(br, "predict_proba")
     with pytest.raises(AttributeError, match="predict_proba"):
         br.predict_proba(X)
+
+
+# ----------------------------------------------------------------------------- the wrapped estimator
+def test_binary_relevance_fits_the_wrapped_estimators_own_parameters():
+    """Every parameter of the wrapped estimator reaches each label's model: the Smooth Ramp with s = -0.7
+    (which the parameter-copying wrapper could not set) is what every per-label model fits."""
+    X, Y = _multilabel()
+    br = rc.BinaryRelevanceClassifier(estimator=rc.LinearClassifier(loss="sramp", s=-0.7)).fit(X, Y)
+    seeds = {est.random_state for est in br.estimators_}
+    assert len(seeds) == 1 and isinstance(seeds.pop(), int)  # one int drawn for every label
+    for k, est in enumerate(br.estimators_):
+        assert est.loss == "sramp" and est.s == -0.7
+        one = rc.LinearClassifier(loss="sramp", s=-0.7, random_state=est.random_state).fit(X, Y[:, k])
+        np.testing.assert_array_equal(est.coef_, one.coef_)
+        other = rc.LinearClassifier(loss="sramp", random_state=est.random_state).fit(X, Y[:, k])  # s = -1
+        assert not np.array_equal(est.coef_, other.coef_)
+    assert br.estimator.get_params()["random_state"] is None  # the given estimator is never modified
+    assert not hasattr(br.estimator, "coef_")
+
+
+def test_every_label_gets_the_same_integer_random_state():
+    """One int for every label: the estimator's own, or drawn once per fit from a RandomState (the next
+    fit draws another); the result is that of the wrapper with that int."""
+    X, Y = _multilabel()
+    rs = np.random.RandomState(4)
+    a = rc.BinaryRelevanceClassifier(_log(max_iter=5, random_state=rs)).fit(X, Y)
+    seed = a.estimators_[0].random_state
+    assert isinstance(seed, int) and {e.random_state for e in a.estimators_} == {seed}
+    b = rc.BinaryRelevanceClassifier(_log(max_iter=5, random_state=seed)).fit(X, Y)
+    assert {e.random_state for e in b.estimators_} == {seed}
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    assert a.fit(X, Y).estimators_[0].random_state != seed
+
+
+@pytest.mark.parametrize("wrapper", ["br", "lp"])
+def test_nested_parameters_reach_the_fitted_models(wrapper):
+    from sklearn.model_selection import GridSearchCV
+
+    X, Y = _multilabel()
+    est = (rc.BinaryRelevanceClassifier(_log(max_iter=5, random_state=0)) if wrapper == "br" else
+           rc.LabelPowersetClassifier(_softmax(max_iter=5, random_state=0)))
+    params = est.get_params(deep=True)
+    assert params["estimator__alpha"] == 1e-4 and "estimator__s" in params
+    est.set_params(estimator__alpha=0.5, estimator__max_iter=7).fit(X, Y)
+    fitted = est.estimators_ if wrapper == "br" else [est.estimator_]
+    assert all(e.alpha == 0.5 and e.max_iter == 7 for e in fitted)
+    search = GridSearchCV(est, {"estimator__alpha": [1e-3, 1.0]}, cv=2).fit(X, Y)
+    assert search.best_params_["estimator__alpha"] in (1e-3, 1.0)
+    best = search.best_estimator_
+    fitted = best.estimators_ if wrapper == "br" else [best.estimator_]
+    assert all(e.alpha == search.best_params_["estimator__alpha"] for e in fitted)
+
+
+def test_the_default_estimators():
+    br, lp = rc.BinaryRelevanceClassifier(), rc.LabelPowersetClassifier()
+    assert br.get_params() == {"estimator": None, "n_jobs": None, "class_weight": None}
+    assert lp.get_params() == {"estimator": None, "class_weight": None}
+    X, Y = _multilabel()
+    for e in br.fit(X, Y).estimators_:
+        assert (e.loss, e.solver, e.alpha, e.max_iter, e.tol, e.random_state) == ("log_loss", "saga", 1e-3, 1000, 1e-4, 0)
+    e = lp.fit(X, Y).estimator_
+    assert (e.loss, e.solver, e.alpha, e.max_iter, e.tol, e.random_state) == ("softmax", "saga", 1e-2, 1000, 1e-4, 0)
+    assert br.n_iter_ == max(e.n_iter_ for e in br.estimators_) and lp.n_iter_ == lp.estimator_.n_iter_
+    assert hamming_loss(Y, br.predict(X)) < 0.15 and accuracy_score(Y, lp.predict(X)) > 0.5
+
+
+def test_any_scikit_learn_classifier_can_be_wrapped():
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.neighbors import KNeighborsClassifier
+
+    X, Y = _multilabel()
+    br = rc.BinaryRelevanceClassifier(LogisticRegression()).fit(X, Y)
+    ovr = OneVsRestClassifier(LogisticRegression()).fit(X, Y)
+    np.testing.assert_array_equal(br.predict(X), ovr.predict(X))
+    np.testing.assert_allclose(br.predict_proba(X), ovr.predict_proba(X))
+    np.testing.assert_allclose(br.decision_function(X), ovr.decision_function(X))
+    assert not hasattr(br, "n_iter_") or br.n_iter_ > 0
+    knn = rc.BinaryRelevanceClassifier(KNeighborsClassifier(3)).fit(X, Y)
+    assert not hasattr(knn, "decision_function") and knn.predict_proba(X).shape == Y.shape
+    with pytest.raises(ValueError, match="KNeighborsClassifier has no 'class_weight' parameter"):
+        rc.BinaryRelevanceClassifier(KNeighborsClassifier(3), class_weight="balanced").fit(X, Y)
+    with pytest.raises(ValueError, match="KNeighborsClassifier has no 'class_weight' parameter"):
+        rc.LabelPowersetClassifier(KNeighborsClassifier(3), class_weight="balanced").fit(X, Y)
+    with pytest.raises(ValueError, match="takes no sample_weight"):
+        rc.BinaryRelevanceClassifier(KNeighborsClassifier(3)).fit(X, Y, sample_weight=np.ones(len(Y)))
+    lp = rc.LabelPowersetClassifier(KNeighborsClassifier(3)).fit(X, Y)
+    assert not hasattr(lp, "combination_scores")
+    np.testing.assert_allclose(lp.predict_combination_proba(X).sum(axis=1), 1.0)
+    with pytest.raises(ValueError, match="set one of them"):
+        rc.BinaryRelevanceClassifier(_log(class_weight="balanced"), class_weight="balanced").fit(X, Y)
+    with pytest.raises(ValueError, match="set one of them"):
+        rc.LabelPowersetClassifier(_softmax(class_weight="balanced"), class_weight="balanced").fit(X, Y)
+
+
+def test_wrapped_parameters_are_validated_by_the_wrapped_fit():
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, Y = _multilabel()
+    for n_jobs in (None, 2):
+        with pytest.raises(InvalidParameterError, match="'alpha' parameter of LinearClassifier"):
+            rc.BinaryRelevanceClassifier(_log(alpha=-1.0), n_jobs=n_jobs).fit(X, Y)
+    with pytest.raises(InvalidParameterError, match="'alpha' parameter of LinearClassifier"):
+        rc.LabelPowersetClassifier(_softmax(alpha=-1.0)).fit(X, Y)
+    with pytest.raises(InvalidParameterError, match="'estimator' parameter of BinaryRelevanceClassifier"):
+        rc.BinaryRelevanceClassifier(estimator="log_loss").fit(X, Y)
+
+
+@pytest.mark.parametrize("n_labels", [1, 3, 8, 9, 64, 65, 130])
+def test_combination_ids_are_those_of_unique_rows(n_labels):
+    from robustcore.multilabel import _combination_ids
+
+    rng = np.random.default_rng(n_labels)
+    for p in (0.05, 0.5):
+        Y = (rng.random((500, n_labels)) < p).astype(np.int64)
+        combinations, ids = _combination_ids(Y)
+        expected, inverse = np.unique(Y, axis=0, return_inverse=True)
+        np.testing.assert_array_equal(combinations, expected)
+        np.testing.assert_array_equal(ids, inverse.ravel())
+
+
+def test_label_powerset_one_label_class_weight_by_value_and_one_combination():
+    X, Y = _multilabel()
+    y = np.where(Y[:, 0] == 1, "yes", "no")
+    a = rc.LabelPowersetClassifier(_softmax(max_iter=5, random_state=0), class_weight={"yes": 3.0}).fit(X, y)
+    b = rc.LabelPowersetClassifier(_softmax(max_iter=5, random_state=0), class_weight={(1,): 3.0}).fit(X, y)
+    np.testing.assert_array_equal(a.estimator_.coef_, b.estimator_.coef_)
+    assert set(a.predict(X)) <= {"yes", "no"} and a.predict_proba(X).shape == (len(y), 2)
+    with pytest.raises(ValueError, match="not label combinations"):
+        rc.LabelPowersetClassifier(class_weight={"maybe": 3.0}).fit(X, y)
+    Y[:] = Y[0]  # one combination: always predicted, no estimator fitted
+    lp = rc.LabelPowersetClassifier().fit(X, Y)
+    assert lp.estimator_ is None and (lp.predict(X) == Y[0]).all()
+    np.testing.assert_array_equal(lp.predict_proba(X), np.tile(Y[0], (len(Y), 1)))
+    np.testing.assert_array_equal(lp.combination_scores(X), np.zeros((len(Y), 1)))

@@ -244,8 +244,8 @@ PROBA = {
     "noisy_mkl": lambda: NoisyMKLClassifier(probability=True, max_iter=100, widths=(1.0,)),
     "mip_mkl": lambda: MiPMKLClassifier(probability=True, max_iter=100, widths=(1.0,), n_alternations=2),
     "simple_mkl": lambda: SimpleMKLClassifier(probability=True, max_iter=5, widths=(1.0,)),
-    "binary_relevance": lambda: rc.BinaryRelevanceClassifier(loss="hinge", solver="sgd", probability=True,
-                                                             random_state=0),
+    "binary_relevance": lambda: rc.BinaryRelevanceClassifier(rc.LinearClassifier(loss="hinge", solver="sgd",
+                                                                                 probability=True, random_state=0)),
 }
 
 
@@ -274,7 +274,7 @@ def test_predict_proba_is_opt_in():
     """As SVC: without probability=True a loss without a probability model has no predict_proba."""
     X, y = _problem()
     for est in (rc.LinearClassifier(loss="hinge"), rc.FocusedOnlineClassifier(), NoisyMKLClassifier(),
-                rc.BinaryRelevanceClassifier(loss="hinge")):
+                rc.BinaryRelevanceClassifier(rc.LinearClassifier(loss="hinge"))):
         assert not hasattr(est, "predict_proba")
     est = rc.LinearClassifier(loss="hinge", max_iter=2, random_state=0).fit(X, y)
     assert est.platt_ is None

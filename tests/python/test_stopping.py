@@ -228,15 +228,16 @@ def test_multilabel_early_stopping_passes_through():
     X = rng.normal(size=(300, 5))
     Y = (X[:, :3] + rng.normal(size=(300, 3)) > 0).astype(int)
     kw = dict(max_iter=80, tol=1e-4, early_stopping=True, n_iter_no_change=3, random_state=0)
-    br = _fit_quietly(rc.BinaryRelevanceClassifier(**kw), X, Y)
+    br = _fit_quietly(rc.BinaryRelevanceClassifier(rc.LinearClassifier(loss="log_loss", solver="saga", **kw)), X, Y)
     for k, e in enumerate(br.estimators_):  # the same as each label's LinearClassifier
         ref = _fit_quietly(rc.LinearClassifier(loss="log_loss", solver="saga", **kw), X, Y[:, k])
         np.testing.assert_array_equal(e.coef_, ref.coef_)
         assert e.status_ == "converged" and e.n_iter_ < 80
-    lp = _fit_quietly(rc.LabelPowersetClassifier(**kw), X, Y)
-    assert lp.status_ == "converged" and lp.n_iter_ < 80
+    lp = _fit_quietly(rc.LabelPowersetClassifier(rc.LinearClassifier(loss="softmax", solver="saga", **kw)), X, Y)
+    assert lp.estimator_.status_ == "converged" and lp.n_iter_ < 80
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
-        rc.LabelPowersetClassifier(max_iter=2, tol=1e-12, random_state=0).fit(X, Y)
+        rc.LabelPowersetClassifier(rc.LinearClassifier(loss="softmax", solver="saga", max_iter=2, tol=1e-12,
+                                                       random_state=0)).fit(X, Y)
 
 
 def test_mkl_budget_warns():

@@ -144,7 +144,8 @@ def _multilabel(n=80, d=5, L=3, seed=0):
 def test_binary_relevance_weights_each_label_problem(class_weight):
     X, Y = _multilabel()
     sw = np.random.default_rng(2).uniform(0.5, 2.0, len(Y))
-    br = rc.BinaryRelevanceClassifier(max_iter=10, random_state=0, class_weight=class_weight).fit(X, Y, sample_weight=sw)
+    est = rc.LinearClassifier(loss="log_loss", solver="saga", max_iter=10, random_state=0)
+    br = rc.BinaryRelevanceClassifier(est, class_weight=class_weight).fit(X, Y, sample_weight=sw)
     for k, est in enumerate(br.estimators_):
         cw = class_weight[k] if isinstance(class_weight, list) else class_weight
         one = rc.LinearClassifier(loss="log_loss", solver="saga", max_iter=10, random_state=0,
@@ -159,21 +160,22 @@ def test_label_powerset_weights():
     kw = dict(solver="saga", alpha=1e-2, max_iter=3000, tol=1e-13, random_state=0)
     sw = np.ones(len(Y))
     sw[:6] = 2.0
-    a = rc.LabelPowersetClassifier(**kw).fit(X, Y, sample_weight=sw)
-    b = rc.LabelPowersetClassifier(**kw).fit(np.repeat(X, 2 * (sw == 2) + (sw == 1), axis=0),
-                                             np.repeat(Y, 2 * (sw == 2) + (sw == 1), axis=0))
-    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-7, atol=1e-9)
+    softmax = rc.LinearClassifier(loss="softmax", **kw)
+    a = rc.LabelPowersetClassifier(softmax).fit(X, Y, sample_weight=sw)
+    b = rc.LabelPowersetClassifier(softmax).fit(np.repeat(X, 2 * (sw == 2) + (sw == 1), axis=0),
+                                                np.repeat(Y, 2 * (sw == 2) + (sw == 1), axis=0))
+    np.testing.assert_allclose(a.estimator_.coef_, b.estimator_.coef_, rtol=1e-7, atol=1e-9)
     # class_weight keyed by combination multiplies sample_weight; "balanced" is per combination
-    short = dict(solver="saga", max_iter=10, random_state=0)
-    c = rc.LabelPowersetClassifier(class_weight={(1, 1): 3.0}, **short).fit(X, Y, sample_weight=sw)
-    d = rc.LabelPowersetClassifier(**short).fit(X, Y, sample_weight=sw * np.where(Y.all(axis=1), 3.0, 1.0))
-    np.testing.assert_array_equal(c.coef_, d.coef_)
+    short = rc.LinearClassifier(loss="softmax", solver="saga", max_iter=10, random_state=0)
+    c = rc.LabelPowersetClassifier(short, class_weight={(1, 1): 3.0}).fit(X, Y, sample_weight=sw)
+    d = rc.LabelPowersetClassifier(short).fit(X, Y, sample_weight=sw * np.where(Y.all(axis=1), 3.0, 1.0))
+    np.testing.assert_array_equal(c.estimator_.coef_, d.estimator_.coef_)
     combo = np.unique(Y, axis=0, return_inverse=True)[1].ravel()
-    e = rc.LabelPowersetClassifier(class_weight="balanced", **short).fit(X, Y)
-    f = rc.LabelPowersetClassifier(**short).fit(X, Y, sample_weight=compute_sample_weight("balanced", combo))
-    np.testing.assert_array_equal(e.coef_, f.coef_)
+    e = rc.LabelPowersetClassifier(short, class_weight="balanced").fit(X, Y)
+    f = rc.LabelPowersetClassifier(short).fit(X, Y, sample_weight=compute_sample_weight("balanced", combo))
+    np.testing.assert_array_equal(e.estimator_.coef_, f.estimator_.coef_)
     with pytest.raises(ValueError, match="not label combinations"):
-        rc.LabelPowersetClassifier(class_weight={(1, 0, 1): 2.0}, **short).fit(X, Y)
+        rc.LabelPowersetClassifier(short, class_weight={(1, 0, 1): 2.0}).fit(X, Y)
 
 
 @pytest.mark.parametrize("class_weight", ["balanced", {0: 2.0, 2: 0.5}, {1: 3.0}])
