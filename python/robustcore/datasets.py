@@ -260,14 +260,14 @@ def _parse_error(path, what, e):
 _MAX_INDEX = 2**31 - 1  # the engine's int32 column indices
 
 
-def _index_overflow(path, lines, first=1, e=None):
+def _index_overflow(path, lines, linenos, e=None):
     """The ValueError for a LIBSVM column index beyond int32 (scikit-learn's parser raises a bare
     OverflowError naming no file): the file and the first line holding one."""
-    for k, line in enumerate(lines):
+    for lineno, line in zip(linenos, lines):
         for tok in line.split(b"#", 1)[0].split()[1:]:
             idx = tok.split(b":", 1)[0]
             if idx.isdigit() and int(idx) > _MAX_INDEX:
-                return ValueError(f"data file {str(path)!r}, line {first + k}: column index {int(idx)} is beyond "
+                return ValueError(f"data file {str(path)!r}, line {lineno}: column index {int(idx)} is beyond "
                                   f"{_MAX_INDEX} (2**31 - 1, the largest the engine indexes)")
     return ValueError(f"data file {str(path)!r}: a value does not fit its type ({e})")
 
@@ -299,7 +299,8 @@ def _read_libsvm(path: str, n_features: int):
     except ValueError as e:
         raise _parse_error(path, "a LIBSVM file", e) from e
     except OverflowError as e:
-        raise _index_overflow(path, raw.splitlines(), 1, e) from e
+        lines = raw.splitlines()
+        raise _index_overflow(path, lines, range(1, len(lines) + 1), e) from e
     X = X.tocsr()
     X.sum_duplicates()
     X.sort_indices()
@@ -365,6 +366,8 @@ def _svmlight_chunks(path, chunk_rows, n_features, zero_based, dtype):
     path = Path(path)
     first = 1
 
+    linenos = []  # the file's line number of each line of the chunk
+
     def parse(lines, first):
         try:
             X, y = load_svmlight_file(io.BytesIO(b"".join(lines)), n_features=n_features, dtype=dtype,
@@ -373,7 +376,7 @@ def _svmlight_chunks(path, chunk_rows, n_features, zero_based, dtype):
             raise ValueError(f"data file {str(path)!r}, lines {first}-{first + len(lines) - 1}: cannot parse them "
                              f"as LIBSVM rows ({e})") from e
         except OverflowError as e:
-            raise _index_overflow(path, lines, first, e) from e
+            raise _index_overflow(path, lines, linenos, e) from e
         return X.tocsr(), np.asarray(y, dtype=np.float64)
 
     try:
@@ -387,9 +390,11 @@ def _svmlight_chunks(path, chunk_rows, n_features, zero_based, dtype):
                         first = lineno + 1
                     continue
                 lines.append(line)
+                linenos.append(lineno)
                 if len(lines) == chunk_rows:
                     yield parse(lines, first)
                     lines, first = [], lineno + 1
+                    linenos.clear()
             if lines:
                 yield parse(lines, first)
     except FileNotFoundError:
