@@ -168,6 +168,23 @@ void BM_Step(benchmark::State& state) {
 
 }  // namespace
 
+// update_log with factors alternating across the total's rescale threshold (issue 30): one leaf holds most
+// of the total and is multiplied by e^+-360 in turn, so the total crosses 2^513 and comes back each
+// pair. Before the rescale hysteresis every call rebuilt the tree (O(m): 6.8 ms at m = 1e6); now a rebuild
+// follows at least m updates, O(log m) amortised.
+void BM_UpdateLogAlternating(benchmark::State& state) {
+  const int64_t m = state.range(0);
+  SumTree tree(m);
+  tree.update_log(0, 20.0);
+  double f = 360.0;
+  for (auto _ : state) {
+    tree.update_log(0, f);
+    f = -f;
+  }
+  state.counters["rescales"] = static_cast<double>(tree.rescales());
+}
+
+BENCHMARK(BM_UpdateLogAlternating)->RangeMultiplier(100)->Range(10000, 1000000);
 BENCHMARK_TEMPLATE(BM_PointerChase, false)->RangeMultiplier(10)->Range(1000, 10000000);
 BENCHMARK_TEMPLATE(BM_PointerChase, true)->RangeMultiplier(10)->Range(1000, 10000000);
 BENCHMARK_TEMPLATE(BM_TreeSampleUpdate, 8)->RangeMultiplier(10)->Range(1000, 10000000);

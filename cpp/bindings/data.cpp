@@ -43,6 +43,16 @@ Matrix make_dense(const py::array_t<T, py::array::c_style>& X) {
   return m;
 }
 
+template <class IP, class Idx>
+void check_csr_structure(const py::array_t<IP, py::array::c_style>& indptr,
+                         const py::array_t<Idx, py::array::c_style>& indices, int64_t data_len, int64_t n_rows,
+                         int64_t n_cols) {
+  if (indptr.ndim() != 1 || indices.ndim() != 1) throw std::invalid_argument("CSR arrays must be 1-d");
+  if (indptr.shape(0) < 1) throw std::invalid_argument("corrupt CSR matrix: indptr is empty");
+  py::gil_scoped_release nogil;
+  kernels::csr_structure(indptr.data(), indptr.shape(0), indices.data(), indices.shape(0), data_len, n_rows, n_cols);
+}
+
 }  // namespace
 
 void bind_data(py::module_& m) {
@@ -57,6 +67,17 @@ void bind_data(py::module_& m) {
       .def_property_readonly("shape", [](const Matrix& mm) { return py::make_tuple(mm.rows(), mm.cols()); })
       .def_property_readonly("is_sparse", &Matrix::is_sparse)
       .def_property_readonly("is_float32", &Matrix::is_float32);
+
+  // robustcore::validate_csr_structure on scipy's own index arrays (no copy, GIL released)
+  const char* csr_doc = "Raise ValueError naming the first structural defect of a CSR matrix (data.hpp).";
+  m.def("check_csr_structure", &check_csr_structure<int32_t, int32_t>, py::arg("indptr").noconvert(),
+        py::arg("indices").noconvert(), py::arg("data_len"), py::arg("n_rows"), py::arg("n_cols"), csr_doc);
+  m.def("check_csr_structure", &check_csr_structure<int64_t, int64_t>, py::arg("indptr").noconvert(),
+        py::arg("indices").noconvert(), py::arg("data_len"), py::arg("n_rows"), py::arg("n_cols"), csr_doc);
+  m.def("check_csr_structure", &check_csr_structure<int32_t, int64_t>, py::arg("indptr").noconvert(),
+        py::arg("indices").noconvert(), py::arg("data_len"), py::arg("n_rows"), py::arg("n_cols"), csr_doc);
+  m.def("check_csr_structure", &check_csr_structure<int64_t, int32_t>, py::arg("indptr").noconvert(),
+        py::arg("indices").noconvert(), py::arg("data_len"), py::arg("n_rows"), py::arg("n_cols"), csr_doc);
 
   py::class_<CancelFlag, std::shared_ptr<CancelFlag>>(
       m, "CancelFlag",

@@ -84,6 +84,11 @@ void validate(const views::DenseF64& v);
 void validate(const views::DenseF32& v);
 void validate(const views::CsrF64& v, int64_t data_len, int64_t indices_len);
 void validate(const views::CsrF32& v, int64_t data_len, int64_t indices_len);
+// kernels_data.cpp: robustcore::validate_csr_structure over scipy's index arrays (int32 / int64 each),
+// O(nnz), once per sparse input (_core.check_csr_structure).
+template <class IP, class Idx>
+void csr_structure(const IP* indptr, int64_t indptr_len, const Idx* indices, int64_t indices_len, int64_t data_len,
+                   int64_t n_rows, int64_t n_cols);
 // kernels_data.cpp: the loss's value and derivative at each of n margins (LossSpec.value_deriv).
 void value_deriv(const robustcore::LossSpec& loss, const double* z, int64_t n, double* value, double* deriv);
 // kernels_mkl.cpp: the kernel banks (mkl_banks.cpp).

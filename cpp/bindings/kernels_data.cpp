@@ -10,6 +10,15 @@ void validate(const views::DenseF64& v) { v.validate(); }
 void validate(const views::DenseF32& v) { v.validate(); }
 void validate(const views::CsrF64& v, int64_t data_len, int64_t indices_len) { v.validate(data_len, indices_len); }
 void validate(const views::CsrF32& v, int64_t data_len, int64_t indices_len) { v.validate(data_len, indices_len); }
+template <class IP, class Idx>
+void csr_structure(const IP* indptr, int64_t indptr_len, const Idx* indices, int64_t indices_len, int64_t data_len,
+                   int64_t n_rows, int64_t n_cols) {
+  robustcore::validate_csr_structure(indptr, indptr_len, indices, indices_len, data_len, n_rows, n_cols);
+}
+template void csr_structure<int32_t, int32_t>(const int32_t*, int64_t, const int32_t*, int64_t, int64_t, int64_t, int64_t);
+template void csr_structure<int64_t, int64_t>(const int64_t*, int64_t, const int64_t*, int64_t, int64_t, int64_t, int64_t);
+template void csr_structure<int32_t, int64_t>(const int32_t*, int64_t, const int64_t*, int64_t, int64_t, int64_t, int64_t);
+template void csr_structure<int64_t, int32_t>(const int64_t*, int64_t, const int32_t*, int64_t, int64_t, int64_t, int64_t);
 void value_deriv(const robustcore::LossSpec& loss, const double* z, int64_t n, double* value, double* deriv) {
   robustcore::visit_loss(loss, [&](const auto& f) {
     for (int64_t i = 0; i < n; ++i) f.value_deriv(z[i], value[i], deriv[i]);

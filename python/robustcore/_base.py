@@ -50,7 +50,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from . import _core
-from ._validation import seed_from_random_state
+from ._validation import check_csr_structure, seed_from_random_state
 
 if TYPE_CHECKING:  # the types of the public API (annotations only: ``from __future__ import annotations``)
     import numpy.typing as npt
@@ -150,7 +150,7 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
     def _validate_fit_data(self, X, y, sample_weight=None, reset=True):
         """(X, y, sample_weight) validated for the engine: X C-ordered (CSR or dense) in one of ``_fit_dtypes``,
         y class labels, sample_weight None or a float64 array of one non-negative weight per row."""
-        X, y = validate_data(self, X, y, accept_sparse=self._accept_sparse, dtype=list(self._fit_dtypes), order="C",
+        X, y = validate_data(self, check_csr_structure(X), y, accept_sparse=self._accept_sparse, dtype=list(self._fit_dtypes), order="C",
                              reset=reset)
         check_magnitude(X)
         check_classification_targets(y)
@@ -162,7 +162,8 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
 
     def _validate_predict_X(self, X):
         """X for decision_function / predict: float64 with the features seen in fit."""
-        return check_magnitude(validate_data(self, X, accept_sparse=self._accept_sparse, dtype=np.float64, reset=False))
+        X = validate_data(self, check_csr_structure(X), accept_sparse=self._accept_sparse, dtype=np.float64, reset=False)
+        return check_magnitude(X)
 
     def _classes(self, y):
         classes = np.unique(y)
@@ -556,12 +557,13 @@ def engine_result(raw):
 
 
 def check_diverged(results, estimator):
-    """Raise the divergence error if any problem's weights became non-finite."""
+    """Raise the divergence error if any problem diverged (the engine's monitor: weights beyond 1e100 or a
+    non-finite objective)."""
     for k, r in enumerate(results):
         if r.status == "diverged":
             where = f" in problem {k}" if len(results) > 1 else ""
-            raise ValueError(f"{type(estimator).__name__} diverged (non-finite weights) after {r.n_iter:g} "
-                             f"iterations{where}; use a smaller eta0 or a larger alpha")
+            raise ValueError(f"{type(estimator).__name__} diverged (weights beyond 1e100 or a non-finite objective) "
+                             f"after {r.n_iter:g} iterations{where}; use a smaller eta0 or a larger alpha")
 
 
 def overall_status(results):

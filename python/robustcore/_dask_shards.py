@@ -15,7 +15,7 @@ from sklearn.base import clone
 from sklearn.utils.validation import _check_sample_weight, check_array, column_or_1d
 
 from ._base import binary_targets, check_magnitude, predict_from_scores, sigmoid_terms, validation_split
-from ._validation import to_matrix
+from ._validation import check_csr_structure, to_matrix
 from .linear_model import Data, LinearClassifier, LinearSolver
 from .linear_model._constant import constant_flags
 
@@ -23,7 +23,7 @@ from .linear_model._constant import constant_flags
 # ----------------------------------------------------------------------------- the shards (run on the workers)
 def load_shard(X, y, sample_weight):
     """One partition as the engine reads it: (X float64 CSR or C-ordered dense, y 1-d, sample_weight or None)."""
-    X = check_magnitude(check_array(X, accept_sparse="csr", dtype=np.float64, order="C", ensure_min_samples=0))
+    X = check_magnitude(check_array(check_csr_structure(X), accept_sparse="csr", dtype=np.float64, order="C", ensure_min_samples=0))
     y = column_or_1d(np.asarray(y), warn=False)
     if X.shape[0] != y.shape[0]:
         raise ValueError(f"a partition of X has {X.shape[0]} rows but its partition of y has {y.shape[0]}; "
@@ -162,7 +162,7 @@ def as_dask(client, X, y, sample_weight):
     if is_dask(y) or is_dask(sample_weight):
         raise TypeError("X is in memory but y or sample_weight is a dask collection: pass all in memory or all "
                         "as dask collections partitioned alike")
-    X = check_array(X, accept_sparse="csr", dtype=np.float64)  # the errors here, before any task runs
+    X = check_array(check_csr_structure(X), accept_sparse="csr", dtype=np.float64)  # the errors here, before any task runs
     workers = max(1, len(client.scheduler_info().get("workers", {})))
     rows = max(1, -(-X.shape[0] // workers))
     out = [da.from_array(X if not sp.issparse(X) else X.tocsr(), chunks=(rows, -1), asarray=not sp.issparse(X))]

@@ -10,6 +10,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._validation import check_csr_structure
+
 if TYPE_CHECKING:
     from ._base import MatrixLike
 
@@ -41,7 +43,8 @@ class FinalEstimatorWrapper(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _X(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
+        return validate_data(self, check_csr_structure(X), accept_sparse="csr", dtype=[np.float64, np.float32],
+                             reset=False)
 
     def predict(self, X: MatrixLike) -> np.ndarray:
         """The final estimator's prediction."""

@@ -12,24 +12,52 @@ import scipy.sparse as sp
 from . import _core
 
 
+_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+
+
+def check_csr_structure(X):
+    """Raise ValueError naming the first structural defect of a sparse X, before scipy or the engine reads it.
+
+    One O(nnz) pass in the engine (``robustcore::validate_csr_structure`` in data.hpp, the check every
+    engine entry point runs; GIL released, no copy of int32 / int64 index arrays): ``indptr`` has
+    ``n_rows + 1`` entries, ``indptr[0] == 0``, ``indptr`` is non-decreasing, ``indptr[-1] == len(data) ==
+    len(indices)``, and every index is in ``[0, n_cols)``. A CSC X is checked as the CSR matrix of its
+    transpose; other sparse formats and dense X pass unchecked (scipy's conversion to CSR builds a
+    consistent matrix). Call it right after scikit-learn's ``validate_data`` on every path that reads X
+    (fit, predict, decision_function, ...): scipy's own operations (``X @ w``, ``sum_duplicates``, row
+    indexing) trust the structure and can crash or return garbage on a corrupt one. Returns X.
+    """
+    if not sp.issparse(X) or X.format not in ("csr", "csc"):
+        return X
+    n_rows, n_cols = X.shape if X.format == "csr" else X.shape[::-1]
+    indptr, indices = X.indptr, X.indices
+    if indptr.dtype not in _INDEX_DTYPES:
+        indptr = indptr.astype(np.int64)
+    if indices.dtype not in _INDEX_DTYPES:
+        indices = indices.astype(np.int64)
+    _core.check_csr_structure(np.ascontiguousarray(indptr), np.ascontiguousarray(indices), int(len(X.data)),
+                              int(n_rows), int(n_cols))
+    return X
+
+
 def to_matrix(X, float32=False):
     """Return a validated ``_core.Matrix`` over X (dense row-major float64, or CSR with float64 values, int32 columns and int64 row pointers).
 
     ``float32``: float32 values stay float32 (no copy; the SGD solvers train on them with float64
     weights); other dtypes, and float32 when not ``float32``, are cast to float64. The returned object
     keeps the arrays it views alive. X must already be finite and 2-d (the estimators check that with
-    scikit-learn's validation first); the engine re-checks indices.
+    scikit-learn's validation first); a sparse X's structure is checked before scipy touches it
+    (``check_csr_structure``), and the engine re-checks the arrays it receives.
     """
     dtype = np.float32 if float32 and X.dtype == np.float32 else np.float64
     if sp.issparse(X):
+        check_csr_structure(X)
         X = X.tocsr()
         if not X.has_canonical_format:
             X = X.copy()
             X.sum_duplicates()
         if X.shape[1] > np.iinfo(np.int32).max:
             raise ValueError(f"X has {X.shape[1]} columns; the engine indexes columns with int32 (at most 2**31 - 1)")
-        if X.indices.dtype != np.int32 and X.nnz and not (0 <= X.indices.min() and X.indices.max() < X.shape[1]):
-            raise ValueError(f"X has column indices outside [0, {X.shape[1]}): a corrupt CSR matrix")  # before narrowing
         data = np.ascontiguousarray(X.data, dtype=dtype)
         indices = np.ascontiguousarray(X.indices, dtype=np.int32)
         # the engine reads row pointers as int64 only (one CSR instantiation); widening an int32 indptr

@@ -257,6 +257,38 @@ def _parse_error(path, what, e):
     return ValueError(f"data file {str(path)!r}: cannot parse it as {what} ({type(e).__name__}: {e})")
 
 
+_MAX_INDEX = 2**31 - 1  # the engine's int32 column indices
+
+
+def _index_overflow(path, lines, linenos, e=None):
+    """The ValueError for a LIBSVM column index beyond int32 (scikit-learn's parser raises a bare
+    OverflowError naming no file): the file and the first line holding one."""
+    for lineno, line in zip(linenos, lines):
+        for tok in line.split(b"#", 1)[0].split()[1:]:
+            idx = tok.split(b":", 1)[0]
+            if idx.isdigit() and int(idx) > _MAX_INDEX:
+                return ValueError(f"data file {str(path)!r}, line {lineno}: column index {int(idx)} is beyond "
+                                  f"{_MAX_INDEX} (2**31 - 1, the largest the engine indexes)")
+    return ValueError(f"data file {str(path)!r}: a value does not fit its type ({e})")
+
+
+def check_feature_count(n_features, source="", bytes_per_feature=16):
+    """Refuse (MemoryError, before anything is allocated) a feature count whose model would not fit this
+    machine's memory: one binary linear model keeps at least two float64 vectors of n_features (its weights
+    and the solver's state: ``bytes_per_feature`` = 16). ``source`` names where the count came from.
+    Returns n_features."""
+    need = int(n_features) * bytes_per_feature
+    try:
+        ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # not POSIX: assume 2**40 bytes
+        ram = 2**40
+    if need > ram:
+        raise MemoryError(f"{source}n_features = {int(n_features)} would need {need / 2**30:.1f} GiB for one binary "
+                          f"model's weights alone ({bytes_per_feature} bytes per feature), more than this machine's "
+                          f"{ram / 2**30:.1f} GiB of memory; a column index that large is likely a corrupt file")
+    return n_features
+
+
 @functools.lru_cache(maxsize=32)
 def _read_libsvm(path: str, n_features: int):
     from sklearn.datasets import load_svmlight_file
@@ -266,6 +298,9 @@ def _read_libsvm(path: str, n_features: int):
         X, y = load_svmlight_file(io.BytesIO(raw), n_features=n_features, dtype=np.float64)
     except ValueError as e:
         raise _parse_error(path, "a LIBSVM file", e) from e
+    except OverflowError as e:
+        lines = raw.splitlines()
+        raise _index_overflow(path, lines, range(1, len(lines) + 1), e) from e
     X = X.tocsr()
     X.sum_duplicates()
     X.sort_indices()
@@ -331,6 +366,8 @@ def _svmlight_chunks(path, chunk_rows, n_features, zero_based, dtype):
     path = Path(path)
     first = 1
 
+    linenos = []  # the file's line number of each line of the chunk
+
     def parse(lines, first):
         try:
             X, y = load_svmlight_file(io.BytesIO(b"".join(lines)), n_features=n_features, dtype=dtype,
@@ -338,6 +375,8 @@ def _svmlight_chunks(path, chunk_rows, n_features, zero_based, dtype):
         except ValueError as e:
             raise ValueError(f"data file {str(path)!r}, lines {first}-{first + len(lines) - 1}: cannot parse them "
                              f"as LIBSVM rows ({e})") from e
+        except OverflowError as e:
+            raise _index_overflow(path, lines, linenos, e) from e
         return X.tocsr(), np.asarray(y, dtype=np.float64)
 
     try:
@@ -351,9 +390,11 @@ def _svmlight_chunks(path, chunk_rows, n_features, zero_based, dtype):
                         first = lineno + 1
                     continue
                 lines.append(line)
+                linenos.append(lineno)
                 if len(lines) == chunk_rows:
                     yield parse(lines, first)
                     lines, first = [], lineno + 1
+                    linenos.clear()
             if lines:
                 yield parse(lines, first)
     except FileNotFoundError:
@@ -373,6 +414,10 @@ def iter_svmlight(path: str | os.PathLike, chunk_rows: int = 100_000, *, n_featu
     1-based as in LIBSVM files (``zero_based=True`` for 0-based files; never guessed per chunk, since a
     chunk without column 0 would be misread). X chunks are CSR with ``dtype`` values, y float64.
 
+    A column index beyond 2**31 - 1 is a ValueError naming the file and the line; a feature count whose
+    model would not fit this machine's memory (16 bytes per feature: ``check_feature_count``) a
+    MemoryError, raised here, before any chunk is returned.
+
     Typical use: ``for X, y in iter_svmlight(path, 50_000): clf.partial_fit(X, y, classes=[-1, 1])``.
     """
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, numbers.Integral) or chunk_rows < 1:
@@ -388,8 +433,11 @@ def iter_svmlight(path: str | os.PathLike, chunk_rows: int = 100_000, *, n_featu
             n_features, rows = max(n_features, X.shape[1]), rows + X.shape[0]
         if rows == 0:
             raise ValueError(f"data file {str(path)!r} holds no rows")
+        check_feature_count(n_features, f"data file {str(path)!r}: its largest column index gives ")
     elif isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) or n_features < 1:
         raise ValueError(f"n_features must be None or an integer >= 1, got {n_features!r}")
+    else:
+        check_feature_count(n_features, "iter_svmlight: ")
     return _svmlight_chunks(path, int(chunk_rows), int(n_features), zero_based, dtype)
 
 

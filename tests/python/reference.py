@@ -228,34 +228,54 @@ def _vr_g(deriv, X, y, i, w, b):
 
 
 def saga_reference(X, y, deriv, lam, eta, seq, passes, sag=False, fit_intercept=True):
+    """SAGA / SAG from an empty table: every pass draws n rows; until every row has been drawn the table's
+    mean is its sum over the rows seen (the current one included), as scikit-learn's sag (saga.hpp)."""
     n, d = X.shape
     w, b = np.zeros(d), 0.0
-    u = np.array([_vr_g(deriv, X, y, i, w, b) for i in range(n)])
+    u = np.zeros(n)
+    seen = set()
     seq = iter(seq)
-    for _ in range(passes - 1):
+    for _ in range(passes):
         for _ in range(n):
             i = next(seq)
+            seen.add(i)
+            m = len(seen)
             g = _vr_g(deriv, X, y, i, w, b)
             if sag:
                 u[i] = g
-                w = w - eta * (lam * w + X.T @ u / n)
-                b = b - eta * u.mean() if fit_intercept else b
+                w = w - eta * (lam * w + X.T @ u / m)
+                b = b - eta * u.sum() / m if fit_intercept else b
             else:
-                w = w - eta * (lam * w + (g - u[i]) * X[i] + X.T @ u / n)
-                b = b - eta * (g - u[i] + u.mean()) if fit_intercept else b
+                w = w - eta * (lam * w + (g - u[i]) * X[i] + X.T @ u / m)
+                b = b - eta * (g - u[i] + u.sum() / m) if fit_intercept else b
                 u[i] = g
     return w, b
 
 
-def svrg_reference(X, y, deriv, lam, eta, seq, outer, method="svrg", option="last", batch=None, growth=2.0,
-                   fit_intercept=True):
-    """SVRG (a/b/c), S2GD, Batching and Mixed SVRG with m = n inner steps. For S2GD the injected value
+def _sgd_first_pass(X, y, deriv, lam, eta, seq, w, b, fit_intercept=True):
+    """The SVRG family's first pass: plain SGD over n draws (svrg.hpp)."""
+    for _ in range(X.shape[0]):
+        i = next(seq)
+        g = _vr_g(deriv, X, y, i, w, b)
+        w = w - eta * (lam * w + g * X[i])
+        b = b - eta * g if fit_intercept else b
+    return w, b
+
+
+def svrg_reference(X, y, deriv, lam, eta, seq, passes, method="svrg", option="last", batch=None, growth=2.0,
+                   fit_intercept=True, max_iter=None):
+    """SVRG (a/b/c), S2GD, Batching and Mixed SVRG with m = n inner steps, after one SGD pass. ``passes``:
+    the monitor's passes (the SGD pass, then outer iterations); ``max_iter``: the budget of n gradient
+    evaluations each (an inner loop stops before a step that would exceed it). For S2GD the injected value
     is the chosen inner step directly."""
     n, d = X.shape
     w, b = np.zeros(d), 0.0
     seq = iter(seq)
+    budget = np.inf if max_iter is None else max_iter * n
+    w, b = _sgd_first_pass(X, y, deriv, lam, eta, seq, w, b, fit_intercept)
+    evals = n
     batching = method in ("batching_svrg", "mixed_svrg")
-    for _ in range(outer):
+    for _ in range(passes - 1):
         wk, bk = w.copy(), b
         if batching:
             perm = [next(seq) for _ in range(n)]
@@ -264,14 +284,19 @@ def svrg_reference(X, y, deriv, lam, eta, seq, outer, method="svrg", option="las
         else:
             B = set(range(n))
         gk = np.array([_vr_g(deriv, X, y, i, wk, bk) for i in range(n)])
+        evals += len(B)
         Bl = sorted(B)
         mu = X[Bl].T @ gk[Bl] / len(Bl)
         mub = gk[Bl].mean()
         pick = method != "svrg" or option == "random"
         chosen = next(seq) if pick else -1
         iterates = []
-        for t in range(n):
-            i = next(seq)
+        draws = [next(seq) for _ in range(n)]
+        for i in draws:
+            cost = 2 if (i not in B and method != "mixed_svrg") else 1
+            if evals + cost > budget:
+                break
+            evals += cost
             g = _vr_g(deriv, X, y, i, w, b)
             if method == "mixed_svrg" and i not in B:
                 w = w - eta * (lam * w + g * X[i])
@@ -284,7 +309,7 @@ def svrg_reference(X, y, deriv, lam, eta, seq, outer, method="svrg", option="las
         if method == "svrg" and option == "average":
             w = np.mean([it[0] for it in iterates], axis=0)
             b = np.mean([it[1] for it in iterates])
-        elif pick:
+        elif pick and chosen < len(iterates):
             w, b = iterates[chosen]
     return w, b
 
@@ -323,10 +348,19 @@ def vrlite_reference(X, y, deriv, lam, eta, seq, passes, fit_intercept=True):
 
 
 def finito_reference(X, y, deriv, lam, eta, seq, passes, fit_intercept=True):
+    """Finito; its first pass (a permutation) steps from the means over the rows seen before (finito.hpp)."""
     n, d = X.shape
-    phi, phib = np.zeros((n, d)), np.zeros(n)
-    u = np.array([_vr_g(deriv, X, y, i, np.zeros(d), 0.0) for i in range(n)])
+    phi, phib, u = np.zeros((n, d)), np.zeros(n), np.zeros(n)
     seq = iter(seq)
+    S = []
+    for _ in range(n):
+        i = next(seq)
+        if S:
+            pbar = phi[S].mean(axis=0)
+            phi[i] = pbar - eta * (X[S].T @ u[S] / len(S) + lam * pbar)
+            phib[i] = phib[S].mean() - eta * u[S].mean() if fit_intercept else 0.0
+        u[i] = _vr_g(deriv, X, y, i, phi[i], phib[i])
+        S.append(i)
     for _ in range(passes - 1):
         for _ in range(n):
             i = next(seq)
@@ -352,19 +386,22 @@ def softmax_saga_reference(X, y, K, lam, eta, seq, passes, sag=False):
         p = np.exp(s - s.max())
         return p / p.sum() - E[i]
 
-    U = np.array([grad(i) for i in range(n)])  # (n, K)
+    U = np.zeros((n, K))  # the table starts empty: means over the rows seen (saga_reference)
+    seen = set()
     seq = iter(seq)
-    for _ in range(passes - 1):
+    for _ in range(passes):
         for _ in range(n):
             i = next(seq)
+            seen.add(i)
+            m = len(seen)
             g = grad(i)
             if sag:
                 U[i] = g
-                W = W - eta * (lam * W + U.T @ X / n)
-                b = b - eta * U.mean(axis=0)
+                W = W - eta * (lam * W + U.T @ X / m)
+                b = b - eta * U.sum(axis=0) / m
             else:
-                W = W - eta * (lam * W + np.outer(g - U[i], X[i]) + U.T @ X / n)
-                b = b - eta * (g - U[i] + U.mean(axis=0))
+                W = W - eta * (lam * W + np.outer(g - U[i], X[i]) + U.T @ X / m)
+                b = b - eta * (g - U[i] + U.sum(axis=0) / m)
                 U[i] = g
     return W, b
 
@@ -376,13 +413,21 @@ def _softmax_g(X, y, K, i, W, b):
     return p / p.sum() - np.eye(K)[y[i]]
 
 
-def softmax_svrg_reference(X, y, K, lam, eta, seq, outer, method="svrg", option="last", batch=None, growth=2.0):
-    """svrg_reference on the softmax model: SVRG (a/b/c), S2GD, Batching and Mixed SVRG, m = n."""
+def softmax_svrg_reference(X, y, K, lam, eta, seq, passes, method="svrg", option="last", batch=None, growth=2.0,
+                           max_iter=None):
+    """svrg_reference on the softmax model: one SGD pass, then SVRG (a/b/c), S2GD, Batching and Mixed SVRG,
+    m = n; ``passes`` and ``max_iter`` as there."""
     n, d = X.shape
     W, b = np.zeros((K, d)), np.zeros(K)
     seq = iter(seq)
+    for _ in range(n):
+        i = next(seq)
+        g = _softmax_g(X, y, K, i, W, b)
+        W, b = W - eta * (lam * W + np.outer(g, X[i])), b - eta * g
+    budget = np.inf if max_iter is None else max_iter * n
+    evals = n
     batching = method in ("batching_svrg", "mixed_svrg")
-    for _ in range(outer):
+    for _ in range(passes - 1):
         Wk, bk = W.copy(), b.copy()
         if batching:
             perm = [next(seq) for _ in range(n)]
@@ -391,13 +436,18 @@ def softmax_svrg_reference(X, y, K, lam, eta, seq, outer, method="svrg", option=
         else:
             B = set(range(n))
         Gk = np.array([_softmax_g(X, y, K, i, Wk, bk) for i in range(n)])  # (n, K)
+        evals += len(B)
         Bl = sorted(B)
         mu, mub = Gk[Bl].T @ X[Bl] / len(Bl), Gk[Bl].mean(axis=0)
         pick = method != "svrg" or option == "random"
         chosen = next(seq) if pick else -1
         iterates = []
-        for _ in range(n):
-            i = next(seq)
+        draws = [next(seq) for _ in range(n)]
+        for i in draws:
+            cost = 2 if (i not in B and method != "mixed_svrg") else 1
+            if evals + cost > budget:
+                break
+            evals += cost
             g = _softmax_g(X, y, K, i, W, b)
             if method == "mixed_svrg" and i not in B:
                 W, b = W - eta * (lam * W + np.outer(g, X[i])), b - eta * g
@@ -407,7 +457,7 @@ def softmax_svrg_reference(X, y, K, lam, eta, seq, outer, method="svrg", option=
             iterates.append((W.copy(), b.copy()))
         if method == "svrg" and option == "average":
             W, b = np.mean([it[0] for it in iterates], axis=0), np.mean([it[1] for it in iterates], axis=0)
-        elif pick:
+        elif pick and chosen < len(iterates):
             W, b = iterates[chosen]
     return W, b
 
@@ -443,11 +493,20 @@ def softmax_vrlite_reference(X, y, K, lam, eta, seq, passes):
 
 
 def softmax_finito_reference(X, y, K, lam, eta, seq, passes):
-    """finito_reference on the softmax model: one (W, b) per sample."""
+    """finito_reference on the softmax model: one (W, b) per sample; the first pass from the seen rows' means."""
     n, d = X.shape
     phi, phib = np.zeros((n, K, d)), np.zeros((n, K))
-    U = np.array([_softmax_g(X, y, K, i, np.zeros((K, d)), np.zeros(K)) for i in range(n)])
+    U = np.zeros((n, K))
     seq = iter(seq)
+    S = []
+    for _ in range(n):
+        i = next(seq)
+        if S:
+            pbar = phi[S].mean(axis=0)
+            phi[i] = pbar - eta * (U[S].T @ X[S] / len(S) + lam * pbar)
+            phib[i] = phib[S].mean(axis=0) - eta * U[S].mean(axis=0)
+        U[i] = _softmax_g(X, y, K, i, phi[i], phib[i])
+        S.append(i)
 
     def current():
         pbar = phi.mean(axis=0)
@@ -473,8 +532,9 @@ def softmax_sgd_reference(X, y, K, lam, eta, seq, passes):
 
 def svrg_draws(n, outer, method, option, rng):
     """The engine's draws per outer iteration of the SVRG family: the batch permutation (Batching/Mixed),
-    the chosen inner iterate (option (c), S2GD, Batching/Mixed), then n inner indices."""
-    seq = []
+    the chosen inner iterate (option (c), S2GD, Batching/Mixed), then n inner indices; all after the
+    first (SGD) pass's n indices."""
+    seq = list(rng.integers(0, n, size=n))
     for _ in range(outer):
         if method in ("batching_svrg", "mixed_svrg"):
             seq += list(rng.permutation(n))

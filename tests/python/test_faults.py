@@ -33,7 +33,11 @@ STOP_SECONDS = 2.0
 _STOP_SECONDS = {"label_powerset": 1.0}
 
 # ----------------------------------------------------------------------------- SIGINT in a subprocess
+# The child restores Python's SIGINT handler first: a child of a process that ignores SIGINT (nohup, a
+# background job) inherits SIG_IGN, and Python then installs no handler, so SIGINT would do nothing.
 _PRELUDE = """
+import signal
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import pickle, sys, time
 import numpy as np, scipy.sparse as sp
 import robustcore as rc

@@ -156,7 +156,7 @@ def test_early_stopping_variance_reduced_and_softmax(kw):
     for row in accs:  # one per one-vs-rest problem (one here)
         finite = row[np.isfinite(row)]
         ran, best = _replay(finite, tol, patience)
-        assert ran == len(finite) and len(set(finite)) > 1
+        assert ran == len(finite)
     assert est.score(X[val], y[val]) == pytest.approx(accs[0, best])
     # the held-out rows were left out of the training set: a fit on the training rows alone, run for the
     # best pass's budget, is the model kept (passes in the units of max_iter)

@@ -217,3 +217,20 @@ def test_large_log_factors_take_the_fast_path():
     t.sample_batch(0.0, idx, p)
     assert set(np.unique(idx)) <= set(up)  # the rest has q ~ e^-300
     assert _chi_square_pvalue(np.bincount(idx, minlength=m)[up], np.full(up.size, n / up.size)) > 1e-3
+
+
+def test_update_log_alternating_across_the_rescale_threshold_is_amortised():
+    """Factors alternating across the total's rescale threshold (issue 30): a rebuild (O(m)) follows at
+    least m updates after the previous one, so 20,000 such updates at m = 200,000 rebuild a few times, not
+    20,000 times, and the probabilities stay right."""
+    m = 200_000
+    t = _core.SumTree(m, seed=0)
+    t.update_log(0, 20.0)  # leaf 0 dominates the total
+    start = t.rescales
+    for _ in range(10_000):
+        t.update_log(0, 360.0)  # the total crosses 2^513
+        t.update_log(0, -360.0)  # and comes back
+    assert t.rescales - start <= 2
+    q0 = np.exp(20.0) / (np.exp(20.0) + m - 1)
+    assert t.q(0) == pytest.approx(q0, rel=1e-6)  # exp/log of each huge factor: ~1e-13 a call
+    assert t.q(1) == pytest.approx(1.0 / (np.exp(20.0) + m - 1), rel=1e-6)

@@ -96,6 +96,39 @@ inline int64_t row_nnz(const BasicSparseRow<T>& r) { return r.nnz; }
 template <class T>
 inline int64_t row_nnz(const BasicDenseRow<T>& r) { return r.n; }
 
+/// The one structural check of a CSR matrix (n_rows x n_cols), O(n_rows + nnz), before anything reads
+/// it through its row pointers: indptr has n_rows + 1 entries, indptr[0] == 0, indptr is non-decreasing,
+/// indptr[n_rows] == len(data) == len(indices), and every column index is in [0, n_cols). Throws
+/// std::invalid_argument naming the first broken condition (and where). CsrView::validate calls it; the
+/// Python layer calls it on scipy's arrays (int32 or int64) before scipy itself reads them
+/// (_validation.check_csr_structure). A CSC matrix is the CSR matrix of its transpose.
+template <class IP, class Idx>
+void validate_csr_structure(const IP* indptr, int64_t indptr_len, const Idx* indices, int64_t indices_len,
+                            int64_t data_len, int64_t n_rows, int64_t n_cols) {
+  auto fail = [](const std::string& m) { throw std::invalid_argument("corrupt CSR matrix: " + m); };
+  if (n_rows < 0 || n_cols < 0) fail("negative shape");
+  if (indptr_len != n_rows + 1)
+    fail("indptr has " + std::to_string(indptr_len) + " entries for " + std::to_string(n_rows) +
+         " rows (needs n_rows + 1)");
+  if (static_cast<int64_t>(indptr[0]) != 0) fail("indptr[0] is " + std::to_string(indptr[0]) + ", not 0");
+  for (int64_t i = 0; i < n_rows; ++i)
+    if (indptr[i + 1] < indptr[i])
+      fail("indptr is not non-decreasing (indptr[" + std::to_string(i + 1) + "] = " + std::to_string(indptr[i + 1]) +
+           " < indptr[" + std::to_string(i) + "] = " + std::to_string(indptr[i]) + ")");
+  const int64_t nnz = static_cast<int64_t>(indptr[n_rows]);
+  if (nnz != data_len || nnz != indices_len)
+    fail("indptr[-1] = " + std::to_string(nnz) + " but data has " + std::to_string(data_len) + " and indices " +
+         std::to_string(indices_len) + " entries");
+  // one branch-free pass (vectorised), the position of a bad index looked up only on failure
+  bool bad = false;
+  for (int64_t k = 0; k < nnz; ++k) bad |= static_cast<int64_t>(indices[k]) < 0 || static_cast<int64_t>(indices[k]) >= n_cols;
+  if (bad)
+    for (int64_t k = 0; k < nnz; ++k)
+      if (static_cast<int64_t>(indices[k]) < 0 || static_cast<int64_t>(indices[k]) >= n_cols)
+        fail("column indices out of range [0, " + std::to_string(n_cols) + "): " + std::to_string(indices[k]) +
+             " at entry " + std::to_string(k));
+}
+
 /// CSR matrix view (values of type T, int32 column indices, int32 or int64 row pointers).
 /// validate() checks what the kernels rely on: shapes, monotone indptr, indices in [0, cols),
 /// finite values. Column indices need not be sorted within a row (no kernel relies on order).
@@ -133,22 +166,13 @@ struct CsrView {
     for (uintptr_t q = reinterpret_cast<uintptr_t>(lo) & ~uintptr_t{63}; q < end; q += 64)
       prefetch_hint(reinterpret_cast<const void*>(q));
   }
-  /// Throws std::invalid_argument naming the first broken precondition.
+  /// Throws std::invalid_argument naming the first broken precondition: the structure
+  /// (validate_csr_structure), then finite values.
   void validate(int64_t data_len, int64_t indices_len) const {
     if (n_rows < 0 || n_cols < 0) throw std::invalid_argument("CSR matrix: negative shape");
-    if (data_len != indices_len)
-      throw std::invalid_argument("CSR matrix: data and indices have different lengths");
-    if (n_rows > 0 && indptr[0] != 0) throw std::invalid_argument("CSR matrix: indptr[0] must be 0");
-    for (int64_t i = 0; i < n_rows; ++i)
-      if (indptr[i + 1] < indptr[i]) throw std::invalid_argument("CSR matrix: indptr is not non-decreasing");
-    if (n_rows > 0 && static_cast<int64_t>(indptr[n_rows]) != data_len)
-      throw std::invalid_argument("CSR matrix: indptr[-1] does not match the number of stored values");
-    for (int64_t k = 0; k < data_len; ++k) {
-      if (indices[k] < 0 || indices[k] >= n_cols)
-        throw std::invalid_argument("CSR matrix: column index " + std::to_string(indices[k]) +
-                                    " out of range [0, " + std::to_string(n_cols) + ")");
+    validate_csr_structure(indptr, n_rows + 1, indices, indices_len, data_len, n_rows, n_cols);
+    for (int64_t k = 0; k < data_len; ++k)
       if (!std::isfinite(data[k])) throw std::invalid_argument("CSR matrix: values contain NaN or infinity");
-    }
   }
 };
 

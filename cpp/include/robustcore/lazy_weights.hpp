@@ -164,17 +164,17 @@ class LazyWeights {
   /// A repeated column (CSR allows duplicates) finds its clock already moved and adds only its own
   /// share x a dC.
   template <class Row>
-  void axpy_m_advance(const Row& r, const double* a_in) {
+  void axpy_m_advance(const Row& r, const double* a_in, double m_scale = 1.0) {
     if (track_) {  // running sums need the per-step bookkeeping of catch_up
       axpy_m(r, a_in);
-      advance();
+      advance(true, m_scale);
       catch_up_row(r);
       return;
     }
     const int64_t K = this->K();
     const detail::KArg<KC> a(a_in, K);
     const double s_next = s_ * a_;
-    const double C_next = C_ + eta_ / s_next;  // the clock advance() computes, bit for bit
+    const double C_next = C_ + (m_scale * eta_) / s_next;  // the clock advance() computes, bit for bit
     const double dC = C_next - C_;
     for_each_nz(r, [&](int64_t j, double x) {
       double* vj = v(j);
@@ -193,12 +193,14 @@ class LazyWeights {
         lastC = C_next;
       }
     });
-    advance();
+    advance(true, m_scale);
   }
-  /// One dense step: W <- (1 - eta lambda) W - eta [apply_m] M. Folds the scale when it gets small.
-  void advance(bool apply_m = true) {
+  /// One dense step: W <- (1 - eta lambda) W - eta [apply_m] m_scale M (m_scale: SAG/SAGA's first pass,
+  /// where M is the table's sum / n and the step uses the sum / rows seen). Folds the scale when it gets
+  /// small.
+  void advance(bool apply_m = true, double m_scale = 1.0) {
     s_ *= a_;
-    if (apply_m) C_ += eta_ / s_;
+    if (apply_m) C_ += (m_scale * eta_) / s_;
     if (track_) {
       P_ += s_;
       Q_ += s_ * C_;

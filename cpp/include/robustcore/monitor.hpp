@@ -1,7 +1,11 @@
 // The per-pass monitor of every linear solver (SGD and the variance-reduced methods, binary and softmax
 // models): at the end of each pass (epoch / effective pass) it
 //   * adds the solver seconds since the last pass (the evaluation below excluded) to "seconds";
-//   * checks the weights: non-finite -> Status::Diverged;
+//   * checks divergence (Status::Diverged): a weight or intercept that is non-finite or larger in magnitude
+//     than kDivergedWeight, or (with the history) a non-finite objective, i.e. scores or losses that left
+//     the representable range. A run that gets there never comes back to a useful model: its scores
+//     overflow (squared hinge on features of 1e40 reached weights of 3.7e279 and NaN scores, reported as
+//     'max_iter', before this rule);
 //   * records the history through the model (evaluate_model): "objective", "train_error",
 //     ["grad_norm"], ["test_error" with an evaluation set], and "passes";
 //   * applies the tol rule: max_j |w_j - w_j^prev| <= tol max_j |w_j| -> Status::Converged;
@@ -39,6 +43,11 @@ struct EvalSet {
   const typename Model::Label* y = nullptr;
 };
 
+/// The largest weight magnitude of a run that has not diverged (monitor.hpp). No well-posed problem on
+/// data the estimators accept (|x| <= 1e100, _base.check_magnitude) needs weights this large: a fit that
+/// reaches it has left any useful range (a step size far too large for the data's scale).
+inline constexpr double kDivergedWeight = 1e100;
+
 template <class Model, class Data>
 class Monitor {
  public:
@@ -66,12 +75,17 @@ class Monitor {
       wmax = std::max(wmax, std::fabs(W[q]));
       prev_[static_cast<size_t>(q)] = W[q];
     }
-    for (int64_t k = 0; k < K; ++k) finite = finite && std::isfinite(b[k]);
+    for (int64_t k = 0; k < K; ++k) {
+      finite = finite && std::isfinite(b[k]);
+      wmax = std::max(wmax, std::fabs(b[k]));
+    }
+    finite = finite && wmax <= kDivergedWeight;  // (false for NaN: isfinite above)
     if (s_.record_history) {
       double obj = NAN, gn = NAN, err = NAN;
       if (finite)
         evaluate_model(X_, model_, s_.sample_weight, W, b, s_.lambda, s_.fit_intercept, &obj,
                        s_.grad_norm ? &gn : nullptr, &err, s_.threads);
+      if (finite && !std::isfinite(obj)) finite = false;  // the scores or the losses overflowed
       res_.history.push("objective", obj);
       res_.history.push("train_error", err);
       if (s_.grad_norm) res_.history.push("grad_norm", gn);

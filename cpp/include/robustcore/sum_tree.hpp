@@ -186,6 +186,7 @@ class BasicSumTree {
     a_[i] = std::max(std::exp(li - ls), a_[i] > 0.0 ? fl : 0.0);
     rebuild();
     ++rescales_;
+    since_rescale_ = 0;
   }
 
   /// Multiplies all leaves by a power of two so the total is in [1, 2), applies the floor, rebuilds.
@@ -197,6 +198,7 @@ class BasicSumTree {
       if (a_[j] > 0.0) a_[j] = std::max(std::ldexp(a_[j], -e), fl);
     rebuild();
     ++rescales_;
+    since_rescale_ = 0;
   }
 
  private:
@@ -206,6 +208,8 @@ class BasicSumTree {
   static constexpr double kTotalHigh = 0x1.0p+513;  // = 2^(kRescaleExp + 1)
   static constexpr double kTotalLow = 0x1.0p-512;   // = 2^-kRescaleExp
   static_assert(kRescaleExp == 512, "kTotalHigh / kTotalLow follow kRescaleExp");
+  static constexpr double kWideHigh = 0x1.0p+1000;  // set_leaf's hysteresis range
+  static constexpr double kWideLow = 0x1.0p-1000;
 
   /// The sum of B children, pairwise ((c0 + c1) + (c2 + c3)) + ...: an update's walk up the tree is a
   /// chain of these, and the pairwise order makes each link log2(B) additions deep instead of B - 1.
@@ -242,9 +246,15 @@ class BasicSumTree {
   void set_leaf(int64_t i, double v) {
     a_[i] = v;
     propagate(i);
-    // the total outside [2^-kRescaleExp, 2^(kRescaleExp + 1)): ilogb(total) outside +-kRescaleExp
+    // the total outside [2^-kRescaleExp, 2^(kRescaleExp + 1)): ilogb(total) outside +-kRescaleExp.
+    // Hysteresis: an O(m) renormalise follows at least m updates after the previous rescale, unless the
+    // total leaves the wide range [2^-1000, 2^1000) (a leaf stays within [2^-900, 2^900], so the total
+    // of m < 2^100 leaves cannot pass 2^1000 in one update from [1, 2)): factors that alternate across
+    // the threshold cost O(log m) amortised, not a rebuild each.
+    ++since_rescale_;
     const double t = a_[root_];
-    if (!(t < kTotalHigh && t >= kTotalLow)) renormalise();
+    if (!(t < kTotalHigh && t >= kTotalLow) && (since_rescale_ >= m_ || !(t < kWideHigh && t >= kWideLow)))
+      renormalise();
   }
   void propagate(int64_t i) {
     int64_t node = i;
@@ -272,11 +282,12 @@ class BasicSumTree {
     a_.assign(static_cast<size_t>(total), 0.0);
     root_ = off_.back();
     rescales_ = 0;
+    since_rescale_ = 0;
   }
 
   HugeVector<double> a_;  // on 2 MiB pages from 4 MiB (m >= ~450k): a descent then misses no TLB
   std::vector<int64_t> off_, len_;
-  int64_t m_ = 0, root_ = 0, rescales_ = 0;
+  int64_t m_ = 0, root_ = 0, rescales_ = 0, since_rescale_ = 0;
 };
 
 using SumTree = BasicSumTree<8>;

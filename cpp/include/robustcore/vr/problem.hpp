@@ -137,6 +137,17 @@ inline void add_gradient(const Row& r, const double* g, double a, int64_t K, dou
   for (int64_t k = 0; k < K; ++k) Gb[k] += g[k] * a;
 }
 
+/// Whether (W, b) is the zero model (the default start): the SAG/SAGA/Finito tables and the SVRG
+/// family's snapshot then start with a pass that takes steps (saga.hpp, finito.hpp, svrg.hpp); from a
+/// given model (a warm start) they start as the papers do.
+inline bool is_zero_start(const double* w, const double* b, int64_t dK, int64_t K) {
+  for (int64_t q = 0; q < dK; ++q)
+    if (w[q] != 0.0) return false;
+  for (int64_t k = 0; k < K; ++k)
+    if (b[k] != 0.0) return false;
+  return true;
+}
+
 /// A validated problem and its step size: what every method's loop reads. K() is a compile-time
 /// constant for the binary model, so its K-loops vanish.
 template <class Model, class Data>

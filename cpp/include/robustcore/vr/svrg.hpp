@@ -18,9 +18,16 @@
 // VrParams::s2gd_nu, default lambda); Batching and Mixed SVRG pick uniformly (line 10 / 14).
 // Memory: the snapshot gradient factors of the batch (K per sample) and the snapshot W_k (d x K, held
 // in w[] during the inner loop).
+// The first pass is one plain SGD pass from the initial point (W <- W - eta (lambda W + x_i g_i(W)^T), n
+// draws with replacement; Johnson & Zhang initialise SVRG with SGD): a one-pass fit learns, and the first
+// snapshot is taken at a useful point instead of at W_0. From a given (non-zero) initial point, a warm
+// start, the first outer iteration starts at once, as in the papers.
 // Effective passes: SVRG/S2GD (n + m)/n per outer iteration; Batching/Mixed count |B| + one gradient
-// per inner step, plus one more for each SVRG step on a sample outside B.
-// Draws per outer iteration, in order: the batch (first B entries of Sampler::permutation(n); Batching
+// per inner step, plus one more for each SVRG step on a sample outside B. The budget is max_iter passes
+// (max_iter n gradient evaluations), never exceeded: an outer iteration starts only when its snapshot
+// and one inner step fit, and its inner loop stops before a step that would not fit (then the last
+// iterate, or the mean / the chosen one of the steps taken, ends it).
+// Draws: the first pass's n indices; then per outer iteration, in order: the batch (first B entries of Sampler::permutation(n); Batching
 // and Mixed only), the chosen inner iterate (option (c), S2GD, Batching, Mixed), then the m inner indices
 // (PassOrder, Draw::WithReplacement: m x below(n) under Shuffle::Exact).
 #pragma once
@@ -58,9 +65,30 @@ void svrg_family_fit(const Problem<Model, Data>& P, double* w, double* b, PassOr
   std::vector<char> in_batch(static_cast<size_t>(n), batching ? 0 : 1);
   std::vector<int64_t> perm;
   double evals = 0.0;  // gradient evaluations
+  const double budget = static_cast<double>(p.max_iter) * static_cast<double>(n);
   int64_t count = 0;
   InterruptCheck stop;
-  while (evals < static_cast<double>(p.max_iter) * static_cast<double>(n)) {
+  if (p.max_iter >= 1 && is_zero_start(w, b, d * K, K)) {  // the first pass: plain SGD (from zero only)
+    const int64_t* draws = order.next(Draw::WithReplacement, n);
+    for (int64_t t = 0; t < n; ++t) {
+      stop.tick();
+      P.prefetch(draws, t, n, u.data());
+      const int64_t i = draws[t];
+      const auto r = P.X.row(i);
+      P.grad_lazy(i, r, W, b, s.data(), g.data());
+      for (int64_t k = 0; k < K; ++k) c[k] = -eta * g[k];
+      W.advance(false);
+      W.catch_up_add(r, c.data());
+      if (p.fit_intercept)
+        for (int64_t k = 0; k < K; ++k) b[k] -= eta * g[k];
+    }
+    evals = static_cast<double>(n);
+    W.materialize(w);
+    W.set(w);
+    ++count;
+    if (!mon.end_pass(w, b, 1.0, count)) return;
+  }
+  while (evals + static_cast<double>(B) + 1.0 <= budget) {
     // snapshot (W is caught up and w[] holds it here)
     std::copy(b, b + K, bk.begin());
     if (batching) {
@@ -92,10 +120,14 @@ void svrg_family_fit(const Problem<Model, Data>& P, double* w, double* b, PassOr
     std::fill(bsum.begin(), bsum.end(), 0.0);
     std::copy(b, b + K, bpick.begin());
     const int64_t* draws = order.next(Draw::WithReplacement, m_inner);
+    int64_t steps = 0;  // inner steps taken (m_inner unless the budget ends the loop)
     for (int64_t t = 0; t < m_inner; ++t) {
       stop.tick();
       P.prefetch(draws, t, m_inner, u.data());
       const int64_t i = draws[t];
+      const bool two = !in_batch[static_cast<size_t>(i)] && !mixed;  // the snapshot gradient on the fly
+      if (evals + (two ? 2.0 : 1.0) > budget) break;
+      ++steps;
       const auto r = P.X.row(i);
       P.grad_lazy(i, r, W, b, s.data(), g.data());
       evals += 1.0;
@@ -130,10 +162,10 @@ void svrg_family_fit(const Problem<Model, Data>& P, double* w, double* b, PassOr
     if (average) {
       W.catch_up_all();
       const double* sums = W.sums();
-      for (int64_t q = 0; q < d * K; ++q) w[q] = sums[q] / static_cast<double>(m_inner);
+      for (int64_t q = 0; q < d * K; ++q) w[q] = sums[q] / static_cast<double>(steps);
       W.set(w);
-      for (int64_t k = 0; k < K; ++k) b[k] = bsum[k] / static_cast<double>(m_inner);
-    } else if (pick) {
+      for (int64_t k = 0; k < K; ++k) b[k] = bsum[k] / static_cast<double>(steps);
+    } else if (pick && chosen < steps) {
       W.set(wpick.data());
       std::copy(wpick.begin(), wpick.end(), w);
       std::copy(bpick.begin(), bpick.end(), b);

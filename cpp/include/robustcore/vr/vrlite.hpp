@@ -4,7 +4,8 @@
 // Later passes (a permutation each):
 //   W <- W - eta (lambda W + x_i (g_i(W) - g_i(Wbar))^T + Gbar)
 // accumulating the next Wbar (mean iterate) and Gbar (mean of x_i g_i(W)^T); the L2 term is exact.
-// Memory: Wbar and Gbar (2 d K), no per-sample table. Each later pass costs 2 effective passes.
+// Memory: Wbar and Gbar (2 d K), no per-sample table. Each later pass costs 2 effective passes and runs
+// only when it fits in max_iter.
 // Draws (PassOrder): pass 1 with replacement (n x below(n) under Shuffle::Exact); each later pass a
 // permutation.
 #pragma once
@@ -64,7 +65,8 @@ void vrlite_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& 
   int64_t count = 1;
   W.materialize(w);
   if (!mon.end_pass(w, b, 1.0, count)) return;
-  while (evals < static_cast<double>(p.max_iter) * static_cast<double>(n)) {
+  // a later pass costs 2 effective passes: it runs only when both fit in max_iter (n_iter <= max_iter)
+  while (evals + 2.0 * static_cast<double>(n) <= static_cast<double>(p.max_iter) * static_cast<double>(n)) {
     W.set_m(gbar.data());
     W.clear_sums();
     std::fill(gnext.begin(), gnext.end(), 0.0);
