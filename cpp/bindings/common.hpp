@@ -235,5 +235,6 @@ void bind_fol(py::module_& m);
 void bind_mkl(py::module_& m);
 void bind_mkl_banks(py::module_& m);
 void bind_vr(py::module_& m);
+void bind_feature_maps(py::module_& m);
 
 }  // namespace rcb

@@ -75,6 +75,21 @@ using Binary = robustcore::BinaryModel<robustcore::AnySmoothLoss>;  // the VR so
   PREFIX template void mkl::gaussian_bank<float>(const double*, int64_t, const double*, int64_t, int64_t,      \
                                                  const double*, int64_t, float*);
 
+// Feature maps (kernel approximation): each map's block method and the threaded transform, every view.
+#define RCB_FMAP_MAP_VIEW(PREFIX, M, V)                                                                       \
+  PREFIX template void feature_maps::M::map_rows<V>(const V&, int64_t, int64_t, V::Scalar*, int64_t) const;  \
+  PREFIX template void feature_maps::transform<feature_maps::M, V>(const feature_maps::M&, const V&, V::Scalar*, \
+                                                                   int, int64_t);
+#define RCB_FMAP_VIEW(PREFIX, V)                      \
+  RCB_FMAP_MAP_VIEW(PREFIX, RandomFourierMap, V)      \
+  RCB_FMAP_MAP_VIEW(PREFIX, NystroemMap, V)           \
+  RCB_FMAP_MAP_VIEW(PREFIX, KernelBankMap, V)
+#define RCB_FMAP_INSTANCES(PREFIX)              \
+  RCB_FMAP_VIEW(PREFIX, ::rcb::views::DenseF64) \
+  RCB_FMAP_VIEW(PREFIX, ::rcb::views::CsrF64)   \
+  RCB_FMAP_VIEW(PREFIX, ::rcb::views::DenseF32) \
+  RCB_FMAP_VIEW(PREFIX, ::rcb::views::CsrF32)
+
 // Inline engine functions (class members, non-templates) that the glue calls directly and that do real
 // work: one out-of-line copy of each, compiled with its kernels_*.cpp (-O3 / -O2), which the glue calls
 // (at -Og the glue would inline its own, unvectorised copy).

@@ -20,4 +20,5 @@ PYBIND11_MODULE(_core, m) {
   rcb::bind_mkl(m);
   rcb::bind_mkl_banks(m);
   rcb::bind_vr(m);
+  rcb::bind_feature_maps(m);
 }

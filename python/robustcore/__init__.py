@@ -3,7 +3,7 @@ and the stochastic optimisers behind them (header-only C++17/Eigen engine, thin 
 
 from importlib.metadata import PackageNotFoundError, version as _version
 
-from . import _core, datasets, losses, mkl, multilabel, noise, plotting, variance_reduced
+from . import _core, datasets, kernel_approximation, losses, mkl, multilabel, noise, plotting, variance_reduced
 from .fol import AdaBoostOnlineClassifier, FocusedOnlineClassifier
 from .linear_model import ConstantPredictorWarning, LinearClassifier
 from .multilabel import BinaryRelevanceClassifier, LabelPowersetClassifier
@@ -16,5 +16,5 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
 
 __all__ = ["AdaBoostOnlineClassifier", "BinaryRelevanceClassifier", "ConstantPredictorWarning",
            "FocusedOnlineClassifier", "LabelPowersetClassifier", "LinearClassifier", "NoiseCorrectedClassifier",
-           "NoiseEstimateWarning", "PrunedClassifier", "datasets", "losses", "mkl", "multilabel", "noise", "plotting",
+           "NoiseEstimateWarning", "PrunedClassifier", "datasets", "kernel_approximation", "losses", "mkl", "multilabel", "noise", "plotting",
            "variance_reduced", "__version__"]

@@ -21,3 +21,4 @@
 #include "factored_bank.hpp"
 #include "mkl.hpp"
 #include "vr.hpp"
+#include "feature_maps.hpp"

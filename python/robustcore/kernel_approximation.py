@@ -1,0 +1,346 @@
+"""Kernel approximation: explicit feature maps that make a linear model a kernel model (issue 31, item 1).
+
+scikit-learn transformers over the engine's maps (``feature_maps.hpp``): the random draws, landmarks and
+normalisations are made here with NumPy (seeded by ``random_state``) at ``fit``; ``transform`` hands them
+to the engine, which maps the rows in blocks on ``n_jobs`` threads (dense or CSR, float64 or float32:
+float32 data gives float32 features) and stops on Ctrl-C.
+
+* :class:`RandomFourierFeatures`: z(x) = sqrt(2 / D) cos(x W + b), the Gaussian kernel
+  exp(-gamma ||x - y||^2) (W ~ N(0, 2 gamma), the draws of scikit-learn's ``RBFSampler`` for the same
+  ``random_state``) or the Laplacian kernel exp(-gamma ||x - y||_1) (W ~ Cauchy(0, gamma)).
+* :class:`Nystroem`: the kernel against landmarks (uniform, the draws of scikit-learn's ``Nystroem``, or
+  k-means++ seeding) times K_LL^{-1/2} (eigenvalues below ``m * eps * max`` dropped, a pseudo-inverse
+  square root).
+* :class:`KernelBank`: the multiple-kernel-learning bank as blocks, one per base Gaussian kernel (all
+  features, then each feature; several widths, in ``robustcore.mkl.gaussian_bank``'s order), each block a
+  random-Fourier or Nystroem map of its kernel; ``block_slices_`` gives each block's columns.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from joblib import effective_n_jobs
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _core
+from ._validation import to_matrix
+
+__all__ = ["RandomFourierFeatures", "Nystroem", "KernelBank"]
+
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+_AT_LEAST_ONE = Interval(Integral, 1, None, closed="left")
+_N_JOBS = [Interval(Integral, 1, None, closed="left"), Interval(Integral, None, -1, closed="right"), None]
+#: Gaussian widths of the MKL paper's bank (robustcore.mkl.DEFAULT_WIDTHS): 2^-3 ... 2^6.
+DEFAULT_WIDTHS = tuple(2.0**k for k in range(-3, 7))
+
+
+class _FeatureMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """What the three maps share: validation, the engine call, tags."""
+
+    def _validate(self, X, reset):
+        # float32 stays float32, anything else becomes float64; NaN / inf and a wrong width raise ValueError
+        return validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset)
+
+    def _engine_map(self):  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    def transform(self, X):
+        """The features of X: an (n_samples, n_components) array, float32 for float32 X, float64 otherwise."""
+        check_is_fitted(self)
+        X = self._validate(X, reset=False)
+        out = np.empty((X.shape[0], self._n_features_out), dtype=X.dtype)
+        if X.shape[0]:
+            self._engine_map().transform(to_matrix(X, float32=True), out, _threads(self.n_jobs))
+        return out
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
+
+
+def _threads(n_jobs):
+    return max(1, int(effective_n_jobs(n_jobs)))
+
+
+def _f64(a):
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _rff_draws(rs, kernel, gamma, d, D):
+    """(W (d, D), b (D,)) for z = sqrt(2/D) cos(x W + b): RBFSampler's draws for kernel='rbf'."""
+    if kernel == "rbf":
+        W = (2.0 * gamma) ** 0.5 * rs.normal(size=(d, D))
+    else:  # laplacian: the product of per-coordinate exp(-gamma |t|), whose spectral density is Cauchy(0, gamma)
+        W = gamma * rs.standard_cauchy(size=(d, D))
+    b = rs.uniform(0, 2 * np.pi, size=D)
+    return _f64(W), _f64(b)
+
+
+class RandomFourierFeatures(_FeatureMap):
+    """Random Fourier features for the Gaussian (``"rbf"``) or Laplacian kernel.
+
+    z(x) = sqrt(2 / n_components) cos(x W + b), so that z(x) . z(y) ~ k(x, y) with error O(1 / sqrt(D)).
+    ``kernel="rbf"``: k = exp(-gamma ||x - y||^2), W ~ N(0, 2 gamma) (for the same ``random_state`` the
+    draws, hence the features, of scikit-learn's ``RBFSampler``); ``kernel="laplacian"``:
+    k = exp(-gamma ||x - y||_1), W ~ Cauchy(0, gamma) per coordinate.
+
+    Parameters
+    ----------
+    kernel : {"rbf", "laplacian"}
+    gamma : float > 0 or "scale" (1 / (n_features X.var()), as RBFSampler)
+    n_components : int, the number of features D
+    random_state : int, RandomState or None
+    n_jobs : threads of ``transform`` (joblib's meaning; None: 1)
+
+    Attributes
+    ----------
+    random_weights_ : (n_features, n_components) float64, W
+    random_offset_ : (n_components,) float64, b
+    n_features_in_, feature_names_in_
+    """
+
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions({"rbf", "laplacian"})],
+        "gamma": [_POSITIVE, StrOptions({"scale"})],
+        "n_components": [_AT_LEAST_ONE],
+        "random_state": ["random_state"],
+        "n_jobs": _N_JOBS,
+    }
+
+    def __init__(self, kernel="rbf", gamma=1.0, n_components=100, random_state=None, n_jobs=None):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.n_components = n_components
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Draw the frequencies and offsets for X's number of features (X's values matter only for
+        gamma="scale"). Returns self."""
+        X = self._validate(X, reset=True)
+        d = X.shape[1]
+        if self.gamma == "scale":
+            var = (X.multiply(X)).mean() - X.mean() ** 2 if sp.issparse(X) else X.var()
+            gamma = 1.0 / (d * var) if var != 0 else 1.0
+        else:
+            gamma = float(self.gamma)
+        W, b = _rff_draws(check_random_state(self.random_state), self.kernel, gamma, d, self.n_components)
+        self.random_weights_, self.random_offset_ = W, b
+        self._gamma = gamma
+        self._n_features_out = self.n_components
+        return self
+
+    def _engine_map(self):
+        return _core.RandomFourierMap(self.random_weights_, self.random_offset_, (2.0 / self.n_components) ** 0.5)
+
+
+def _normalization(K):
+    """K^{-1/2} of a symmetric PSD landmark kernel, eigenvalues below m * eps * max dropped (pinv-style)."""
+    S, U = np.linalg.eigh((K + K.T) / 2)
+    keep = S > max(S.max(), 0.0) * K.shape[0] * np.finfo(np.float64).eps
+    Uk = U[:, keep]
+    return _f64((Uk / np.sqrt(S[keep])) @ Uk.T)
+
+
+def _kernel_args(kernel, gamma, degree, coef0, d):
+    """(engine kernel name, gamma, coef0, degree) with scikit-learn's defaults (gamma None: 1 / n_features)."""
+    if kernel == "linear":
+        return "polynomial", 1.0, 0.0, 1.0
+    g = 1.0 / d if gamma is None else float(gamma)
+    if kernel == "polynomial":
+        return "polynomial", g, 1.0 if coef0 is None else float(coef0), 3.0 if degree is None else float(degree)
+    return kernel, g, 0.0, 1.0
+
+
+def _landmarks(X, m, landmarks, rs):
+    """(indices, dense float64 rows) of m landmarks of X: uniform (Nystroem's permutation) or k-means++."""
+    if landmarks == "uniform":
+        idx = rs.permutation(X.shape[0])[:m]
+    else:
+        from sklearn.cluster import kmeans_plusplus
+
+        Xf = X.astype(np.float64) if X.dtype != np.float64 else X
+        _, idx = kmeans_plusplus(Xf, m, random_state=rs)
+    rows = X[idx]
+    rows = rows.toarray() if sp.issparse(rows) else rows
+    return np.asarray(idx, dtype=np.int64), _f64(rows)
+
+
+def _nystroem_map(kind, gamma, coef0, degree, L):
+    """The engine's Nystroem map on landmarks L, its normalisation from the engine's own kernel K_LL."""
+    m = L.shape[0]
+    K = np.empty((m, m))
+    _core.NystroemMap(kind, gamma, coef0, degree, L, np.eye(m)).transform(to_matrix(L), K)
+    N = _normalization(K)
+    return N, _core.NystroemMap(kind, gamma, coef0, degree, L, N)
+
+
+class Nystroem(_FeatureMap):
+    """Nystroem features: z(x) = k(x, L) K_LL^{-1/2} for n_components landmarks L drawn from the data.
+
+    z(x) . z(y) = k(x, L) K_LL^+ k(L, y): exact on the landmarks' span (n_components = n_samples
+    reproduces the kernel matrix).
+
+    Parameters
+    ----------
+    kernel : {"rbf", "laplacian", "polynomial", "linear"}
+    gamma : float > 0 or None (1 / n_features, scikit-learn's default)
+    n_components : int, the number of landmarks (capped at n_samples, with a warning, as scikit-learn)
+    landmarks : {"uniform", "kmeans++"}; "uniform" draws scikit-learn's Nystroem's rows for the same
+        ``random_state``, "kmeans++" seeds them by k-means++ (sklearn.cluster.kmeans_plusplus)
+    degree, coef0 : the polynomial kernel's (None: 3 and 1)
+    random_state : int, RandomState or None
+    n_jobs : threads of ``transform`` (joblib's meaning; None: 1)
+
+    Attributes
+    ----------
+    components_ : (n_components, n_features) float64, the landmarks (dense)
+    component_indices_ : their rows in the training data
+    normalization_ : (n_components, n_components), K_LL^{-1/2}
+    """
+
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions({"rbf", "laplacian", "polynomial", "linear"})],
+        "gamma": [_POSITIVE, None],
+        "n_components": [_AT_LEAST_ONE],
+        "landmarks": [StrOptions({"uniform", "kmeans++"})],
+        "degree": [Interval(Real, 1, None, closed="left"), None],
+        "coef0": [Interval(Real, None, None, closed="neither"), None],
+        "random_state": ["random_state"],
+        "n_jobs": _N_JOBS,
+    }
+
+    def __init__(self, kernel="rbf", gamma=None, n_components=100, landmarks="uniform", degree=None, coef0=None,
+                 random_state=None, n_jobs=None):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.n_components = n_components
+        self.landmarks = landmarks
+        self.degree = degree
+        self.coef0 = coef0
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Choose the landmarks and their normalisation. Returns self."""
+        X = self._validate(X, reset=True)
+        n = X.shape[0]
+        m = self.n_components
+        if m > n:
+            warnings.warn("n_components > n_samples: n_components was set to n_samples, which results in "
+                          "inefficient evaluation of the full kernel.")
+            m = n
+        idx, L = _landmarks(X, m, self.landmarks, check_random_state(self.random_state))
+        args = _kernel_args(self.kernel, self.gamma, self.degree, self.coef0, X.shape[1])
+        N, _ = _nystroem_map(*args, L)
+        self.components_, self.component_indices_, self.normalization_ = L, idx, N
+        self._kernel_args = args
+        self._n_features_out = m
+        return self
+
+    def _engine_map(self):
+        return _core.NystroemMap(*self._kernel_args, self.components_, self.normalization_)
+
+
+class KernelBank(_FeatureMap):
+    """The multiple-kernel-learning Gaussian bank as feature blocks, one per base kernel.
+
+    Base kernel j = g * len(widths) + w is exp(-||x_G - y_G||^2 / (2 widths[w]^2)), G all features
+    (g = 0) or feature g - 1 (robustcore.mkl.gaussian_bank's order; ``groups`` keeps the first kind, the
+    second, or both). Each block is ``n_components`` random Fourier features of its kernel
+    (``method="rff"``) or a Nystroem map of it on landmarks shared by every block (``method="nystroem"``),
+    so that a block's inner products approximate its kernel and a later solver can weight blocks.
+
+    Parameters
+    ----------
+    widths : positive widths (None: 2^-3 ... 2^6)
+    n_components : features per block (Nystroem: landmarks, capped at n_samples)
+    method : {"rff", "nystroem"}
+    groups : {"all+each", "all", "each"}
+    landmarks : {"uniform", "kmeans++"} (method="nystroem")
+    random_state, n_jobs : as the other maps
+
+    Attributes
+    ----------
+    n_blocks_ : int
+    block_slices_ : list of slices, block j's columns of the output
+    block_features_ : (n_blocks,) int64, -1 for a block over all features, else its feature
+    block_gammas_ : (n_blocks,) float64, 1 / (2 width^2)
+    block_params_ : list; method="rff": (W, b) per block, "nystroem": the normalisation per block
+    components_, component_indices_ : the shared landmarks (method="nystroem")
+    """
+
+    _parameter_constraints: dict = {
+        "widths": ["array-like", None],
+        "n_components": [_AT_LEAST_ONE],
+        "method": [StrOptions({"rff", "nystroem"})],
+        "groups": [StrOptions({"all+each", "all", "each"})],
+        "landmarks": [StrOptions({"uniform", "kmeans++"})],
+        "random_state": ["random_state"],
+        "n_jobs": _N_JOBS,
+    }
+
+    def __init__(self, widths=None, n_components=50, method="rff", groups="all+each", landmarks="uniform",
+                 random_state=None, n_jobs=None):
+        self.widths = widths
+        self.n_components = n_components
+        self.method = method
+        self.groups = groups
+        self.landmarks = landmarks
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Draw every block's map. Returns self."""
+        widths = np.asarray(DEFAULT_WIDTHS if self.widths is None else self.widths, dtype=np.float64)
+        if widths.ndim != 1 or widths.size == 0 or not np.all(np.isfinite(widths)) or np.any(widths <= 0):
+            raise ValueError(f"widths must be a non-empty 1-d sequence of positive finite numbers, got {self.widths!r}")
+        X = self._validate(X, reset=True)
+        n, d = X.shape
+        rs = check_random_state(self.random_state)
+        groups = ([-1] if self.groups != "each" else []) + (list(range(d)) if self.groups != "all" else [])
+        features = np.array([g for g in groups for _ in widths], dtype=np.int64)
+        gammas = np.array([1.0 / (2.0 * w * w) for _ in groups for w in widths])
+        params = []
+        if self.method == "rff":
+            D = self.n_components
+            for f, g in zip(features, gammas):
+                params.append(_rff_draws(rs, "rbf", g, d if f < 0 else 1, D))
+        else:
+            D = self.n_components
+            if D > n:
+                warnings.warn("n_components > n_samples: n_components was set to n_samples.")
+                D = n
+            idx, L = _landmarks(X, D, self.landmarks, rs)
+            self.components_, self.component_indices_ = L, idx
+            for f, g in zip(features, gammas):
+                params.append(_nystroem_map("rbf", g, 0.0, 1.0, L if f < 0 else _f64(L[:, [f]]))[0])
+        self.block_features_, self.block_gammas_, self.block_params_ = features, gammas, params
+        self.n_blocks_ = len(params)
+        self.block_slices_ = [slice(j * D, (j + 1) * D) for j in range(self.n_blocks_)]
+        self._n_features_out = D * self.n_blocks_
+        return self
+
+    def _engine_map(self):
+        bank = _core.KernelBankMap(self.n_features_in_)
+        for j, (f, g) in enumerate(zip(self.block_features_, self.block_gammas_)):
+            if self.method == "rff":
+                W, b = self.block_params_[j]
+                mp = _core.RandomFourierMap(W, b, (2.0 / W.shape[1]) ** 0.5)
+            else:
+                L = self.components_ if f < 0 else _f64(self.components_[:, [f]])
+                mp = _core.NystroemMap("rbf", float(g), 0.0, 1.0, L, self.block_params_[j])
+            bank.add(int(f), mp)
+        return bank

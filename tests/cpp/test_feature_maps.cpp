@@ -1,0 +1,135 @@
+// C++ checks for feature_maps.hpp: the fast cosine against std::cos, random Fourier features (dense ==
+// CSR == a direct loop, float32 close), Nystroem's kernel rows against direct sums, the bank's blocks,
+// the threaded transform's same bits, bad input.
+#include <robustcore/feature_maps.hpp>
+#include <robustcore/rng.hpp>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "check.hpp"
+
+using namespace robustcore;
+namespace fm = robustcore::feature_maps;
+
+int main() {
+  Rng rng(7);
+  const int64_t n = 37, d = 5, D = 24;
+  std::vector<double> X(n * d), W(d * D), b(D);
+  for (auto& v : X) v = (2.0 * rng.uniform() - 1.0);
+  for (auto& v : W) v = 0.7 * (2.0 * rng.uniform() - 1.0);
+  for (auto& v : b) v = 6.283185307179586 * rng.uniform();
+  for (int64_t k = 0; k < n * d; k += 3) X[k] = 0.0;  // some zeros for the CSR copy
+  std::vector<double> val;
+  std::vector<int32_t> idx;
+  std::vector<int64_t> ptr{0};
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < d; ++j)
+      if (X[i * d + j] != 0.0) val.push_back(X[i * d + j]), idx.push_back(static_cast<int32_t>(j));
+    ptr.push_back(static_cast<int64_t>(val.size()));
+  }
+  const DenseView dense{X.data(), n, d};
+  const CsrView<int64_t> csr{val.data(), idx.data(), ptr.data(), n, d};
+
+  // The branch-free cosine, arguments up to its limit and past it (std::cos there).
+  {
+    std::vector<double> t, zero;
+    for (double a = -1e5; a <= 1e5; a += 0.37) t.push_back(a);
+    t.push_back(3e5);
+    zero.assign(t.size(), 0.0);
+    std::vector<double> c(t);
+    fm::detail::scaled_cos(c.data(), zero.data(), static_cast<int64_t>(c.size()) - 1, 2.0);
+    double worst = 0.0;
+    for (size_t k = 0; k + 1 < t.size(); ++k) worst = std::max(worst, std::fabs(c[k] - 2.0 * std::cos(t[k])));
+    CHECK(worst < 1e-11);  // |t| up to 1e5: std::cos's own argument is exact, the reduction's error ~ |t| eps
+    std::vector<double> one{3e5, 1.0}, z2{0.0, 0.0};
+    fm::detail::scaled_cos(one.data(), z2.data(), 2, 1.0);
+    CHECK_CLOSE(one[0], std::cos(3e5), 1e-15);
+    CHECK_CLOSE(one[1], std::cos(1.0), 1e-15);
+  }
+  // Random Fourier features: dense, CSR and a direct loop; 1 and 3 threads give the same bits.
+  {
+    const fm::RandomFourierMap map(W.data(), b.data(), d, D, std::sqrt(2.0 / D));
+    std::vector<double> zd(n * D), zc(n * D), z3(n * D);
+    fm::transform(map, dense, zd.data(), 1, 8);
+    fm::transform(map, csr, zc.data(), 1, 8);
+    fm::transform(map, dense, z3.data(), 3, 8);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t c = 0; c < D; ++c) {
+        double a = b[c];
+        for (int64_t j = 0; j < d; ++j) a += X[i * d + j] * W[j * D + c];
+        const double ref = std::sqrt(2.0 / D) * std::cos(a);
+        CHECK_CLOSE(zd[i * D + c], ref, 1e-13);
+        CHECK_CLOSE(zc[i * D + c], ref, 1e-13);
+        CHECK(z3[i * D + c] == zd[i * D + c]);
+      }
+    std::vector<float> Xf(X.begin(), X.end()), zf(n * D);
+    fm::transform(map, BasicDenseView<float>{Xf.data(), n, d}, zf.data(), 2);
+    for (int64_t k = 0; k < n * D; ++k) CHECK(std::fabs(zf[k] - zd[k]) < 1e-5);
+    // the block method into a wider buffer
+    std::vector<double> blk(3 * (D + 2), -1.0);
+    map.map_rows(csr, 10, 13, blk.data(), D + 2);
+    for (int64_t i = 0; i < 3; ++i) {
+      for (int64_t c = 0; c < D; ++c) CHECK_CLOSE(blk[i * (D + 2) + c], zd[(10 + i) * D + c], 1e-13);
+      CHECK(blk[i * (D + 2) + D] == -1.0);
+    }
+    CHECK_THROWS(map.map_rows(csr, 5, 4, blk.data(), D), std::invalid_argument);
+    CHECK_THROWS(map.map_rows(csr, 0, 1, blk.data(), D - 1), std::invalid_argument);
+    std::vector<double> bad(W);
+    bad[3] = std::nan("");
+    CHECK_THROWS(fm::RandomFourierMap(bad.data(), b.data(), d, D, 1.0), std::invalid_argument);
+  }
+  // Nystroem kernel rows (rbf, laplacian, polynomial), dense == CSR == direct sums.
+  {
+    const int64_t m = 6;
+    std::vector<double> L(X.begin(), X.begin() + m * d), I(m * m, 0.0);
+    for (int64_t j = 0; j < m; ++j) I[j * m + j] = 1.0;
+    for (auto kind : {fm::KernelKind::Rbf, fm::KernelKind::Laplacian, fm::KernelKind::Polynomial}) {
+      const fm::NystroemMap map(kind, 0.3, 1.0, 2.0, L.data(), m, d, I.data(), m);
+      std::vector<double> kd(n * m), kc(n * m);
+      fm::transform(map, dense, kd.data(), 2, 4);
+      fm::transform(map, csr, kc.data(), 1);
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < m; ++j) {
+          double s2 = 0.0, s1 = 0.0, ip = 0.0;
+          for (int64_t k = 0; k < d; ++k) {
+            const double df = X[i * d + k] - L[j * d + k];
+            s2 += df * df;
+            s1 += std::fabs(df);
+            ip += X[i * d + k] * L[j * d + k];
+          }
+          const double ref = kind == fm::KernelKind::Rbf         ? std::exp(-0.3 * s2)
+                             : kind == fm::KernelKind::Laplacian ? std::exp(-0.3 * s1)
+                                                                 : std::pow(0.3 * ip + 1.0, 2.0);
+          CHECK_CLOSE(kd[i * m + j], ref, 1e-12);
+          CHECK_CLOSE(kc[i * m + j], ref, 1e-12);
+        }
+    }
+    CHECK_THROWS(fm::NystroemMap(fm::KernelKind::Rbf, 0.0, 0.0, 1.0, L.data(), m, d, I.data(), m),
+                 std::invalid_argument);
+  }
+  // The bank: a block over all features and one over feature 2, each equal to its map alone.
+  {
+    const fm::RandomFourierMap all(W.data(), b.data(), d, D, 0.5);
+    const fm::RandomFourierMap one(W.data(), b.data(), 1, D, 0.5);  // W's first row as a 1-feature map
+    fm::KernelBankMap bank(d);
+    bank.add(-1, all);
+    bank.add(2, one);
+    CHECK(bank.n_blocks() == 2 && bank.n_components() == 2 * D && bank.offset(1) == D);
+    std::vector<double> z(n * 2 * D), za(n * D), zo(n * D);
+    fm::transform(bank, csr, z.data(), 2, 5);
+    fm::transform(all, dense, za.data());
+    std::vector<double> col(n);
+    for (int64_t i = 0; i < n; ++i) col[i] = X[i * d + 2];
+    fm::transform(one, DenseView{col.data(), n, 1}, zo.data());
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t c = 0; c < D; ++c) {
+        CHECK_CLOSE(z[i * 2 * D + c], za[i * D + c], 1e-13);
+        CHECK_CLOSE(z[i * 2 * D + D + c], zo[i * D + c], 1e-13);
+      }
+    CHECK_THROWS(bank.add(1, all), std::invalid_argument);
+    CHECK_THROWS(bank.add(d, one), std::invalid_argument);
+  }
+  return check::report();
+}
