@@ -16,6 +16,7 @@ Needs the optional dependencies: ``pip install "robustcore[dask]"``.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import time
 from numbers import Integral
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 try:
     import dask
     import dask.dataframe as dd
-    from distributed import get_client
+    from distributed import get_client, get_worker, worker_client
 except ImportError as e:  # pragma: no cover - exercised in an environment without dask
     raise ImportError('robustcore.dask needs dask and distributed: pip install "robustcore[dask]"') from e
 
@@ -57,6 +58,24 @@ __all__ = ["ParameterMixingClassifier"]
 _ROUND_PARAMS = ("early_stopping", "validation_fraction", "n_iter_no_change")
 #: robustcore.LinearClassifier's parameters: those of this estimator's that the shards' solver takes
 _LOCAL_PARAMS = tuple(name for name in _Local._get_param_names() if name not in _ROUND_PARAMS)
+
+
+@contextlib.contextmanager
+def _client(name):
+    """The dask.distributed client a fit submits its tasks through: the default client; inside a task (dask-ml's
+    GridSearchCV fits estimators as tasks) a ``worker_client``, which secedes the task's thread from the worker's
+    pool while it waits, so nested fits cannot deadlock the workers."""
+    try:
+        get_worker()
+    except ValueError:
+        try:
+            client = get_client()
+        except ValueError as e:
+            raise RuntimeError(f"{name} needs a running dask.distributed Client (distributed.Client(...))") from e
+        yield client
+        return
+    with worker_client() as client:
+        yield client
 
 
 class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
@@ -169,6 +188,10 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
     @fit_method
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Fit by ``max_iter`` rounds of ``local_max_iter`` local epochs and a row-weighted average."""
+        with _client(type(self).__name__) as client:
+            return self._fit(client, X, y, sample_weight)
+
+    def _fit(self, client, X, y, sample_weight):
         solver = LinearSolver(self._base_estimator())
         rounds, local_max_iter = self._budget(solver)
         params = self._local_params(local_max_iter)
@@ -176,15 +199,10 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
         solver = LinearSolver(local, warn_unused=False)
         if solver.kind == "softmax":
             raise ValueError(f"{type(self).__name__} does not support loss='softmax'; use a one-vs-rest loss")
-        try:
-            client = get_client()
-        except ValueError as e:
-            raise RuntimeError("robustcore.dask.LinearClassifier needs a running dask.distributed Client "
-                               "(distributed.Client(...))") from e
         X, y, sample_weight = as_dask(client, X, y, sample_weight)
         n_features = X.shape[1] if len(X.shape) == 2 else None
         x_blocks, y_blocks, w_blocks = blocks(X, y, sample_weight)
-        shards = client.compute([dask.delayed(load_shard, pure=True)(*b) for b in zip(x_blocks, y_blocks, w_blocks)])
+        shards = client.compute([dask.delayed(load_shard, pure=False)(*b) for b in zip(x_blocks, y_blocks, w_blocks)])
         held_out, loaded, replaced = [], shards, []
         if self.early_stopping and self.tol is not None:  # each shard holds out its own stratified share
             seeds = [int(np.random.SeedSequence([seed_from_random_state(self._random_state()) % 2**63, p])

@@ -410,3 +410,23 @@ def test_sklearn_compatible(client):
                               on_fail=None)
     failed = [r for r in results if r["status"] == "failed"]
     assert not failed, [(r["check_name"], str(r["exception"])[:300]) for r in failed]
+
+
+def test_dask_ml_incremental_and_grid_search(client):
+    """dask-ml's Incremental hands partial_fit the blocks of a dask array; dask-ml's GridSearchCV fits the wrapper
+    inside worker tasks (nested fits through a worker_client: no deadlock with one thread per worker) over a
+    nested parameter of the wrapped estimator."""
+    dask_ml = pytest.importorskip("dask_ml", reason="needs dask-ml (the [test] extra)")
+    from dask_ml.model_selection import GridSearchCV
+    from dask_ml.wrappers import Incremental
+
+    X, y, Xt, yt = _planted(n=3000, d=10)
+    Xd, yd = _dask(X, y, parts=3)
+    inc = Incremental(ParameterMixingClassifier(rc.LinearClassifier(loss="log_loss", random_state=0)))
+    inc.fit(Xd, yd, classes=[0, 1])
+    assert inc.score(Xt, yt) > 0.85
+    grid = GridSearchCV(ParameterMixingClassifier(rc.LinearClassifier(loss="log_loss", random_state=0), max_iter=5),
+                        {"estimator__alpha": [1e-4, 1e-1]}, cv=2).fit(X, y)
+    assert len(grid.cv_results_["params"]) == 2 and grid.best_score_ > 0.85
+    assert grid.best_estimator_.to_local().alpha == grid.best_params_["estimator__alpha"]  # the refit took it
+    assert dask_ml.__version__
