@@ -153,6 +153,7 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if fused:
             from ._fused import fit_fused
 
+            X = X if X.dtype == np.float64 else X.astype(np.float64)  # the fused path maps float64 rows
             est = fit_fused(est, fmap, X, y, sample_weight, self.batch_size, _threads(self.n_jobs))
         else:
             est.fit(fmap.transform(X), y, sample_weight=sample_weight)
@@ -209,7 +210,7 @@ def fused_unsupported(est, X):
     """Why the fused path cannot train ``est`` on X (a string), or "" when it can: it drives the SGD family
     of a ``LinearClassifier`` (one-vs-rest, binary problems) without the options that read the feature matrix
     from Python (noise_rates, probability, early stopping, tol, eval_set, centring of the bounded losses,
-    block shuffling, parallel='rows', float32)."""
+    block shuffling, parallel='rows'; float32 X is mapped as float64)."""
     from .linear_model import LinearClassifier
     from .losses import BOUNDED_LOSSES, canonical_loss
 
@@ -219,7 +220,6 @@ def fused_unsupported(est, X):
     if p["solver"] not in ("sgd", "asgd", "pegasos"):
         return f"solver={p['solver']!r} (the fused path runs sgd, asgd and pegasos)"
     checks = [
-        (X.dtype != np.float64, "float32 X (the fused path maps float64 rows)"),
         (p["loss"] == "softmax", "loss='softmax'"),
         (p["noise_rates"] is not None, "noise_rates (wrap the KernelClassifier in NoiseCorrectedClassifier)"),
         (bool(p["probability"]), "probability=True"),
