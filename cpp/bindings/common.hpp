@@ -236,5 +236,6 @@ void bind_mkl(py::module_& m);
 void bind_mkl_banks(py::module_& m);
 void bind_vr(py::module_& m);
 void bind_feature_maps(py::module_& m);
+void bind_fused(py::module_& m);
 
 }  // namespace rcb

@@ -90,6 +90,14 @@ using Binary = robustcore::BinaryModel<robustcore::AnySmoothLoss>;  // the VR so
   RCB_FMAP_VIEW(PREFIX, ::rcb::views::DenseF32) \
   RCB_FMAP_VIEW(PREFIX, ::rcb::views::CsrF32)
 
+// The fused path (fused_sgd.hpp): one SGD loop and one eta0 calibration over the mapped rows (FusedView
+// holds every map and base view behind variants).
+#define RCB_FUSED_INSTANCES(PREFIX)                                                                           \
+  PREFIX template Result fused_sgd_fit<AnyLoss>(const FusedView&, const double*, const double*, const AnyLoss&, \
+                                                SgdParams, SgdState&, const ProgressFn&);                       \
+  PREFIX template double calibrate_eta0<AnyLoss, FusedView>(const FusedView&, const double*, const double*,    \
+                                                            const AnyLoss&, double, bool, double, uint64_t, int64_t);
+
 // Inline engine functions (class members, non-templates) that the glue calls directly and that do real
 // work: one out-of-line copy of each, compiled with its kernels_*.cpp (-O3 / -O2), which the glue calls
 // (at -Og the glue would inline its own, unvectorised copy).

@@ -21,4 +21,5 @@ PYBIND11_MODULE(_core, m) {
   rcb::bind_mkl_banks(m);
   rcb::bind_vr(m);
   rcb::bind_feature_maps(m);
+  rcb::bind_fused(m);  // after bind_linear: overloads of sgd_fit / sgd_calibrate_eta0
 }

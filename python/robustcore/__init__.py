@@ -5,6 +5,7 @@ from importlib.metadata import PackageNotFoundError, version as _version
 
 from . import _core, datasets, kernel_approximation, losses, mkl, multilabel, noise, plotting, variance_reduced
 from .fol import AdaBoostOnlineClassifier, FocusedOnlineClassifier
+from .kernel_model import KernelClassifier
 from .linear_model import ConstantPredictorWarning, LinearClassifier
 from .multilabel import BinaryRelevanceClassifier, LabelPowersetClassifier
 from .noise import NoiseCorrectedClassifier, NoiseEstimateWarning, PrunedClassifier
@@ -15,6 +16,6 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
     __version__ = "0+unknown"
 
 __all__ = ["AdaBoostOnlineClassifier", "BinaryRelevanceClassifier", "ConstantPredictorWarning",
-           "FocusedOnlineClassifier", "LabelPowersetClassifier", "LinearClassifier", "NoiseCorrectedClassifier",
+           "FocusedOnlineClassifier", "KernelClassifier", "LabelPowersetClassifier", "LinearClassifier", "NoiseCorrectedClassifier",
            "NoiseEstimateWarning", "PrunedClassifier", "datasets", "kernel_approximation", "losses", "mkl", "multilabel", "noise", "plotting",
            "variance_reduced", "__version__"]

@@ -1,0 +1,237 @@
+"""``KernelClassifier``: a kernel model as an explicit feature map plus a robustcore linear estimator (issue 31).
+
+The map (``robustcore.kernel_approximation``'s ``Nystroem`` or ``RandomFourierFeatures``) is fitted on X,
+then the linear estimator (a ``LinearClassifier``: every loss and solver, the bounded ones included) on the
+mapped rows. Two paths, the same bits:
+
+* materialised: the n x D feature matrix is computed once (``transform``, threaded) and the estimator is
+  fitted on it -- ``make_pipeline(map, estimator)``, transform-then-fit;
+* fused (the SGD family: sgd, asgd, pegasos): the engine maps the rows of each batch of the pass order into
+  a small buffer as the solver reaches them (``fused_sgd.hpp``), so the n x D matrix never exists: memory
+  O(D d + batch D) beyond the data. ``fused="auto"`` takes it when the matrix would exceed
+  ``max_memory_mb`` and the estimator's settings allow it (``fused_unsupported``).
+
+Predictions map X in chunks of at most ``max_memory_mb`` of features.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _core
+from ._base import N_JOBS_CONSTRAINT, fit_method
+from ._validation import check_csr_structure, seed_from_random_state, to_matrix
+from .kernel_approximation import Nystroem, RandomFourierFeatures
+
+__all__ = ["KernelClassifier"]
+
+
+def default_kernel_estimator(seed):
+    """The linear estimator of ``estimator=None``: squared hinge by SAGA, 10 passes, alpha 1e-6 (on ijcnn1's
+    Nystroem(500) features: 1.59% against 2.1-7.1% for the SGD-family and log-loss settings tried,
+    bench/README.md). Not fused: pass an SGD-family estimator (e.g. solver="sgd", loss="log_loss") for the
+    fused path."""
+    from .linear_model import LinearClassifier
+
+    return LinearClassifier(loss="squared_hinge", solver="saga", alpha=1e-6, max_iter=10, random_state=seed)
+
+
+def _estimator_has(attr):
+    def check(self):
+        est = self.estimator_ if hasattr(self, "estimator_") else self._final_estimator(0)
+        return hasattr(est, attr)
+
+    return check
+
+
+class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """A kernel classifier: a kernel-approximating feature map, then a linear estimator on the features.
+
+    Parameters
+    ----------
+    kernel : {"rbf", "laplacian"}
+        exp(-gamma ||x - y||^2) or exp(-gamma ||x - y||_1).
+    gamma : float > 0
+    n_components : int >= 1
+        Features D (Nystroem: landmarks, capped at n_samples).
+    approximation : {"nystroem", "rff"}
+        Nystroem features (landmarks ``landmarks``) or random Fourier features.
+    landmarks : {"uniform", "kmeans++"}
+        Nystroem's landmarks.
+    estimator : LinearClassifier or None
+        The linear model on the features (cloned). None: ``default_kernel_estimator`` (squared hinge, saga,
+        alpha 1e-6, 10 passes) seeded by ``random_state``.
+    fused : {"auto", True, False}
+        Train on features mapped batch by batch inside the engine instead of a materialised matrix (SGD
+        family only; same bits). "auto": when n x D x 8 bytes exceeds ``max_memory_mb`` and the estimator
+        allows it.
+    max_memory_mb : float > 0
+        The feature-matrix budget of "auto", and the chunk size of predictions.
+    batch_size : int >= 1
+        Rows mapped per batch on the fused path.
+    random_state : int, RandomState or None
+        Seeds the map (and the default estimator).
+    n_jobs : int or None
+        Threads of the map (joblib's meaning).
+
+    Attributes
+    ----------
+    map_ : the fitted feature map (``Nystroem`` or ``RandomFourierFeatures``)
+    estimator_ : the fitted linear estimator (on ``map_``'s features)
+    fused_ : bool, whether the fit took the fused path
+    classes_, n_features_in_
+    """
+
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions({"rbf", "laplacian"})],
+        "gamma": [Interval(Real, 0, None, closed="neither")],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "approximation": [StrOptions({"nystroem", "rff"})],
+        "landmarks": [StrOptions({"uniform", "kmeans++"})],
+        "estimator": [HasMethods(["fit", "predict"]), None],
+        "fused": [StrOptions({"auto"}), "boolean"],
+        "max_memory_mb": [Interval(Real, 0, None, closed="neither")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "n_jobs": N_JOBS_CONSTRAINT,
+    }
+
+    def __init__(self, kernel: str = "rbf", gamma: float = 1.0, n_components: int = 500,
+                 approximation: str = "nystroem", landmarks: str = "uniform", estimator: Any = None,
+                 fused: str | bool = "auto", max_memory_mb: float = 1024.0, batch_size: int = 256,
+                 random_state: Any = None, n_jobs: int | None = None) -> None:
+        self.kernel = kernel
+        self.gamma = gamma
+        self.n_components = n_components
+        self.approximation = approximation
+        self.landmarks = landmarks
+        self.estimator = estimator
+        self.fused = fused
+        self.max_memory_mb = max_memory_mb
+        self.batch_size = batch_size
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # ------------------------------------------------------------------ parts
+    def make_map(self):
+        """The unfitted feature map of these parameters (what ``make_pipeline(map, estimator)`` would hold)."""
+        if self.approximation == "rff":
+            return RandomFourierFeatures(kernel=self.kernel, gamma=self.gamma, n_components=self.n_components,
+                                         random_state=self.random_state, n_jobs=self.n_jobs)
+        return Nystroem(kernel=self.kernel, gamma=self.gamma, n_components=self.n_components,
+                        landmarks=self.landmarks, random_state=self.random_state, n_jobs=self.n_jobs)
+
+    def _final_estimator(self, seed):
+        return default_kernel_estimator(seed) if self.estimator is None else clone(self.estimator)
+
+    def _validate_X(self, X, reset):
+        return validate_data(self, check_csr_structure(X), accept_sparse="csr", dtype=[np.float64, np.float32],
+                             reset=reset)
+
+    # ------------------------------------------------------------------ fit
+    @fit_method(nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the map on X, then the estimator on the mapped rows (fused or materialised, see ``fused``)."""
+        X = self._validate_X(X, reset=True)
+        rs = self.random_state
+        seed = rs if rs is None or isinstance(rs, Integral) else seed_from_random_state(rs) % (2**32)
+        fmap = self.make_map().fit(X)
+        est = self._final_estimator(seed)
+        D = fmap._n_features_out
+        reason = fused_unsupported(est, X)
+        if self.fused is True and reason:
+            raise ValueError(f"fused=True is not possible here: {reason}")
+        too_big = X.shape[0] * D * 8 > self.max_memory_mb * 2**20
+        fused = self.fused is True or (self.fused == "auto" and too_big and not reason)
+        if fused:
+            from ._fused import fit_fused
+
+            X = X if X.dtype == np.float64 else X.astype(np.float64)  # the fused path maps float64 rows
+            est = fit_fused(est, fmap, X, y, sample_weight, self.batch_size, _threads(self.n_jobs))
+        else:
+            est.fit(fmap.transform(X), y, sample_weight=sample_weight)
+        self.map_, self.estimator_, self.fused_ = fmap, est, fused
+        self.classes_ = est.classes_
+        return self
+
+    # ------------------------------------------------------------------ predictions
+    def _chunks(self, X, method):
+        X = self._validate_X(X, reset=False)
+        D = self.map_._n_features_out
+        step = max(1, int(self.max_memory_mb * 2**20 // (8 * D)))
+        if X.shape[0] <= step:
+            return getattr(self.estimator_, method)(self.map_.transform(X))
+        return np.concatenate([getattr(self.estimator_, method)(self.map_.transform(X[i:i + step]))
+                               for i in range(0, X.shape[0], step)])
+
+    def features(self, X):
+        """The fitted map's features of X (what ``estimator_`` sees)."""
+        check_is_fitted(self)
+        return self.map_.transform(self._validate_X(X, reset=False))
+
+    def decision_function(self, X):
+        check_is_fitted(self)
+        return self._chunks(X, "decision_function")
+
+    def predict(self, X):
+        check_is_fitted(self)
+        return self._chunks(X, "predict")
+
+    @available_if(_estimator_has("predict_proba"))
+    def predict_proba(self, X):
+        check_is_fitted(self)
+        return self._chunks(X, "predict_proba")
+
+    @available_if(_estimator_has("predict_log_proba"))
+    def predict_log_proba(self, X):
+        check_is_fitted(self)
+        return self._chunks(X, "predict_log_proba")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+def _threads(n_jobs):
+    from joblib import effective_n_jobs
+
+    return max(1, int(effective_n_jobs(n_jobs)))
+
+
+def fused_unsupported(est, X):
+    """Why the fused path cannot train ``est`` on X (a string), or "" when it can: it drives the SGD family
+    of a ``LinearClassifier`` (one-vs-rest, binary problems) without the options that read the feature matrix
+    from Python (noise_rates, probability, early stopping, tol, eval_set, centring of the bounded losses,
+    block shuffling, parallel='rows'; float32 X is mapped as float64)."""
+    from .linear_model import LinearClassifier
+    from .losses import BOUNDED_LOSSES, canonical_loss
+
+    if type(est) is not LinearClassifier:
+        return "the estimator is not a LinearClassifier"
+    p = est.get_params()
+    if p["solver"] not in ("sgd", "asgd", "pegasos"):
+        return f"solver={p['solver']!r} (the fused path runs sgd, asgd and pegasos)"
+    checks = [
+        (p["loss"] == "softmax", "loss='softmax'"),
+        (p["noise_rates"] is not None, "noise_rates (wrap the KernelClassifier in NoiseCorrectedClassifier)"),
+        (bool(p["probability"]), "probability=True"),
+        (bool(p["early_stopping"]), "early_stopping=True"),
+        (p["tol"] is not None, "tol (the stopping rule reads the features)"),
+        (p["shuffle"] == "block", "shuffle='block'"),
+        (p["parallel"] == "rows", "parallel='rows'"),
+        (p["history"] is True, "history=True"),
+        (p["center"] is True or (p["center"] == "auto" and canonical_loss(p["loss"]) in BOUNDED_LOSSES),
+         "centring (bounded losses: pass center=False)"),
+    ]
+    for bad, what in checks:
+        if bad:
+            return what
+    return ""
