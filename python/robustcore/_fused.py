@@ -37,14 +37,17 @@ def fit_fused(est, fmap, X, y, sample_weight, batch_size, n_threads):
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         if not np.sum(sample_weight) > 0:
             raise ValueError("the sample weights sum to zero: at least one row needs a positive weight")
-    classes = est._classes(y)
+    classes = np.unique(y)
+    if len(classes) < 2:
+        raise ValueError(f"{type(est).__name__} needs samples of at least 2 classes; got 1 class ({classes[0]!r})")
     sample_weight = fit_weights(est.class_weight, y, sample_weight, classes)
     Y = binary_targets(y, classes)
-    Z = _core.FusedMatrix(fmap._engine_map(), to_matrix(X), int(batch_size), int(n_threads))
+    Z = _core.FusedMatrix(fmap.engine_map(), to_matrix(X), int(batch_size), int(n_threads))
     D = Z.shape[1]
     data = Data(_Rows(Z.shape), Z, Y, sample_weight)
     solved = solver.solve(data, solver.start(len(Y), D), est.max_iter, verbose=est.verbose, n_jobs=est.n_jobs)
     fitted = solver.attributes(solved, est)
     warn_max_iter(est, fitted["status_"], None)
-    est._commit(classes_=classes, platt_=None, n_features_in_=D, **fitted)
+    for name, value in dict(classes_=classes, platt_=None, n_features_in_=D, **fitted).items():
+        setattr(est, name, value)  # set together, after the whole fit succeeded (as LinearClassifier._commit)
     return est

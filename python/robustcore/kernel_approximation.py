@@ -48,7 +48,9 @@ class _FeatureMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         # float32 stays float32, anything else becomes float64; NaN / inf and a wrong width raise ValueError
         return validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset)
 
-    def _engine_map(self):  # pragma: no cover - every subclass defines it
+    def engine_map(self):  # pragma: no cover - every subclass defines it
+        """The fitted map as the engine's object (``_core.RandomFourierMap`` / ``NystroemMap`` / ``KernelBankMap``):
+        what ``transform`` runs, and what the fused solvers (``KernelClassifier``) map each batch with."""
         raise NotImplementedError
 
     def transform(self, X):
@@ -57,7 +59,7 @@ class _FeatureMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         X = self._validate(X, reset=False)
         out = np.empty((X.shape[0], self._n_features_out), dtype=X.dtype)
         if X.shape[0]:
-            self._engine_map().transform(to_matrix(X, float32=True), out, _threads(self.n_jobs))
+            self.engine_map().transform(to_matrix(X, float32=True), out, _threads(self.n_jobs))
         return out
 
     def __sklearn_tags__(self):
@@ -140,7 +142,7 @@ class RandomFourierFeatures(_FeatureMap):
         self._n_features_out = self.n_components
         return self
 
-    def _engine_map(self):
+    def engine_map(self):
         return _core.RandomFourierMap(self.random_weights_, self.random_offset_, (2.0 / self.n_components) ** 0.5)
 
 
@@ -249,7 +251,7 @@ class Nystroem(_FeatureMap):
         self._n_features_out = m
         return self
 
-    def _engine_map(self):
+    def engine_map(self):
         return _core.NystroemMap(*self._kernel_args, self.components_, self.normalization_)
 
 
@@ -333,7 +335,7 @@ class KernelBank(_FeatureMap):
         self._n_features_out = D * self.n_blocks_
         return self
 
-    def _engine_map(self):
+    def engine_map(self):
         bank = _core.KernelBankMap(self.n_features_in_)
         for j, (f, g) in enumerate(zip(self.block_features_, self.block_gammas_)):
             if self.method == "rff":

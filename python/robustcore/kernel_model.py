@@ -25,9 +25,8 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _core
 from ._base import N_JOBS_CONSTRAINT, fit_method
-from ._validation import check_csr_structure, seed_from_random_state, to_matrix
+from ._validation import check_csr_structure, seed_from_random_state
 from .kernel_approximation import Nystroem, RandomFourierFeatures
 
 __all__ = ["KernelClassifier"]

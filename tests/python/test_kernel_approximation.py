@@ -135,7 +135,7 @@ def test_block_api_map_rows(X):
                 KernelBank(n_components=4, widths=[1.0, 3.0], random_state=0)):
         est.fit(X)
         full = est.transform(X)
-        engine, M = est._engine_map(), to_matrix(X, float32=True)
+        engine, M = est.engine_map(), to_matrix(X, float32=True)
         D = full.shape[1]
         for lo, hi in [(0, 1), (5, 23), (40, 60), (7, 7)]:
             buf = np.full((hi - lo, D + 3), -7.0, dtype=full.dtype)

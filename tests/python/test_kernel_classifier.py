@@ -114,10 +114,10 @@ def test_fused_matrix_refuses_what_it_cannot_do():
     X, y = _data()
     m = RandomFourierFeatures(n_components=8, random_state=0).fit(X)
     with pytest.raises(ValueError, match="float64"):
-        _core.FusedMatrix(m._engine_map(), to_matrix(X.astype(np.float32), float32=True))
+        _core.FusedMatrix(m.engine_map(), to_matrix(X.astype(np.float32), float32=True))
     with pytest.raises(ValueError, match="features"):
-        _core.FusedMatrix(m._engine_map(), to_matrix(X[:, :3]))
-    Z = _core.FusedMatrix(m._engine_map(), to_matrix(X), 4, 1)
+        _core.FusedMatrix(m.engine_map(), to_matrix(X[:, :3]))
+    Z = _core.FusedMatrix(m.engine_map(), to_matrix(X), 4, 1)
     assert Z.shape == (len(X), 8)
     p = _core.SgdParams()
     p.shuffle = _core.Shuffle.block
