@@ -7,7 +7,7 @@ from . import _core, datasets, kernel_approximation, losses, mkl, multilabel, no
 from .fol import AdaBoostOnlineClassifier, FocusedOnlineClassifier
 from .linear_model import ConstantPredictorWarning, LinearClassifier
 from .multilabel import BinaryRelevanceClassifier, LabelPowersetClassifier
-from .noise import NoiseCorrectedClassifier, NoiseEstimateWarning, PrunedClassifier
+from .noise import NoiseCorrectedClassifier, NoiseEstimateWarning, NoisyLabelClassifierCV, PrunedClassifier
 
 try:
     __version__ = _version("robustcore")
@@ -16,5 +16,5 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
 
 __all__ = ["AdaBoostOnlineClassifier", "BinaryRelevanceClassifier", "ConstantPredictorWarning",
            "FocusedOnlineClassifier", "LabelPowersetClassifier", "LinearClassifier", "NoiseCorrectedClassifier",
-           "NoiseEstimateWarning", "PrunedClassifier", "datasets", "kernel_approximation", "losses", "mkl", "multilabel", "noise", "plotting",
+           "NoiseEstimateWarning", "NoisyLabelClassifierCV", "PrunedClassifier", "datasets", "kernel_approximation", "losses", "mkl", "multilabel", "noise", "plotting",
            "variance_reduced", "__version__"]

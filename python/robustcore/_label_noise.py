@@ -464,13 +464,37 @@ def _bounded_sigmoid_objective(score, yb):
     return nll_grad
 
 
-def estimate_transition(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: int | Any = 5,
-                        random_state: RandomStateLike = None, *, method: str = "auto",
-                        pred_proba: ArrayLike | None = None, n_jobs: int | None = None) -> np.ndarray:
+def _cleanlab_spellings(y, labels, pred_proba, pred_probs):
+    """(y, pred_proba) from robustcore's or cleanlab's spellings (``labels=``, ``pred_probs=``), one of each."""
+    if labels is not None:
+        if y is not None:
+            raise TypeError("pass the labels once: y or labels= (cleanlab's name), not both")
+        y = labels
+    if pred_probs is not None:
+        if pred_proba is not None:
+            raise TypeError("pass the probabilities once: pred_proba or pred_probs= (cleanlab's name), not both")
+        pred_proba = pred_probs
+    if y is None:
+        raise TypeError("the noisy labels are missing: pass y (or labels=)")
+    return y, pred_proba
+
+
+def _check_X_given(X, pred_proba):
+    if X is None and pred_proba is None:
+        raise TypeError("pass X (the out-of-fold probabilities are then computed) or pred_proba / pred_probs")
+
+
+def estimate_transition(X: MatrixLike | None = None, y: ArrayLike | None = None, estimator: Any = None,
+                        cv: int | Any = 5, random_state: RandomStateLike = None, *, method: str = "auto",
+                        pred_proba: ArrayLike | None = None, n_jobs: int | None = None,
+                        labels: ArrayLike | None = None, pred_probs: ArrayLike | None = None) -> np.ndarray:
     """Estimate the label-noise transition matrix T[i, j] = P(noisy label j | true label i).
 
     Rows and columns follow ``np.unique(y)``. For binary labels the two flip rates are
     ``T[1, 0]`` (positives labelled negative, rho_+) and ``T[0, 1]`` (negatives labelled positive, rho_-).
+    cleanlab's ``noise_matrix`` (P(noisy label i | true label j) at [i, j]) is the transpose of T, and
+    cleanlab's spellings are accepted: ``labels=`` for ``y``, ``pred_probs=`` for ``pred_proba``
+    (``estimate_transition(labels=y, pred_probs=P)``).
     The estimate comes from out-of-fold probabilities (:func:`out_of_fold_proba` with ``estimator``,
     ``cv``, ``random_state``; or ``pred_proba`` when you already have them) by ``method``: "asymptotes"
     (the bounded-sigmoid fit, two classes), "confident_joint", "anchor", or "auto" (the asymptotes for two
@@ -480,6 +504,8 @@ def estimate_transition(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: 
     """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    y, pred_proba = _cleanlab_spellings(y, labels, pred_proba, pred_probs)
+    _check_X_given(X, pred_proba)
     y = np.asarray(y)
     labels, P = _labels_and_proba(X, y, estimator, cv, random_state, n_jobs, pred_proba)
     if method == "auto":
@@ -494,9 +520,11 @@ def estimate_transition(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: 
     return _transition_from_joint(Q)
 
 
-def find_label_issues(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: int | Any = 5,
-                      random_state: RandomStateLike = None, *, pred_proba: ArrayLike | None = None,
-                      n_jobs: int | None = None, method: str = "auto", return_scores: bool = False) -> Any:
+def find_label_issues(X: MatrixLike | None = None, y: ArrayLike | None = None, estimator: Any = None,
+                      cv: int | Any = 5, random_state: RandomStateLike = None, *, pred_proba: ArrayLike | None = None,
+                      n_jobs: int | None = None, method: str = "auto", return_scores: bool = False,
+                      return_mask: bool = False, labels: ArrayLike | None = None,
+                      pred_probs: ArrayLike | None = None) -> Any:
     """Training rows whose label is probably wrong, most likely first.
 
     Every row gets a score, its normalised margin ``P[i, y_i] - max_{k != y_i} P[i, k]`` from out-of-fold
@@ -504,25 +532,35 @@ def find_label_issues(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: in
     flagged comes from the estimated transition matrix T (:func:`estimate_transition`, ``method``): with
     the clean class priors pi solving T^T pi = (noisy priors), noisy class j holds about
     n sum_{i != j} pi_i T[i, j] wrong labels; within each class the rows with the lowest scores are flagged.
-    Returns the flagged row indices sorted by score (most suspicious first); with
-    ``return_scores=True`` also the scores of all rows.
+    Returns the flagged row indices sorted by score (most suspicious first), or with ``return_mask=True``
+    a boolean mask over the rows (True: flagged; cleanlab's default return); with ``return_scores=True``
+    also the scores of all rows. cleanlab's spellings are accepted: ``labels=`` for ``y``, ``pred_probs=``
+    for ``pred_proba`` (``find_label_issues(labels=y, pred_probs=P, return_mask=True)``).
     """
     if method not in _METHODS:  # before the out-of-fold fits
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    y, pred_proba = _cleanlab_spellings(y, labels, pred_proba, pred_probs)
+    _check_X_given(X, pred_proba)
     y = np.asarray(y)
-    labels, P = _labels_and_proba(X, y, estimator, cv, random_state, n_jobs, pred_proba)
-    flagged, scores, _ = label_issues_from_proba(P, labels, method)
+    label_idx, P = _labels_and_proba(X, y, estimator, cv, random_state, n_jobs, pred_proba)
+    flagged, scores, _ = label_issues_from_proba(P, label_idx, method)
+    if return_mask:
+        mask = np.zeros(label_idx.shape[0], dtype=bool)
+        mask[flagged] = True
+        flagged = mask
     return (flagged, scores) if return_scores else flagged
 
 
-def label_issues_from_proba(P, labels, method="auto"):
+def label_issues_from_proba(P, labels, method="auto", transition_matrix=None):
     """(flagged rows most suspicious first, every row's margin score, the estimated T) from checked
-    probabilities ``P`` and class indices ``labels``: the work of :func:`find_label_issues`."""
+    probabilities ``P`` and class indices ``labels``: the work of :func:`find_label_issues`. A given
+    ``transition_matrix`` is used for the count instead of estimating one (and returned)."""
     n, K = P.shape
     own = P[np.arange(n), labels]
     other = np.where(np.arange(K)[None, :] == labels[:, None], -np.inf, P).max(axis=1)
     scores = own - other
-    T = estimate_transition(None, labels, pred_proba=P, method=method)
+    T = (estimate_transition(None, labels, pred_proba=P, method=method) if transition_matrix is None
+         else np.asarray(transition_matrix, dtype=np.float64))
     joint = clean_prior(T, labels)[:, None] * T  # joint[i, j] = P(true = i, noisy = j)
     flagged_per_class = []
     for k in range(K):
