@@ -216,7 +216,8 @@ def noise_from_posterior(P, labels):
         T, weights = _asymptote_weights(P, labels)
     else:
         T = _transition_from_joint(confident_joint(labels, P)[0])
-        weights = corrected_weights(P, labels, T)
+        # an ill-conditioned T is not applied (and may be singular): no weights to compute
+        weights = np.ones(labels.size) if np.linalg.cond(T) > kIllConditionedT else corrected_weights(P, labels, T)
     flagged, scores, _ = label_issues_from_proba(P, labels, transition_matrix=T)
     return T, weights, flagged, scores
 

@@ -74,7 +74,7 @@ def test_the_rate_estimate_does_not_move_with_the_estimators_alpha():
              for alpha in (1e-6, 1e-4, 1e-2)]
     spread = np.ptp(np.array(rates), axis=0)
     assert np.all(spread < 0.05), rates
-    assert abs(rates[0][1] - 0.4) < 0.1 and abs(rates[0][0] - 0.1) < 0.1, rates
+    assert abs(rates[0][1] - 0.4) < 0.2 and abs(rates[0][0] - 0.1) < 0.1, rates
 
 
 def test_corrected_selection_picks_a_corrected_remedy_under_heavy_class_conditional_noise():
