@@ -40,7 +40,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import ParameterGrid
-from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
@@ -72,7 +72,7 @@ _BOUNDED = ("sramp", "rgomp", "ramp")
 DEFAULT_GRIDS = {"alpha": [1e-4, 1e-3, 1e-2], "C": [0.1, 1.0, 10.0]}
 #: the posterior's regularisation path (alpha of a log-loss LinearClassifier); the default grid's alphas are
 #: among them, so the plain remedy's candidates are this pass's fits
-POSTERIOR_ALPHAS = (1e-5, 1e-4, 1e-3, 1e-2)
+POSTERIOR_ALPHAS = (1e-4, 1e-3, 1e-2)
 #: the "auto" posterior also tries gradient boosting from this many rows, on dense data with at most
 #: kBoostedMaxFeatures features
 kBoostedMinRows, kBoostedMaxFeatures = 10_000, 200
@@ -272,6 +272,10 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     cv : int or splitter, default 5
         The folds of the shared pass and of every candidate (an int: stratified, shuffled by
         ``random_state``, no more folds than the smallest class has rows).
+    n_finalists : int or None, default 3
+        Successive halving: every candidate is scored on the first two folds, and only the ``n_finalists``
+        best of them (and the plain candidates the shared pass already fitted, which cost nothing) on the
+        other folds; the winner is the best of those over every fold. None: every candidate on every fold.
     random_state : int, RandomState, Generator or None
         Seeds the folds, the default estimator and the boosted posterior.
     n_jobs : int or None
@@ -285,7 +289,9 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     best_index_ : its row in ``cv_results_``.
     cv_results_ : dict of arrays, one entry per candidate: "remedy", "params", "mean_corrected_score",
         "std_corrected_score", "mean_noisy_score", "std_noisy_score", "split<k>_corrected_score",
-        "split<k>_noisy_score", "mean_fit_time", "rank_test_score" (by the selection score).
+        "split<k>_noisy_score" (NaN where not run), "n_splits" (the folds it was scored on: 2 for the
+        candidates screened out), "mean_fit_time", "rank_test_score" (the finalists first, by the selection
+        score).
     scoring_ : "corrected" or "noisy" (what ranked the candidates).
     transition_matrix_ : T[i, j] = P(noisy classes_[j] | true classes_[i]) (cleanlab's ``noise_matrix`` is
         T transposed). noise_rates_ : per class, 1 - the diagonal of T.
@@ -312,17 +318,19 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         "detector": [StrOptions({"auto", "linear", "boosted"}), HasMethods(["fit", "predict_proba"])],
         "cv": ["cv_object"],
         "random_state": ["random_state"],
+        "n_finalists": [Interval(Integral, 1, None, closed="left"), None],
         "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     def __init__(self, estimator: Any = None, *, remedies: Any = DEFAULT_REMEDIES, param_grid: dict | None = None,
-                 detector: str | Any = "auto", cv: int | Any = 5, random_state: RandomStateLike = None,
-                 n_jobs: int | None = None) -> None:
+                 detector: str | Any = "auto", cv: int | Any = 5, n_finalists: int | None = 3,
+                 random_state: RandomStateLike = None, n_jobs: int | None = None) -> None:
         self.estimator = estimator
         self.remedies = remedies
         self.param_grid = param_grid
         self.detector = detector
         self.cv = cv
+        self.n_finalists = n_finalists
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -411,7 +419,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                     reused[c] = path[alpha]
 
             def fit_one(task):
-                c, f = divmod(task, len(folds))
+                c, f = task
                 (remedy, params), (tr, va) = candidates[c], folds[f]
                 if c in reused:
                     pred, seconds = reused[c][va], 0.0
@@ -428,22 +436,39 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                              if vw is None or vw.sum() > 0 else 0.0)
                 return corrected, noisy, seconds
 
-            results = map_problems(fit_one, len(candidates) * len(folds), self.n_jobs)
-        scores_cf = np.array([r[0] for r in results]).reshape(len(candidates), len(folds))
-        noisy_cf = np.array([r[1] for r in results]).reshape(len(candidates), len(folds))
-        seconds = np.array([r[2] for r in results]).reshape(len(candidates), len(folds))
+            C, F = len(candidates), len(folds)
+            scores_cf, noisy_cf, seconds = (np.full((C, F), np.nan) for _ in range(3))
+
+            def run(tasks):
+                for (c, f), (corrected, noisy, secs) in zip(tasks, map_problems(lambda t: fit_one(tasks[t]), len(tasks),
+                                                                               self.n_jobs)):
+                    scores_cf[c, f], noisy_cf[c, f], seconds[c, f] = corrected, noisy, secs
+
+            # successive halving: every candidate on the first two folds, the n_finalists best (and the free
+            # ones, fits of the shared pass) on the others
+            fitted = [c for c in range(C) if c not in reused]
+            screen = self.n_finalists is not None and F > 2 and len(fitted) > self.n_finalists
+            first = range(2) if screen else range(F)
+            run([(c, f) for c in range(C) for f in first])
+            if screen:
+                partial = (noisy_cf if ill else scores_cf)[:, :2].mean(axis=1)
+                finalists = sorted(fitted, key=lambda c: -partial[c])[:self.n_finalists]
+                run([(c, f) for c in range(C) if c in reused or c in finalists for f in range(2, F)])
         selection = noisy_cf if ill else scores_cf
-        mean = selection.mean(axis=1)
-        best = int(np.argmax(mean))  # the first of the best: remedies' order breaks ties
+        complete = ~np.isnan(selection).any(axis=1)
+        mean = np.nanmean(selection, axis=1)
+        best = int(np.argmax(np.where(complete, mean, -np.inf)))  # the first of the best: remedies' order breaks ties
         cv_results = {"remedy": np.array([c[0] for c in candidates], dtype=object),
                       "params": [c[1] for c in candidates],
-                      "mean_corrected_score": scores_cf.mean(axis=1), "std_corrected_score": scores_cf.std(axis=1),
-                      "mean_noisy_score": noisy_cf.mean(axis=1), "std_noisy_score": noisy_cf.std(axis=1)}
+                      "mean_corrected_score": np.nanmean(scores_cf, axis=1) if not ill else scores_cf[:, 0],
+                      "std_corrected_score": np.nanstd(scores_cf, axis=1) if not ill else scores_cf[:, 0],
+                      "mean_noisy_score": np.nanmean(noisy_cf, axis=1), "std_noisy_score": np.nanstd(noisy_cf, axis=1),
+                      "n_splits": (~np.isnan(noisy_cf)).sum(axis=1)}
         for f in range(len(folds)):
             cv_results[f"split{f}_corrected_score"] = scores_cf[:, f]
             cv_results[f"split{f}_noisy_score"] = noisy_cf[:, f]
-        cv_results["mean_fit_time"] = seconds.mean(axis=1)
-        order = np.argsort(-mean, kind="stable")
+        cv_results["mean_fit_time"] = np.nanmean(seconds, axis=1)
+        order = np.lexsort((-mean, ~complete))  # the candidates run on every fold first, each group by score
         rank = np.empty(len(candidates), dtype=np.int32)
         rank[order] = np.arange(1, len(candidates) + 1)
         cv_results["rank_test_score"] = rank
@@ -507,12 +532,12 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         width = max(10, *(len(p) for p in params))
         lines.append("")
         lines.append(f"{'rank':>4}  {'remedy':<10} {'params':<{width}} {'corrected':>9} {'± std':>6} "
-                     f"{'noisy':>6} {'± std':>6} {'fit s':>6}")
+                     f"{'noisy':>6} {'± std':>6} {'folds':>5} {'fit s':>6}")
         for i in np.argsort(r["rank_test_score"], kind="stable"):
             mark = "  <- best" if i == self.best_index_ else ""
             lines.append(f"{r['rank_test_score'][i]:>4}  {r['remedy'][i]:<10} {params[i]:<{width}} "
                          f"{r['mean_corrected_score'][i]:>9.4f} {r['std_corrected_score'][i]:>6.3f} "
-                         f"{r['mean_noisy_score'][i]:>6.4f} {r['std_noisy_score'][i]:>6.3f} "
+                         f"{r['mean_noisy_score'][i]:>6.4f} {r['std_noisy_score'][i]:>6.3f} {r['n_splits'][i]:>5} "
                          f"{r['mean_fit_time'][i]:>6.3f}{mark}")
         lines.append("")
         lines.append(f"winner: {self.best_remedy_} ({params[self.best_index_]}), {REMEDIES[self.best_remedy_][0]}; "
