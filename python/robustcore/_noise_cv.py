@@ -4,14 +4,14 @@ cross-validation, refit the winner (issue 32; public through :mod:`robustcore.no
 One fit is:
 
 1. **One shared out-of-fold pass** over the folds of ``cv``. Its posterior model is chosen here, not taken
-   from the user's estimator, so the noise estimate does not move with the user's ``alpha``: a logistic
-   regression on max-abs-scaled features along a small path of ``C`` (warm-started within each fold), the
-   ``C`` of the best out-of-fold log-likelihood on the noisy labels; from ``kBoostedMinRows`` rows (dense
-   data, at most ``kBoostedMaxFeatures`` features) also scikit-learn's ``HistGradientBoostingClassifier``,
-   kept when its out-of-fold log-likelihood is higher (README "The posterior model matters": below 4000
-   rows the boosted posterior never had the higher likelihood on noise-bench's sets, on ijcnn1's 50 000 it
-   did and it recovered more). The probabilities ``P`` of that pass feed everything below; nothing is
-   estimated twice.
+   from the user's estimator, so the noise estimate does not move with the user's ``alpha``: a log-loss
+   ``LinearClassifier`` (``posterior_estimator``: the estimator's own solver settings on the logistic loss
+   when it is a robustcore linear model, else SAGA) along ``POSTERIOR_ALPHAS``, the alpha of the best
+   out-of-fold log-likelihood on the noisy labels; from ``kBoostedMinRows`` rows (at most
+   ``kBoostedMaxFeatures`` features) also scikit-learn's ``HistGradientBoostingClassifier``, first on one
+   fold, on all of them and kept only when it beats the linear posterior's log-likelihood (README "The
+   posterior model matters"). The probabilities ``P`` of that pass feed everything below, and its fits at
+   the plain remedy's alphas are the plain candidates' fits; nothing is estimated twice.
 2. From ``P``: the transition matrix ``T`` and the importance weights (``_label_noise.noise_correction``'s
    estimators: the bounded-sigmoid fit for two classes, the confident joint for more), the label issues
    (``label_issues_from_proba`` with that ``T``).
@@ -73,9 +73,11 @@ DEFAULT_GRIDS = {"alpha": [1e-4, 1e-3, 1e-2], "C": [0.1, 1.0, 10.0]}
 #: the posterior's regularisation path (alpha of a log-loss LinearClassifier); the default grid's alphas are
 #: among them, so the plain remedy's candidates are this pass's fits
 POSTERIOR_ALPHAS = (1e-4, 1e-3, 1e-2)
-#: the "auto" posterior also tries gradient boosting from this many rows, on dense data with at most
-#: kBoostedMaxFeatures features
-kBoostedMinRows, kBoostedMaxFeatures = 10_000, 200
+#: the "auto" posterior also tries gradient boosting from this many rows, with at most kBoostedMaxFeatures
+#: features (README "The posterior model matters": at <= 4000 rows the boosted posterior never had the higher
+#: likelihood on noise-bench's sets, on ijcnn1's 50 000 it did; in between unmeasured, and a boosted probe on
+#: a7a's 16 100 rows doubled the fit for nothing)
+kBoostedMinRows, kBoostedMaxFeatures = 20_000, 200
 _INTERNAL = (ConstantPredictorWarning, ConvergenceWarning, NoiseEstimateWarning)
 
 
@@ -241,7 +243,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     ``LogisticRegressionCV``).
 
     One out-of-fold pass of a posterior model chosen by out-of-fold likelihood (its own regularisation,
-    whatever the estimator's; gradient boosting from 10 000 dense rows where it fits better) gives the
+    whatever the estimator's; gradient boosting from 20 000 rows where it fits better) gives the
     transition matrix ``T`` (``transition_matrix_``; cleanlab's ``noise_matrix`` is its transpose), the
     label issues and the importance weights. Every remedy in ``remedies`` is then tried with every parameter
     set of its grid on the same folds and scored on the validation folds' noisy labels by
@@ -265,10 +267,12 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         default: ``alpha`` in [1e-4, 1e-3, 1e-2] when the estimator has ``alpha``, else ``C`` in
         [0.1, 1, 10] when it has ``C``, else the estimator as it is.
     detector : "auto", "linear", "boosted" or a classifier with predict_proba, default "auto"
-        The posterior model of the shared out-of-fold pass. "linear": logistic regression on max-abs-scaled
-        features, C in (0.1, 1, 10) by out-of-fold likelihood; "auto": that, and from 10 000 dense rows with
-        at most 200 features also ``HistGradientBoostingClassifier``, the higher out-of-fold likelihood
-        kept; "boosted": gradient boosting only; a classifier: its clones, nothing chosen.
+        The posterior model of the shared out-of-fold pass. "linear": a log-loss ``LinearClassifier`` (the
+        estimator's solver settings when it is one, else SAGA), alpha in (1e-4, 1e-3, 1e-2) by out-of-fold
+        likelihood; "auto": that, and from 20 000 rows with at most 200 features also
+        ``HistGradientBoostingClassifier(max_iter=50)``, kept when its out-of-fold likelihood is higher
+        (tried on one fold first); "boosted": gradient boosting only; a classifier: its clones, nothing
+        chosen.
     cv : int or splitter, default 5
         The folds of the shared pass and of every candidate (an int: stratified, shuffled by
         ``random_state``, no more folds than the smallest class has rows).
