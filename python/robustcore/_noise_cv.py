@@ -46,7 +46,8 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from ._base import ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, map_problems, stratified_folds, user_stacklevel
 from ._label_noise import (NoiseEstimateWarning, _asymptote_weights, _transition_from_joint, confident_joint,
-                           corrected_accuracy, corrected_weights, kIllConditionedT, label_issues_from_proba)
+                           corrected_weights, kIllConditionedT, label_issues_from_proba)
+from ._noisy_scoring import corrected_accuracy
 from ._meta import FinalEstimatorWrapper
 from ._validation import check_csr_structure, seed_from_random_state
 
