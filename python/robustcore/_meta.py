@@ -3,14 +3,17 @@ the predictions delegated to the fitted ``estimator_``, each available when that
 
 from __future__ import annotations
 
+from numbers import Integral
 from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.multiclass import check_classification_targets, unique_labels
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from ._validation import check_csr_structure
+from ._base import stratified_folds
+from ._validation import check_csr_structure, seed_from_random_state
 
 if TYPE_CHECKING:
     from ._base import MatrixLike
@@ -40,6 +43,22 @@ class FinalEstimatorWrapper(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def final_estimator(self, seed):
         """A clone of ``estimator``, or (None) ``default_linear_estimator(seed)``."""
         return default_linear_estimator(seed) if self.estimator is None else clone(self.estimator)
+
+    def _validate_fit(self, X, y, sample_weight):
+        """(X, y, classes, sample_weight or None, seed, cv) of a wrapper's fit: X and y validated (CSR or
+        dense, float64 or float32), at least two classes, the weights checked, the int seed of
+        ``random_state`` and the out-of-fold splitter of ``cv`` (an int: stratified, shuffled by the seed)."""
+        X, y = validate_data(self, check_csr_structure(X), y, accept_sparse="csr", dtype=[np.float64, np.float32])
+        check_classification_targets(y)
+        classes = unique_labels(y)
+        if classes.size < 2:
+            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; got 1 class "
+                             f"({classes[0]!r})")
+        weights = None if sample_weight is None else _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                                                          ensure_non_negative=True)
+        seed = seed_from_random_state(self.random_state) % (2**32)
+        cv = stratified_folds(y, int(self.cv), seed) if isinstance(self.cv, Integral) else self.cv
+        return X, y, classes, weights, seed, cv
 
     def _X(self, X):
         check_is_fitted(self)

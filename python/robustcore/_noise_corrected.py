@@ -3,19 +3,15 @@
 
 from __future__ import annotations
 
-from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods, StrOptions
-from sklearn.utils.multiclass import check_classification_targets, unique_labels
-from sklearn.utils.validation import _check_sample_weight, validate_data
 
-from ._base import N_JOBS_CONSTRAINT, fit_method, stratified_folds
+from ._base import N_JOBS_CONSTRAINT, fit_method
 from ._label_noise import _default_estimator, corrected_weights_out_of_fold
 from ._meta import FinalEstimatorWrapper
-from ._validation import check_csr_structure, seed_from_random_state
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -102,16 +98,7 @@ class NoiseCorrectedClassifier(FinalEstimatorWrapper):
     @fit_method(nested_validation=True)
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> NoiseCorrectedClassifier:
         """Estimate the noise out of fold (or take ``noise_rates``), fit the estimator with the corrected weights."""
-        Xv, yv = validate_data(self, check_csr_structure(X), y, accept_sparse="csr", dtype=[np.float64, np.float32])
-        check_classification_targets(yv)
-        classes = unique_labels(yv)
-        if classes.size < 2:
-            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; got 1 class "
-                             f"({classes[0]!r})")
-        weights = None if sample_weight is None else _check_sample_weight(sample_weight, Xv, dtype=np.float64,
-                                                                          ensure_non_negative=True)
-        seed = seed_from_random_state(self.random_state) % (2**32)
-        cv = stratified_folds(yv, int(self.cv), seed) if isinstance(self.cv, Integral) else self.cv
+        Xv, yv, classes, weights, seed, cv = self._validate_fit(X, y, sample_weight)
         final = self.final_estimator(seed)
         T, corrected = corrected_weights_out_of_fold(Xv, yv, classes, self._detector(final), cv, self.noise_rates,
                                                      self.n_jobs)

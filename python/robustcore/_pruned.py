@@ -20,13 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets, unique_labels
-from sklearn.utils.validation import _check_sample_weight, validate_data
 
-from ._base import N_JOBS_CONSTRAINT, fit_method, stratified_folds
-from ._meta import FinalEstimatorWrapper
+from ._base import N_JOBS_CONSTRAINT, fit_method
 from ._label_noise import _METHODS, _labels_and_proba, label_issues_from_proba
-from ._validation import check_csr_structure, seed_from_random_state
+from ._meta import FinalEstimatorWrapper
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -96,16 +93,8 @@ class PrunedClassifier(FinalEstimatorWrapper):
     @fit_method(nested_validation=True)
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> PrunedClassifier:
         """Flag the probable label errors of (X, y) out of fold, fit the final estimator on the other rows."""
-        Xv, yv = validate_data(self, check_csr_structure(X), y, accept_sparse="csr", dtype=[np.float64, np.float32])
-        check_classification_targets(yv)
-        classes = unique_labels(yv)
-        if classes.size < 2:
-            raise ValueError(f"PrunedClassifier needs samples of at least 2 classes; got 1 class ({classes[0]!r})")
-        weights = None if sample_weight is None else _check_sample_weight(sample_weight, Xv, dtype=np.float64,
-                                                                          ensure_non_negative=True)
-        seed = seed_from_random_state(self.random_state) % (2**32)
+        Xv, yv, classes, weights, seed, cv = self._validate_fit(X, y, sample_weight)
         counts = np.unique(yv, return_counts=True)[1]
-        cv = stratified_folds(yv, int(self.cv), seed) if isinstance(self.cv, Integral) else self.cv
         labels, P = _labels_and_proba(Xv, yv, self.detector, cv, seed, self.n_jobs, None)
         flagged, scores, T = label_issues_from_proba(P, labels, self.method)
         keep = np.ones(labels.shape[0], dtype=bool)

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_random_state
+from sklearn.utils import check_array, check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions, validate_params
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
@@ -171,7 +171,8 @@ class NumpyPerceptron:
                     self.b += y[j]
 
 
-@validate_params({"learner": [HasMethods(["step", "loss", "decision_function"])], "X": ["array-like", "sparse matrix"],
+@validate_params({"learner": [HasMethods(["step", "loss", "decision_function"]), StrOptions({"perceptron"})],
+                  "X": ["array-like", "sparse matrix"], "fit_intercept": ["boolean"],
                   "y": ["array-like"], "n_steps": [_AT_LEAST_ONE], "batch_size": [_AT_LEAST_ONE],
                   "eta": [_POSITIVE, None], "gamma": [Interval(Real, 0, 1, closed="right")],
                   "k": [Interval(Integral, 0, None, closed="left"), None], "seed": [Interval(Integral, 0, None, closed="left")],
@@ -180,8 +181,11 @@ class NumpyPerceptron:
 def focused_online_learning(learner: Any, X: np.ndarray | sp.spmatrix, y: ArrayLike, *, n_steps: int, batch_size: int = 1,
                             eta: float | None = None, gamma: float = 0.5, k: int | None = None, seed: int = 0,
                             steps_per_epoch: int | None = None, eval_set: tuple[MatrixLike, ArrayLike] | None = None,
-                            callback: Callable[[int], Any] | None = None) -> dict:
-    """FOL with a Python learner (protocol in the module docstring) as the w player.
+                            callback: Callable[[int], Any] | None = None, fit_intercept: bool = True) -> dict:
+    """FOL with a Python learner (protocol in the module docstring) as the w player, or (``learner=
+    "perceptron"``, with ``fit_intercept``) the engine's own Perceptron: the same iterates as
+    ``NumpyPerceptron`` for the same seed, at the engine's speed; its dict has ``coef`` (the last iterate, the
+    intercept last), ``snapshots`` (the kept iterates, rows) and ``history``.
 
     The C++ sum tree samples and updates; the k snapshot times and the sample sequence are the ones
     ``_core.fol_fit`` uses for the same seed, so a NumPy Perceptron here and the C++ Perceptron give
@@ -198,8 +202,25 @@ def focused_online_learning(learner: Any, X: np.ndarray | sp.spmatrix, y: ArrayL
     eta = 0.0 if eta is None else eta
     k = default_k(m) if k is None else k
     spe = steps_per_epoch or -(-m // batch_size)
+    if isinstance(learner, str):
+        return _engine_perceptron(X, y, int(n_steps), int(spe), int(batch_size), float(eta), float(gamma), int(k),
+                                  int(seed), bool(fit_intercept))
     return _python_fol(learner, X, y, int(n_steps), int(spe), int(batch_size), float(eta), float(gamma), int(k),
                        int(seed), eval_set, callback)
+
+
+def _engine_perceptron(X, y, n_steps, spe, batch_size, eta, gamma, k, seed, fit_intercept):
+    """``focused_online_learning`` with the engine's Perceptron (arguments checked)."""
+    M = to_matrix(check_array(X, accept_sparse="csr", dtype=np.float64, order="C"))
+    p = _core.FolParams()  # the Perceptron, 0/1 focus
+    p.learner.fit_intercept = fit_intercept
+    p.max_iter, p.steps_per_epoch, p.batch_size = -(-n_steps // spe), spe, batch_size
+    p.eta, p.gamma, p.k, p.seed = eta, gamma, k, seed
+    d, m = M.shape[1], M.shape[0]
+    coef, weights, snaps = np.zeros(d + 1), np.ones(m), np.zeros((k, d + 1))
+    res = _core.fol_fit(M, np.ascontiguousarray(y, dtype=np.float64), p, coef, weights, snaps)
+    return {"coef": coef, "snapshots": snaps, "snapshot_times": np.asarray(res.snapshot_times),
+            "history": {key: np.asarray(v) for key, v in dict(res.history).items()}}
 
 
 def _python_fol(learner, X, y, n_steps, spe, batch_size, eta, gamma, k, seed, eval_set, callback, prior=None,

@@ -59,7 +59,7 @@ SOFTMAX_SOLVERS: dict = dict(_core.VrMethod.__members__)
 VR_SOLVERS: dict = {name: method for name, method in SOFTMAX_SOLVERS.items() if name != "sgd"}
 #: SVRG's options (a), (b), (c) of Algorithm 4.2, read from ``_core.SvrgOption``
 SVRG_OPTIONS: dict = dict(_core.SvrgOption.__members__)
-__all__ = ["VR_SOLVERS", "SVRG_OPTIONS", "SMOOTH_LOSSES", "SOFTMAX_SOLVERS", "make_params", "fit_binary",
+__all__ = ["VR_SOLVERS", "SVRG_OPTIONS", "SMOOTH_LOSSES", "SOFTMAX_SOLVERS", "as_matrix", "make_params", "fit_binary",
            "fit_softmax", "solve"]
 
 #: the parameters of ``make_params`` / ``solve`` (the estimators validate theirs with the same constraints)
@@ -138,16 +138,27 @@ def _run(solve, arrays, progress, stopper):
     return stopper.finish(arrays, engine_result(solve(stopper.watch(arrays, progress))))
 
 
+def as_matrix(X: Any) -> Any:
+    """The engine's matrix of X (``fit_binary`` / ``fit_softmax`` take either): a ``_core.Matrix`` as it is,
+    else X validated (finite, 2-d; CSR or dense) and cast once to float64."""
+    if isinstance(X, _core.Matrix):
+        return X
+    from sklearn.utils import check_array
+
+    return to_matrix(check_array(X, accept_sparse="csr", dtype=np.float64, order="C"))
+
+
 def fit_binary(M: Any, y: ArrayLike, spec: Any, params: Any, *, sample_weight: ArrayLike | None = None,
                coef: ArrayLike | None = None, intercept: float = 0.0, order: ArrayLike | None = None,
                progress: Callable[[int], Any] | None = None, X_test: Any = None, y_test: ArrayLike | None = None,
                stopper: EarlyStopping | None = None) -> tuple[np.ndarray, float, EngineResult]:
-    """One binary solve on a ``_core.Matrix`` with +-1 labels y from (coef, intercept) (zeros by default).
+    """One binary solve on a ``_core.Matrix`` (or any X, see ``as_matrix``) with +-1 labels y from (coef, intercept) (zeros by default).
     X_test: a ``_core.Matrix`` of the same storage with +-1 labels y_test (test error per pass); order: the
     injected draws (tests). stopper: a ``robustcore._base.EarlyStopping`` whose ``score(coef (d,),
     intercept (1,))`` is called after every pass (effective pass, or outer iteration of the SVRG family), in
     the same solve; the best-scoring model is returned when it keeps one. Returns (coef, intercept,
     EngineResult)."""
+    M = as_matrix(M)
     w = np.zeros(M.shape[1]) if coef is None else np.array(coef, dtype=np.float64, copy=True)
     b = np.array([float(intercept)])
     result = _run(lambda callback: _core.vr_fit(M, _float64(y), _float64(sample_weight), spec, params, w, b,
@@ -160,10 +171,11 @@ def fit_softmax(M: Any, y: ArrayLike, K: int, params: Any, *, sample_weight: Arr
                 order: ArrayLike | None = None, progress: Callable[[int], Any] | None = None, X_test: Any = None,
                 y_test: ArrayLike | None = None,
                 stopper: EarlyStopping | None = None) -> tuple[np.ndarray, np.ndarray, EngineResult]:
-    """The softmax model (multinomial.hpp) on a ``_core.Matrix`` with labels y in 0..K-1 (X_test: a
+    """The softmax model (multinomial.hpp) on a ``_core.Matrix`` (or any X, see ``as_matrix``) with labels y in 0..K-1 (X_test: a
     ``_core.Matrix`` of the same storage, y_test: labels in 0..K-1 or -1 for a class never seen in
     training). stopper: as in ``fit_binary``, scoring (coef (K, d), intercept (K,)). Returns (coef (K, d),
     intercept (K,), EngineResult)."""
+    M = as_matrix(M)
     W = np.zeros((M.shape[1], K))
     b = np.zeros(K)
     result = _run(lambda callback: _core.softmax_fit(M, _int64(y), int(K), _float64(sample_weight), params,

@@ -19,7 +19,7 @@ def test_every_cli_option_has_help_and_its_default(capsys):
             assert action.help, f"{name} {action.option_strings} has no help"
         text = sub.format_help()
         assert "(default:" in text
-        module = sys.modules[sub.get_default("_main").__module__]
+        module = sys.modules[sub.get_default("command_main").__module__]
         assert getattr(module, "RUNTIME", ""), f"{name} says nothing about its run time"
         assert "about" in module.RUNTIME
 

@@ -464,9 +464,9 @@ def test_the_default_estimators():
     assert lp.get_params() == {"estimator": None, "class_weight": None}
     X, Y = _multilabel()
     for e in br.fit(X, Y).estimators_:
-        assert (e.loss, e.solver, e.alpha, e.max_iter, e.tol, e.random_state) == ("log_loss", "saga", 1e-3, 1000, 1e-4, 0)
+        assert (e.loss, e.solver, e.alpha, e.max_iter, e.tol, e.random_state) == ("log_loss", "saga", 1e-3, 1000, 1e-5, 0)
     e = lp.fit(X, Y).estimator_
-    assert (e.loss, e.solver, e.alpha, e.max_iter, e.tol, e.random_state) == ("softmax", "saga", 1e-2, 1000, 1e-4, 0)
+    assert (e.loss, e.solver, e.alpha, e.max_iter, e.tol, e.random_state) == ("softmax", "saga", 1e-2, 1000, 1e-5, 0)
     assert br.n_iter_ == max(e.n_iter_ for e in br.estimators_) and lp.n_iter_ == lp.estimator_.n_iter_
     assert hamming_loss(Y, br.predict(X)) < 0.15 and accuracy_score(Y, lp.predict(X)) > 0.5
 

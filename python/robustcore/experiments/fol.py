@@ -82,8 +82,7 @@ def _fol_iterations(a, eps, seed, cap):
     """FOL + Perceptron on m = ceil(5/eps) examples from D (at least one rare): first step whose iterate
     classifies the training set, hence z1 and z2, correctly (error on D below eps). The run is
     deterministic in the seed, so it is repeated with doubling T until that step is inside it."""
-    from robustcore import _core
-    from robustcore._validation import to_matrix
+    from robustcore.fol import focused_online_learning
 
     rng = np.random.default_rng(seed)
     m = max(50, int(math.ceil(5.0 / eps)))
@@ -93,17 +92,12 @@ def _fol_iterations(a, eps, seed, cap):
     y = rng.choice([-1.0, 1.0], size=m)
     Z = np.where(rare[:, None], [a, -2 * a], [a, 1.0])
     X = np.ascontiguousarray(y[:, None] * Z)
-    M = to_matrix(X)
-    params = _core.FolParams()  # the Perceptron, gamma = 1/2, eta = 1/(2m), 0/1 focus
-    params.learner.fit_intercept = False
-    params.steps_per_epoch = 1  # history after every step: T "epochs" of one step
-    params.seed = int(seed)
     T = 1024
-    while True:
-        params.max_iter = T = min(T, cap)
-        coef, weights, snaps = np.zeros(3), np.ones(m), np.zeros((0, 3))
-        res = _core.fol_fit(M, y, params, coef, weights, snaps)
-        hit = np.flatnonzero(res.history["train_error"] == 0.0)
+    while True:  # the engine's Perceptron, gamma = 1/2, eta = 1/(2m), 0/1 focus; history after every step
+        T = min(T, cap)
+        res = focused_online_learning("perceptron", X, y, n_steps=T, steps_per_epoch=1, k=0, seed=int(seed),
+                                      fit_intercept=False)
+        hit = np.flatnonzero(res["history"]["train_error"] == 0.0)
         if hit.size:
             return int(hit[0]) + 1
         if T >= cap:

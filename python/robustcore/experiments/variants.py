@@ -143,7 +143,6 @@ def run_subset(Xtr, Ytr, Xte, Yte, args, eta, bar=None):
     from sklearn.metrics import accuracy_score
 
     from .. import variance_reduced as vr
-    from .._validation import to_matrix
 
     combos, yi = np.unique(Ytr, axis=0, return_inverse=True)
     yi = yi.ravel()
@@ -152,7 +151,7 @@ def run_subset(Xtr, Ytr, Xte, Yte, args, eta, bar=None):
     fopt = _softmax_objective(Xtr, yi, ref.coef_, ref.intercept_, args.alpha)
     grid = np.arange(args.max_iter + 1, dtype=float)
     curves, final = {}, {}
-    M = to_matrix(Xtr)
+    M = vr.as_matrix(Xtr)
     for name, (solver, option) in list(VARIANTS.items()) + [("SGD", ("sgd", "last"))]:
         p = vr.make_params(solver, alpha=args.alpha, max_iter=args.max_iter, eta0=eta, svrg_option=option, seed=args.seed,
                            softmax=True)
