@@ -41,15 +41,12 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets, unique_labels
-from sklearn.utils.validation import _check_sample_weight, validate_data
 
-from ._base import ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, map_problems, stratified_folds, user_stacklevel
+from ._base import ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, map_problems, user_stacklevel
 from ._label_noise import (NoiseEstimateWarning, _asymptote_weights, _transition_from_joint, confident_joint,
                            corrected_weights, kIllConditionedT, label_issues_from_proba)
 from ._noisy_scoring import corrected_accuracy
 from ._meta import FinalEstimatorWrapper
-from ._validation import check_csr_structure, seed_from_random_state
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -378,18 +375,9 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> NoisyLabelClassifierCV:
         """Estimate the noise out of fold, score every remedy and parameter set by noise-corrected
         cross-validation, refit the best on all of (X, y)."""
-        Xv, yv = validate_data(self, check_csr_structure(X), y, accept_sparse="csr", dtype=[np.float64, np.float32])
-        check_classification_targets(yv)
-        classes = unique_labels(yv)
-        if classes.size < 2:
-            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; got 1 class "
-                             f"({classes[0]!r})")
-        sw = None if sample_weight is None else _check_sample_weight(sample_weight, Xv, dtype=np.float64,
-                                                                     ensure_non_negative=True)
-        seed = seed_from_random_state(self.random_state) % (2**32)
+        Xv, yv, classes, sw, seed, cv = self._validate_fit(X, y, sample_weight)
         base = self.final_estimator(seed)
         candidates = self._candidates(base)
-        cv = stratified_folds(yv, int(self.cv), seed) if isinstance(self.cv, Integral) else self.cv
         folds = [(np.asarray(tr), np.asarray(va)) for tr, va in cv.split(Xv, yv)]
         labels = np.searchsorted(classes, yv)
         K = classes.size
