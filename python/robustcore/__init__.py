@@ -8,7 +8,7 @@ from .fol import AdaBoostOnlineClassifier, FocusedOnlineClassifier
 from .kernel_model import KernelClassifier
 from .linear_model import ConstantPredictorWarning, LinearClassifier
 from .multilabel import BinaryRelevanceClassifier, LabelPowersetClassifier
-from .noise import NoiseCorrectedClassifier, NoiseEstimateWarning, PrunedClassifier
+from .noise import NoiseCorrectedClassifier, NoiseEstimateWarning, NoisyLabelClassifierCV, PrunedClassifier
 
 try:
     __version__ = _version("robustcore")
@@ -16,6 +16,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
     __version__ = "0+unknown"
 
 __all__ = ["AdaBoostOnlineClassifier", "BinaryRelevanceClassifier", "ConstantPredictorWarning",
-           "FocusedOnlineClassifier", "KernelClassifier", "LabelPowersetClassifier", "LinearClassifier", "NoiseCorrectedClassifier",
-           "NoiseEstimateWarning", "PrunedClassifier", "datasets", "kernel_approximation", "losses", "mkl", "multilabel", "noise", "plotting",
-           "variance_reduced", "__version__"]
+           "FocusedOnlineClassifier", "KernelClassifier", "LabelPowersetClassifier", "LinearClassifier",
+           "NoiseCorrectedClassifier", "NoiseEstimateWarning", "NoisyLabelClassifierCV", "PrunedClassifier",
+           "datasets", "kernel_approximation", "losses", "mkl", "multilabel", "noise", "plotting", "variance_reduced",
+           "__version__"]

@@ -5,8 +5,8 @@ Public through :mod:`robustcore.noise`:
 * :func:`out_of_fold_proba` -- P[i, k] = P(noisy label k | x_i) from a model that never saw row i;
 * :func:`estimate_transition` -- the K x K matrix T[i, j] = P(noisy label j | true label i);
 * :func:`find_label_issues` -- training rows ranked by how likely their label is wrong;
-* :func:`corrected_accuracy` / :func:`corrected_scorer` -- an unbiased estimate of the accuracy on the
-  clean labels from noisy ones and T, for choosing hyper-parameters on noisy validation data.
+* (in ``_noisy_scoring``) :func:`corrected_accuracy` / :func:`corrected_scorer` -- an unbiased estimate of
+  the accuracy on the clean labels from noisy ones and T, for choosing hyper-parameters on noisy data.
 
 Three estimators of T, all from the out-of-fold probabilities P:
 
@@ -464,13 +464,27 @@ def _bounded_sigmoid_objective(score, yb):
     return nll_grad
 
 
-def estimate_transition(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: int | Any = 5,
-                        random_state: RandomStateLike = None, *, method: str = "auto",
-                        pred_proba: ArrayLike | None = None, n_jobs: int | None = None) -> np.ndarray:
+def _cleanlab_spellings(X, y, labels, pred_proba, pred_probs):
+    """(y, pred_proba) from robustcore's or cleanlab's spellings (``labels=``, ``pred_probs=``), each once."""
+    if (labels is not None and y is not None) or (pred_probs is not None and pred_proba is not None):
+        raise TypeError("pass the labels (y or labels=) and the probabilities (pred_proba or pred_probs=) once each")
+    y, pred_proba = (y if labels is None else labels), (pred_proba if pred_probs is None else pred_probs)
+    if y is None or (X is None and pred_proba is None):
+        raise TypeError("pass the noisy labels (y or labels=) and X or the probabilities (pred_proba or pred_probs=)")
+    return y, pred_proba
+
+
+def estimate_transition(X: MatrixLike | None = None, y: ArrayLike | None = None, estimator: Any = None,
+                        cv: int | Any = 5, random_state: RandomStateLike = None, *, method: str = "auto",
+                        pred_proba: ArrayLike | None = None, n_jobs: int | None = None,
+                        labels: ArrayLike | None = None, pred_probs: ArrayLike | None = None) -> np.ndarray:
     """Estimate the label-noise transition matrix T[i, j] = P(noisy label j | true label i).
 
     Rows and columns follow ``np.unique(y)``. For binary labels the two flip rates are
     ``T[1, 0]`` (positives labelled negative, rho_+) and ``T[0, 1]`` (negatives labelled positive, rho_-).
+    cleanlab's ``noise_matrix`` (P(noisy label i | true label j) at [i, j]) is the transpose of T, and
+    cleanlab's spellings are accepted: ``labels=`` for ``y``, ``pred_probs=`` for ``pred_proba``
+    (``estimate_transition(labels=y, pred_probs=P)``).
     The estimate comes from out-of-fold probabilities (:func:`out_of_fold_proba` with ``estimator``,
     ``cv``, ``random_state``; or ``pred_proba`` when you already have them) by ``method``: "asymptotes"
     (the bounded-sigmoid fit, two classes), "confident_joint", "anchor", or "auto" (the asymptotes for two
@@ -480,6 +494,7 @@ def estimate_transition(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: 
     """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    y, pred_proba = _cleanlab_spellings(X, y, labels, pred_proba, pred_probs)
     y = np.asarray(y)
     labels, P = _labels_and_proba(X, y, estimator, cv, random_state, n_jobs, pred_proba)
     if method == "auto":
@@ -494,9 +509,11 @@ def estimate_transition(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: 
     return _transition_from_joint(Q)
 
 
-def find_label_issues(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: int | Any = 5,
-                      random_state: RandomStateLike = None, *, pred_proba: ArrayLike | None = None,
-                      n_jobs: int | None = None, method: str = "auto", return_scores: bool = False) -> Any:
+def find_label_issues(X: MatrixLike | None = None, y: ArrayLike | None = None, estimator: Any = None,
+                      cv: int | Any = 5, random_state: RandomStateLike = None, *, pred_proba: ArrayLike | None = None,
+                      n_jobs: int | None = None, method: str = "auto", return_scores: bool = False,
+                      return_mask: bool = False, labels: ArrayLike | None = None,
+                      pred_probs: ArrayLike | None = None) -> Any:
     """Training rows whose label is probably wrong, most likely first.
 
     Every row gets a score, its normalised margin ``P[i, y_i] - max_{k != y_i} P[i, k]`` from out-of-fold
@@ -504,25 +521,34 @@ def find_label_issues(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: in
     flagged comes from the estimated transition matrix T (:func:`estimate_transition`, ``method``): with
     the clean class priors pi solving T^T pi = (noisy priors), noisy class j holds about
     n sum_{i != j} pi_i T[i, j] wrong labels; within each class the rows with the lowest scores are flagged.
-    Returns the flagged row indices sorted by score (most suspicious first); with
-    ``return_scores=True`` also the scores of all rows.
+    Returns the flagged row indices sorted by score (most suspicious first), or with ``return_mask=True``
+    a boolean mask over the rows (True: flagged; cleanlab's default return); with ``return_scores=True``
+    also the scores of all rows. cleanlab's spellings are accepted: ``labels=`` for ``y``, ``pred_probs=``
+    for ``pred_proba`` (``find_label_issues(labels=y, pred_probs=P, return_mask=True)``).
     """
     if method not in _METHODS:  # before the out-of-fold fits
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    y, pred_proba = _cleanlab_spellings(X, y, labels, pred_proba, pred_probs)
     y = np.asarray(y)
-    labels, P = _labels_and_proba(X, y, estimator, cv, random_state, n_jobs, pred_proba)
-    flagged, scores, _ = label_issues_from_proba(P, labels, method)
+    label_idx, P = _labels_and_proba(X, y, estimator, cv, random_state, n_jobs, pred_proba)
+    flagged, scores, _ = label_issues_from_proba(P, label_idx, method)
+    if return_mask:
+        mask = np.zeros(label_idx.shape[0], dtype=bool)
+        mask[flagged] = True
+        flagged = mask
     return (flagged, scores) if return_scores else flagged
 
 
-def label_issues_from_proba(P, labels, method="auto"):
+def label_issues_from_proba(P, labels, method="auto", transition_matrix=None):
     """(flagged rows most suspicious first, every row's margin score, the estimated T) from checked
-    probabilities ``P`` and class indices ``labels``: the work of :func:`find_label_issues`."""
+    probabilities ``P`` and class indices ``labels``: the work of :func:`find_label_issues`. A given
+    ``transition_matrix`` is used for the count instead of estimating one (and returned)."""
     n, K = P.shape
     own = P[np.arange(n), labels]
     other = np.where(np.arange(K)[None, :] == labels[:, None], -np.inf, P).max(axis=1)
     scores = own - other
-    T = estimate_transition(None, labels, pred_proba=P, method=method)
+    T = (estimate_transition(None, labels, pred_proba=P, method=method) if transition_matrix is None
+         else np.asarray(transition_matrix, dtype=np.float64))
     joint = clean_prior(T, labels)[:, None] * T  # joint[i, j] = P(true = i, noisy = j)
     flagged_per_class = []
     for k in range(K):
@@ -534,58 +560,3 @@ def label_issues_from_proba(P, labels, method="auto"):
     flagged = np.concatenate(flagged_per_class) if flagged_per_class else np.empty(0, dtype=np.intp)
     flagged = flagged[np.argsort(scores[flagged], kind="stable")]
     return flagged, scores, T
-
-
-def corrected_accuracy(y_noisy: ArrayLike, y_pred: ArrayLike, transition_matrix: ArrayLike, *,
-                       labels: ArrayLike | None = None, sample_weight: ArrayLike | None = None) -> float:
-    """Unbiased estimate of the accuracy on the clean labels, computed from the noisy labels ``y_noisy``,
-    the predictions ``y_pred`` and the transition matrix T[i, j] = P(noisy label j | true label i)
-    (rows and columns in the order of ``labels``, by default ``np.unique`` of both label arrays).
-
-    The clean 0-1 loss of predicting p for a row of true class i is l(p, i) = [p != i]; the loss
-    l~(p, j) = (T^-1 l(p, .))[j] of the noisy label j has the clean loss as its expectation under the
-    noise (T l~ = l: Natarajan et al. 2013's unbiased estimator, for K classes), and since T's rows sum to
-    one this is 1 - (T^-1)[j, p]. The estimate is the (weighted) mean of (T^-1)[y_noisy, y_pred]: it
-    may leave [0, 1] on small samples. Symmetric binary noise at rate q makes it an increasing affine
-    function of the noisy accuracy, (acc - q) / (1 - 2 q), so it then ranks models as the noisy accuracy
-    does; under class-conditional noise it does not reward predicting like the noise, which the noisy
-    accuracy does. Use it with :func:`corrected_scorer` to tune a noise-corrected model.
-    """
-    from sklearn.utils import check_consistent_length, column_or_1d
-
-    y_noisy, y_pred = column_or_1d(y_noisy), column_or_1d(y_pred)
-    check_consistent_length(y_noisy, y_pred, sample_weight)
-    classes = np.unique(np.concatenate([y_noisy, y_pred])) if labels is None else column_or_1d(labels)
-    T = np.asarray(transition_matrix, dtype=np.float64)
-    K = len(classes)
-    if T.shape != (K, K):
-        raise ValueError(f"transition_matrix must be {K} x {K} (one row and column per label of {classes.tolist()}), "
-                         f"got shape {T.shape}")
-    _check_stochastic(T, "transition_matrix")
-    if np.linalg.cond(T) > 1e12:
-        raise ValueError("transition_matrix is singular: the noise leaves no information about the clean labels")
-    rows, cols = np.searchsorted(classes, y_noisy), np.searchsorted(classes, y_pred)
-    for name, v, k in (("y_noisy", y_noisy, rows), ("y_pred", y_pred, cols)):
-        k = np.minimum(k, K - 1)
-        if not np.array_equal(classes[k], v):
-            raise ValueError(f"{name} holds values that are not in labels {classes.tolist()}")
-    Tinv = np.linalg.inv(T)
-    weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    return float(np.average(Tinv[rows, cols], weights=weights))
-
-
-def corrected_scorer(transition_matrix: ArrayLike) -> Any:
-    """A scorer ``scorer(estimator, X, y)`` (scikit-learn's signature: pass it as ``scoring=`` to
-    GridSearchCV or cross_val_score) returning :func:`corrected_accuracy` of ``estimator.predict(X)``
-    against the noisy ``y``, with T's rows and columns in the order of ``estimator.classes_``. A T with a
-    condition number above 10 warns (``NoiseEstimateWarning``): the estimate then amplifies the label noise
-    of a validation split about tenfold, and a T estimated that badly can favour the wrong candidates."""
-    T = np.array(transition_matrix, dtype=np.float64)
-    if T.ndim == 2 and T.shape[0] == T.shape[1] and np.all(np.isfinite(T)):  # corrected_accuracy checks the rest
-        _warn_if_uninformative(T, "the", "the corrected accuracy is a high-variance estimate, and if T was "
-                               "estimated, it can rank candidates wrongly")
-
-    def scorer(estimator, X, y, sample_weight=None):
-        return corrected_accuracy(y, estimator.predict(X), T, labels=estimator.classes_, sample_weight=sample_weight)
-
-    return scorer

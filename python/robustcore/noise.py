@@ -3,7 +3,9 @@ noise-rate estimation and label-issue detection (``estimate_transition``, ``find
 ``out_of_fold_proba``, ``confident_joint``), noise correction (``importance_weights``,
 ``corrected_weights``, ``transition_matrix``, ``clean_prior``, ``wrong_label_fraction``) and model
 selection on noisy labels (``corrected_accuracy``, ``corrected_scorer``); see ``robustcore._label_noise``;
-and ``PrunedClassifier``, which leaves the flagged rows out of a fit (``robustcore._pruned``).
+``PrunedClassifier``, which leaves the flagged rows out of a fit (``robustcore._pruned``), and
+``NoisyLabelClassifierCV``, which estimates the noise once and chooses and tunes the remedy by
+noise-corrected cross-validation (``robustcore._noise_cv``; the practitioner's default).
 
 Two protocols:
 
@@ -31,10 +33,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._label_noise import (NoiseEstimateWarning, clean_prior, confident_joint, corrected_accuracy, corrected_scorer,
+from ._label_noise import (NoiseEstimateWarning, clean_prior, confident_joint,
                            corrected_weights, same_label, estimate_transition, find_label_issues, importance_weights,
                            out_of_fold_proba, transition_matrix, wrong_label_fraction)
 from ._noise_corrected import NoiseCorrectedClassifier
+from ._noisy_scoring import corrected_accuracy, corrected_scorer
+from ._noise_cv import NoisyLabelClassifierCV
 from ._pruned import PrunedClassifier
 
 if TYPE_CHECKING:
@@ -42,7 +46,7 @@ if TYPE_CHECKING:
 
     from ._base import RandomStateLike
 
-__all__ = ["NoiseCorrectedClassifier", "NoiseEstimateWarning", "PrunedClassifier", "clean_prior", "confident_joint",
+__all__ = ["NoiseCorrectedClassifier", "NoiseEstimateWarning", "NoisyLabelClassifierCV", "PrunedClassifier", "clean_prior", "confident_joint",
            "corrected_accuracy", "corrected_scorer", "corrected_weights", "estimate_transition", "find_label_issues",
            "flip_labels", "importance_weights", "out_of_fold_proba", "transition_matrix", "wrong_label_fraction"]
 

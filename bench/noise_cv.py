@@ -1,0 +1,233 @@
+"""NoisyLabelClassifierCV (issue 32) against cleanlab's CleanLearning: speed on the same data and folds, and
+clean test error on generated data with known noise and on noise-bench's real sets.
+
+    python bench/noise_cv.py speed [--repeats 3]      # medians of repeats, same process, interleaved
+    python bench/noise_cv.py accuracy [--seeds 3]     # the table of the README paragraph
+
+Speed: every data set with (rho+, rho-) = (0.4, 0.1) flips; NoisyLabelClassifierCV at its defaults with
+``cv=StratifiedKFold(5, shuffle=True, random_state=seed)``, CleanLearning(LogisticRegression()) with
+``cv_n_folds=5, seed=seed`` (the same StratifiedKFold inside), both single-threaded, on labels 0..K-1.
+
+Accuracy: per cell (data set x noise) and seed, the clean test error of
+* ``NoisyLabelClassifierCV`` at its defaults (hyper-parameters from the noisy training labels only);
+* "ceiling": the best single robustcore configuration chosen with hindsight on the clean test labels
+  (noise-bench's configurations: log-loss SAGA plain / ``noise_rates="auto"`` / pruned, Smooth Ramp SGD,
+  hinge SGD ``noise_rates="auto"``, each at alpha 1e-4, 1e-3, 1e-2; one configuration per cell, the best
+  mean over the seeds);
+* scikit-learn's LogisticRegression with C in (0.1, 1, 10) chosen by 5-fold CV accuracy on the noisy labels;
+* cleanlab's CleanLearning(LogisticRegression()) at its defaults, when cleanlab is installed.
+"within" counts the cells where NoisyLabelClassifierCV's mean is within the seed spread (the larger of the
+two standard deviations over seeds, at least 0.5 points) of the other's mean, or better.
+"""
+
+from __future__ import annotations
+
+import os
+
+# single-threaded BLAS / OpenMP for both sides (set before numpy loads): on this shared 2-core machine a
+# threaded BLAS made each of scipy's L-BFGS-B iterations inside CleanLearning 10-40x slower (spinning threads)
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+
+import numpy as np  # noqa: E402
+from sklearn.datasets import make_classification
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
+
+import robustcore as rc
+from robustcore import datasets as ds
+from robustcore.noise import NoisyLabelClassifierCV, flip_labels
+
+DATA_HOME = None  # robustcore.datasets finds shared/data beside the repository (or $ROBUSTCORE_DATA)
+SETTINGS = [("sym", 0.2), ("sym", 0.4), ("cc", (0.4, 0.1)), ("cc", (0.6, 0.1))]
+ALPHAS = (1e-4, 1e-3, 1e-2)
+CONFIGS = {  # noise-bench's robustcore configurations (experiments/noise_bench.py ROBUSTCORE)
+    "rc log saga": dict(loss="log_loss", solver="saga"),
+    "rc log saga auto": dict(loss="log_loss", solver="saga", noise_rates="auto"),
+    "rc hinge sgd auto": dict(loss="hinge", solver="sgd", noise_rates="auto"),
+    "rc sramp sgd": dict(loss="sramp", solver="sgd"),
+    "rc prune": dict(prune=True, loss="log_loss", solver="saga"),
+}
+
+
+def generated(n_train, ratio, seed):
+    weights = None if ratio == 1 else [ratio / (1 + ratio)]
+    X, y = make_classification(n_train + 2000, 20, n_informative=10, class_sep=1.0, weights=weights,
+                               random_state=seed)
+    return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
+
+
+def real(name, max_train, seed):
+    X, y, Xt, yt = ds.load(name, data_home=DATA_HOME)
+    if X.shape[0] > max_train:
+        X, _, y, _ = train_test_split(X, y, train_size=max_train, stratify=y, random_state=seed)
+    if Xt.shape[0] > 10000:
+        Xt, _, yt, _ = train_test_split(Xt, yt, train_size=10000, stratify=yt, random_state=0)
+    classes = np.unique(y)
+    return X, np.searchsorted(classes, y), Xt, np.searchsorted(classes, yt)  # labels 0 / 1 (1: the positives)
+
+
+def flip(y, kind, rate, seed):
+    return flip_labels(y, rate if kind == "sym" else {1: rate[0], 0: rate[1]}, random_state=seed)
+
+
+def _cleanlab(seed):
+    from cleanlab.classification import CleanLearning
+
+    return CleanLearning(LogisticRegression(max_iter=1000), cv_n_folds=5, seed=seed, verbose=False)
+
+
+# ----------------------------------------------------------------------------- speed
+def speed(repeats, sets):
+    rows = []
+    for name, (X, y, _, _) in sets:
+        yn = flip(y, "cc", (0.4, 0.1), 0)
+        times = {"ours": [], "cleanlab": []}
+        for r in range(repeats):
+            folds = StratifiedKFold(5, shuffle=True, random_state=r)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                t = time.perf_counter()
+                NoisyLabelClassifierCV(cv=folds, random_state=r).fit(X, yn)
+                times["ours"].append(time.perf_counter() - t)
+                t = time.perf_counter()
+                _cleanlab(r).fit(X, yn)
+                times["cleanlab"].append(time.perf_counter() - t)
+        ours, cl = np.median(times["ours"]), np.median(times["cleanlab"])
+        rows.append((name, X.shape, ours, cl, ours / cl))
+        print(f"| {name} | {X.shape[0]} x {X.shape[1]} | {ours:.2f} | {cl:.2f} | {ours / cl:.1f} |", flush=True)
+    return rows
+
+
+def speed_sets(full):
+    sets = [("generated 1:1", generated(4000, 1, 0)), ("generated 1:4", generated(4000, 4, 0))]
+    for name in ("breast_cancer", "australian", "a7a", "ijcnn1"):
+        sets.append((name + " (4000)" if name in ("a7a", "ijcnn1") else name, real(name, 4000, 0)))
+    if full:
+        sets += [("a7a (full)", real("a7a", 10**9, 0)), ("ijcnn1 (full)", real("ijcnn1", 10**9, 0))]
+    return sets
+
+
+# ----------------------------------------------------------------------------- accuracy
+def _rc(params, alpha, seed):
+    params = dict(params)
+    prune = params.pop("prune", False)
+    model = rc.LinearClassifier(alpha=alpha, random_state=seed, **params)
+    return rc.PrunedClassifier(model, random_state=seed) if prune else model
+
+
+def one_run(X, yn, Xt, yt, seed, cleanlab):
+    err = lambda model: float(np.mean(model.predict(Xt) != yt))  # noqa: E731
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = time.perf_counter()
+        ours = NoisyLabelClassifierCV(random_state=seed).fit(X, yn)
+        out["NoisyLabelClassifierCV"] = err(ours)
+        out["_seconds"] = time.perf_counter() - t
+        out["_winner"] = ours.best_remedy_
+        for name, params in CONFIGS.items():
+            for alpha in ALPHAS:
+                out[f"{name} {alpha:g}"] = err(_rc(params, alpha, seed).fit(X, yn))
+        lr = GridSearchCV(LogisticRegression(max_iter=1000), {"C": [0.1, 1.0, 10.0]},
+                          cv=StratifiedKFold(5, shuffle=True, random_state=seed)).fit(X, yn)
+        out["LogisticRegression (noisy CV)"] = err(lr)
+        if cleanlab:
+            out["cleanlab CleanLearning"] = err(_cleanlab(seed).fit(X, yn))
+    return out
+
+
+def accuracy(seeds, real_sets, cleanlab, max_train):
+    cells = []
+    problems = [(f"generated {r}", lambda s, r=r: generated(4000, r, s)) for r in ("1:1", "1:4")]
+    problems = [(n, (lambda s, ratio=(1 if "1:1" in n else 4): generated(4000, ratio, s))) for n, _ in problems]
+    problems += [(name, (lambda s, name=name: real(name, max_train, s))) for name in real_sets]
+    for name, load in problems:
+        for kind, rate in SETTINGS:
+            runs = []
+            for seed in range(seeds):
+                X, y, Xt, yt = load(seed)
+                runs.append(one_run(X, flip(y, kind, rate, seed), Xt, yt, seed, cleanlab))
+            label = f"q={rate}" if kind == "sym" else f"({rate[0]}, {rate[1]})"
+            cells.append((name, label, runs))
+            print(_row(name, label, runs), flush=True)
+    return cells
+
+
+def _stats(runs, key):
+    v = np.array([r[key] for r in runs])
+    return v.mean(), v.std()
+
+
+def _row(name, label, runs):
+    ours, ours_sd = _stats(runs, "NoisyLabelClassifierCV")
+    configs = [k for k in runs[0] if k.startswith("rc ")]
+    best = min(configs, key=lambda k: _stats(runs, k)[0])
+    ceil, ceil_sd = _stats(runs, best)
+    lr, lr_sd = _stats(runs, "LogisticRegression (noisy CV)")
+    cells = [f"{100 * ours:.1f} ± {100 * ours_sd:.1f}", f"{100 * ceil:.1f} ± {100 * ceil_sd:.1f} ({best[3:]})",
+             f"{100 * lr:.1f} ± {100 * lr_sd:.1f}"]
+    if "cleanlab CleanLearning" in runs[0]:
+        cl, cl_sd = _stats(runs, "cleanlab CleanLearning")
+        cells.append(f"{100 * cl:.1f} ± {100 * cl_sd:.1f}")
+    winners = ",".join(sorted({r["_winner"] for r in runs}))
+    secs = np.mean([r["_seconds"] for r in runs])
+    return f"| {name} | {label} | " + " | ".join(cells) + f" | {winners} | {secs:.1f} |"
+
+
+def verdicts(cells):
+    """{other: (cells within or better, cells)} for the ceiling, LR and cleanlab."""
+    out = {}
+    for _, _, runs in cells:
+        ours, ours_sd = _stats(runs, "NoisyLabelClassifierCV")
+        configs = [k for k in runs[0] if k.startswith("rc ")]
+        others = {"ceiling": min(configs, key=lambda k: _stats(runs, k)[0]),
+                  "LogisticRegression": "LogisticRegression (noisy CV)"}
+        if "cleanlab CleanLearning" in runs[0]:
+            others["cleanlab"] = "cleanlab CleanLearning"
+        for who, key in others.items():
+            mean, sd = _stats(runs, key)
+            spread = max(ours_sd, sd, 0.005)
+            ok, n = out.get(who, (0, 0))
+            out[who] = (ok + int(ours <= mean + spread), n + 1)
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("what", choices=("speed", "accuracy"))
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--full", action="store_true", help="speed: also a7a and ijcnn1 at full size")
+    p.add_argument("--sets", nargs="*", default=None, help="accuracy: real sets (default: noise-bench's)")
+    p.add_argument("--max-train", type=int, default=4000)
+    args = p.parse_args()
+    try:
+        import cleanlab  # noqa: F401
+        have_cleanlab = True
+    except ImportError:
+        have_cleanlab = False
+        print("cleanlab is not installed: no CleanLearning column (and no speed comparison)")
+    if args.what == "speed":
+        if not have_cleanlab:
+            return
+        print("| data | rows x features | NoisyLabelClassifierCV s | CleanLearning s | ratio |\n|---|---|---|---|---|")
+        speed(args.repeats, speed_sets(args.full))
+        return
+    sets = args.sets if args.sets is not None else [n for n, info in ds.list_datasets(DATA_HOME).items()
+                                                    if info["task"] == "binary" and ds.has_dataset(n, DATA_HOME)]
+    head = "| data | noise | NoisyLabelClassifierCV | ceiling (config) | LogisticRegression noisy CV |"
+    head += " CleanLearning |" if have_cleanlab else ""
+    print(head + " winners | seconds |")
+    print("|---" * (head.count("|") + 1) + "|")
+    cells = accuracy(args.seeds, sets, have_cleanlab, args.max_train)
+    for who, (ok, n) in verdicts(cells).items():
+        print(f"within the seed spread of {who}, or better: {ok} of {n} cells")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,563 @@
+"""``NoisyLabelClassifierCV``: estimate the label noise once, choose and tune the remedy by noise-corrected
+cross-validation, refit the winner (issue 32; public through :mod:`robustcore.noise` and :mod:`robustcore`).
+
+One fit is:
+
+1. **One shared out-of-fold pass** over the folds of ``cv``. Its posterior model is chosen here, not taken
+   from the user's estimator, so the noise estimate does not move with the user's ``alpha``: a log-loss
+   ``LinearClassifier`` (``posterior_estimator``: the estimator's own solver settings on the logistic loss
+   when it is a robustcore linear model, else SAGA) along ``POSTERIOR_ALPHAS``, the alpha of the best
+   out-of-fold log-likelihood on the noisy labels; from ``kBoostedMinRows`` rows (at most
+   ``kBoostedMaxFeatures`` features) also scikit-learn's ``HistGradientBoostingClassifier``, first on one
+   fold, on all of them and kept only when it beats the linear posterior's log-likelihood (README "The
+   posterior model matters"). The probabilities ``P`` of that pass feed everything below, and its fits at
+   the plain remedy's alphas are the plain candidates' fits; nothing is estimated twice.
+2. From ``P``: the transition matrix ``T`` and the importance weights (``_label_noise.noise_correction``'s
+   estimators: the bounded-sigmoid fit for two classes, the confident joint for more), the label issues
+   (``label_issues_from_proba`` with that ``T``).
+3. **Candidates** (remedy x parameters, ``REMEDIES``) fitted on the same folds' training rows and scored on
+   their validation rows by :func:`corrected_accuracy` with ``T`` (an unbiased estimate of the clean
+   accuracy from noisy labels); the plain accuracy on the noisy labels sits beside it. When ``T`` is
+   ill-conditioned (cond > ``kIllConditionedT``) the candidates are ranked by the noisy accuracy, the
+   importance-weighted remedy is left out (its weights would not be applied either) and the fit warns once.
+   The weights and the flagged rows of a training fold come from the shared pass (whose models saw that
+   fold's validation rows: a small optimism shared by every candidate, the price of estimating once).
+4. The best candidate refitted on all rows: ``best_estimator_``.
+
+Every internal fit's ConstantPredictorWarning / ConvergenceWarning / NoiseEstimateWarning is silenced; the
+final refit's warnings are shown once each, pointing at the user's line.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from numbers import Integral
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import ParameterGrid
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+
+from ._base import ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, map_problems, user_stacklevel
+from ._label_noise import (NoiseEstimateWarning, _asymptote_weights, _transition_from_joint, confident_joint,
+                           corrected_weights, kIllConditionedT, label_issues_from_proba)
+from ._noisy_scoring import corrected_accuracy
+from ._meta import FinalEstimatorWrapper
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ._base import MatrixLike, RandomStateLike
+
+#: remedy -> (what it does to the training rows, parameters it sets on the estimator); the bounded losses
+#: need a robustcore LinearClassifier (``loss=``), "ramp" (not smooth) its SGD solver
+REMEDIES = {
+    "plain": ("all rows, unweighted", {}),
+    "corrected": ("importance weights P(clean y | x) / P(noisy y | x)", {}),
+    "pruned": ("the flagged label issues left out", {}),
+    "sramp": ("the bounded Smooth Ramp loss", {"loss": "sramp"}),
+    "rgomp": ("the bounded Reversed Gompertz loss", {"loss": "rgomp"}),
+    "ramp": ("the bounded ramp loss (SGD)", {"loss": "ramp", "solver": "sgd"}),
+}
+#: the default remedies, in the order ties are broken (the simplest first)
+DEFAULT_REMEDIES = ("plain", "corrected", "pruned", "sramp")
+_BOUNDED = ("sramp", "rgomp", "ramp")
+#: the default grid of every remedy, by the name of the estimator parameter that exists
+DEFAULT_GRIDS = {"alpha": [1e-4, 1e-3, 1e-2], "C": [0.1, 1.0, 10.0]}
+#: the posterior's regularisation path (alpha of a log-loss LinearClassifier); the default grid's alphas are
+#: among them, so the plain remedy's candidates are this pass's fits
+POSTERIOR_ALPHAS = (1e-4, 1e-3, 1e-2)
+#: the "auto" posterior also tries gradient boosting from this many rows, with at most kBoostedMaxFeatures
+#: features (README "The posterior model matters": at <= 4000 rows the boosted posterior never had the higher
+#: likelihood on noise-bench's sets, on ijcnn1's 50 000 it did; in between unmeasured, and a boosted probe on
+#: a7a's 16 100 rows doubled the fit for nothing)
+kBoostedMinRows, kBoostedMaxFeatures = 20_000, 200
+_INTERNAL = (ConstantPredictorWarning, ConvergenceWarning, NoiseEstimateWarning)
+
+
+class _silenced(warnings.catch_warnings):
+    """The internal fits' warnings that are not the user's, ignored (the filters are process-wide, so worker
+    threads started inside see them too)."""
+
+    def __enter__(self):
+        out = super().__enter__()
+        for category in _INTERNAL:
+            warnings.simplefilter("ignore", category)
+        return out
+
+
+def _rows(X, idx):
+    return X[idx]
+
+
+def _log_likelihood(P, labels, sample_weight):
+    """Mean (weighted) log-likelihood of the labels under the rows of P."""
+    p = np.clip(P[np.arange(labels.size), labels], 1e-15, 1.0)
+    return float(np.average(np.log(p), weights=sample_weight))
+
+
+def posterior_estimator(base, seed):
+    """The linear posterior model of the shared pass: for a robustcore LinearClassifier its clone on the
+    logistic loss (``noise_detector``: no noise correction, Platt scaling, class weights or history), so
+    the plain remedy's fits on the same folds are this pass's own; otherwise a seeded log-loss SAGA
+    LinearClassifier. Its ``alpha`` is then set along ``POSTERIOR_ALPHAS``, never the user's."""
+    from .linear_model import LinearClassifier
+    from .linear_model._solver import noise_detector
+
+    if isinstance(base, LinearClassifier):
+        return noise_detector(base)
+    return LinearClassifier(loss="log_loss", solver="saga", random_state=seed)
+
+
+def _linear_path(X, y, sw, tr, va, model, alphas):
+    """(validation-fold probabilities, predictions) of ``model`` at every alpha of the path."""
+    out = []
+    for alpha in alphas:
+        fitted = clone(model).set_params(alpha=alpha).fit(_rows(X, tr), y[tr],
+                                                         sample_weight=None if sw is None else sw[tr])
+        Xva = _rows(X, va)
+        out.append((fitted.predict_proba(Xva), fitted.predict(Xva)))
+    return out
+
+
+def _boosted(X, y, sw, tr, va, seed):
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    Xd = X.toarray() if sp.issparse(X) else X
+    model = HistGradientBoostingClassifier(max_iter=50, early_stopping=False, random_state=seed)
+    model.fit(Xd[tr], y[tr], sample_weight=None if sw is None else sw[tr])
+    return model.predict_proba(Xd[va])
+
+
+def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
+    """The shared out-of-fold pass: (P, description, {alpha: out-of-fold predictions} of the linear path).
+    ``detector`` "auto" / "linear" / "boosted" or a classifier with predict_proba (its clones fitted out of
+    fold, no choice made); ``model`` the linear posterior (``posterior_estimator``)."""
+    n, K = labels.size, int(labels.max()) + 1
+    if not isinstance(detector, str):
+        P = np.zeros((n, K))
+
+        def one(f):
+            tr, va = folds[f]
+            return clone(detector).fit(_rows(X, tr), y[tr]).predict_proba(_rows(X, va))
+
+        for (_, va), Pf in zip(folds, map_problems(one, len(folds), n_jobs)):
+            P[va] = _check_fold(Pf, va, K)
+        return P, {"model": type(detector).__name__, "log_likelihood": _log_likelihood(P, labels, sw)}, {}
+    desc: dict = {}
+    predictions: dict = {}
+    lin_fold0 = None
+    if detector in ("auto", "linear"):
+        paths = map_problems(lambda f: _linear_path(X, y, sw, *folds[f], model, POSTERIOR_ALPHAS), len(folds), n_jobs)
+        Ps = np.zeros((len(POSTERIOR_ALPHAS), n, K))
+        preds = [np.empty(n, dtype=y.dtype) for _ in POSTERIOR_ALPHAS]
+        for (_, va), path in zip(folds, paths):
+            for j, (Pf, pred) in enumerate(path):
+                Ps[j][va] = _check_fold(Pf, va, K)
+                preds[j][va] = pred
+        ll = [_log_likelihood(Pj, labels, sw) for Pj in Ps]
+        best = int(np.argmax(ll))
+        P = Ps[best]
+        predictions = dict(zip(POSTERIOR_ALPHAS, preds))
+        va0 = folds[0][1]
+        lin_fold0 = _log_likelihood(P[va0], labels[va0], None if sw is None else sw[va0])
+        desc = {"model": f"{type(model).__name__}(loss={model.get_params()['loss']!r})", "alpha": POSTERIOR_ALPHAS[best],
+                "log_likelihood": ll[best], "path": dict(zip(POSTERIOR_ALPHAS, ll))}
+    try_boosted = detector == "boosted" or (detector == "auto" and n >= kBoostedMinRows
+                                            and X.shape[1] <= kBoostedMaxFeatures)
+    if detector == "auto" and not try_boosted:
+        desc["boosted"] = f"not tried (fewer than {kBoostedMinRows} rows or more than {kBoostedMaxFeatures} features)"
+    if try_boosted:
+        # one fold first: the other folds only when it beats the linear posterior there
+        tr0, va0 = folds[0]
+        Pb = np.zeros((n, K))
+        Pb[va0] = _check_fold(_boosted(X, y, sw, tr0, va0, seed), va0, K)
+        llb0 = _log_likelihood(Pb[va0], labels[va0], None if sw is None else sw[va0])
+        if detector == "auto" and llb0 <= lin_fold0:
+            desc["boosted"] = f"fold 0 log-likelihood {llb0:.4f} against the linear {lin_fold0:.4f}: not kept"
+        else:
+            rest = map_problems(lambda f: _boosted(X, y, sw, *folds[f + 1], seed), len(folds) - 1, n_jobs)
+            for (_, va), Pf in zip(folds[1:], rest):
+                Pb[va] = _check_fold(Pf, va, K)
+            llb = _log_likelihood(Pb, labels, sw)
+            if detector == "boosted" or llb > desc["log_likelihood"]:
+                desc = {"model": "HistGradientBoostingClassifier(max_iter=50)", "log_likelihood": llb,
+                        "linear": {k: v for k, v in desc.items() if k != "model"} or None}
+                P = Pb
+            else:
+                desc["boosted"] = f"out-of-fold log-likelihood {llb:.4f}, lower: not kept"
+    return P, desc, predictions
+
+
+def _same_fit(a, b):
+    """Whether two estimators fit the same model: equal parameters (``history``, which only records, aside)."""
+    pa, pb = a.get_params(), b.get_params()
+    pa.pop("history", None), pb.pop("history", None)
+    return type(a) is type(b) and pa.keys() == pb.keys() and all(
+        pa[k] is pb[k] or (type(pa[k]) is type(pb[k]) and pa[k] == pb[k]) for k in pa)
+
+
+def _check_fold(Pf, va, K):
+    Pf = np.asarray(Pf, dtype=np.float64)
+    if Pf.shape != (va.size, K) or not np.all(np.isfinite(Pf)):
+        raise ValueError("the out-of-fold probabilities are not finite, or a training fold missed a class")
+    return Pf
+
+
+def noise_from_posterior(P, labels):
+    """(T, importance weights, flagged rows most suspicious first, every row's margin) from the shared P:
+    T and the weights by one estimate (``_label_noise.noise_correction``'s estimators, without its warning),
+    the label issues counted with that T."""
+    if P.shape[1] == 2:
+        T, weights = _asymptote_weights(P, labels)
+    else:
+        T = _transition_from_joint(confident_joint(labels, P)[0])
+        # an ill-conditioned T is not applied (and may be singular): no weights to compute
+        weights = np.ones(labels.size) if np.linalg.cond(T) > kIllConditionedT else corrected_weights(P, labels, T)
+    flagged, scores, _ = label_issues_from_proba(P, labels, transition_matrix=T)
+    return T, weights, flagged, scores
+
+
+def _kept(rows, is_flagged, labels, scores, K, minimum=1):
+    """``rows`` without the flagged ones, every class keeping at least ``minimum`` rows (or all it has): the
+    least suspicious flagged rows are kept back first (``PrunedClassifier``'s rule)."""
+    keep = ~is_flagged[rows]
+    for k in range(K):
+        of_k = labels[rows] == k
+        short = min(minimum, int(of_k.sum())) - int(np.count_nonzero(keep & of_k))
+        if short > 0:
+            back = np.flatnonzero(of_k & ~keep)
+            keep[back[np.argsort(-scores[rows[back]], kind="stable")[:short]]] = True
+    return rows[keep]
+
+
+class NoisyLabelClassifierCV(FinalEstimatorWrapper):
+    """Learn from noisy labels: estimate the noise once, choose and tune the remedy by noise-corrected
+    cross-validation, refit the winner (the practitioner's default; scikit-learn's naming, as
+    ``LogisticRegressionCV``).
+
+    One out-of-fold pass of a posterior model chosen by out-of-fold likelihood (its own regularisation,
+    whatever the estimator's; gradient boosting from 20 000 rows where it fits better) gives the
+    transition matrix ``T`` (``transition_matrix_``; cleanlab's ``noise_matrix`` is its transpose), the
+    label issues and the importance weights. Every remedy in ``remedies`` is then tried with every parameter
+    set of its grid on the same folds and scored on the validation folds' noisy labels by
+    ``noise.corrected_accuracy`` with ``T``, an unbiased estimate of the clean accuracy (by the plain
+    accuracy, with a ``NoiseEstimateWarning``, when ``T`` is ill-conditioned); the best is refitted on all
+    rows. ``report()`` says what was found and why the winner won.
+
+    Parameters
+    ----------
+    estimator : classifier, default None
+        The model every remedy fits (a clone). None: ``LinearClassifier(loss="log_loss", solver="saga",
+        random_state=...)``. The bounded-loss remedies need a robustcore ``LinearClassifier`` (they set its
+        ``loss``) and are skipped otherwise; "corrected" needs ``sample_weight`` in ``fit``.
+    remedies : sequence of str, default ("plain", "corrected", "pruned", "sramp")
+        Among "plain" (all rows as they are), "corrected" (importance-weighted: ``NoiseCorrectedClassifier``'s
+        training), "pruned" (the label issues left out: ``PrunedClassifier``'s), "sramp", "rgomp", "ramp"
+        (the bounded losses). Ties are broken in this order.
+    param_grid : dict or None, default None
+        The parameters tried per remedy: {remedy: dict of lists or list of such dicts (``ParameterGrid``)},
+        or one dict of lists for every remedy (keys that are not remedies). Missing remedies use the
+        default: ``alpha`` in [1e-4, 1e-3, 1e-2] when the estimator has ``alpha``, else ``C`` in
+        [0.1, 1, 10] when it has ``C``, else the estimator as it is.
+    detector : "auto", "linear", "boosted" or a classifier with predict_proba, default "auto"
+        The posterior model of the shared out-of-fold pass. "linear": a log-loss ``LinearClassifier`` (the
+        estimator's solver settings when it is one, else SAGA), alpha in (1e-4, 1e-3, 1e-2) by out-of-fold
+        likelihood; "auto": that, and from 20 000 rows with at most 200 features also
+        ``HistGradientBoostingClassifier(max_iter=50)``, kept when its out-of-fold likelihood is higher
+        (tried on one fold first); "boosted": gradient boosting only; a classifier: its clones, nothing
+        chosen.
+    cv : int or splitter, default 5
+        The folds of the shared pass and of every candidate (an int: stratified, shuffled by
+        ``random_state``, no more folds than the smallest class has rows).
+    n_finalists : int or None, default 3
+        Successive halving: every candidate is scored on the first two folds, and only the ``n_finalists``
+        best of them (and the plain candidates the shared pass already fitted, which cost nothing) on the
+        other folds; the winner is the best of those over every fold. None: every candidate on every fold.
+    random_state : int, RandomState, Generator or None
+        Seeds the folds, the default estimator and the boosted posterior.
+    n_jobs : int or None
+        Threads for the out-of-fold fits and the candidates' fold fits (joblib's meaning).
+
+    Attributes
+    ----------
+    best_estimator_, estimator_ : the refitted winner (a fitted clone of ``estimator``, with the winner's
+        parameters, fitted with the importance weights / without the flagged rows as the remedy says).
+    best_remedy_ : str. best_params_ : dict. best_score_ : its mean validation score (the selection score).
+    best_index_ : its row in ``cv_results_``.
+    cv_results_ : dict of arrays, one entry per candidate: "remedy", "params", "mean_corrected_score",
+        "std_corrected_score", "mean_noisy_score", "std_noisy_score", "split<k>_corrected_score",
+        "split<k>_noisy_score" (NaN where not run), "n_splits" (the folds it was scored on: 2 for the
+        candidates screened out), "mean_fit_time", "rank_test_score" (the finalists first, by the selection
+        score).
+    scoring_ : "corrected" or "noisy" (what ranked the candidates).
+    transition_matrix_ : T[i, j] = P(noisy classes_[j] | true classes_[i]) (cleanlab's ``noise_matrix`` is
+        T transposed). noise_rates_ : per class, 1 - the diagonal of T.
+    label_issues_ : the rows flagged as probably mislabelled, most suspicious first.
+    label_quality_ : every row's out-of-fold margin P[i, y_i] - max_{k != y_i} P[i, k].
+    posterior_ : dict describing the posterior model chosen and its out-of-fold log-likelihood.
+    classes_, n_features_in_.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from robustcore.noise import NoisyLabelClassifierCV, flip_labels
+    >>> X, y = make_classification(2000, 10, random_state=0)
+    >>> y_noisy = flip_labels(y, {1: 0.4, 0: 0.1}, random_state=0)
+    >>> clf = NoisyLabelClassifierCV(random_state=0).fit(X, y_noisy)
+    >>> clf.best_remedy_ in ("plain", "corrected", "pruned", "sramp", "rgomp")
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit", "predict"]), None],
+        "remedies": ["array-like"],
+        "param_grid": [dict, None],
+        "detector": [StrOptions({"auto", "linear", "boosted"}), HasMethods(["fit", "predict_proba"])],
+        "cv": ["cv_object"],
+        "random_state": ["random_state"],
+        "n_finalists": [Interval(Integral, 1, None, closed="left"), None],
+        "n_jobs": N_JOBS_CONSTRAINT,
+    }
+
+    def __init__(self, estimator: Any = None, *, remedies: Any = DEFAULT_REMEDIES, param_grid: dict | None = None,
+                 detector: str | Any = "auto", cv: int | Any = 5, n_finalists: int | None = 3,
+                 random_state: RandomStateLike = None, n_jobs: int | None = None) -> None:
+        self.estimator = estimator
+        self.remedies = remedies
+        self.param_grid = param_grid
+        self.detector = detector
+        self.cv = cv
+        self.n_finalists = n_finalists
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # ------------------------------------------------------------------ the candidates
+    def _candidates(self, base):
+        """[(remedy, params)] in the order of ``remedies``, each remedy's grid expanded."""
+        from .linear_model import LinearClassifier
+
+        names = list(self.remedies)
+        unknown = [r for r in names if r not in REMEDIES]
+        if unknown or not names or len(set(names)) != len(names):
+            raise ValueError(f"remedies must be distinct names among {sorted(REMEDIES)}, got {names!r}")
+        linear = isinstance(base, LinearClassifier)
+        if linear and base.get_params().get("noise_rates") is not None:
+            raise ValueError("the estimator has noise_rates set: NoisyLabelClassifierCV chooses the correction "
+                             "itself (pass the estimator without noise_rates, or use remedies=['corrected'])")
+        grid = self.param_grid or {}
+        per_remedy = any(key in REMEDIES for key in grid)
+        if per_remedy and any(key not in REMEDIES for key in grid):
+            raise ValueError(f"param_grid mixes remedies and parameters: keys {sorted(grid)}")
+        params = base.get_params()
+        default = next(({k: v} for k, v in DEFAULT_GRIDS.items() if k in params), {})
+        out = []
+        for remedy in names:
+            if remedy in _BOUNDED and not linear:
+                continue  # the bounded losses are robustcore LinearClassifier losses
+            g = grid.get(remedy, default) if per_remedy else (grid or default)
+            out += [(remedy, dict(p)) for p in ParameterGrid(g)]
+        if not out:
+            raise ValueError(f"no remedy of {names!r} applies to {type(base).__name__} (the bounded losses need a "
+                             "robustcore LinearClassifier)")
+        return out
+
+    @staticmethod
+    def _configured(base, remedy, params):
+        return clone(base).set_params(**{**REMEDIES[remedy][1], **params})
+
+    # ------------------------------------------------------------------ fit
+    @fit_method(nested_validation=True)
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> NoisyLabelClassifierCV:
+        """Estimate the noise out of fold, score every remedy and parameter set by noise-corrected
+        cross-validation, refit the best on all of (X, y)."""
+        Xv, yv, classes, sw, seed, cv = self._validate_fit(X, y, sample_weight)
+        base = self.final_estimator(seed)
+        candidates = self._candidates(base)
+        folds = [(np.asarray(tr), np.asarray(va)) for tr, va in cv.split(Xv, yv)]
+        labels = np.searchsorted(classes, yv)
+        K = classes.size
+        model = posterior_estimator(base, seed)
+        with _silenced():
+            P, posterior, path = shared_posterior(Xv, yv, labels, sw, folds, self.detector, model, seed, self.n_jobs)
+            T, weights, flagged, scores = noise_from_posterior(P, labels)
+            ill = bool(np.linalg.cond(T) > kIllConditionedT)
+            if ill:
+                candidates = [c for c in candidates if c[0] != "corrected"]
+            if not candidates:
+                raise ValueError("the only remedy asked for is 'corrected', and the estimated transition matrix is "
+                                 "ill-conditioned: nothing to compare")
+            is_flagged = np.zeros(labels.size, dtype=bool)
+            is_flagged[flagged] = True
+
+            def training(remedy, rows):
+                """(rows, sample weights) of a remedy's fit on ``rows``."""
+                if remedy == "pruned":
+                    rows = _kept(rows, is_flagged, labels, scores, K)
+                w = None if sw is None else sw[rows]
+                if remedy == "corrected":
+                    w = weights[rows] if w is None else w * weights[rows]
+                return rows, w
+
+            # the plain candidates that are fits of the shared pass (same estimator, folds, rows): its predictions
+            reused = {}
+            for c, (remedy, params) in enumerate(candidates):
+                alpha = params.get("alpha", base.get_params().get("alpha"))
+                if remedy == "plain" and alpha in path and _same_fit(self._configured(base, remedy, params),
+                                                                     clone(model).set_params(alpha=alpha)):
+                    reused[c] = path[alpha]
+
+            def fit_one(task):
+                c, f = task
+                (remedy, params), (tr, va) = candidates[c], folds[f]
+                if c in reused:
+                    pred, seconds = reused[c][va], 0.0
+                else:
+                    rows, w = training(remedy, tr)
+                    est = self._configured(base, remedy, params)
+                    t0 = time.perf_counter()
+                    est.fit(_rows(Xv, rows), yv[rows], **({} if w is None else {"sample_weight": w}))
+                    seconds = time.perf_counter() - t0
+                    pred = est.predict(_rows(Xv, va))
+                vw = None if sw is None else sw[va]
+                noisy = float(np.average(pred == yv[va], weights=vw)) if vw is None or vw.sum() > 0 else 0.0
+                corrected = (np.nan if ill else corrected_accuracy(yv[va], pred, T, labels=classes, sample_weight=vw)
+                             if vw is None or vw.sum() > 0 else 0.0)
+                return corrected, noisy, seconds
+
+            C, F = len(candidates), len(folds)
+            scores_cf, noisy_cf, seconds = (np.full((C, F), np.nan) for _ in range(3))
+
+            def run(tasks):
+                for (c, f), (corrected, noisy, secs) in zip(tasks, map_problems(lambda t: fit_one(tasks[t]), len(tasks),
+                                                                               self.n_jobs)):
+                    scores_cf[c, f], noisy_cf[c, f], seconds[c, f] = corrected, noisy, secs
+
+            # successive halving: every candidate on the first two folds, the n_finalists best (and the free
+            # ones, fits of the shared pass) on the others
+            fitted = [c for c in range(C) if c not in reused]
+            screen = self.n_finalists is not None and F > 2 and len(fitted) > self.n_finalists
+            first = range(2) if screen else range(F)
+            run([(c, f) for c in range(C) for f in first])
+            if screen:
+                partial = (noisy_cf if ill else scores_cf)[:, :2].mean(axis=1)
+                finalists = sorted(fitted, key=lambda c: -partial[c])[:self.n_finalists]
+                run([(c, f) for c in range(C) if c in reused or c in finalists for f in range(2, F)])
+        selection = noisy_cf if ill else scores_cf
+        complete = ~np.isnan(selection).any(axis=1)
+        mean = np.nanmean(selection, axis=1)
+        best = int(np.argmax(np.where(complete, mean, -np.inf)))  # the first of the best: remedies' order breaks ties
+        cv_results = {"remedy": np.array([c[0] for c in candidates], dtype=object),
+                      "params": [c[1] for c in candidates],
+                      "mean_corrected_score": np.nanmean(scores_cf, axis=1) if not ill else scores_cf[:, 0],
+                      "std_corrected_score": np.nanstd(scores_cf, axis=1) if not ill else scores_cf[:, 0],
+                      "mean_noisy_score": np.nanmean(noisy_cf, axis=1), "std_noisy_score": np.nanstd(noisy_cf, axis=1),
+                      "n_splits": (~np.isnan(noisy_cf)).sum(axis=1)}
+        for f in range(len(folds)):
+            cv_results[f"split{f}_corrected_score"] = scores_cf[:, f]
+            cv_results[f"split{f}_noisy_score"] = noisy_cf[:, f]
+        cv_results["mean_fit_time"] = np.nanmean(seconds, axis=1)
+        order = np.lexsort((-mean, ~complete))  # the candidates run on every fold first, each group by score
+        rank = np.empty(len(candidates), dtype=np.int32)
+        rank[order] = np.arange(1, len(candidates) + 1)
+        cv_results["rank_test_score"] = rank
+
+        remedy, params = candidates[best]
+        rows, w = training(remedy, np.arange(labels.size))
+        final = self._configured(base, remedy, params)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            final.fit(_rows(Xv, rows), yv[rows], **({} if w is None else {"sample_weight": w}))
+        self._commit(estimator_=final, best_estimator_=final, best_remedy_=remedy, best_params_=params,
+                     best_score_=float(mean[best]), best_index_=best, cv_results_=cv_results,
+                     scoring_="noisy" if ill else "corrected", transition_matrix_=T, noise_rates_=1.0 - np.diag(T),
+                     label_issues_=flagged, label_quality_=scores, posterior_=posterior, classes_=classes,
+                     n_rows_fitted_=int(rows.size))
+        self._warn(caught, ill, T)
+        return self
+
+    def _commit(self, **fitted):
+        for name, value in fitted.items():
+            setattr(self, name, value)
+
+    def _warn(self, caught, ill, T):
+        """The outer fit's warnings, once each, at the user's line: the final refit's, and an ill-conditioned T."""
+        seen = set()
+        for w in caught:
+            key = (w.category, str(w.message))
+            if key not in seen:
+                seen.add(key)
+                warnings.warn(w.message, stacklevel=user_stacklevel())
+        if ill:
+            rates = ", ".join(f"{r:.2f}" for r in 1.0 - np.diag(T))
+            warnings.warn(NoiseEstimateWarning(
+                f"the estimated flip rates per class ({rates}) leave the noisy labels almost uninformative (transition "
+                f"matrix condition number {np.linalg.cond(T):.3g} > {kIllConditionedT:g}): the candidates were "
+                f"ranked by their plain accuracy on the noisy labels, and the importance-weighted remedy was left "
+                f"out; the winner is {self.best_remedy_!r}"), stacklevel=user_stacklevel())
+
+    # ------------------------------------------------------------------ explaining the choice
+    def report(self) -> str:
+        """A plain-text account of the fit: the posterior model, the estimated noise, every candidate's
+        corrected and noisy scores side by side, and the winner."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self)
+        r, post = self.cv_results_, self.posterior_
+        n = self.label_quality_.size
+        lines = [f"{type(self).__name__}: {n} rows, {self.classes_.size} classes"]
+        model = post["model"] + (f", alpha={post['alpha']:g}" if "alpha" in post else "")
+        lines.append(f"posterior model: {model}, out-of-fold log-likelihood {post['log_likelihood']:.4f}"
+                     + (f"; boosted: {post['boosted']}" if "boosted" in post else ""))
+        rates = ", ".join(f"{c!r}: {q:.3f}" for c, q in zip(self.classes_.tolist(), self.noise_rates_))
+        lines.append(f"estimated flip rates per class (1 - diag T): {rates}; T condition number "
+                     f"{np.linalg.cond(self.transition_matrix_):.3g}")
+        lines.append(f"label issues: {self.label_issues_.size} rows ({100 * self.label_issues_.size / n:.1f}%)")
+        lines.append("ranked by: " + ("the corrected accuracy (unbiased estimate of the clean accuracy from the "
+                                      "noisy labels and T)" if self.scoring_ == "corrected" else
+                                      "the accuracy on the noisy labels (T ill-conditioned)"))
+        params = [", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in p.items()) or "-"
+                  for p in r["params"]]
+        width = max(10, *(len(p) for p in params))
+        lines.append("")
+        lines.append(f"{'rank':>4}  {'remedy':<10} {'params':<{width}} {'corrected':>9} {'± std':>6} "
+                     f"{'noisy':>6} {'± std':>6} {'folds':>5} {'fit s':>6}")
+        for i in np.argsort(r["rank_test_score"], kind="stable"):
+            mark = "  <- best" if i == self.best_index_ else ""
+            lines.append(f"{r['rank_test_score'][i]:>4}  {r['remedy'][i]:<10} {params[i]:<{width}} "
+                         f"{r['mean_corrected_score'][i]:>9.4f} {r['std_corrected_score'][i]:>6.3f} "
+                         f"{r['mean_noisy_score'][i]:>6.4f} {r['std_noisy_score'][i]:>6.3f} {r['n_splits'][i]:>5} "
+                         f"{r['mean_fit_time'][i]:>6.3f}{mark}")
+        lines.append("")
+        lines.append(f"winner: {self.best_remedy_} ({params[self.best_index_]}), {REMEDIES[self.best_remedy_][0]}; "
+                     f"score {self.best_score_:.4f}; refitted on {self.n_rows_fitted_} of {n} rows")
+        return "\n".join(lines)
+
+    def plot(self, ax: Any = None) -> Any:
+        """A bar chart of every candidate's corrected and noisy validation scores (matplotlib; returns the
+        Axes)."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self)
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError as e:  # pragma: no cover - matplotlib is optional
+            raise ImportError("plot() needs matplotlib (pip install matplotlib)") from e
+        r = self.cv_results_
+        if ax is None:
+            _, ax = plt.subplots(figsize=(max(6.0, 0.5 * len(r["params"])), 4.0))
+        x = np.arange(len(r["params"]))
+        names = [f"{m}\n" + ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in p.values())
+                 for m, p in zip(r["remedy"], r["params"])]
+        ax.bar(x - 0.2, r["mean_corrected_score"], 0.4, yerr=r["std_corrected_score"], label="corrected (clean estimate)")
+        ax.bar(x + 0.2, r["mean_noisy_score"], 0.4, yerr=r["std_noisy_score"], label="noisy labels")
+        ax.axvline(self.best_index_, color="k", lw=0.8, ls=":")
+        ax.set_xticks(x, names, fontsize=7)
+        ax.set_ylabel("validation accuracy")
+        ax.set_title(f"{type(self).__name__}: winner {self.best_remedy_} {self.best_params_}")
+        ax.legend(fontsize=8)
+        return ax

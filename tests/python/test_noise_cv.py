@@ -1,0 +1,238 @@
+"""NoisyLabelClassifierCV (issue 32): one shared out-of-fold pass, the remedy chosen by noise-corrected
+cross-validation, the winner refitted and explained."""
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import MinMaxScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import robustcore as rc
+from robustcore import _label_noise, _noise_cv, noise
+from robustcore.noise import NoisyLabelClassifierCV, flip_labels
+
+
+def _heavy(n=4000, seed=0, rates=(0.6, 0.1)):
+    """Balanced generated data, 60% of the positives and 10% of the negatives flipped; clean test rows."""
+    X, y = make_classification(n + 2000, 20, n_informative=10, class_sep=1.0, random_state=seed)
+    X, Xt, y, yt = X[:n], X[n:], y[:n], y[n:]
+    return X, flip_labels(y, {1: rates[0], 0: rates[1]}, random_state=seed), Xt, yt
+
+
+class _CountingLR(LogisticRegression):
+    fits = 0
+
+    def fit(self, X, y, sample_weight=None):
+        type(self).fits += 1
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def test_the_shared_out_of_fold_pass_runs_once(monkeypatch):
+    """Nothing is estimated twice: one fit of the detector per fold, one bounded-sigmoid fit (T and the
+    weights), label issues counted with that T, and no other out-of-fold pass."""
+    X, yn, _, _ = _heavy(1500)
+    calls = {"sigmoid": 0}
+    real = _label_noise._bounded_sigmoid_mle
+
+    def counting(*a, **k):
+        calls["sigmoid"] += 1
+        return real(*a, **k)
+
+    def forbidden(*a, **k):
+        raise AssertionError("a second out-of-fold pass")
+
+    monkeypatch.setattr(_label_noise, "_bounded_sigmoid_mle", counting)
+    monkeypatch.setattr(_label_noise, "out_of_fold_proba", forbidden)
+    _CountingLR.fits = 0
+    clf = NoisyLabelClassifierCV(detector=_CountingLR(), cv=4, random_state=0).fit(X, yn)
+    assert _CountingLR.fits == 4
+    assert calls["sigmoid"] == 1
+    assert clf.posterior_["model"] == "_CountingLR"
+    # the default ("auto") posterior: one linear path per fold, nothing else
+    paths = []
+    real_path = _noise_cv._linear_path
+    monkeypatch.setattr(_noise_cv, "_linear_path", lambda *a: paths.append(1) or real_path(*a))
+    calls["sigmoid"] = 0
+    NoisyLabelClassifierCV(cv=4, random_state=0).fit(X, yn)
+    assert len(paths) == 4 and calls["sigmoid"] == 1
+
+
+def test_the_rate_estimate_does_not_move_with_the_estimators_alpha():
+    X, yn, _, _ = _heavy(3000, rates=(0.4, 0.1))
+    rates = [NoisyLabelClassifierCV(rc.LinearClassifier(loss="log_loss", solver="saga", alpha=alpha, random_state=0),
+                                    remedies=["plain"], param_grid={"plain": {}}, random_state=0).fit(X, yn).noise_rates_
+             for alpha in (1e-6, 1e-4, 1e-2)]
+    spread = np.ptp(np.array(rates), axis=0)
+    assert np.all(spread < 0.05), rates
+    assert abs(rates[0][1] - 0.4) < 0.2 and abs(rates[0][0] - 0.1) < 0.1, rates
+
+
+def test_corrected_selection_picks_a_corrected_remedy_under_heavy_class_conditional_noise():
+    X, yn, Xt, yt = _heavy(4000, rates=(0.6, 0.1))
+    clf = NoisyLabelClassifierCV(random_state=0).fit(X, yn)
+    plain = rc.LinearClassifier(loss="log_loss", solver="saga", random_state=0).fit(X, yn)
+    err, plain_err = 1 - clf.score(Xt, yt), 1 - plain.score(Xt, yt)
+    assert clf.best_remedy_ != "plain" and clf.scoring_ == "corrected"
+    assert err < plain_err - 0.05, (clf.best_remedy_, err, plain_err)
+    # the noisy validation accuracy alone would have preferred a plain fit, the corrected one does not
+    r = clf.cv_results_
+    assert r["mean_noisy_score"][r["remedy"] == "plain"].max() > r["mean_noisy_score"][clf.best_index_]
+
+
+def test_no_constant_predictor_warning_from_internal_fits():
+    """Issue 32's repro: the internal fits' warnings are not the user's."""
+    X, y = make_classification(10000, 50, n_informative=10, weights=[0.95], random_state=0)
+    X = MinMaxScaler().fit_transform(X)
+    yn = flip_labels(y, {1: 0.4, 0: 0.1}, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf = NoisyLabelClassifierCV(rc.LinearClassifier(loss="log_loss", solver="saga", alpha=1e-4, random_state=0),
+                                     random_state=0).fit(X, yn)
+    bad = [str(w.message) for w in caught if issubclass(w.category, (rc.ConstantPredictorWarning,))]
+    assert not bad, bad
+    assert len({(w.category, str(w.message)) for w in caught}) == len(caught)  # each warning at most once
+    assert np.unique(clf.predict(X)).size == 2
+
+
+def test_ill_conditioned_noise_ranks_by_noisy_accuracy_and_warns_once(monkeypatch):
+    X, yn, _, _ = _heavy(1000, rates=(0.2, 0.2))
+    real = _noise_cv.noise_from_posterior
+
+    def uninformative(P, labels):
+        T, w, flagged, scores = real(P, labels)
+        return np.array([[0.5, 0.5], [0.45, 0.55]]), w, flagged, scores
+
+    monkeypatch.setattr(_noise_cv, "noise_from_posterior", uninformative)
+    with pytest.warns(rc.NoiseEstimateWarning, match="ranked by their plain accuracy") as record:
+        clf = NoisyLabelClassifierCV(random_state=0).fit(X, yn)
+    assert sum(issubclass(w.category, rc.NoiseEstimateWarning) for w in record) == 1
+    assert clf.scoring_ == "noisy" and "corrected" not in set(clf.cv_results_["remedy"])
+    assert np.all(np.isnan(clf.cv_results_["mean_corrected_score"]))
+
+
+def test_multiclass_and_weights():
+    X, y = make_classification(1500, 12, n_informative=8, n_classes=3, n_clusters_per_class=1, random_state=0)
+    yn = flip_labels(y, 0.25, random_state=0)
+    clf = NoisyLabelClassifierCV(random_state=0, n_jobs=2).fit(X[:1200], yn[:1200])
+    assert clf.transition_matrix_.shape == (3, 3) and clf.noise_rates_.shape == (3,)
+    assert np.all(np.abs(clf.noise_rates_ - 0.25) < 0.15), clf.noise_rates_
+    assert clf.score(X[1200:], y[1200:]) > 0.7
+    # unit weights are no weights; class_weight reaches the estimator
+    ones = NoisyLabelClassifierCV(random_state=0).fit(X[:600], yn[:600], sample_weight=np.ones(600))
+    none = NoisyLabelClassifierCV(random_state=0).fit(X[:600], yn[:600])
+    np.testing.assert_array_equal(ones.predict(X), none.predict(X))
+    balanced = NoisyLabelClassifierCV(rc.LinearClassifier(loss="log_loss", solver="saga", class_weight="balanced"),
+                                      random_state=0).fit(X[:600], yn[:600])
+    assert balanced.best_estimator_.class_weight == "balanced"
+
+
+def test_any_classifier_grid_and_remedies():
+    X, yn, Xt, yt = _heavy(1000, rates=(0.4, 0.1))
+    clf = NoisyLabelClassifierCV(LogisticRegression(), random_state=0).fit(X, yn)
+    assert set(clf.cv_results_["remedy"]) == {"plain", "corrected", "pruned"}  # no bounded loss outside robustcore
+    assert {p["C"] for p in clf.cv_results_["params"]} == {0.1, 1.0, 10.0}
+    clf = NoisyLabelClassifierCV(remedies=["pruned", "ramp"], param_grid={"pruned": {"alpha": [1e-3]},
+                                                                          "ramp": [{"alpha": [1e-3], "s": [-1.0]}]},
+                                 random_state=0).fit(X, yn)
+    assert list(clf.cv_results_["remedy"]) == ["pruned", "ramp"]
+    one = NoisyLabelClassifierCV(remedies=["plain", "sramp"], param_grid={"alpha": [1e-3, 1e-2]}, random_state=0)
+    assert len(one.fit(X, yn).cv_results_["params"]) == 4
+    with pytest.raises(ValueError, match="remedies"):
+        NoisyLabelClassifierCV(remedies=["plain", "magic"]).fit(X, yn)
+    with pytest.raises(ValueError, match="noise_rates"):
+        NoisyLabelClassifierCV(rc.LinearClassifier(noise_rates="auto")).fit(X, yn)
+
+
+def test_report_and_plot():
+    X, yn, _, _ = _heavy(1000, rates=(0.4, 0.1))
+    clf = NoisyLabelClassifierCV(random_state=0).fit(X, yn)
+    text = clf.report()
+    assert f"winner: {clf.best_remedy_}" in text and "<- best" in text
+    assert f"{clf.best_score_:.4f}" in text and "corrected" in text and "noisy" in text
+    assert len([line for line in text.splitlines() if line.strip()[:1].isdigit()]) == len(clf.cv_results_["params"])
+    r = clf.cv_results_
+    assert all(len(r[k]) == len(r["params"]) for k in r)
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ax = clf.plot()
+    assert ax.get_title().startswith("NoisyLabelClassifierCV")
+
+
+def test_cleanlab_spellings():
+    X, yn, _, _ = _heavy(800, rates=(0.4, 0.1))
+    P, _ = noise.out_of_fold_proba(X, yn, random_state=0)
+    issues = noise.find_label_issues(None, yn, pred_proba=P)
+    mask = noise.find_label_issues(labels=yn, pred_probs=P, return_mask=True)
+    assert mask.dtype == bool and mask.shape == yn.shape
+    np.testing.assert_array_equal(np.flatnonzero(mask), np.sort(issues))
+    np.testing.assert_array_equal(noise.estimate_transition(labels=yn, pred_probs=P),
+                                  noise.estimate_transition(X, yn, pred_proba=P))
+    with pytest.raises(TypeError, match="once"):
+        noise.find_label_issues(X, yn, labels=yn, pred_probs=P)
+    with pytest.raises(TypeError, match="pred_proba"):
+        noise.find_label_issues(labels=yn)
+
+
+def _expected_failures(est):
+    reason = "the out-of-fold folds of a duplicated row differ from those of a weighted one"
+    return {"check_sample_weight_equivalence_on_dense_data": reason,
+            "check_sample_weight_equivalence_on_sparse_data": reason}
+
+
+@parametrize_with_checks([NoisyLabelClassifierCV(random_state=0)], expected_failed_checks=_expected_failures)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_stops_the_fit_and_keeps_the_previous_model():
+    code = textwrap.dedent("""
+        import signal
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        import pickle, time
+        import numpy as np, scipy.sparse as sp
+        from robustcore.noise import NoisyLabelClassifierCV
+        rng = np.random.default_rng(0)
+        n, d, nnz = 200_000, 2000, 20
+        X = sp.csr_matrix((rng.random(n * nnz), rng.integers(0, d, n * nnz).astype(np.int32),
+                           np.arange(0, n * nnz + 1, nnz)), shape=(n, d))
+        y = np.where(rng.random(n) > .5, 1, -1)
+        est = NoisyLabelClassifierCV(random_state=0, cv=2).fit(X[:300], y[:300])
+        before = pickle.dumps(est.__dict__)
+        print("READY", flush=True)
+        try:
+            est.fit(X, y)
+            print("FINISHED", flush=True)
+        except KeyboardInterrupt:
+            print("STOPPED", time.time(), pickle.dumps(est.__dict__) == before, flush=True)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "OMP_NUM_THREADS": "1"})
+    try:
+        deadline, line = time.time() + 120, ""
+        while not line.startswith("READY"):
+            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.time()))
+            line = proc.stdout.readline() if ready else ""
+            assert line, "no READY within 120 s"
+        time.sleep(1.0)
+        sent = time.time()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    words = out.split()
+    assert words[:1] == ["STOPPED"], out + err
+    assert float(words[1]) - sent < 3.0
+    assert words[2] == "True"
