@@ -15,7 +15,6 @@ MAX_LINES = 600
 OVERSIZED = {
     "robustcore.fol": "FOL and AdaBoost estimators and their Python learner protocol (not yet split)",
     "robustcore.mkl": "the three MKL estimators and the kernel banks (not yet split)",
-    "robustcore.datasets": "the papers' data sets and their loaders (not yet split)",
 }
 
 
