@@ -2,8 +2,6 @@
     python bench/bench_fused_memory.py N D {features,fused}   (one mode per process: ru_maxrss is per process)"""
 import sys, time, resource, numpy as np
 import robustcore as rc
-from robustcore import _core
-from robustcore._validation import to_matrix
 from robustcore.kernel_approximation import RandomFourierFeatures
 n, D, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 rng = np.random.default_rng(0); X = rng.standard_normal((n, 22)); y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)

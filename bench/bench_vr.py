@@ -154,7 +154,7 @@ def memory_child(alpha):
     X, y = synthetic()
     import robustcore  # noqa: F401  (import and build before measuring)
     from robustcore import variance_reduced as vr
-    from robustcore._validation import to_matrix
+    from robustcore.variance_reduced import as_matrix as to_matrix
 
     M = to_matrix(X)
 

@@ -15,6 +15,7 @@ in milliseconds. ``--dtype float32`` feeds X as float32.
 "synthetic" is bench_sgd.py's generated problem (200k x 50k, 40 nonzeros per row); "wide" is the same
 generator with 20k rows and d = 10^7 columns (where an O(d) fixed cost shows).
 """
+# Reads robustcore internals on purpose: it times the phases of one fit (validation, targets, engine calls) one by one; the product's own callers use the public API.
 
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ than half a point, and its mean regret against the best of the three.
 
     python bench/ill_conditioned_estimates.py [--seeds 5] [--verbose]    # about 5 minutes on 2 cores
 """
+# Reads robustcore internals on purpose: it stands in for noise_correction with other policies (an ablation: it reaches the asymptote fit behind the public noise_correction); the product's own callers use the public API.
 
 import argparse
 import warnings
@@ -68,7 +69,7 @@ class Policy:
 def problems(names):
     for name in names:
         X, y, Xt, yt = datasets.load(name)
-        yield name, X, y, *nb._subsample(Xt, yt, nb.DEFAULT_MAX_TEST, 0)
+        yield name, X, y, *nb.subsample(Xt, yt, nb.DEFAULT_MAX_TEST, 0)
     for n in (500, 4000):
         for weight in (None, 0.8):
             for sep in (1.0, 2.0):
@@ -90,8 +91,8 @@ def main():
     for name, X, y, Xt, yt in problems(args.datasets):
         for kind, rate in SETTINGS:
             for seed in range(args.seeds):
-                Xs, ys = nb._subsample(X, y, nb.DEFAULT_MAX_TRAIN, seed)
-                yn = nb._flip(ys, kind, rate, seed)
+                Xs, ys = nb.subsample(X, y, nb.DEFAULT_MAX_TRAIN, seed)
+                yn = nb.flip(ys, kind, rate, seed)
                 errors = {}
                 for name_ in POLICIES:
                     policy.name = name_
@@ -104,9 +105,9 @@ def main():
                         break  # the policies agree
                 n_fits += 1
                 if policy.cond > kIllConditionedT:
-                    cases.append((name, nb._label(kind, rate), errors))
+                    cases.append((name, nb.label(kind, rate), errors))
                     if args.verbose:
-                        print(f"{name} {nb._label(kind, rate)} seed {seed}: cond {policy.cond:.3g}, "
+                        print(f"{name} {nb.label(kind, rate)} seed {seed}: cond {policy.cond:.3g}, "
                               + ", ".join(f"{p} {100 * e:.1f} %" for p, e in errors.items()), flush=True)
     print(f"{len(cases)} of {n_fits} estimates ill-conditioned (cond > {kIllConditionedT:g})\n")
     groups = [("all", lambda c: True), ("real sets", lambda c: not c[0].startswith("generated")),

@@ -43,19 +43,19 @@ def _true_transition(y, yn, classes):
 
 def one(X, y, Xt, yt, kind, rate, seed):
     """Test errors of METHODS for one noisy draw."""
-    (_, lr, lr_grid), = [p for p in nb._peers() if p[0] == "LogisticRegression"]
-    Xs, ys = nb._subsample(X, y, nb.DEFAULT_MAX_TRAIN, seed)
-    yn = nb._flip(ys, kind, rate, seed)
+    (_, lr, lr_grid), = [p for p in nb.peers() if p[0] == "LogisticRegression"]
+    Xs, ys = nb.subsample(X, y, nb.DEFAULT_MAX_TRAIN, seed)
+    yn = nb.flip(ys, kind, rate, seed)
     T = _true_transition(ys, yn, np.unique(yn))
     kept = np.flatnonzero(yn == ys)
 
     def rc(**kw):
-        return lambda alpha: LinearClassifier(random_state=seed, alpha=alpha, **{**nb._AUTO, **kw})
+        return lambda alpha: LinearClassifier(random_state=seed, alpha=alpha, **{**nb.AUTO, **kw})
 
-    alphas = {"alpha": nb._ALPHAS}
-    noisy_scorer = nb._selection_scorer("corrected", Xs, yn, seed)  # one estimate of T, as noise-bench makes
+    alphas = {"alpha": nb.ALPHAS}
+    noisy_scorer = nb.selection_scorer("corrected", Xs, yn, seed)  # one estimate of T, as noise-bench makes
     fits = {
-        "LR clean": (lr, lr_grid, Xs, ys, nb._selection_scorer("corrected", Xs, ys, seed)),
+        "LR clean": (lr, lr_grid, Xs, ys, nb.selection_scorer("corrected", Xs, ys, seed)),
         "LR noisy": (lr, lr_grid, Xs, yn, noisy_scorer),
         "auto": (rc(), alphas, Xs, yn, noisy_scorer),
         "true T": (rc(noise_rates=T), alphas, Xs, yn, noise.corrected_scorer(T)),
@@ -67,7 +67,7 @@ def one(X, y, Xt, yt, kind, rate, seed):
     }
     out = {}
     for name, (make, grid, Xf, yf, scorer) in fits.items():
-        model, _, _ = nb._tuned_fit(make, grid, Xf, yf, seed, scorer)
+        model, _, _ = nb.tuned_fit(make, grid, Xf, yf, seed, scorer)
         out[name] = float(np.mean(model.predict(Xt) != yt))
     return out
 
@@ -77,12 +77,12 @@ def main():
     ap.add_argument("--datasets", nargs="+", default=None)
     ap.add_argument("--seeds", type=int, default=3)
     args = ap.parse_args()
-    names = args.datasets or nb._available_sets(None)
+    names = args.datasets or nb.available_sets(None)
     print("| data set | noise | " + " | ".join(METHODS) + " | recovered: " + " | ".join(RECOVERED) + " |")
     print("|---" * (len(METHODS) + len(RECOVERED) + 2) + "|")
     for name in names:
         X, y, Xt, yt = datasets.load(name)
-        Xt, yt = nb._subsample(Xt, yt, nb.DEFAULT_MAX_TEST, 0)
+        Xt, yt = nb.subsample(Xt, yt, nb.DEFAULT_MAX_TEST, 0)
         for kind, rate in SETTINGS:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # noise-bench ignores them too (ConvergenceWarning, NoiseEstimateWarning)
@@ -92,7 +92,7 @@ def main():
             cost = err["LR noisy"] - err["LR clean"]
             rec = [f"{(err['LR noisy'] - err[m]) / cost:.2f}" if cost > 0.5 else "-"
                    for m in RECOVERED]
-            print(f"| {name} | {nb._label(kind, rate)} | "
+            print(f"| {name} | {nb.label(kind, rate)} | "
                   + " | ".join(f"{err[m]:.1f} ± {sd[m]:.1f}" for m in METHODS) + " | " + " | ".join(rec) + " |",
                   flush=True)
 

@@ -26,7 +26,7 @@ from sklearn.metrics import log_loss
 from sklearn.model_selection import train_test_split
 
 from robustcore import datasets, noise
-from robustcore._label_noise import corrected_weights, noise_correction
+from robustcore.noise import corrected_weights, noise_correction
 from robustcore.linear_model import LinearClassifier
 
 

@@ -10,6 +10,7 @@ symmetric 40% flips: what the estimate says and what `LinearClassifier(noise_rat
 4:1, four flip settings, 200-5000 rows (median and largest error over the seeds, how many seeds were off
 by more than 0.1, and a summary over all 400 estimates per method; about 3 minutes).
 """
+# Reads robustcore internals on purpose: it switches the anchor condition off for its "no anchor" column (an ablation of a module constant); the product's own callers use the public API.
 import argparse
 import warnings
 

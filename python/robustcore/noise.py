@@ -36,6 +36,8 @@ import numpy as np
 from ._label_noise import (NoiseEstimateWarning, clean_prior, confident_joint,
                            corrected_weights, same_label, estimate_transition, find_label_issues, importance_weights,
                            out_of_fold_proba, transition_matrix, wrong_label_fraction)
+from ._label_noise import kIllConditionedT as ILL_CONDITIONED_T
+from ._label_noise import noise_correction
 from ._noise_corrected import NoiseCorrectedClassifier
 from ._noisy_scoring import corrected_accuracy, corrected_scorer
 from ._noise_cv import NoisyLabelClassifierCV
@@ -46,9 +48,10 @@ if TYPE_CHECKING:
 
     from ._base import RandomStateLike
 
-__all__ = ["NoiseCorrectedClassifier", "NoiseEstimateWarning", "NoisyLabelClassifierCV", "PrunedClassifier", "clean_prior", "confident_joint",
-           "corrected_accuracy", "corrected_scorer", "corrected_weights", "estimate_transition", "find_label_issues",
-           "flip_labels", "importance_weights", "out_of_fold_proba", "transition_matrix", "wrong_label_fraction"]
+__all__ = ["ILL_CONDITIONED_T", "NoiseCorrectedClassifier", "NoiseEstimateWarning", "NoisyLabelClassifierCV",
+           "PrunedClassifier", "clean_prior", "confident_joint", "corrected_accuracy", "corrected_scorer",
+           "corrected_weights", "estimate_transition", "find_label_issues", "flip_labels", "importance_weights",
+           "noise_correction", "out_of_fold_proba", "transition_matrix", "wrong_label_fraction"]
 
 _MODES = ("exact", "bernoulli")
 

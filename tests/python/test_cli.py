@@ -35,7 +35,7 @@ def test_noise_bench_quick(tmp_path, capsys):
 
     assert cli.main(["noise-bench", "--quick", "--no-cleanlab", "--verbose", "0", "--out", str(tmp_path)]) == 0
     rows = list(csv.DictReader(open(tmp_path / "noise_bench.csv")))
-    methods = [name for name, _, _ in noise_bench.ROBUSTCORE] + [name for name, _, _ in noise_bench._peers()]
+    methods = [name for name, _, _ in noise_bench.ROBUSTCORE] + [name for name, _, _ in noise_bench.peers()]
     assert len(rows) == 2 * len(methods)
     assert {r["method"] for r in rows} == set(methods)
     err = {r["method"]: float(r["test_error"]) for r in rows if r["noise"].startswith("(rho+")}
@@ -55,12 +55,12 @@ def test_noise_bench_selection():
 
     X, y = make_classification(n_samples=600, n_features=10, random_state=0)
     yn = noise.flip_labels(2.0 * y - 1.0, {1.0: 0.6, -1.0: 0.1}, random_state=0)
-    assert noise_bench._selection_scorer("noisy", X, yn, 0) is None
-    scorer = noise_bench._selection_scorer("corrected", X, yn, 0)
+    assert noise_bench.selection_scorer("noisy", X, yn, 0) is None
+    scorer = noise_bench.selection_scorer("corrected", X, yn, 0)
     T = noise.estimate_transition(X, yn, random_state=0)
     model = LogisticRegression().fit(X, yn)
     assert scorer(model, X, yn) == noise.corrected_accuracy(yn, model.predict(X), T)
     make = lambda C: LogisticRegression(C=C)  # noqa: E731
     for sign, best in ((-1.0, 1e-3), (1.0, 1.0)):
-        _, chosen, _ = noise_bench._tuned_fit(make, {"C": [1e-3, 1.0]}, X, yn, 0, lambda est, X, y: sign * est.C)
+        _, chosen, _ = noise_bench.tuned_fit(make, {"C": [1e-3, 1.0]}, X, yn, 0, lambda est, X, y: sign * est.C)
         assert chosen == best

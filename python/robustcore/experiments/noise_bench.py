@@ -19,7 +19,7 @@ selection included (the others' are the refit only). Training sets larger than
 one small set, one seed and two noise settings.
 
 The robustcore configurations are the list ``ROBUSTCORE`` below (name, parameters, grid); edit it to
-re-run with other settings. The peers are ``_peers()``; cleanlab's CleanLearning around a logistic
+re-run with other settings. The peers are ``peers()``; cleanlab's CleanLearning around a logistic
 regression (its C tuned like every other method's) is added when cleanlab is installed.
 """
 
@@ -40,10 +40,10 @@ RUNTIME = ("with the defaults, about 10 minutes on 2 idle cores (10 data sets x 
            "--quick: about 10 s.")
 
 #: the three robustcore methods the targets are about: noise-corrected log loss, Smooth Ramp, pruning
-_AUTO = dict(loss="log_loss", solver="saga", max_iter=15, noise_rates="auto")
+AUTO = dict(loss="log_loss", solver="saga", max_iter=15, noise_rates="auto")
 _SRAMP = dict(loss="sramp", solver="sgd")
 _PRUNE = dict(prune=True, loss="log_loss", solver="saga", max_iter=15)  # PrunedClassifier around the log loss
-_ALPHAS = [1e-4, 1e-3, 1e-2]
+ALPHAS = [1e-4, 1e-3, 1e-2]
 
 #: the parameters "rc select" is run with (robustcore.noise.NoisyLabelClassifierCV's)
 SELECT = {"select": True}
@@ -51,11 +51,11 @@ SELECT = {"select": True}
 #: (name, LinearClassifier parameters, grid over alpha; None for "rc select", which tunes itself);
 #: noise_rates="auto" is the recommended configuration
 ROBUSTCORE = [
-    ("rc log saga", dict(loss="log_loss", solver="saga", max_iter=15), {"alpha": _ALPHAS}),
-    ("rc log saga auto", _AUTO, {"alpha": _ALPHAS}),
-    ("rc hinge sgd auto", dict(loss="hinge", solver="sgd", noise_rates="auto"), {"alpha": _ALPHAS}),
-    ("rc sramp sgd", _SRAMP, {"alpha": _ALPHAS}),
-    ("rc prune", _PRUNE, {"alpha": _ALPHAS}),
+    ("rc log saga", dict(loss="log_loss", solver="saga", max_iter=15), {"alpha": ALPHAS}),
+    ("rc log saga auto", AUTO, {"alpha": ALPHAS}),
+    ("rc hinge sgd auto", dict(loss="hinge", solver="sgd", noise_rates="auto"), {"alpha": ALPHAS}),
+    ("rc sramp sgd", _SRAMP, {"alpha": ALPHAS}),
+    ("rc prune", _PRUNE, {"alpha": ALPHAS}),
     # the remedy and alpha chosen by robustcore.noise.NoisyLabelClassifierCV (noise-corrected 5-fold CV on the
     # noisy training rows, the noise estimated once); no outer grid: its own selection is the method
     ("rc select", SELECT, None),
@@ -64,7 +64,7 @@ ROBUSTCORE = [
 RECOMMENDED = "rc log saga auto"
 
 
-def _peers():
+def peers():
     from sklearn.linear_model import LogisticRegression, SGDClassifier
     from sklearn.svm import LinearSVC
 
@@ -108,11 +108,11 @@ def _noise_settings(quick):
     return [("sym", q) for q in SYMMETRIC] + [("cc", r) for r in CLASS_CONDITIONAL]
 
 
-def _label(kind, rate):
+def label(kind, rate):
     return f"q={rate:g}" if kind == "sym" else f"(rho+,rho-)=({rate[0]:g},{rate[1]:g})"
 
 
-def _subsample(X, y, n, seed):
+def subsample(X, y, n, seed):
     if X.shape[0] <= n:
         return X, y
     from sklearn.model_selection import train_test_split
@@ -121,7 +121,7 @@ def _subsample(X, y, n, seed):
     return X, y
 
 
-def _flip(y, kind, rate, seed):
+def flip(y, kind, rate, seed):
     from ..noise import flip_labels
 
     if kind == "sym":
@@ -129,7 +129,7 @@ def _flip(y, kind, rate, seed):
     return flip_labels(y, {1.0: rate[0], -1.0: rate[1]}, random_state=seed)
 
 
-def _tuned_fit(make, grid, X, y, seed, scorer=None):
+def tuned_fit(make, grid, X, y, seed, scorer=None):
     """Choose the grid value with the best score on a stratified 25% split of (X, y) (noisy labels; the
     accuracy, or ``scorer(model, X, y)``), refit on all of (X, y); returns (model, chosen value, seconds of
     the refit)."""
@@ -167,7 +167,7 @@ def _robustcore(seed, params):
 
 def _methods(seed, cleanlab):
     out = [(name, (lambda kw: lambda **g: _robustcore(seed, {**kw, **g}))(kw), grid) for name, kw, grid in ROBUSTCORE]
-    out += [(name, (lambda mk: lambda **g: _seeded(mk, seed, **g))(mk), grid) for name, mk, grid in _peers()]
+    out += [(name, (lambda mk: lambda **g: _seeded(mk, seed, **g))(mk), grid) for name, mk, grid in peers()]
     if cleanlab:
         out.append(("cleanlab CleanLearning", lambda C: _CleanLearning(C, seed), {"C": [0.1, 1.0, 10.0]}))
     return out
@@ -180,7 +180,7 @@ def _seeded(make, seed, **kw):
     return est
 
 
-def _selection_scorer(selection, X, y, seed):
+def selection_scorer(selection, X, y, seed):
     """The validation score every method is tuned by: None (the accuracy on the noisy labels) for
     selection="noisy"; for "corrected", ``noise.corrected_scorer`` with T estimated once from the noisy
     training rows (``noise.estimate_transition``, its default estimator), or the accuracy when that T is
@@ -189,10 +189,9 @@ def _selection_scorer(selection, X, y, seed):
     if selection == "noisy":
         return None
     from .. import noise
-    from .._label_noise import kIllConditionedT
 
     T = noise.estimate_transition(X, y, random_state=seed)
-    return noise.corrected_scorer(T) if np.linalg.cond(T) <= kIllConditionedT else None
+    return noise.corrected_scorer(T) if np.linalg.cond(T) <= noise.ILL_CONDITIONED_T else None
 
 
 def run(datasets, seeds=3, max_train=DEFAULT_MAX_TRAIN, max_test=DEFAULT_MAX_TEST, quick=False, cleanlab=True,
@@ -203,25 +202,25 @@ def run(datasets, seeds=3, max_train=DEFAULT_MAX_TRAIN, max_test=DEFAULT_MAX_TES
     rows = []
     for name in datasets:
         X, y, Xt, yt = ds.load(name, data_home=data_home)
-        Xt, yt = _subsample(Xt, yt, max_test, 0)
+        Xt, yt = subsample(Xt, yt, max_test, 0)
         for kind, rate in _noise_settings(quick):
             for seed in range(seeds):
-                Xs, ys = _subsample(X, y, max_train, seed)
-                yn = _flip(ys, kind, rate, seed)
+                Xs, ys = subsample(X, y, max_train, seed)
+                yn = flip(ys, kind, rate, seed)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    scorer = _selection_scorer(selection, Xs, yn, seed)
+                    scorer = selection_scorer(selection, Xs, yn, seed)
                 for method, make, grid in _methods(seed, cleanlab):
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")  # ConvergenceWarnings of the small grids
-                        model, param, secs = _tuned_fit(make, grid, Xs, yn, seed, scorer)
+                        model, param, secs = tuned_fit(make, grid, Xs, yn, seed, scorer)
                     pred = model.predict(Xt)
-                    rows.append(dict(dataset=name, noise=_label(kind, rate), seed=seed, method=method,
+                    rows.append(dict(dataset=name, noise=label(kind, rate), seed=seed, method=method,
                                      test_error=float(np.mean(pred != yt)), fit_seconds=secs,
                                      constant=int(np.unique(pred).size == 1), param=param))
                 if verbose:
-                    done = [r for r in rows if (r["dataset"], r["noise"], r["seed"]) == (name, _label(kind, rate), seed)]
-                    print(f"{name} {_label(kind, rate)} seed {seed}: "
+                    done = [r for r in rows if (r["dataset"], r["noise"], r["seed"]) == (name, label(kind, rate), seed)]
+                    print(f"{name} {label(kind, rate)} seed {seed}: "
                           + ", ".join(f"{r['method']} {r['test_error']:.3f}" for r in done), flush=True)
     return rows
 
@@ -301,7 +300,7 @@ def markdown(rows):
     return "\n".join(lines)
 
 
-def _available_sets(data_home):
+def available_sets(data_home):
     from .. import datasets as ds
 
     return [n for n, info in ds.list_datasets(data_home).items()
@@ -309,7 +308,7 @@ def _available_sets(data_home):
 
 
 def main(args):
-    names = QUICK_SETS if args.quick and not args.datasets else (args.datasets or _available_sets(args.data_home))
+    names = QUICK_SETS if args.quick and not args.datasets else (args.datasets or available_sets(args.data_home))
     seeds = 1 if args.quick else args.seeds
     cleanlab = not args.no_cleanlab
     if cleanlab:
