@@ -328,7 +328,7 @@ def warn_max_iter(estimator, status, tol, budget="max_iter", goal=None):
     if status == "max_iter" and tol is not None and tol > 0:
         goal, remedy = (f"tol={tol:g}", f"{budget} or tol") if goal is None else (goal, budget)
         warnings.warn(f"{type(estimator).__name__} stopped on {budget}={getattr(estimator, budget)} before reaching "
-                      f"{goal}; increase {remedy}", ConvergenceWarning, stacklevel=3)
+                      f"{goal}; increase {remedy}", ConvergenceWarning, stacklevel=user_stacklevel())
 
 
 _Rows = tuple[Any, Any, Any]  # (X, y, sample_weight)

@@ -30,6 +30,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
+from ._base import user_stacklevel
 from ._validation import to_matrix
 
 __all__ = ["RandomFourierFeatures", "Nystroem", "KernelBank"]
@@ -241,7 +242,7 @@ class Nystroem(_FeatureMap):
         m = self.n_components
         if m > n:
             warnings.warn("n_components > n_samples: n_components was set to n_samples, which results in "
-                          "inefficient evaluation of the full kernel.")
+                          "inefficient evaluation of the full kernel.", stacklevel=user_stacklevel())
             m = n
         idx, L = _landmarks(X, m, self.landmarks, check_random_state(self.random_state))
         args = _kernel_args(self.kernel, self.gamma, self.degree, self.coef0, X.shape[1])
@@ -323,7 +324,8 @@ class KernelBank(_FeatureMap):
         else:
             D = self.n_components
             if D > n:
-                warnings.warn("n_components > n_samples: n_components was set to n_samples.")
+                warnings.warn("n_components > n_samples: n_components was set to n_samples.",
+                              stacklevel=user_stacklevel())
                 D = n
             idx, L = _landmarks(X, D, self.landmarks, rs)
             self.components_, self.component_indices_ = L, idx

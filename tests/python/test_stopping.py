@@ -346,3 +346,15 @@ def test_a_parameter_the_solver_ignores_warns(solver, param, value):
         warnings.simplefilter("error", UserWarning)
         b = rc.LinearClassifier(**kw).fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
+
+
+def test_warnings_point_at_the_users_line():
+    """The ConvergenceWarning of a budget reached before tol, the unused-parameter warning and the noise
+    warnings name the caller's file, not robustcore's or scikit-learn's wrappers."""
+    X, y = _problem()
+    with pytest.warns(ConvergenceWarning) as caught:
+        rc.LinearClassifier(solver="saga", loss="log_loss", max_iter=1, tol=1e-12).fit(X, y)
+    with pytest.warns(UserWarning, match="no effect") as unused:
+        rc.LinearClassifier(solver="saga", loss="log_loss", max_iter=1, shuffle=False).fit(X, y)
+    for w in [*caught, *unused]:
+        assert w.filename == __file__, (w.category.__name__, w.filename)
