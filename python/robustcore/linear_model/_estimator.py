@@ -36,6 +36,16 @@ if TYPE_CHECKING:
     from .._base import MatrixLike, RandomStateLike
 
 _POSITIVE = Interval(Real, 0, np.inf, closed="neither")
+
+
+def _model_dtype(fitted, dtype):
+    """The fitted attributes with coef_ and intercept_ in the dtype of X (float32 data, a float32 model, as
+    scikit-learn's estimators that preserve float32); the solver's state (partial_fit's continuation) stays
+    float64."""
+    if dtype == np.float32:
+        fitted = dict(fitted, coef_=fitted["coef_"].astype(np.float32), intercept_=np.asarray(
+            fitted["intercept_"]).astype(np.float32))
+    return fitted
 _FINITE = Interval(Real, -np.inf, np.inf, closed="neither")
 
 
@@ -333,7 +343,7 @@ class LinearClassifier(BaseClassifier):
         start = solver.start(1 if solver.kind == "softmax" else len(Y), X.shape[1], coef_init, intercept_init)
         solved = solver.solve(data, start, self.max_iter, validation=validation, verbose=self.verbose,
                               n_jobs=self.n_jobs)
-        fitted = solver.attributes(solved, self)
+        fitted = _model_dtype(solver.attributes(solved, self), X.dtype)
         warn_max_iter(self, fitted["status_"], stopping_tol(self))
         self._commit(classes_=classes, platt_=platt, **noise, **fitted)
         self._check_constant(X, y, sample_weight)
@@ -403,7 +413,7 @@ class LinearClassifier(BaseClassifier):
             passes = 1
         solved = solver.solve(data, state, passes, warm_start=False, verbose=self.verbose, n_jobs=self.n_jobs,
                               stop_on_tol=False)
-        self._commit(classes_=fitted_classes, **solver.attributes(solved, self))
+        self._commit(classes_=fitted_classes, **_model_dtype(solver.attributes(solved, self), X.dtype))
         return self
 
     # ------------------------------------------------------------------ prediction
