@@ -505,7 +505,7 @@ def estimate_transition(X: MatrixLike | None = None, y: ArrayLike | None = None,
         return _transition_asymptotes(P, labels)
     if method == "anchor":
         return _transition_anchor(P)
-    Q, _ = confident_joint(labels, P)
+    Q, _ = confident_joint(np.asarray(labels), P)
     return _transition_from_joint(Q)
 
 

@@ -95,7 +95,7 @@ class Data(NamedTuple):
     X: Any
     M: Any
     Y: np.ndarray
-    sample_weight: np.ndarray | None
+    sample_weight: Any  # None (all 1) or one float64 weight per row
     M_test: Any = None
     Y_test: np.ndarray | None = None
 
