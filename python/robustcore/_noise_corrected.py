@@ -15,7 +15,7 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 from ._base import N_JOBS_CONSTRAINT, fit_method, stratified_folds
 from ._label_noise import _default_estimator, corrected_weights_out_of_fold
 from ._meta import FinalEstimatorWrapper
-from ._validation import check_csr_structure, seed_from_random_state
+from ._validation import check_csr_structure, check_labels, seed_from_random_state
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -102,7 +102,8 @@ class NoiseCorrectedClassifier(FinalEstimatorWrapper):
     @fit_method(nested_validation=True)
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> NoiseCorrectedClassifier:
         """Estimate the noise out of fold (or take ``noise_rates``), fit the estimator with the corrected weights."""
-        Xv, yv = validate_data(self, check_csr_structure(X), y, accept_sparse="csr", dtype=[np.float64, np.float32])
+        Xv, yv = validate_data(self, check_csr_structure(X), check_labels(y), accept_sparse="csr",
+                               dtype=[np.float64, np.float32])
         check_classification_targets(yv)
         classes = unique_labels(yv)
         if classes.size < 2:

@@ -26,7 +26,7 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 from ._base import N_JOBS_CONSTRAINT, fit_method, stratified_folds
 from ._meta import FinalEstimatorWrapper
 from ._label_noise import _METHODS, _labels_and_proba, label_issues_from_proba
-from ._validation import check_csr_structure, seed_from_random_state
+from ._validation import check_csr_structure, check_labels, seed_from_random_state
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -96,7 +96,8 @@ class PrunedClassifier(FinalEstimatorWrapper):
     @fit_method(nested_validation=True)
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> PrunedClassifier:
         """Flag the probable label errors of (X, y) out of fold, fit the final estimator on the other rows."""
-        Xv, yv = validate_data(self, check_csr_structure(X), y, accept_sparse="csr", dtype=[np.float64, np.float32])
+        Xv, yv = validate_data(self, check_csr_structure(X), check_labels(y), accept_sparse="csr",
+                               dtype=[np.float64, np.float32])
         check_classification_targets(yv)
         classes = unique_labels(yv)
         if classes.size < 2:

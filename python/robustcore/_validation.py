@@ -101,3 +101,27 @@ def check_eval_set(estimator, eval_set, sparse, dtype=np.float64):
     elif not sparse and sp.issparse(Xt):
         Xt = Xt.toarray()
     return Xt, yt
+
+
+def check_labels(y, name="y"):
+    """y unchanged, or a ValueError naming ``name`` when a label is missing (None, or NaN in float or object
+    labels) or the labels mix types (strings with numbers): scikit-learn's ``check_classification_targets``
+    lets some through to a raw TypeError of the sort ("'<' not supported between 'NoneType' and 'str'") or
+    calls them "unknown". Every estimator's fit calls it before reading the labels."""
+    a = np.asarray(y)
+    if a.dtype.kind == "f":
+        bad = ~np.isfinite(a)
+        if bad.any():
+            raise ValueError(f"{name} contains NaN or infinity (e.g. row {int(np.flatnonzero(bad.ravel())[0])}): "
+                             "every row needs a class label")
+    elif a.dtype.kind == "O":
+        flat = a.ravel()
+        missing = [i for i, v in enumerate(flat) if v is None or (isinstance(v, float) and v != v)]
+        if missing:
+            raise ValueError(f"{name} contains missing labels (None or NaN) at {len(missing)} rows, e.g. row "
+                             f"{missing[0]}: every row needs a class label")
+        kinds = {"str" if isinstance(v, str) else "number" if isinstance(v, (int, float, np.number)) and
+                 not isinstance(v, bool) else type(v).__name__ for v in flat}
+        if len(kinds) > 1:
+            raise ValueError(f"{name} mixes label types ({', '.join(sorted(kinds))}): use one type for every label")
+    return y

@@ -40,7 +40,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 from . import _core
 from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, STOPPING_CONSTRAINTS,
                     BaseClassifier, EarlyStopping, EngineResult, Progress, accuracy, binary_targets, engine_result,
-                    fit_method, fit_weights, map_problems, predict_from_scores, result_attributes, validation_split,
+                    fit_method, fit_weights, map_problems, result_attributes, validation_split,
                     warn_max_iter)
 
 if TYPE_CHECKING:
@@ -291,7 +291,7 @@ class _KernelMixin(BaseClassifier):
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != X.shape[1]:
             raise ValueError(f"y must be 1-d of length {X.shape[1]}")
-        check_classification_targets(y)
+        check_classification_targets(check_labels(y))
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X[0], dtype=np.float64, ensure_non_negative=True)
         return X, y, sample_weight
@@ -466,7 +466,7 @@ class _KernelMixin(BaseClassifier):
 
     def predict(self, X: MatrixLike) -> np.ndarray:
         scores = self.decision_function(X)  # first: NotFittedError before fit
-        return predict_from_scores(self.classes_, scores)
+        return self._labels_from_scores(scores)
 
     @staticmethod
     def _kernel_weights_from_coef(K, coef):

@@ -420,8 +420,12 @@ class LinearClassifier(BaseClassifier):
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X: MatrixLike) -> np.ndarray:
+        """The arg-max of predict_proba wherever predict_proba exists (ties: the first class in ``classes_``,
+        as NumPy's argmax), else the sign / arg-max of the scores (``predict_from_scores``)."""
         scores = self.decision_function(X)
-        return predict_from_scores(self.classes_, scores)
+        if self._has_own_proba():
+            return self.classes_[np.argmax(self._proba_from_scores(scores), axis=1)]
+        return self._labels_from_scores(scores)
 
     def _has_own_proba(self):
         return canonical_loss(self.loss) in PROBA_LOSSES + ("softmax",)
@@ -435,7 +439,10 @@ class LinearClassifier(BaseClassifier):
         "modified_huber"; one-vs-rest scores are normalised to sum to one. "softmax": the model's own
         softmax over the class scores. Other losses with ``probability=True``: Platt's sigmoid fitted out of
         fold (``platt_``), calibrated scores."""
-        scores = self.decision_function(X)
+        return self._proba_from_scores(self.decision_function(X))
+
+    def _proba_from_scores(self, scores):
+        """predict_proba from decision_function's scores."""
         if not self._has_own_proba():
             return self._platt_proba(scores)
         if canonical_loss(self.loss) == "softmax":
