@@ -107,7 +107,10 @@ def check_labels(y, name="y"):
     """y unchanged, or a ValueError naming ``name`` when a label is missing (None, or NaN in float or object
     labels) or the labels mix types (strings with numbers): scikit-learn's ``check_classification_targets``
     lets some through to a raw TypeError of the sort ("'<' not supported between 'NoneType' and 'str'") or
-    calls them "unknown". Every estimator's fit calls it before reading the labels."""
+    calls them "unknown". Every estimator's fit calls it before reading the labels (None passes: scikit-learn's
+    validation says y is required)."""
+    if y is None:
+        return y
     a = np.asarray(y)
     if a.dtype.kind == "f":
         bad = ~np.isfinite(a)

@@ -42,6 +42,7 @@ from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONS
                     BaseClassifier, EarlyStopping, EngineResult, Progress, accuracy, binary_targets, engine_result,
                     fit_method, fit_weights, map_problems, result_attributes, validation_split,
                     warn_max_iter)
+from ._validation import check_labels
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import variance_reduced as _vr
 from .._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, STOPPING_CONSTRAINTS,
                      BaseClassifier, binary_targets, fit_method, fit_weights, held_out, predict_from_scores,
-                     stopping_tol, warn_max_iter)
+                     stopping_tol, user_stacklevel, warn_max_iter)
 from .._validation import check_eval_set, to_matrix
 from ..losses import LOSSES, PROBA_LINKS, PROBA_LOSSES, canonical_loss
 from ._constant import constant_flags, warn_if_constant
@@ -404,7 +404,27 @@ class LinearClassifier(BaseClassifier):
         solved = solver.solve(data, state, passes, warm_start=False, verbose=self.verbose, n_jobs=self.n_jobs,
                               stop_on_tol=False)
         self._commit(classes_=fitted_classes, **solver.attributes(solved, self))
+        self._warn_pegasos_steps()
         return self
+
+    def _warn_pegasos_steps(self):
+        """A ConvergenceWarning when pegasos has taken fewer than 1/alpha steps. Its 1/(alpha t) schedule bounds
+        the suboptimality by O(log t / (alpha t)) (Shalev-Shwartz et al. 2011), vacuous until t passes 1/alpha:
+        the early steps are of size 1/alpha (1e4 at the default alpha) and the iterate is still dominated by
+        the first mistakes. One partial_fit pass over 1,000 rows (t = 1,000 < 1/alpha = 10,000) scored below the
+        majority class on some data; three passes or alpha=1e-3 did not."""
+        if self.solver != "pegasos" or not hasattr(self, "_sgd_state"):
+            return
+        t = min(self._sgd_state.steps(k) for k in range(len(self._sgd_state.problems)))
+        if t * self.alpha < 1.0:
+            import warnings
+
+            from sklearn.exceptions import ConvergenceWarning
+
+            warnings.warn(f"pegasos has taken {t} steps, fewer than 1/alpha = {1 / self.alpha:g}: its 1/(alpha t) "
+                          f"steps have not yet converged (the model can be worse than predicting the majority "
+                          f"class); call partial_fit on more data or passes, or use a larger alpha",
+                          ConvergenceWarning, stacklevel=user_stacklevel())
 
     # ------------------------------------------------------------------ prediction
     def decision_function(self, X: MatrixLike) -> np.ndarray:
