@@ -723,7 +723,8 @@ class MiPMKLClassifier(_KernelMixin):
             hist["n_kept"].append(int(idx.size))
             hist["seconds"].append(time.perf_counter() - t0)
             key = new_keep.tobytes()
-            if new_keep.sum() == 0 or key in seen or np.array_equal(new_keep, keep):
+            # an empty kept set, or one of weight 0 (only zero-weight rows), leaves no MKL problem to solve
+            if not w[new_keep].sum() > 0 or key in seen or np.array_equal(new_keep, keep):
                 status = "converged"
                 break
             if stopper is not None and stopper.update(stopper.score(coef), lambda: (coef, keep)):
