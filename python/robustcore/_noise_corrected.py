@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
-from ._base import N_JOBS_CONSTRAINT, fit_method, stratified_folds
+from ._base import N_JOBS_CONSTRAINT, check_magnitude, fit_method, stratified_folds
 from ._label_noise import _default_estimator, corrected_weights_out_of_fold
 from ._meta import FinalEstimatorWrapper
 from ._validation import check_csr_structure, check_labels, seed_from_random_state
@@ -104,6 +104,7 @@ class NoiseCorrectedClassifier(FinalEstimatorWrapper):
         """Estimate the noise out of fold (or take ``noise_rates``), fit the estimator with the corrected weights."""
         Xv, yv = validate_data(self, check_csr_structure(X), check_labels(y), accept_sparse="csr",
                                dtype=[np.float64, np.float32])
+        check_magnitude(Xv)  # robustcore's limit, also when the detector (scikit-learn's) would take the rows
         check_classification_targets(yv)
         classes = unique_labels(yv)
         if classes.size < 2:

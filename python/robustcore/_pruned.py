@@ -23,7 +23,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
-from ._base import N_JOBS_CONSTRAINT, fit_method, stratified_folds
+from ._base import N_JOBS_CONSTRAINT, check_magnitude, fit_method, stratified_folds
 from ._meta import FinalEstimatorWrapper
 from ._label_noise import _METHODS, _labels_and_proba, label_issues_from_proba
 from ._validation import check_csr_structure, check_labels, seed_from_random_state
@@ -98,6 +98,7 @@ class PrunedClassifier(FinalEstimatorWrapper):
         """Flag the probable label errors of (X, y) out of fold, fit the final estimator on the other rows."""
         Xv, yv = validate_data(self, check_csr_structure(X), check_labels(y), accept_sparse="csr",
                                dtype=[np.float64, np.float32])
+        check_magnitude(Xv)  # robustcore's limit, also when the detector (scikit-learn's) would take the rows
         check_classification_targets(yv)
         classes = unique_labels(yv)
         if classes.size < 2:

@@ -175,7 +175,7 @@ def gaussian_bank_factored(X: ArrayLike, widths: ArrayLike = DEFAULT_WIDTHS, *, 
         raise MemoryError(f"the factored kernel bank needs at least {n * m * 8 / 2**20:.1f} MiB ({m} kernels of "
                           f"{n} rows, one column each), above max_memory_mb={max_memory_mb}; raise max_memory_mb, "
                           f"use fewer kernels or fewer samples")
-    if n > 2 * _SIZING_ROWS:
+    if n > 2 * _SIZING_ROWS and n * n * m * 8 > max_bytes:  # (a bank that fits dense always fits factored)
         low = factored_bank_lower_bound(X, w, tol, max_rank)
         if low > max_bytes:
             raise MemoryError(f"the factored kernel bank needs at least {low / 2**20:.1f} MiB (lower bound from the "
@@ -378,9 +378,12 @@ class _KernelMixin(BaseClassifier):
         bank is sized by ``gaussian_bank_factored`` itself."""
         if self._precomputed():
             return
+        m = (gaussian_bank_size(self.n_features_in_, _widths_array(self.widths)) if isinstance(self.kernels, str)
+             else len(self.kernels))
+        if self.early_stopping:  # the held-out rows' bank against the training rows, float64
+            n_val = int(math.ceil(self.validation_fraction * n))
+            _check_memory(n_val, n - n_val, m, "float64", self.max_memory_mb)
         if not (isinstance(self.kernels, str) and self.low_rank_tol is not None):
-            m = (gaussian_bank_size(self.n_features_in_, _widths_array(self.widths)) if isinstance(self.kernels, str)
-                 else len(self.kernels))
             _check_memory(n, n, m, self.dtype, self.max_memory_mb)
 
     def _warn_budget(self, status):

@@ -49,7 +49,12 @@ class LinearClassifier(BaseClassifier):
     divides by n, is given ``alpha * sum(sw) / n``). The variance-reduced solvers and loss="softmax"
     converge to that optimum, so a weight-2 row and a duplicated row give the same model once converged;
     the SGD solvers (sgd, asgd, pegasos) are stochastic: a weight-2 row is visited once with a doubled
-    gradient, a duplicated row twice, so they agree in expectation only.
+    gradient, a duplicated row twice, so they agree in expectation only. Since that objective does not
+    change when every weight is multiplied by one factor, weights whose largest value lies outside
+    [2^-32, 2^32] are rescaled once (``_base.fit_weights``) by the power of two that brings the largest into
+    [0.5, 1): ``sample_weight=np.full(n, 1e300)`` fits the unweighted model instead of overflowing the steps
+    (it fitted to 50% accuracy before), and weights below 2^-1074 of the largest (1e-300 beside 1e300)
+    become 0. Weights within that range are used as given.
 
     Parameters
     ----------
