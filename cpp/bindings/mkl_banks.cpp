@@ -120,7 +120,12 @@ void bind_factored_bank(py::module_& m) {
         const double* w = widths.data();
         const int64_t nw = widths.shape(0);
         // BankTooLarge (a std::length_error) arrives as MemoryError (module.cpp)
-        Progress prog(std::move(progress));
+        // the callback only reports (its answer is ignored: a bank cannot be half built); Ctrl-C and an
+        // exception it raises still stop the build
+        Progress prog(progress.is_none() ? progress : py::cpp_function([progress](int64_t done) {
+          progress(done);
+          return true;
+        }));
         return prog.run(
             [&] { return kernels::gaussian_bank_factored(x, n, d, w, nw, tol, max_rank, max_bytes, prog.fn()); });
       },
@@ -128,7 +133,7 @@ void bind_factored_bank(py::module_& m) {
       py::arg("max_bytes") = 0, py::arg("progress") = py::none(),
       "The Gaussian bank of gaussian_bank(X, X) as a FactoredKernelBank, every entry within tol; kernels of "
       "rank > max_rank (0: n / 2) stored dense; MemoryError past max_bytes (0: no limit); progress(done) "
-      "after each kernel (a false answer or an exception stops the build).");
+      "after each kernel (display only: its answer is ignored; an exception it raises stops the build).");
 }
 
 }  // namespace

@@ -50,7 +50,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from . import _core
-from ._validation import check_csr_structure, check_labels, seed_from_random_state
+from ._validation import (MAX_ABS_VALUE, check_csr_structure, check_labels, check_magnitude,  # noqa: F401 (re-exported)
+                          rescale_weights, seed_from_random_state)
 
 if TYPE_CHECKING:  # the types of the public API (annotations only: ``from __future__ import annotations``)
     import numpy.typing as npt
@@ -107,21 +108,6 @@ def fit_method(method=None, *, nested_validation=False):
     return _fit_context(prefer_skip_nested_validation=not nested_validation)(atomic)
 
 
-#: the largest |x| the engines accept: beyond it squared norms and scores overflow float64 (1e300 * 1e300)
-MAX_ABS_VALUE = 1e100
-
-
-def check_magnitude(X):
-    """X (validated, finite) unchanged, or a ValueError when some |x| > MAX_ABS_VALUE: finite values that
-    large make squared norms, step sizes and scores overflow, and the fit would return NaN scores."""
-    values = X.data if sp.issparse(X) else X
-    big = max(float(values.max()), -float(values.min())) if np.size(values) else 0.0  # no |X| temporary
-    if big > MAX_ABS_VALUE:
-        raise ValueError(f"X has values as large as {big:.3g} (the limit is {MAX_ABS_VALUE:g}): squared norms and "
-                         f"scores would overflow float64; rescale X, e.g. with sklearn.preprocessing.MaxAbsScaler")
-    return X
-
-
 def stratified_folds(y, n_splits, seed):
     """Shuffled stratified K-fold with ``n_splits`` folds, fewer when the smallest class has fewer rows (the
     out-of-fold fits of every estimator); ``seed`` an int."""
@@ -151,8 +137,7 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
         """(X, y, sample_weight) validated for the engine: X C-ordered (CSR or dense) in one of ``_fit_dtypes``,
         y class labels, sample_weight None or a float64 array of one non-negative weight per row."""
         X, y = validate_data(self, check_csr_structure(X), check_labels(y), accept_sparse=self._accept_sparse,
-                             dtype=list(self._fit_dtypes), order="C",
-                             reset=reset)
+                             dtype=list(self._fit_dtypes), order="C", reset=reset)
         check_magnitude(X)
         check_classification_targets(y)
         if sample_weight is not None:
@@ -213,10 +198,8 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
             return np.log(self.predict_proba(X))
 
     def _labels_from_scores(self, scores):
-        """predict's labels from decision-function scores: with Platt scaling (``platt_``), the arg-max of the
-        calibrated probabilities (as CalibratedClassifierCV predicts), so predict equals the arg-max of
-        predict_proba (one-vs-rest sigmoids of different slopes can reorder the classes, and a binary sigmoid's
-        intercept moves the threshold); without, ``predict_from_scores``'s tie rule."""
+        """predict's labels: with Platt scaling (``platt_``) the arg-max of predict_proba (as
+        CalibratedClassifierCV), else ``predict_from_scores``."""
         if getattr(self, "platt_", None) is not None:
             return self.classes_[np.argmax(self._platt_proba(scores), axis=1)]
         return predict_from_scores(self.classes_, scores)
@@ -291,38 +274,20 @@ def small_minimize(fun_grad, start):
 
 
 # ----------------------------------------------------------------------------- weights
-#: sample weights whose largest value lies outside [1 / WEIGHT_RANGE, WEIGHT_RANGE] are rescaled (fit_weights)
-WEIGHT_RANGE = 2.0**32
-
-
 def fit_weights(class_weight, y, sample_weight, classes=None):
     """The per-row weights of a fit, scikit-learn's semantics: the class weight of each row's class (None,
     "balanced": n / (n_classes * count(class)), or {class: weight}, a class missing from the dict weighing 1)
     times ``sample_weight`` (None or the validated array, see ``BaseClassifier._validate_fit_data``). None
     when both are None (the engines' unweighted path). "balanced" counts rows, not their sample weights (as
     scikit-learn). ``classes``: the classes of the model (default: those of y; partial_fit passes its own).
-
-    Extreme scales are rescaled once, here: when the largest weight lies outside [2^-32, 2^32], every weight
-    is multiplied by the power of two that brings the largest into [0.5, 1) (exact, no rounding). Every
-    estimator's objective is the weighted mean (1 / sum(w)) sum_i w_i loss_i, unchanged by a common factor,
-    while weights like 1e300 would overflow the engines' steps and sums (a fit of weights 1e300 returned a
-    50% model); weights below 2^-1074 of the largest become 0 (1e-300 beside 1e300: a relative weight that
-    float64 cannot hold). Ordinary weights are not touched (the same bits as before). A ``partial_fit`` call
-    rescales its own batch only when that batch is out of range."""
+    Extreme scales are rescaled once, by ``_validation.rescale_weights`` (largest weight outside
+    [2^-32, 2^32]: multiplied by a power of two, the weighted-mean objective unchanged)."""
     if class_weight is not None:
         classes = np.unique(y) if classes is None else np.asarray(classes)
         per_class = compute_class_weight(class_weight, classes=classes, y=y)
         weights = per_class[np.searchsorted(classes, y)]
         sample_weight = weights if sample_weight is None else weights * sample_weight
-    if sample_weight is None:
-        return None
-    with np.errstate(over="ignore"):
-        if not np.all(np.isfinite(sample_weight)):  # class weight x sample weight beyond float64
-            raise ValueError("sample_weight times the class weights overflows float64; use smaller weights")
-    top = float(np.max(sample_weight, initial=0.0))
-    if top > 0 and not 1.0 / WEIGHT_RANGE <= top <= WEIGHT_RANGE:
-        sample_weight = np.ldexp(sample_weight, -np.frexp(top)[1])  # largest weight into [0.5, 1), exactly
-    return sample_weight
+    return None if sample_weight is None else rescale_weights(sample_weight)
 
 
 def class_weights_from_counts(class_weight, classes, counts):

@@ -40,6 +40,21 @@ def check_csr_structure(X):
     return X
 
 
+#: the largest |x| the engines accept: beyond it squared norms and scores overflow float64 (1e300 * 1e300)
+MAX_ABS_VALUE = 1e100
+
+
+def check_magnitude(X):
+    """X (validated, finite) unchanged, or a ValueError when some |x| > MAX_ABS_VALUE: finite values that
+    large make squared norms, step sizes and scores overflow, and the fit would return NaN scores."""
+    values = X.data if sp.issparse(X) else X
+    big = max(float(values.max()), -float(values.min())) if np.size(values) else 0.0  # no |X| temporary
+    if big > MAX_ABS_VALUE:
+        raise ValueError(f"X has values as large as {big:.3g} (the limit is {MAX_ABS_VALUE:g}): squared norms and "
+                         f"scores would overflow float64; rescale X, e.g. with sklearn.preprocessing.MaxAbsScaler")
+    return X
+
+
 def to_matrix(X, float32=False):
     """Return a validated ``_core.Matrix`` over X (dense row-major float64, or CSR with float64 values, int32 columns and int64 row pointers).
 
@@ -128,3 +143,27 @@ def check_labels(y, name="y"):
         if len(kinds) > 1:
             raise ValueError(f"{name} mixes label types ({', '.join(sorted(kinds))}): use one type for every label")
     return y
+
+
+#: sample weights whose largest value lies outside [1 / WEIGHT_RANGE, WEIGHT_RANGE] are rescaled
+WEIGHT_RANGE = 2.0**32
+
+
+def rescale_weights(sample_weight):
+    """The fit's per-row weights, rescaled once when their scale is extreme (``_base.fit_weights`` calls it).
+
+    When the largest weight lies outside [2^-32, 2^32], every weight is multiplied by the power of two that
+    brings the largest into [0.5, 1) (exact, no rounding). Every estimator's objective is the weighted mean
+    (1 / sum(w)) sum_i w_i loss_i, unchanged by a common factor, while weights like 1e300 overflow the
+    engines' steps and sums (a LinearClassifier fit with weights 1e300 returned a 50% model); weights below
+    2^-1074 of the largest become 0 (1e-300 beside 1e300: a relative weight float64 cannot hold). Weights
+    within the range are returned as given (the same bits as before). A product of class and sample
+    weights that overflows is a ValueError naming sample_weight. A ``partial_fit`` call rescales its own
+    batch only."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not np.all(np.isfinite(sample_weight)):
+            raise ValueError("sample_weight times the class weights overflows float64; use smaller weights")
+    top = float(np.max(sample_weight, initial=0.0))
+    if top > 0 and not 1.0 / WEIGHT_RANGE <= top <= WEIGHT_RANGE:
+        sample_weight = np.ldexp(sample_weight, -np.frexp(top)[1])  # largest weight into [0.5, 1), exactly
+    return sample_weight
