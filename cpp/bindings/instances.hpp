@@ -11,6 +11,7 @@
 #include <robustcore/any_loss.hpp>
 #include <robustcore/data.hpp>
 #include <robustcore/model.hpp>
+#include <robustcore/result.hpp>
 
 namespace robustcore {
 class FactoredBank;
@@ -118,7 +119,8 @@ void value_deriv(const robustcore::LossSpec& loss, const double* z, int64_t n, d
 void gaussian_bank_decision(const double* Xt, int64_t nt, const double* Xtr, int64_t n, int64_t d,
                             const double* widths, int64_t nw, const double* coef, double* out);
 robustcore::FactoredBank gaussian_bank_factored(const double* X, int64_t n, int64_t d, const double* widths,
-                                                int64_t nw, double tol, int64_t max_rank, int64_t max_bytes);
+                                                int64_t nw, double tol, int64_t max_rank, int64_t max_bytes,
+                                                const robustcore::ProgressFn& progress);
 void apply_each(const robustcore::FactoredBank& bank, const double* C, double* G);
 void quad(const robustcore::FactoredBank& bank, const double* v, double* q);
 void combine(const robustcore::FactoredBank& bank, const double* w, double* out);

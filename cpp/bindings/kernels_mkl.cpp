@@ -16,8 +16,9 @@ void gaussian_bank_decision(const double* Xt, int64_t nt, const double* Xtr, int
   robustcore::mkl::gaussian_bank_decision(Xt, nt, Xtr, n, d, widths, nw, coef, out);
 }
 FactoredBank gaussian_bank_factored(const double* X, int64_t n, int64_t d, const double* widths, int64_t nw,
-                                    double tol, int64_t max_rank, int64_t max_bytes) {
-  return robustcore::mkl::gaussian_bank_factored(X, n, d, widths, nw, tol, max_rank, max_bytes);
+                                    double tol, int64_t max_rank, int64_t max_bytes,
+                                    const robustcore::ProgressFn& progress) {
+  return robustcore::mkl::gaussian_bank_factored(X, n, d, widths, nw, tol, max_rank, max_bytes, progress);
 }
 void apply_each(const FactoredBank& bank, const double* C, double* G) { bank.apply_each(C, G); }
 void quad(const FactoredBank& bank, const double* v, double* q) { bank.quad(v, q); }

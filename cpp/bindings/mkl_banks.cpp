@@ -113,19 +113,27 @@ void bind_factored_bank(py::module_& m) {
            py::arg("idx").noconvert(), "the bank on the points idx");
   m.def(
       "gaussian_bank_factored",
-      [](const F64& X, const F64& widths, double tol, int64_t max_rank, int64_t max_bytes) {
+      [](const F64& X, const F64& widths, double tol, int64_t max_rank, int64_t max_bytes, py::object progress) {
         int64_t n, d;
         const double* x = rows_of(X, n, d, "X");
         if (widths.ndim() != 1) throw std::invalid_argument("widths must be 1-d");
         const double* w = widths.data();
         const int64_t nw = widths.shape(0);
         // BankTooLarge (a std::length_error) arrives as MemoryError (module.cpp)
-        return Interrupts().run([&] { return kernels::gaussian_bank_factored(x, n, d, w, nw, tol, max_rank, max_bytes); });
+        // the callback only reports (its answer is ignored: a bank cannot be half built); Ctrl-C and an
+        // exception it raises still stop the build
+        Progress prog(progress.is_none() ? progress : py::cpp_function([progress](int64_t done) {
+          progress(done);
+          return true;
+        }));
+        return prog.run(
+            [&] { return kernels::gaussian_bank_factored(x, n, d, w, nw, tol, max_rank, max_bytes, prog.fn()); });
       },
       py::arg("X").noconvert(), py::arg("widths").noconvert(), py::arg("tol"), py::arg("max_rank") = 0,
-      py::arg("max_bytes") = 0,
+      py::arg("max_bytes") = 0, py::arg("progress") = py::none(),
       "The Gaussian bank of gaussian_bank(X, X) as a FactoredKernelBank, every entry within tol; kernels of "
-      "rank > max_rank (0: n / 2) stored dense; MemoryError past max_bytes (0: no limit).");
+      "rank > max_rank (0: n / 2) stored dense; MemoryError past max_bytes (0: no limit); progress(done) "
+      "after each kernel (display only: its answer is ignored; an exception it raises stops the build).");
 }
 
 }  // namespace

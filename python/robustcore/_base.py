@@ -50,7 +50,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from . import _core
-from ._validation import check_csr_structure, seed_from_random_state
+from ._validation import (MAX_ABS_VALUE, check_csr_structure, check_labels, check_magnitude,  # noqa: F401 (re-exported)
+                          rescale_weights, seed_from_random_state)
 
 if TYPE_CHECKING:  # the types of the public API (annotations only: ``from __future__ import annotations``)
     import numpy.typing as npt
@@ -107,21 +108,6 @@ def fit_method(method=None, *, nested_validation=False):
     return _fit_context(prefer_skip_nested_validation=not nested_validation)(atomic)
 
 
-#: the largest |x| the engines accept: beyond it squared norms and scores overflow float64 (1e300 * 1e300)
-MAX_ABS_VALUE = 1e100
-
-
-def check_magnitude(X):
-    """X (validated, finite) unchanged, or a ValueError when some |x| > MAX_ABS_VALUE: finite values that
-    large make squared norms, step sizes and scores overflow, and the fit would return NaN scores."""
-    values = X.data if sp.issparse(X) else X
-    big = max(float(values.max()), -float(values.min())) if np.size(values) else 0.0  # no |X| temporary
-    if big > MAX_ABS_VALUE:
-        raise ValueError(f"X has values as large as {big:.3g} (the limit is {MAX_ABS_VALUE:g}): squared norms and "
-                         f"scores would overflow float64; rescale X, e.g. with sklearn.preprocessing.MaxAbsScaler")
-    return X
-
-
 def stratified_folds(y, n_splits, seed):
     """Shuffled stratified K-fold with ``n_splits`` folds, fewer when the smallest class has fewer rows (the
     out-of-fold fits of every estimator); ``seed`` an int."""
@@ -150,8 +136,8 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
     def _validate_fit_data(self, X, y, sample_weight=None, reset=True):
         """(X, y, sample_weight) validated for the engine: X C-ordered (CSR or dense) in one of ``_fit_dtypes``,
         y class labels, sample_weight None or a float64 array of one non-negative weight per row."""
-        X, y = validate_data(self, check_csr_structure(X), y, accept_sparse=self._accept_sparse, dtype=list(self._fit_dtypes), order="C",
-                             reset=reset)
+        X, y = validate_data(self, check_csr_structure(X), check_labels(y), accept_sparse=self._accept_sparse,
+                             dtype=list(self._fit_dtypes), order="C", reset=reset)
         check_magnitude(X)
         check_classification_targets(y)
         if sample_weight is not None:
@@ -210,6 +196,13 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X):
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
+
+    def _labels_from_scores(self, scores):
+        """predict's labels: with Platt scaling (``platt_``) the arg-max of predict_proba (as
+        CalibratedClassifierCV), else ``predict_from_scores``."""
+        if getattr(self, "platt_", None) is not None:
+            return self.classes_[np.argmax(self._platt_proba(scores), axis=1)]
+        return predict_from_scores(self.classes_, scores)
 
     def _platt_proba(self, scores):
         """Class probabilities from decision-function scores and the fitted ``platt_`` sigmoids (one-vs-rest
@@ -286,13 +279,15 @@ def fit_weights(class_weight, y, sample_weight, classes=None):
     "balanced": n / (n_classes * count(class)), or {class: weight}, a class missing from the dict weighing 1)
     times ``sample_weight`` (None or the validated array, see ``BaseClassifier._validate_fit_data``). None
     when both are None (the engines' unweighted path). "balanced" counts rows, not their sample weights (as
-    scikit-learn). ``classes``: the classes of the model (default: those of y; partial_fit passes its own)."""
-    if class_weight is None:
-        return sample_weight
-    classes = np.unique(y) if classes is None else np.asarray(classes)
-    per_class = compute_class_weight(class_weight, classes=classes, y=y)
-    weights = per_class[np.searchsorted(classes, y)]
-    return weights if sample_weight is None else weights * sample_weight
+    scikit-learn). ``classes``: the classes of the model (default: those of y; partial_fit passes its own).
+    Extreme scales are rescaled once, by ``_validation.rescale_weights`` (largest weight outside
+    [2^-32, 2^32]: multiplied by a power of two, the weighted-mean objective unchanged)."""
+    if class_weight is not None:
+        classes = np.unique(y) if classes is None else np.asarray(classes)
+        per_class = compute_class_weight(class_weight, classes=classes, y=y)
+        weights = per_class[np.searchsorted(classes, y)]
+        sample_weight = weights if sample_weight is None else weights * sample_weight
+    return None if sample_weight is None else rescale_weights(sample_weight)
 
 
 def class_weights_from_counts(class_weight, classes, counts):

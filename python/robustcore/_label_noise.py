@@ -260,7 +260,12 @@ def corrected_weights(P, labels, T):
     posterior is the clean one times T (p_noisy = p_clean T as rows), so p_clean = p_noisy T^-1, clipped at 0
     and renormalised (for two classes: eta = (eta_noisy - rho_-) / (1 - rho_+ - rho_-) clipped to [0, 1])."""
     noisy = np.clip(P / P.sum(axis=1, keepdims=True), 1e-12, None)
-    clean = np.clip(np.linalg.solve(T.T, noisy.T).T, 0.0, None)
+    try:
+        clean = np.clip(np.linalg.solve(T.T, noisy.T).T, 0.0, None)
+    except np.linalg.LinAlgError:
+        raise ValueError(f"the transition matrix T is singular (no clean posterior follows from the noisy one): "
+                         f"{np.asarray(T).tolist()}; flip rates must leave each class more likely to keep its "
+                         f"label") from None
     clean /= np.maximum(clean.sum(axis=1, keepdims=True), 1e-300)
     rows = np.arange(len(labels))
     return clean[rows, labels] / noisy[rows, labels]
@@ -290,14 +295,16 @@ def noise_correction(P, labels, noise_rates="auto"):
     sets and 8 generated problems under heavy noise) the uncorrected fit had the lower test error on
     average (29.8 % against 38.9 % corrected). A given T is always applied."""
     if isinstance(noise_rates, str):
+        # more classes: the weights solve with T, so only once T is known to be usable (a singular estimate
+        # from a handful of rows raised numpy's bare "Singular matrix")
         T, weights = (_asymptote_weights(P, labels) if P.shape[1] == 2 else
-                      _with_weights(_transition_from_joint(confident_joint(labels, P)[0]), P, labels))
+                      (_transition_from_joint(confident_joint(labels, P)[0]), None))
         if _warn_if_uninformative(T, "the estimated", "so the correction is not applied (every importance weight "
                                   "1). This happens with a few hundred rows under heavy noise, or when the model "
                                   "mistakes class overlap for noise; pass known rates as noise_rates (always "
                                   "applied), or a stronger estimator to robustcore.noise.estimate_transition"):
-            weights = np.ones_like(weights)
-        return T, weights
+            return T, np.ones(len(labels))
+        return (T, weights) if weights is not None else _with_weights(T, P, labels)
     return _with_weights(np.asarray(noise_rates, dtype=np.float64), P, labels)
 
 

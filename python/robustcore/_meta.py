@@ -12,8 +12,8 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from ._base import stratified_folds
-from ._validation import check_csr_structure, seed_from_random_state
+from ._base import check_magnitude, stratified_folds
+from ._validation import check_csr_structure, check_labels, seed_from_random_state
 
 if TYPE_CHECKING:
     from ._base import MatrixLike
@@ -48,7 +48,9 @@ class FinalEstimatorWrapper(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """(X, y, classes, sample_weight or None, seed, cv) of a wrapper's fit: X and y validated (CSR or
         dense, float64 or float32), at least two classes, the weights checked, the int seed of
         ``random_state`` and the out-of-fold splitter of ``cv`` (an int: stratified, shuffled by the seed)."""
-        X, y = validate_data(self, check_csr_structure(X), y, accept_sparse="csr", dtype=[np.float64, np.float32])
+        X, y = validate_data(self, check_csr_structure(X), check_labels(y), accept_sparse="csr",
+                             dtype=[np.float64, np.float32])
+        check_magnitude(X)  # robustcore's limit, also when the detector (scikit-learn's) would take the rows
         check_classification_targets(y)
         classes = unique_labels(y)
         if classes.size < 2:

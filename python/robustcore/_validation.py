@@ -40,6 +40,21 @@ def check_csr_structure(X):
     return X
 
 
+#: the largest |x| the engines accept: beyond it squared norms and scores overflow float64 (1e300 * 1e300)
+MAX_ABS_VALUE = 1e100
+
+
+def check_magnitude(X):
+    """X (validated, finite) unchanged, or a ValueError when some |x| > MAX_ABS_VALUE: finite values that
+    large make squared norms, step sizes and scores overflow, and the fit would return NaN scores."""
+    values = X.data if sp.issparse(X) else X
+    big = max(float(values.max()), -float(values.min())) if np.size(values) else 0.0  # no |X| temporary
+    if big > MAX_ABS_VALUE:
+        raise ValueError(f"X has values as large as {big:.3g} (the limit is {MAX_ABS_VALUE:g}): squared norms and "
+                         f"scores would overflow float64; rescale X, e.g. with sklearn.preprocessing.MaxAbsScaler")
+    return X
+
+
 def to_matrix(X, float32=False):
     """Return a validated ``_core.Matrix`` over X (dense row-major float64, or CSR with float64 values, int32 columns and int64 row pointers).
 
@@ -101,3 +116,54 @@ def check_eval_set(estimator, eval_set, sparse, dtype=np.float64):
     elif not sparse and sp.issparse(Xt):
         Xt = Xt.toarray()
     return Xt, yt
+
+
+def check_labels(y, name="y"):
+    """y unchanged, or a ValueError naming ``name`` when a label is missing (None, or NaN in float or object
+    labels) or the labels mix types (strings with numbers): scikit-learn's ``check_classification_targets``
+    lets some through to a raw TypeError of the sort ("'<' not supported between 'NoneType' and 'str'") or
+    calls them "unknown". Every estimator's fit calls it before reading the labels (None passes: scikit-learn's
+    validation says y is required)."""
+    if y is None:
+        return y
+    a = np.asarray(y)
+    if a.dtype.kind == "f":
+        bad = ~np.isfinite(a)
+        if bad.any():
+            raise ValueError(f"{name} contains NaN or infinity (e.g. row {int(np.flatnonzero(bad.ravel())[0])}): "
+                             "every row needs a class label")
+    elif a.dtype.kind == "O":
+        flat = a.ravel()
+        missing = [i for i, v in enumerate(flat) if v is None or (isinstance(v, float) and v != v)]
+        if missing:
+            raise ValueError(f"{name} contains missing labels (None or NaN) at {len(missing)} rows, e.g. row "
+                             f"{missing[0]}: every row needs a class label")
+        kinds = {"str" if isinstance(v, str) else "number" if isinstance(v, (int, float, np.number)) and
+                 not isinstance(v, bool) else type(v).__name__ for v in flat}
+        if len(kinds) > 1:
+            raise ValueError(f"{name} mixes label types ({', '.join(sorted(kinds))}): use one type for every label")
+    return y
+
+
+#: sample weights whose largest value lies outside [1 / WEIGHT_RANGE, WEIGHT_RANGE] are rescaled
+WEIGHT_RANGE = 2.0**32
+
+
+def rescale_weights(sample_weight):
+    """The fit's per-row weights, rescaled once when their scale is extreme (``_base.fit_weights`` calls it).
+
+    When the largest weight lies outside [2^-32, 2^32], every weight is multiplied by the power of two that
+    brings the largest into [0.5, 1) (exact, no rounding). Every estimator's objective is the weighted mean
+    (1 / sum(w)) sum_i w_i loss_i, unchanged by a common factor, while weights like 1e300 overflow the
+    engines' steps and sums (a LinearClassifier fit with weights 1e300 returned a 50% model); weights below
+    2^-1074 of the largest become 0 (1e-300 beside 1e300: a relative weight float64 cannot hold). Weights
+    within the range are returned as given (the same bits as before). A product of class and sample
+    weights that overflows is a ValueError naming sample_weight. A ``partial_fit`` call rescales its own
+    batch only."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not np.all(np.isfinite(sample_weight)):
+            raise ValueError("sample_weight times the class weights overflows float64; use smaller weights")
+    top = float(np.max(sample_weight, initial=0.0))
+    if top > 0 and not 1.0 / WEIGHT_RANGE <= top <= WEIGHT_RANGE:
+        sample_weight = np.ldexp(sample_weight, -np.frexp(top)[1])  # largest weight into [0.5, 1), exactly
+    return sample_weight

@@ -40,7 +40,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _core
 from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, STOPPING_CONSTRAINTS,
                     BaseClassifier, EarlyStopping, EngineResult, Progress, accuracy, binary_targets, engine_result,
-                    fit_method, fit_weights, held_out, map_problems, predict_from_scores, result_attributes,
+                    fit_method, fit_weights, held_out, map_problems, result_attributes,
                     stopping_tol, warn_max_iter)
 from ._validation import check_eval_set, seed_from_random_state, to_matrix
 from .losses import ALIASES, LOSSES, canonical_loss, loss_spec
@@ -685,7 +685,7 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
 
     def predict(self, X: MatrixLike) -> np.ndarray:
         scores = self.decision_function(X)  # first: NotFittedError before fit
-        return predict_from_scores(self.classes_, scores)
+        return self._labels_from_scores(scores)
 
 
 class AdaBoostOnlineClassifier(_OnlineLearnerParams):
@@ -815,7 +815,7 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
 
     def predict(self, X: MatrixLike) -> np.ndarray:
         scores = self.decision_function(X)  # first: NotFittedError before fit
-        return predict_from_scores(self.classes_, scores)
+        return self._labels_from_scores(scores)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

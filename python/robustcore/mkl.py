@@ -40,8 +40,9 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 from . import _core
 from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, STOPPING_CONSTRAINTS,
                     BaseClassifier, EarlyStopping, EngineResult, Progress, accuracy, binary_targets, engine_result,
-                    fit_method, fit_weights, map_problems, predict_from_scores, result_attributes, validation_split,
+                    fit_method, fit_weights, map_problems, result_attributes, validation_split,
                     warn_max_iter)
+from ._validation import check_labels
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -58,6 +59,7 @@ __all__ = [
     "gaussian_bank",
     "gaussian_bank_factored",
     "gaussian_bank_size",
+    "factored_bank_lower_bound",
     "kernel_bank_bytes",
     "group_lasso_squared_prox",
     "mkl_objective",
@@ -120,25 +122,69 @@ def gaussian_bank(A: ArrayLike, B: ArrayLike | None = None, widths: ArrayLike = 
     return out
 
 
+#: rows of the subsample whose factored bank sizes a larger one before it is built (about a second)
+_SIZING_ROWS = 1000
+
+
+def factored_bank_lower_bound(X: np.ndarray, widths: np.ndarray, tol: float, max_rank: int | None = None,
+                              rows: int = _SIZING_ROWS, seed: int = 0) -> int:
+    """A lower bound of the bytes ``gaussian_bank_factored(X)`` stores, from the factored bank of ``rows``
+    random rows of X (O(rows^3) at most per kernel, not O(n^3)): the numerical rank of a kernel on a subset
+    of the points is at most its rank on all of them, so each kernel needs at least n x (its rank on the
+    subsample) values, and n x rows / 2 when the subsample already stores it dense (rank > rows / 2); a
+    kernel whose bound passes ``max_rank`` (default n / 2) is stored dense, n^2 values. X is returned as is
+    (n <= rows: the bound is computed on X itself, exact)."""
+    n = X.shape[0]
+    sub = X if n <= rows else X[np.sort(np.random.default_rng(seed).choice(n, rows, replace=False))]
+    ranks = np.asarray(_core.gaussian_bank_factored(np.ascontiguousarray(sub), widths, float(tol), 0, 0).ranks)
+    low = np.where(ranks < 0, sub.shape[0] // 2 + 1, ranks).astype(np.int64)
+    cap = n // 2 if max_rank is None else int(max_rank)
+    values = np.where(low > cap, n, low) * n
+    return int(values.sum()) * 8
+
+
 @validate_params({"X": ["array-like"], "widths": ["array-like"], "tol": [_NON_NEGATIVE],
-                  "max_rank": [_AT_LEAST_ONE, None], "max_memory_mb": [_POSITIVE]}, prefer_skip_nested_validation=True)
+                  "max_rank": [_AT_LEAST_ONE, None], "max_memory_mb": [_POSITIVE], "verbose": ["verbose"]},
+                 prefer_skip_nested_validation=True)
 def gaussian_bank_factored(X: ArrayLike, widths: ArrayLike = DEFAULT_WIDTHS, *, tol: float = 1e-10,
-                           max_rank: int | None = None, max_memory_mb: float = 2048.0) -> Any:
+                           max_rank: int | None = None, max_memory_mb: float = 2048.0, verbose: int = 0) -> Any:
     """The Gaussian bank of ``gaussian_bank(X)`` as a ``FactoredKernelBank``.
 
     Each kernel is stored as a pivoted-Cholesky factor L_j (n x r_j) with every entry of L_j L_j^T within
     ``tol`` of the exact kernel, or as its dense rows when r_j would exceed ``max_rank`` (default n // 2,
     where a factor stops being cheaper). Single-feature Gaussian kernels have rank at most the number of
     distinct values of the feature and a fast-decaying spectrum, so the factored bank is usually a small
-    fraction of n^2 m values (``.fill``), and each solver iteration costs that much less. Refuses with
-    MemoryError once the stored values pass ``max_memory_mb``.
+    fraction of n^2 m values (``.fill``), and each solver iteration costs that much less.
+
+    Memory: sized before it is built. Past 1,000 rows, the factored bank of 1,000 random rows gives a lower
+    bound of the full bank's size (``factored_bank_lower_bound``: a kernel's rank on a subset of the points is
+    at most its rank on all of them), and a bound above ``max_memory_mb`` is a MemoryError at once, naming
+    the size; the build itself stops with MemoryError as soon as the stored values and the work space pass
+    ``max_memory_mb``. ``verbose`` > 0 shows a progress bar over the kernels; Ctrl-C stops the build within
+    a column of work (KeyboardInterrupt).
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise ValueError(f"X must be a non-empty 2-d array, got shape {X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X contains NaN or infinity")
     w = _widths_array(widths)
-    return _core.gaussian_bank_factored(X, w, float(tol), 0 if max_rank is None else int(max_rank),  # 0: n // 2
-                                        max(1, int(max_memory_mb * 2**20)))  # 0 bytes would mean no limit
+    max_bytes = max(1, int(max_memory_mb * 2**20))  # 0 bytes would mean no limit
+    n, m = X.shape[0], gaussian_bank_size(X.shape[1], w)
+    if n * m * 8 > max_bytes:  # every kernel stores at least one column
+        raise MemoryError(f"the factored kernel bank needs at least {n * m * 8 / 2**20:.1f} MiB ({m} kernels of "
+                          f"{n} rows, one column each), above max_memory_mb={max_memory_mb}; raise max_memory_mb, "
+                          f"use fewer kernels or fewer samples")
+    if n > 2 * _SIZING_ROWS and n * n * m * 8 > max_bytes:  # (a bank that fits dense always fits factored)
+        low = factored_bank_lower_bound(X, w, tol, max_rank)
+        if low > max_bytes:
+            raise MemoryError(f"the factored kernel bank needs at least {low / 2**20:.1f} MiB (lower bound from the "
+                              f"kernels' ranks on {_SIZING_ROWS} random rows: {m} kernels of {n} rows), above "
+                              f"max_memory_mb={max_memory_mb}; raise max_memory_mb, loosen low_rank_tol, or use "
+                              f"fewer kernels or samples")
+    with Progress(verbose, m, "kernel bank", unit="kernel") as bar:
+        return _core.gaussian_bank_factored(X, w, float(tol), 0 if max_rank is None else int(max_rank),  # 0: n // 2
+                                            max_bytes, bar.callback())
 
 
 def group_lasso_squared_prox(norms: ArrayLike, c: float) -> tuple[np.ndarray, float]:
@@ -177,14 +223,15 @@ class _DenseBank:
         self.K = K
         self.m, self.n = K.shape[0], K.shape[1]
 
-    def _f64(self):
-        return self.K.astype(np.float64, copy=False)
+    def _f64(self, j):
+        """Kernel j in float64 (a float32 bank is converted one kernel at a time, never whole)."""
+        return self.K[j].astype(np.float64, copy=False)
 
     def apply_each(self, C):
-        return np.einsum("jil,jl->ji", self._f64(), C)
+        return np.stack([self._f64(j) @ C[j] for j in range(self.m)]) if self.m else np.zeros((0, self.n))
 
     def quad(self, v):
-        return np.einsum("i,jil,l->j", v, self._f64(), v)
+        return np.array([v @ (self._f64(j) @ v) for j in range(self.m)])
 
     def combine(self, w):
         return (w.astype(self.K.dtype) @ self.K.reshape(self.m, -1)).reshape(self.n, self.n).astype(np.float64)
@@ -245,7 +292,7 @@ class _KernelMixin(BaseClassifier):
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != X.shape[1]:
             raise ValueError(f"y must be 1-d of length {X.shape[1]}")
-        check_classification_targets(y)
+        check_classification_targets(check_labels(y))
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X[0], dtype=np.float64, ensure_non_negative=True)
         return X, y, sample_weight
@@ -278,6 +325,7 @@ class _KernelMixin(BaseClassifier):
         X, y, sample_weight = self._validate_training(X, y, sample_weight)
         classes = self._classes(y)
         sample_weight = fit_weights(self.class_weight, y, sample_weight, classes)
+        self._check_work_memory(X.shape[-1] if self._precomputed() else X.shape[0], sample_weight)  # before any work
         if self.probability and self._precomputed():
             raise ValueError("probability=True refits on folds of the features; it does not take kernels='precomputed'")
         platt = self._fit_platt(X, y, sample_weight, classes) if self.probability else None
@@ -323,6 +371,21 @@ class _KernelMixin(BaseClassifier):
         T = estimate_transition(X, y, cv=self._cv_splitter(y))
         q = wrong_label_fraction(T, _label_index(y, np.unique(y)))
         return {"noise_level_": float(min(max(q, 0.0), 0.49)), "transition_matrix_": T}
+    def _check_work_memory(self, n, sample_weight):
+        """MemoryError before any work (the out-of-fold fits of ``probability`` and ``noise_level="auto"``
+        included) when a dense training bank of n rows (``low_rank_tol=None`` or callables) would pass
+        max_memory_mb; subclasses add their solver's own work arrays (SimpleMKL's combined kernel). A factored
+        bank is sized by ``gaussian_bank_factored`` itself."""
+        if self._precomputed():
+            return
+        m = (gaussian_bank_size(self.n_features_in_, _widths_array(self.widths)) if isinstance(self.kernels, str)
+             else len(self.kernels))
+        if self.early_stopping:  # the held-out rows' bank against the training rows, float64
+            n_val = int(math.ceil(self.validation_fraction * n))
+            _check_memory(n_val, n - n_val, m, "float64", self.max_memory_mb)
+        if not (isinstance(self.kernels, str) and self.low_rank_tol is not None):
+            _check_memory(n, n, m, self.dtype, self.max_memory_mb)
+
     def _warn_budget(self, status):
         """The ``ConvergenceWarning`` of a fit that ended on its iteration budget before the gap fell below tol."""
         warn_max_iter(self, status, self.tol)
@@ -364,7 +427,8 @@ class _KernelMixin(BaseClassifier):
         if self.kernels == "gaussian_bank":
             widths = _widths_array(self.widths)
             if self.low_rank_tol is not None:
-                return gaussian_bank_factored(X, widths, tol=self.low_rank_tol, max_memory_mb=self.max_memory_mb), widths
+                return gaussian_bank_factored(X, widths, tol=self.low_rank_tol, max_memory_mb=self.max_memory_mb,
+                                              verbose=self.verbose), widths
             return _DenseBank(gaussian_bank(X, None, widths, dtype=self.dtype, max_memory_mb=self.max_memory_mb)), widths
         m = len(self.kernels)
         _check_memory(n, n, m, self.dtype, self.max_memory_mb)
@@ -388,7 +452,11 @@ class _KernelMixin(BaseClassifier):
             return np.einsum("jti,ji->t", np.asarray(X, dtype=np.float64), coef)
         if self.kernels == "gaussian_bank":
             out = np.empty(X.shape[0])
-            _core.gaussian_bank_decision(np.ascontiguousarray(X, dtype=np.float64), self.X_fit_, self.widths_, coef, out)
+            # the fitted arrays as the engine takes them (a model unpickled on another machine may hold
+            # non-native byte order, a user may have made them read-only): converted here, copies only if needed
+            _core.gaussian_bank_decision(np.ascontiguousarray(X, dtype=np.float64),
+                                         np.ascontiguousarray(self.X_fit_, dtype=np.float64),
+                                         np.ascontiguousarray(self.widths_, dtype=np.float64), coef, out)
             return out
         out = np.zeros(X.shape[0])
         for j, k in enumerate(self.kernels):
@@ -402,7 +470,7 @@ class _KernelMixin(BaseClassifier):
 
     def predict(self, X: MatrixLike) -> np.ndarray:
         scores = self.decision_function(X)  # first: NotFittedError before fit
-        return predict_from_scores(self.classes_, scores)
+        return self._labels_from_scores(scores)
 
     @staticmethod
     def _kernel_weights_from_coef(K, coef):
@@ -658,7 +726,8 @@ class MiPMKLClassifier(_KernelMixin):
             hist["n_kept"].append(int(idx.size))
             hist["seconds"].append(time.perf_counter() - t0)
             key = new_keep.tobytes()
-            if new_keep.sum() == 0 or key in seen or np.array_equal(new_keep, keep):
+            # an empty kept set, or one of weight 0 (only zero-weight rows), leaves no MKL problem to solve
+            if not w[new_keep].sum() > 0 or key in seen or np.array_equal(new_keep, keep):
                 status = "converged"
                 break
             if stopper is not None and stopper.update(stopper.score(coef), lambda: (coef, keep)):
@@ -721,6 +790,18 @@ class SimpleMKLClassifier(_KernelMixin):
         "svm_tol": [_POSITIVE],
         "line_search_steps": [_AT_LEAST_ONE],
     }
+
+    def _check_work_memory(self, n, sample_weight):
+        """Each SVM solve builds the combined kernel K(d) = sum_j d_j K_j as a dense (n, n) float64 array (and,
+        when some rows weigh 0, its (k, k) copy on the k weighted rows), alongside the bank: refused with
+        MemoryError before anything is built when that passes ``max_memory_mb``."""
+        super()._check_work_memory(n, sample_weight)
+        k = n if sample_weight is None else int(np.count_nonzero(sample_weight > 0))
+        need = 8 * (n * n + (k * k if k < n else 0))
+        if need > self.max_memory_mb * 2**20:
+            raise MemoryError(f"SimpleMKLClassifier's combined kernel needs {need / 2**20:.1f} MiB (a dense {n} x {n} "
+                              f"float64 matrix per SVM solve), above max_memory_mb={self.max_memory_mb}; raise "
+                              f"max_memory_mb or use fewer samples (NoisyMKLClassifier works on the factored bank)")
 
     def _fit_binary(self, K, ypm, sample_weight, noise_level=None, stopper=None, n_threads=1):
         n = ypm.shape[0]

@@ -33,7 +33,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, has_fit_parameter, validate_data
 
 from ._base import N_JOBS_CONSTRAINT, BaseClassifier, check_magnitude, fit_method, map_problems
-from ._validation import check_csr_structure, seed_from_random_state
+from ._validation import check_csr_structure, check_labels, seed_from_random_state
 from .linear_model import LinearClassifier
 
 if TYPE_CHECKING:
@@ -79,7 +79,8 @@ class _MultiLabelBase(MultiOutputMixin, BaseClassifier):
     def _validate_XY(self, X, Y, sample_weight=None):
         """(X, y, Y, sample_weight): X C-ordered float64, y validated, Y its 0/1 indicator matrix,
         sample_weight None or float64 non-negative (one per row)."""
-        X, Y = validate_data(self, check_csr_structure(X), Y, accept_sparse=self._accept_sparse, dtype=np.float64, order="C",
+        X, Y = validate_data(self, check_csr_structure(X), check_labels(Y, "Y"), accept_sparse=self._accept_sparse,
+                             dtype=np.float64, order="C",
                              multi_output=True)
         check_magnitude(X)
         if sample_weight is not None:

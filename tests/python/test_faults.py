@@ -29,8 +29,10 @@ import robustcore as rc
 from robustcore import _core, mkl, variance_reduced
 
 STOP_SECONDS = 2.0
-#: cases held to a tighter bound (the label powerset's fit stops within 1 s: issue 29)
-_STOP_SECONDS = {"label_powerset": 1.0}
+#: cases held to a tighter bound (the label powerset's fit stops within 1 s: issue 29; the noise-tooling
+#: wrappers, noise_rates="auto" and the MKL fits, their Python preprocessing included: issue 30)
+_STOP_SECONDS = {"label_powerset": 1.0, "noise_rates_auto": 1.0, "pruned": 1.0, "noise_corrected": 1.0,
+                 "mkl_fit": 1.0, "simple_mkl_fit": 1.0, "mkl_factored_build": 1.0}
 
 # ----------------------------------------------------------------------------- SIGINT in a subprocess
 # The child restores Python's SIGINT handler first: a child of a process that ignores SIGINT (nohup, a
@@ -86,6 +88,21 @@ _CASES = {
                       " tol=None)), (X[:300], Y[:300]), (X, Y), estimator__max_iter=10**6)",
     "mkl_bank_build": "X = rng.normal(size=(4000, 12)); y = np.where(X[:, 0] > 0, 1, -1)\n"
                       "run(mkl.NoisyMKLClassifier(max_iter=20), (X[:60], y[:60]), (X, y))",
+    # issue 30: Ctrl-C during every fit within 1 s, the Python preprocessing included (out-of-fold
+    # probabilities, confident joint, label issues, the kernel banks, SimpleMKL's SVM solves)
+    "noise_rates_auto": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
+                        "run(rc.LinearClassifier(max_iter=2), (X[:200], y[:200]), (X, y), noise_rates='auto')",
+    "pruned": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
+              "run(rc.PrunedClassifier(rc.LinearClassifier(max_iter=2)), (X[:200], y[:200]), (X, y))",
+    "noise_corrected": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
+                       "run(rc.NoiseCorrectedClassifier(rc.LinearClassifier(max_iter=2)), (X[:200], y[:200]), (X, y))",
+    "mkl_fit": "X = rng.normal(size=(1500, 6)); y = np.where(X[:, 0] + rng.normal(size=1500) > 0, 1, -1)\n"
+               "run(mkl.NoisyMKLClassifier(max_iter=20), (X[:60], y[:60]), (X, y), max_iter=10**6, tol=0)",
+    "mkl_factored_build": "X = rng.normal(size=(6000, 12)); y = np.where(X[:, 0] > 0, 1, -1)\n"
+                          "run(mkl.NoisyMKLClassifier(max_iter=20), (X[:60], y[:60]), (X, y), max_memory_mb=10**5)",
+    "simple_mkl_fit": "X = rng.normal(size=(2500, 4)); y = np.where(X[:, 0] + rng.normal(size=2500) > 0, 1, -1)\n"
+                      "run(mkl.SimpleMKLClassifier(max_iter=3, widths=[0.5, 2.0]), (X[:60], y[:60]), (X, y),"
+                      " max_iter=1000, tol=0)",
     "mkl_solve_threads": "X = rng.normal(size=(400, 12)); y = np.where(X[:, 0] > 0, 1, -1)\n"
                          "run(mkl.NoisyMKLClassifier(max_iter=20, tol=0, n_jobs=2), (X[:60], y[:60]), (X, y),"
                          " max_iter=10**7)",

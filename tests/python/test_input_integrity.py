@@ -172,3 +172,238 @@ def test_feature_count_beyond_memory_is_refused_before_allocating(tmp_path, monk
         datasets.iter_svmlight(f)
     with pytest.raises(MemoryError, match="32.0 GiB"):
         datasets.iter_svmlight(f, n_features=2**31 - 1)
+
+
+# ----------------------------------------------------------------------------- issue 30, second half
+from robustcore import mkl  # noqa: E402
+
+_RUN = """
+import signal, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
+import numpy as np, warnings
+warnings.simplefilter("ignore")
+from sklearn.datasets import make_classification
+from sklearn.preprocessing import StandardScaler
+import robustcore as rc
+from robustcore import mkl
+t0 = time.time()
+try:
+    CALL
+    print("RESULT none", time.time() - t0)
+except (ValueError, TypeError, MemoryError) as e:
+    print("RESULT", type(e).__name__, time.time() - t0, str(e).replace("\\n", " "))
+"""
+
+
+def _run_child(call, timeout=300):
+    """(exception name or "none", seconds, message) of ``call`` run in a child process."""
+    code = textwrap.dedent(_RUN).replace("CALL", call)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+    assert p.returncode == 0, f"child died (returncode {p.returncode}): {p.stderr[-2000:]}"
+    words = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT")][-1].split(" ", 3)
+    return words[1], float(words[2]), words[3] if len(words) > 3 else ""
+
+
+_MEMORY_CASES = {
+    # the factored bank at 60,000 rows gave no answer within 240 s under the default cap
+    "factored_60k": ("X = StandardScaler().fit_transform(make_classification(60000, 10, random_state=0)[0])\n"
+                     "    mkl.gaussian_bank_factored(X)", 30),
+    "noisy_mkl_60k": ("X, y = make_classification(60000, 10, random_state=0); X = StandardScaler().fit_transform(X)\n"
+                      "    mkl.NoisyMKLClassifier().fit(X, y)", 30),
+    # SimpleMKL on 40,000 rows failed after 194 s on NumPy's own 11.9 GiB allocation
+    "simple_mkl_40k": ("X, y = make_classification(40000, 10, random_state=0)\n"
+                       "    mkl.SimpleMKLClassifier().fit(X, y)", 5),
+    "simple_mkl_40k_probability": ("X, y = make_classification(40000, 10, random_state=0)\n"
+                                   "    mkl.SimpleMKLClassifier(probability=True).fit(X, y)", 5),
+    "dense_bank_callables": ("X, y = make_classification(20000, 5, random_state=0)\n"
+                             "    mkl.NoisyMKLClassifier(kernels=[lambda A, B: A @ B.T] * 3).fit(X, y)", 5),
+    "dense_gaussian_bank": ("X, y = make_classification(20000, 5, random_state=0)\n"
+                            "    mkl.NoisyMKLClassifier(low_rank_tol=None, noise_level='auto').fit(X, y)", 5),
+}
+
+
+@pytest.mark.parametrize("case", list(_MEMORY_CASES))
+def test_mkl_banks_are_sized_before_they_are_built(case):
+    call, seconds = _MEMORY_CASES[case]
+    kind, took, message = _run_child(call)
+    assert kind == "MemoryError", (kind, message)
+    assert "max_memory_mb" in message and "MiB" in message, message
+    assert took < seconds, f"{case}: refused after {took:.1f} s"
+
+
+def test_factored_bank_lower_bound_is_below_the_built_size():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2600, 3))
+    w = np.asarray(mkl.DEFAULT_WIDTHS)
+    bank = mkl.gaussian_bank_factored(X, max_memory_mb=10**5)
+    assert mkl.factored_bank_lower_bound(X, w, 1e-10) <= bank.nbytes
+    with pytest.raises(MemoryError, match="max_memory_mb"):  # refused from the bound, before the build
+        mkl.gaussian_bank_factored(X, max_memory_mb=0.9 * mkl.factored_bank_lower_bound(X, w, 1e-10) / 2**20)
+
+
+def test_factored_bank_build_shows_progress(capsys):
+    X = np.random.default_rng(0).normal(size=(300, 3))
+    bank = mkl.gaussian_bank_factored(X, verbose=1)
+    err = capsys.readouterr().err
+    assert "kernel bank" in err and f"{bank.m}/{bank.m}" in err
+
+
+def _big_endian(a):
+    return a.astype(a.dtype.newbyteorder())
+
+
+def _read_only(a):
+    a = np.array(a)
+    a.setflags(write=False)
+    return a
+
+
+def _estimators(multiclass=False):
+    out = {
+        "sgd": rc.LinearClassifier(random_state=0, max_iter=5, tol=None),
+        "saga": rc.LinearClassifier(loss="log_loss", solver="saga", random_state=0, max_iter=5, tol=None),
+        "softmax": rc.LinearClassifier(loss="softmax", solver="saga", random_state=0, max_iter=5, tol=None),
+        "fol": rc.FocusedOnlineClassifier(max_iter=2, random_state=0),
+        "noisy_mkl": mkl.NoisyMKLClassifier(max_iter=10, widths=[1.0, 4.0]),
+        "noisy_mkl_dense": mkl.NoisyMKLClassifier(max_iter=10, widths=[1.0], low_rank_tol=None),
+        "mip_mkl": mkl.MiPMKLClassifier(max_iter=10, n_alternations=2, widths=[1.0]),
+        "simple_mkl": mkl.SimpleMKLClassifier(max_iter=2, widths=[1.0]),
+        "pruned": rc.PrunedClassifier(rc.LinearClassifier(random_state=0, max_iter=5, tol=None), random_state=0),
+        "noise_corrected": rc.NoiseCorrectedClassifier(rc.LinearClassifier(random_state=0, max_iter=5, tol=None),
+                                                    random_state=0),
+    }
+    if not multiclass:
+        out["adaboost"] = rc.AdaBoostOnlineClassifier(max_iter=3, random_state=0)
+    return out
+
+
+def _problem(n_classes=2, n=120):
+    X, y = make_classification(n, 5, n_informative=3, n_classes=n_classes, random_state=0)
+    return X, y
+
+
+@pytest.mark.parametrize("name", list(_estimators()))
+def test_non_native_and_read_only_arrays_everywhere(name):
+    import copy
+
+    X, y = _problem()
+    sw = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+    est = _estimators()[name].fit(X, y, sample_weight=sw)
+    p0, s0 = est.predict(X), est.decision_function(X) if hasattr(est, "decision_function") else None
+    for convert in (_big_endian, _read_only):
+        # a fitted model whose arrays became non-native (a pickle from another machine) or read-only
+        moved = copy.deepcopy(est)
+        for obj in [moved] + [getattr(moved, "estimator_", None)]:
+            for key, value in list(vars(obj or object()).items()) if obj is not None else []:
+                if isinstance(value, np.ndarray) and value.dtype.kind in "fiub":
+                    setattr(obj, key, convert(value))
+        np.testing.assert_array_equal(moved.predict(X), p0)
+        np.testing.assert_array_equal(moved.predict(convert(X)), p0)
+        if s0 is not None:
+            np.testing.assert_allclose(moved.decision_function(convert(X)), s0, rtol=1e-12, atol=1e-12)
+        # X, y and sample_weight in that form: the same model as native arrays
+        refit = _estimators()[name].fit(convert(X), convert(y), sample_weight=convert(sw))
+        np.testing.assert_array_equal(refit.predict(X), p0)
+
+
+def test_non_native_arrays_in_partial_fit_and_multilabel():
+    X, y = _problem()
+    est = rc.LinearClassifier(random_state=0).partial_fit(_big_endian(X), _big_endian(y), classes=_big_endian(np.unique(y)))
+    est.coef_, est.intercept_ = _big_endian(est.coef_), _read_only(est.intercept_)
+    est.partial_fit(_read_only(X), _read_only(y))
+    assert np.all(np.isfinite(est.decision_function(_big_endian(X))))
+    Y = np.stack([y, 1 - y], axis=1)
+    for wrapper in (rc.BinaryRelevanceClassifier, rc.LabelPowersetClassifier):
+        native = wrapper().fit(X, Y).predict(X)
+        for convert in (_big_endian, _read_only):
+            np.testing.assert_array_equal(wrapper().fit(convert(X), convert(Y)).predict(convert(X)), native)
+
+
+@pytest.mark.parametrize("labels", [
+    np.array([0, 1, None] * 40, dtype=object), np.array(["a", "b", None] * 40, dtype=object),
+    np.array(["a", "b", np.nan] * 40, dtype=object), np.array([0.0, 1.0, np.nan] * 40),
+    np.array(["a", 1, "b"] * 40, dtype=object)])
+@pytest.mark.parametrize("name", list(_estimators()))
+def test_missing_labels_are_refused_naming_y(name, labels):
+    X, _ = _problem()
+    est = _estimators()[name]
+    with pytest.raises(ValueError, match=r"\by\b"):
+        est.fit(X, labels)
+    assert not hasattr(est, "classes_")
+
+
+def test_missing_labels_in_multilabel_Y_are_refused():
+    X, y = _problem()
+    Y = np.stack([y, 1 - y], axis=1).astype(float)
+    Y[3, 1] = np.nan
+    with pytest.raises(ValueError, match=r"\bY\b"):
+        rc.BinaryRelevanceClassifier().fit(X, Y)
+
+
+@pytest.mark.parametrize("kw", [{}, dict(loss="log_loss", solver="saga"), dict(solver="pegasos"),
+                                dict(loss="hinge", learning_rate="constant", eta0=0.01)])
+def test_extreme_sample_weights_are_rescaled(kw):
+    X, y = make_classification(2000, 20, random_state=0)
+    base = rc.LinearClassifier(random_state=0, **kw).fit(X, y).score(X, y)
+    for sw in (np.full(len(y), 1e300), np.full(len(y), 1e-300), np.where(np.arange(len(y)) % 2, 1e-300, 1e300)):
+        est = rc.LinearClassifier(random_state=0, **kw).fit(X, y, sample_weight=sw)
+        assert np.all(np.isfinite(est.coef_)) and np.all(np.isfinite(est.decision_function(X)))
+        assert est.score(X, y) > base - 0.05
+    # a common factor of ordinary size changes nothing (the same bits as before the rescaling existed)
+    ones = rc.LinearClassifier(random_state=0, **kw).fit(X, y, sample_weight=np.full(len(y), 3.0))
+    assert rc.LinearClassifier(random_state=0, **kw).fit(X, y, sample_weight=np.full(len(y), 3.0)).coef_.tobytes() \
+        == ones.coef_.tobytes()
+
+
+def test_fit_weights_rescales_by_a_power_of_two_only_out_of_range():
+    from robustcore._base import fit_weights
+
+    w = np.array([1e300, 3e299, 0.0])
+    r = fit_weights(None, None, w)
+    assert 0.5 <= r.max() < 1 and np.all(r * (w[0] / r[0]) == w)
+    same = np.array([0.25, 3.0, 1e9])
+    assert fit_weights(None, None, same) is same
+    with pytest.raises(ValueError, match="sample_weight"):
+        fit_weights({0: 1e300, 1: 1.0}, np.array([0, 1]), np.array([1e300, 1.0]), np.array([0, 1]))
+
+
+def _proba_estimators(multiclass):
+    out = {
+        "platt_sgd": rc.LinearClassifier(probability=True, random_state=0),
+        "log_loss": rc.LinearClassifier(loss="log_loss", random_state=0),
+        "modified_huber": rc.LinearClassifier(loss="modified_huber", random_state=0),
+        "softmax": rc.LinearClassifier(loss="softmax", solver="saga", random_state=0),
+        "fol": rc.FocusedOnlineClassifier(probability=True, random_state=0),
+        "noisy_mkl": mkl.NoisyMKLClassifier(probability=True, max_iter=20, widths=[1.0]),
+        "pruned": rc.PrunedClassifier(rc.LinearClassifier(probability=True, random_state=0)),
+        "noise_corrected": rc.NoiseCorrectedClassifier(rc.LinearClassifier(probability=True, random_state=0)),
+    }
+    if not multiclass:
+        out["adaboost"] = rc.AdaBoostOnlineClassifier(probability=True, random_state=0)
+    return out
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("name", list(_proba_estimators(False)))
+def test_predict_is_the_argmax_of_predict_proba(name, n_classes):
+    if name not in _proba_estimators(n_classes > 2):
+        pytest.skip("binary only")
+    n = 300 if "mkl" in name else 5000
+    X, y = make_classification(n, 20, n_informative=6, n_classes=n_classes, random_state=0)
+    est = _proba_estimators(n_classes > 2)[name].fit(X, y)
+    proba = est.predict_proba(X)
+    np.testing.assert_array_equal(est.predict(X), est.classes_[np.argmax(proba, axis=1)])
+
+
+def test_pegasos_partial_fit_below_one_over_alpha_steps_warns():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = make_classification(1000, 10, weights=[0.63], flip_y=0.05, random_state=6)
+    with pytest.warns(ConvergenceWarning, match="1/alpha"):
+        est = rc.LinearClassifier(solver="pegasos", random_state=6).partial_fit(X, y, classes=[0, 1])
+    assert est.score(X, y) < max(np.mean(y), 1 - np.mean(y))  # the case that warning is for
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        rc.LinearClassifier(solver="pegasos", alpha=1e-2, random_state=6).partial_fit(X, y, classes=[0, 1])

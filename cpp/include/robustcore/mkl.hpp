@@ -193,9 +193,11 @@ double kernel_cost(const KernelBank<Scalar>&, int64_t) { return 1.0; }
 /// pivoted Cholesky to entrywise accuracy tol, stored dense when its rank would exceed max_rank
 /// (<= 0: n / 2). Throws BankTooLarge past max_bytes (<= 0: no limit), which bounds the bank and its work
 /// space together (checked before every allocation): a factor's work space and its stored copy, or one
-/// dense kernel computed in place.
+/// dense kernel computed in place. `progress` (optional) is called with the number of kernels built after each
+/// one (a long build's progress bar); a false answer stops the build (throws Interrupted).
 inline FactoredBank gaussian_bank_factored(const double* X, int64_t n, int64_t d, const double* widths, int64_t nw,
-                                           double tol, int64_t max_rank = 0, int64_t max_bytes = 0) {
+                                           double tol, int64_t max_rank = 0, int64_t max_bytes = 0,
+                                           const ProgressFn& progress = nullptr) {
   if (n < 1 || d < 1 || nw < 1) throw std::invalid_argument("gaussian_bank_factored: bad sizes");
   if (!(tol >= 0.0) || !std::isfinite(tol)) throw std::invalid_argument("gaussian_bank_factored: tol must be >= 0 and finite");
   const std::vector<double> g = gaussian_factors(widths, nw, X, n * d, "gaussian_bank_factored");
@@ -240,6 +242,7 @@ inline FactoredBank gaussian_bank_factored(const double* X, int64_t n, int64_t d
         for (int64_t i = 0; i < n; ++i)
           for (int64_t k = 0; k < r; ++k) blk[i * r + k] = L[static_cast<size_t>(k * n + i)];
       }
+      if (progress && !progress(bank.m)) throw Interrupted();
     }
   }
   return bank;

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import variance_reduced as _vr
 from .._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, STOPPING_CONSTRAINTS,
                      BaseClassifier, binary_targets, fit_method, fit_weights, held_out, predict_from_scores,
-                     stopping_tol, warn_max_iter)
+                     stopping_tol, user_stacklevel, warn_max_iter)
 from .._validation import check_eval_set, to_matrix
 from ..losses import LOSSES, PROBA_LINKS, PROBA_LOSSES, canonical_loss
 from ._constant import constant_flags, warn_if_constant
@@ -59,7 +59,12 @@ class LinearClassifier(BaseClassifier):
     divides by n, is given ``alpha * sum(sw) / n``). The variance-reduced solvers and loss="softmax"
     converge to that optimum, so a weight-2 row and a duplicated row give the same model once converged;
     the SGD solvers (sgd, asgd, pegasos) are stochastic: a weight-2 row is visited once with a doubled
-    gradient, a duplicated row twice, so they agree in expectation only.
+    gradient, a duplicated row twice, so they agree in expectation only. Since that objective does not
+    change when every weight is multiplied by one factor, weights whose largest value lies outside
+    [2^-32, 2^32] are rescaled once (``_base.fit_weights``) by the power of two that brings the largest into
+    [0.5, 1): ``sample_weight=np.full(n, 1e300)`` fits the unweighted model instead of overflowing the steps
+    (it fitted to 50% accuracy before), and weights below 2^-1074 of the largest (1e-300 beside 1e300)
+    become 0. Weights within that range are used as given.
 
     Parameters
     ----------
@@ -414,7 +419,27 @@ class LinearClassifier(BaseClassifier):
         solved = solver.solve(data, state, passes, warm_start=False, verbose=self.verbose, n_jobs=self.n_jobs,
                               stop_on_tol=False)
         self._commit(classes_=fitted_classes, **_model_dtype(solver.attributes(solved, self), X.dtype))
+        self._warn_pegasos_steps()
         return self
+
+    def _warn_pegasos_steps(self):
+        """A ConvergenceWarning when pegasos has taken fewer than 1/alpha steps. Its 1/(alpha t) schedule bounds
+        the suboptimality by O(log t / (alpha t)) (Shalev-Shwartz et al. 2011), vacuous until t passes 1/alpha:
+        the early steps are of size 1/alpha (1e4 at the default alpha) and the iterate is still dominated by
+        the first mistakes. One partial_fit pass over 1,000 rows (t = 1,000 < 1/alpha = 10,000) scored below the
+        majority class on some data; three passes or alpha=1e-3 did not."""
+        if self.solver != "pegasos" or not hasattr(self, "_sgd_state"):
+            return
+        t = min(self._sgd_state.steps(k) for k in range(len(self._sgd_state.problems)))
+        if t * self.alpha < 1.0:
+            import warnings
+
+            from sklearn.exceptions import ConvergenceWarning
+
+            warnings.warn(f"pegasos has taken {t} steps, fewer than 1/alpha = {1 / self.alpha:g}: its 1/(alpha t) "
+                          f"steps have not yet converged (the model can be worse than predicting the majority "
+                          f"class); call partial_fit on more data or passes, or use a larger alpha",
+                          ConvergenceWarning, stacklevel=user_stacklevel())
 
     # ------------------------------------------------------------------ prediction
     def decision_function(self, X: MatrixLike) -> np.ndarray:
@@ -430,8 +455,12 @@ class LinearClassifier(BaseClassifier):
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X: MatrixLike) -> np.ndarray:
+        """The arg-max of predict_proba wherever predict_proba exists (ties: the first class in ``classes_``,
+        as NumPy's argmax), else the sign / arg-max of the scores (``predict_from_scores``)."""
         scores = self.decision_function(X)
-        return predict_from_scores(self.classes_, scores)
+        if self._has_own_proba():
+            return self.classes_[np.argmax(self._proba_from_scores(scores), axis=1)]
+        return self._labels_from_scores(scores)
 
     def _has_own_proba(self):
         return canonical_loss(self.loss) in PROBA_LOSSES + ("softmax",)
@@ -445,7 +474,10 @@ class LinearClassifier(BaseClassifier):
         "modified_huber"; one-vs-rest scores are normalised to sum to one. "softmax": the model's own
         softmax over the class scores. Other losses with ``probability=True``: Platt's sigmoid fitted out of
         fold (``platt_``), calibrated scores."""
-        scores = self.decision_function(X)
+        return self._proba_from_scores(self.decision_function(X))
+
+    def _proba_from_scores(self, scores):
+        """predict_proba from decision_function's scores."""
         if not self._has_own_proba():
             return self._platt_proba(scores)
         if canonical_loss(self.loss) == "softmax":

@@ -1,0 +1,392 @@
+"""Issue 30's fuzz run: random cases across every public estimator, each in a child process.
+
+A case (drawn from its seed alone, ``make_case``) is an estimator with random parameters and a random
+problem: shapes, dtypes (float32 / float64 / int / bool / object), scales (1e-300 ... 1e100 and beyond the
+1e100 limit, NaN, infinity, subnormals), sparse structure (CSR, corrupt CSR: indptr past the data,
+non-monotone, bad or negative column indices, mismatched lengths, a short indptr), labels (one class,
+many, None, NaN, strings, mixed types; multi-label Y for the multi-label wrappers) and sample weights
+(zero, huge, tiny, mixed range, negative, NaN, the wrong length). Every case must end in
+
+* a fitted model whose predictions are valid labels, whose scores / probabilities are finite, and whose
+  ``predict`` is the arg-max of ``predict_proba`` where both exist ("ok"), or
+* a ValueError / TypeError / MemoryError whose message is not a raw C++ or pybind11 message ("refused"),
+
+and an input that must be refused (corrupt CSR, non-finite or too large X, missing labels, negative or
+NaN weights) must be. Anything else is "wrong" (silent garbage, a raw message, another exception); a
+signal is a "crash", a child past its time a "hang". Cases run in batches per child (one interpreter start
+for many cases); a batch that dies or hangs is re-run case by case to isolate the culprit.
+
+CI size: 300 cases (about a minute). ``ROBUSTCORE_FUZZ_CASES=N`` runs N, ``ROBUSTCORE_FUZZ_SEED`` moves the
+seeds (the default is fixed, so the default run is reproducible); the summary line gives the numbers
+recorded in bench/README.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+#: messages that come from C++ or pybind11, never meant for a user
+RAW_MARKERS = ("incompatible function arguments", "vector::", "std::", "_M_", "pybind11", "Unable to cast",
+               "bad_alloc", "basic_string", "Invoked with")
+
+BATCH = 40
+BATCH_SECONDS = 120.0
+CASE_SECONDS = 30.0
+
+
+# ----------------------------------------------------------------------------- the cases
+def _values(rng, n, d):
+    """(X as float64, the reason it must be refused or None)."""
+    X = rng.normal(size=(n, d))
+    if rng.random() < 0.3:
+        X[rng.random((n, d)) < 0.5] = 0.0
+    scale = 10.0 ** rng.uniform(-300, 100) if rng.random() < 0.4 else 1.0
+    X = X * scale
+    must_refuse = None
+    r = rng.random()
+    if r < 0.06:
+        X.flat[rng.integers(X.size)] = np.nan
+        must_refuse = "NaN in X"
+    elif r < 0.10:
+        X.flat[rng.integers(X.size)] = rng.choice([np.inf, -np.inf])
+        must_refuse = "infinity in X"
+    elif r < 0.16:
+        X.flat[rng.integers(X.size)] = rng.choice([1e150, -1e300, 1e101])
+        must_refuse = "|X| beyond 1e100"
+    elif r < 0.20:
+        X.flat[rng.integers(X.size)] = 5e-324
+    return X, must_refuse
+
+
+def _dtype(rng, X):
+    """X in a random dtype (the values rounded or cast as that dtype does)."""
+    kind = rng.choice(["float64", "float64", "float32", "int", "bool", "object", "big_endian", "read_only"])
+    with np.errstate(all="ignore"):
+        if kind == "float32":
+            X = X.astype(np.float32)
+        elif kind == "int":
+            X = np.clip(np.nan_to_num(X), -1e9, 1e9).astype(np.int64)
+        elif kind == "bool":
+            X = X > 0
+        elif kind == "object":
+            X = X.astype(object)
+        elif kind == "big_endian":
+            X = X.astype(">f8")
+        elif kind == "read_only":
+            X = X.copy()
+            X.setflags(write=False)
+    return X, str(kind)
+
+
+def _corrupt(rng, X):
+    """A CSR copy of X with one structural defect (the arrays edited after construction), and its name."""
+    A = sp.csr_matrix(X)
+    kind = rng.choice(["past_end", "non_monotone", "bad_index", "negative_index", "short_data", "short_indptr",
+                       "indptr_start"])
+    if kind == "past_end":
+        A.indptr[-1] += 1 + int(rng.integers(0, 10**6))
+    elif kind == "non_monotone" and A.shape[0] >= 2 and A.nnz >= 1:
+        A.indptr[1] = A.nnz + 1 if A.indptr[1] == 0 else A.indptr[-1] + 1
+    elif kind == "bad_index" and A.nnz:
+        A.indices[int(rng.integers(A.nnz))] = A.shape[1] + int(rng.integers(0, 3))
+    elif kind == "negative_index" and A.nnz:
+        A.indices[int(rng.integers(A.nnz))] = -1
+    elif kind == "short_data" and A.nnz:
+        A.data = A.data[:-1]
+    elif kind == "short_indptr":
+        A.indptr = A.indptr[:-1]
+    elif kind == "indptr_start":
+        A.indptr = A.indptr + 1
+    else:
+        A.indptr[-1] += 1
+        kind = "past_end"
+    return A, str(kind)
+
+
+def _labels(rng, n, multilabel=False):
+    """(y, the reason it must be refused or None)."""
+    if multilabel:
+        k = int(rng.integers(1, 4))
+        Y = (rng.random((n, k)) < rng.uniform(0.1, 0.9)).astype(int)
+        if rng.random() < 0.1:
+            Y = Y.astype(float)
+            Y.flat[rng.integers(Y.size)] = np.nan
+            return Y, "NaN in Y"
+        return Y, None
+    r = rng.random()
+    n_classes = 1 if r < 0.05 else n if r < 0.1 else int(rng.integers(2, 5))
+    y = rng.integers(0, n_classes, n)
+    kind = rng.choice(["int", "int", "float", "str", "bool", "object_none", "float_nan", "mixed", "negative"])
+    if kind == "float":
+        return y.astype(float) * 0.5, None
+    if kind == "str":
+        return np.array([f"class {v}" for v in y]), None
+    if kind == "bool":
+        return y % 2 == 0, None
+    if kind == "negative":
+        return y - 1, None
+    if kind == "object_none":
+        y = y.astype(object)
+        y[int(rng.integers(n))] = None
+        return y, "None label"
+    if kind == "float_nan":
+        y = y.astype(float)
+        y[int(rng.integers(n))] = np.nan
+        return y, "NaN label"
+    if kind == "mixed" and n >= 2:
+        y = np.array([f"c{v}" for v in y], dtype=object)
+        y[0] = 7
+        return y, "mixed label types"
+    return y, None
+
+
+def _weights(rng, n):
+    """(sample_weight or None, the reason it must be refused or None)."""
+    r = rng.random()
+    if r < 0.4:
+        return None, None
+    kind = rng.choice(["uniform", "some_zero", "all_zero", "huge", "tiny", "mixed_range", "negative", "nan",
+                       "wrong_length", "integer", "inf"])
+    w = rng.uniform(0.1, 3.0, n)
+    if kind == "some_zero":
+        w[rng.random(n) < 0.5] = 0.0
+    elif kind == "all_zero":
+        w[:] = 0.0
+    elif kind == "huge":
+        w = w * 1e300
+    elif kind == "tiny":
+        w = w * 1e-300
+    elif kind == "mixed_range":
+        w = np.where(rng.random(n) < 0.5, 1e-300, 1e300)
+    elif kind == "negative":
+        w[int(rng.integers(n))] = -1.0
+        return w, "negative weight"
+    elif kind == "nan":
+        w[int(rng.integers(n))] = np.nan
+        return w, "NaN weight"
+    elif kind == "inf":
+        w[int(rng.integers(n))] = np.inf
+        return w, "infinite weight"
+    elif kind == "wrong_length":
+        return np.ones(n + 1), "weights of the wrong length"
+    elif kind == "integer":
+        w = rng.integers(0, 4, n)
+    return w, None
+
+
+def _estimator(rng, name):
+    import robustcore as rc
+    from robustcore import mkl
+    from robustcore.linear_model._sgd import PEGASOS_LOSSES
+    from robustcore.losses import LOSSES, SMOOTH_LOSSES
+    from robustcore.variance_reduced import VR_SOLVERS
+
+    def linear():
+        if rng.random() < 0.5:
+            solver = str(rng.choice(["sgd", "asgd", "pegasos"]))
+            losses = PEGASOS_LOSSES if solver == "pegasos" else sorted(LOSSES)
+        else:
+            solver = str(rng.choice(sorted(VR_SOLVERS)))
+            losses = SMOOTH_LOSSES + ("softmax",)
+        kw = dict(solver=solver, loss=str(rng.choice(list(losses))), max_iter=int(rng.integers(1, 4)),
+                  random_state=int(rng.integers(1000)))
+        if rng.random() < 0.2:
+            kw["probability"] = True
+        if rng.random() < 0.2:
+            kw["class_weight"] = "balanced"
+        if rng.random() < 0.1:
+            kw["noise_rates"] = "auto"
+        return rc.LinearClassifier(**kw)
+
+    small = dict(max_iter=3, random_state=0)
+    widths = [float(w) for w in rng.choice([0.5, 1.0, 4.0], size=int(rng.integers(1, 3)), replace=False)]
+    make = {
+        "linear": linear,
+        "fol": lambda: rc.FocusedOnlineClassifier(max_iter=2, random_state=0, probability=bool(rng.random() < 0.2)),
+        "adaboost": lambda: rc.AdaBoostOnlineClassifier(max_iter=2, random_state=0),
+        "noisy_mkl": lambda: mkl.NoisyMKLClassifier(max_iter=5, widths=widths,
+                                                    low_rank_tol=None if rng.random() < 0.3 else 1e-10,
+                                                    probability=bool(rng.random() < 0.15)),
+        "mip_mkl": lambda: mkl.MiPMKLClassifier(max_iter=5, n_alternations=2, widths=widths),
+        "simple_mkl": lambda: mkl.SimpleMKLClassifier(max_iter=2, widths=widths),
+        "binary_relevance": lambda: rc.BinaryRelevanceClassifier(rc.LinearClassifier(**small)),
+        "label_powerset": lambda: rc.LabelPowersetClassifier(rc.LinearClassifier(loss="softmax", solver="saga",
+                                                                                 **small)),
+        "pruned": lambda: rc.PrunedClassifier(rc.LinearClassifier(**small), random_state=0),
+        "noise_corrected": lambda: rc.NoiseCorrectedClassifier(rc.LinearClassifier(**small), random_state=0),
+    }
+    return make[name]()
+
+
+ESTIMATORS = ("linear", "linear", "linear", "fol", "adaboost", "noisy_mkl", "mip_mkl", "simple_mkl",
+              "binary_relevance", "label_powerset", "pruned", "noise_corrected")
+
+
+def make_case(seed):
+    """(estimator, X, y, sample_weight, why X / y / weights must be refused or None, a short description)."""
+    rng = np.random.default_rng(seed)
+    name = str(rng.choice(ESTIMATORS))
+    kernel = "mkl" in name
+    n = int(rng.integers(1, 30 if kernel else 80))
+    d = int(rng.integers(1, 6 if kernel else 12))
+    X, refuse = _values(rng, n, d)
+    X, dtype = _dtype(rng, X)
+    if dtype in ("int", "bool"):  # the cast removed the non-finite and huge values
+        refuse = None
+    sparse = None
+    if rng.random() < 0.3 and dtype not in ("object",):
+        if rng.random() < 0.35:
+            X, sparse = _corrupt(rng, np.asarray(X, dtype=np.float64))
+            refuse = refuse or f"corrupt CSR ({sparse})"
+        else:
+            X, sparse = sp.csr_matrix(np.asarray(X, dtype=np.float64)), "csr"
+    y, bad_y = _labels(rng, n, multilabel=name in ("binary_relevance", "label_powerset"))
+    w, bad_w = _weights(rng, n)
+    est = _estimator(rng, name)
+    desc = f"{est!r} n={n} d={d} dtype={dtype} sparse={sparse} y={y.dtype} w={None if w is None else w.dtype}"
+    return est, X, y, w, refuse or bad_y or bad_w, desc
+
+
+# ----------------------------------------------------------------------------- one case
+def _clean_message(e):
+    text = str(e)
+    return bool(text.strip()) and not any(m in text for m in RAW_MARKERS)
+
+
+def run_case(seed):
+    """{"seed", "outcome": ok / refused / wrong, "detail"} of one case, in this process."""
+    est, X, y, w, must_refuse, desc = make_case(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            est.fit(X, y, sample_weight=w) if w is not None else est.fit(X, y)
+        except (ValueError, TypeError, MemoryError) as e:
+            if not _clean_message(e):
+                return {"seed": seed, "outcome": "wrong", "detail": f"raw message {type(e).__name__}: {e} | {desc}"}
+            return {"seed": seed, "outcome": "refused", "detail": f"{type(e).__name__}: {str(e)[:60]}"}
+        except Exception as e:  # noqa: BLE001 - any other exception is a defect
+            return {"seed": seed, "outcome": "wrong", "detail": f"{type(e).__name__}: {e} | {desc}"[:800]}
+        if must_refuse:
+            return {"seed": seed, "outcome": "wrong", "detail": f"accepted {must_refuse} | {desc}"}
+        try:
+            problem = _check_fitted(est, X, y)
+        except Exception as e:  # noqa: BLE001
+            problem = f"predicting raised {type(e).__name__}: {e}"
+    if problem:
+        return {"seed": seed, "outcome": "wrong", "detail": f"{problem} | {desc}"[:800]}
+    return {"seed": seed, "outcome": "ok", "detail": ""}
+
+
+def _check_fitted(est, X, y):
+    """A description of what is wrong with a fitted model's predictions on its training X, or None."""
+    pred = np.asarray(est.predict(X))
+    y = np.asarray(y)
+    if y.ndim == 2:
+        if pred.shape != y.shape or not np.isin(pred, [0, 1]).all():
+            return f"multi-label predictions of shape {pred.shape} / values {np.unique(pred)[:5]}"
+        return None
+    if pred.shape != (X.shape[0],):
+        return f"predictions of shape {pred.shape}"
+    if not np.isin(pred, est.classes_).all():
+        return f"predicted labels outside classes_ {est.classes_[:5]}"
+    if not set(np.unique(y).tolist()) == set(np.asarray(est.classes_).tolist()):
+        return f"classes_ {est.classes_[:5]} are not the labels of y"
+    if hasattr(est, "decision_function"):
+        s = np.asarray(est.decision_function(X), dtype=np.float64)
+        if not np.all(np.isfinite(s)):
+            return "non-finite decision_function"
+    if hasattr(est, "predict_proba"):
+        p = np.asarray(est.predict_proba(X), dtype=np.float64)
+        if p.shape != (X.shape[0], len(est.classes_)) or not np.all(np.isfinite(p)) or np.any(p < 0) \
+                or not np.allclose(p.sum(axis=1), 1.0):
+            return "predict_proba not a finite probability per row"
+        if not np.array_equal(pred, np.asarray(est.classes_)[np.argmax(p, axis=1)]):
+            return "predict differs from argmax(predict_proba)"
+    return None
+
+
+def run_batch(seeds):
+    """Run the cases in this process, printing one JSON line per case (flushed: a crash loses none done)."""
+    for seed in seeds:
+        print("CASE " + json.dumps(run_case(int(seed))), flush=True)
+
+
+# ----------------------------------------------------------------------------- the child processes
+_CHILD = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); sys.path.insert(0, {here!r});"
+          " import test_fuzz; test_fuzz.run_batch({seeds!r})")
+
+
+def _child(seeds, timeout):
+    """(results by seed, how the child ended: "ok" / "crash: <code>" / "hang")."""
+    code = _CHILD.format(here=str(Path(__file__).parent), seeds=[int(s) for s in seeds])
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    try:
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, env=env)
+        out, end = p.stdout, "ok" if p.returncode == 0 else f"crash: returncode {p.returncode} {p.stderr[-600:]}"
+    except subprocess.TimeoutExpired as e:
+        out, end = (e.stdout.decode() if isinstance(e.stdout, bytes) else e.stdout or ""), "hang"
+    results = {}
+    for line in out.splitlines():
+        if line.startswith("CASE "):
+            r = json.loads(line[5:])
+            results[r["seed"]] = r
+    return results, end
+
+
+def fuzz(n_cases, base_seed=0, batch=BATCH):
+    """Run n_cases cases in batches; returns (results, counts, seconds)."""
+    t0 = time.time()
+    seeds = [base_seed * 10**7 + i for i in range(n_cases)]
+    results = {}
+    for start in range(0, n_cases, batch):
+        chunk = seeds[start:start + batch]
+        got, end = _child(chunk, BATCH_SECONDS)
+        results.update(got)
+        if end != "ok":  # isolate: the rest of the batch, one case per child
+            for s in chunk:
+                if s in results:
+                    continue
+                one, end_one = _child([s], CASE_SECONDS)
+                if s in one:
+                    results[s] = one[s]
+                else:
+                    results[s] = {"seed": s, "outcome": "hang" if end_one == "hang" else "crash",
+                                  "detail": f"{end_one} | {make_case(s)[-1]}"}
+    counts = {k: sum(r["outcome"] == k for r in results.values()) for k in ("ok", "refused", "wrong", "crash", "hang")}
+    return results, counts, time.time() - t0
+
+
+def test_fuzz_every_estimator():
+    n = int(os.environ.get("ROBUSTCORE_FUZZ_CASES", "300"))
+    results, counts, seconds = fuzz(n, int(os.environ.get("ROBUSTCORE_FUZZ_SEED", "0")))
+    print(f"\nfuzz: {n} cases in {seconds:.1f} s: {counts}")
+    bad = [r for r in results.values() if r["outcome"] not in ("ok", "refused")]
+    assert not bad, "\n".join(f"seed {r['seed']}: {r['outcome']}: {r['detail']}" for r in bad[:20])
+    assert counts["ok"] > n // 5, f"too few cases fitted to exercise the estimators: {counts}"
+
+
+def test_case_generation_is_reproducible_and_varied():
+    a, b = make_case(12345), make_case(12345)
+    assert a[-1] == b[-1]
+    kinds = {make_case(s)[-1].split("(")[0] for s in range(200)}
+    assert len(kinds) >= 8
+
+
+if __name__ == "__main__":  # python tests/python/test_fuzz.py N [seed]: the big run, with the numbers
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
+    results, counts, seconds = fuzz(n, int(sys.argv[2]) if len(sys.argv) > 2 else 0)
+    for r in results.values():
+        if r["outcome"] not in ("ok", "refused"):
+            print(f"seed {r['seed']}: {r['outcome']}: {r['detail']}")
+    print(f"fuzz: {n} cases in {seconds:.1f} s: {counts}")
+    pytest.importorskip  # keep pytest imported for the children's `import test_fuzz`
