@@ -1,0 +1,201 @@
+"""The MKL paper's kernel banks (dense and factored Gaussian banks, their sizes and the memory check made
+before one is built) and the small solvers' helpers of robustcore.mkl; public through ``robustcore.mkl``."""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+from . import _core
+from ._base import Progress
+
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+
+
+#: Gaussian widths of the paper's bank: 2^-3 ... 2^6.
+DEFAULT_WIDTHS = tuple(2.0**k for k in range(-3, 7))
+_METHODS = dict(_core.MklMethod.__members__)
+_DTYPES = {"float64": np.float64, "float32": np.float32}
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+_NON_NEGATIVE = Interval(Real, 0, None, closed="left")
+_AT_LEAST_ONE = Interval(Integral, 1, None, closed="left")
+
+
+def gaussian_bank_size(n_features: int, widths: Sequence[float] | np.ndarray = DEFAULT_WIDTHS) -> int:
+    """Number of kernels in the Gaussian bank: len(widths) * (n_features + 1)."""
+    return len(widths) * (int(n_features) + 1)
+
+
+def kernel_bank_bytes(n_a: int, n_b: int, n_kernels: int, dtype: str = "float64") -> int:
+    """Bytes needed to store n_kernels kernel matrices of size n_a x n_b."""
+    return int(n_a) * int(n_b) * int(n_kernels) * np.dtype(_DTYPES.get(dtype, dtype)).itemsize
+
+
+def _check_memory(n_a, n_b, m, dtype, max_memory_mb):
+    need = kernel_bank_bytes(n_a, n_b, m, dtype)
+    if need > max_memory_mb * 2**20:
+        raise MemoryError(
+            f"the kernel bank needs {need / 2**20:.1f} MiB ({m} kernels x {n_a} x {n_b} values of "
+            f"{np.dtype(dtype).name}), above max_memory_mb={max_memory_mb}; raise max_memory_mb, use "
+            f"dtype='float32', fewer kernels or fewer samples")
+
+
+def _widths_array(widths):
+    w = np.ascontiguousarray(DEFAULT_WIDTHS if widths is None else widths, dtype=np.float64)
+    if w.ndim != 1 or w.size == 0 or not np.all(np.isfinite(w)) or np.any(w <= 0):
+        raise ValueError(f"widths must be a non-empty 1-d sequence of positive finite numbers, got {widths!r}")
+    return w
+
+
+@validate_params({"A": ["array-like"], "B": ["array-like", None], "widths": ["array-like"],
+                  "dtype": [StrOptions(set(_DTYPES))], "max_memory_mb": [_POSITIVE]}, prefer_skip_nested_validation=True)
+def gaussian_bank(A: ArrayLike, B: ArrayLike | None = None, widths: ArrayLike = DEFAULT_WIDTHS, *,
+                  dtype: str = "float64", max_memory_mb: float = 2048.0) -> np.ndarray:
+    """Gaussian kernel bank between the rows of A and B (B = A if None), shape (m, len(A), len(B)).
+
+    Kernel ``g * len(widths) + w`` is ``exp(-||a_G - b_G||^2 / (2 widths[w]^2))`` with G all features
+    for g = 0 and the single feature g - 1 otherwise. Refuses with MemoryError past ``max_memory_mb``.
+    """
+    A = np.ascontiguousarray(A, dtype=np.float64)
+    B = A if B is None else np.ascontiguousarray(B, dtype=np.float64)
+    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1]:
+        raise ValueError(f"A and B must be 2-d with the same number of columns, got {A.shape} and {B.shape}")
+    w = _widths_array(widths)
+    m = gaussian_bank_size(A.shape[1], w)
+    _check_memory(A.shape[0], B.shape[0], m, dtype, max_memory_mb)
+    out = np.empty((m, A.shape[0], B.shape[0]), dtype=_DTYPES[dtype])
+    _core.gaussian_bank(A, B, w, out)
+    return out
+
+
+#: rows of the subsample whose factored bank sizes a larger one before it is built (about a second)
+_SIZING_ROWS = 1000
+
+
+def factored_bank_lower_bound(X: np.ndarray, widths: np.ndarray, tol: float, max_rank: int | None = None,
+                              rows: int = _SIZING_ROWS, seed: int = 0) -> int:
+    """A lower bound of the bytes ``gaussian_bank_factored(X)`` stores, from the factored bank of ``rows``
+    random rows of X (O(rows^3) at most per kernel, not O(n^3)): the numerical rank of a kernel on a subset
+    of the points is at most its rank on all of them, so each kernel needs at least n x (its rank on the
+    subsample) values, and n x rows / 2 when the subsample already stores it dense (rank > rows / 2); a
+    kernel whose bound passes ``max_rank`` (default n / 2) is stored dense, n^2 values. X is returned as is
+    (n <= rows: the bound is computed on X itself, exact)."""
+    n = X.shape[0]
+    sub = X if n <= rows else X[np.sort(np.random.default_rng(seed).choice(n, rows, replace=False))]
+    ranks = np.asarray(_core.gaussian_bank_factored(np.ascontiguousarray(sub), widths, float(tol), 0, 0).ranks)
+    low = np.where(ranks < 0, sub.shape[0] // 2 + 1, ranks).astype(np.int64)
+    cap = n // 2 if max_rank is None else int(max_rank)
+    values = np.where(low > cap, n, low) * n
+    return int(values.sum()) * 8
+
+
+@validate_params({"X": ["array-like"], "widths": ["array-like"], "tol": [_NON_NEGATIVE],
+                  "max_rank": [_AT_LEAST_ONE, None], "max_memory_mb": [_POSITIVE], "verbose": ["verbose"]},
+                 prefer_skip_nested_validation=True)
+def gaussian_bank_factored(X: ArrayLike, widths: ArrayLike = DEFAULT_WIDTHS, *, tol: float = 1e-10,
+                           max_rank: int | None = None, max_memory_mb: float = 2048.0, verbose: int = 0) -> Any:
+    """The Gaussian bank of ``gaussian_bank(X)`` as a ``FactoredKernelBank``.
+
+    Each kernel is stored as a pivoted-Cholesky factor L_j (n x r_j) with every entry of L_j L_j^T within
+    ``tol`` of the exact kernel, or as its dense rows when r_j would exceed ``max_rank`` (default n // 2,
+    where a factor stops being cheaper). Single-feature Gaussian kernels have rank at most the number of
+    distinct values of the feature and a fast-decaying spectrum, so the factored bank is usually a small
+    fraction of n^2 m values (``.fill``), and each solver iteration costs that much less.
+
+    Memory: sized before it is built. Past 1,000 rows, the factored bank of 1,000 random rows gives a lower
+    bound of the full bank's size (``factored_bank_lower_bound``: a kernel's rank on a subset of the points is
+    at most its rank on all of them), and a bound above ``max_memory_mb`` is a MemoryError at once, naming
+    the size; the build itself stops with MemoryError as soon as the stored values and the work space pass
+    ``max_memory_mb``. ``verbose`` > 0 shows a progress bar over the kernels; Ctrl-C stops the build within
+    a column of work (KeyboardInterrupt).
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"X must be a non-empty 2-d array, got shape {X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X contains NaN or infinity")
+    w = _widths_array(widths)
+    max_bytes = max(1, int(max_memory_mb * 2**20))  # 0 bytes would mean no limit
+    n, m = X.shape[0], gaussian_bank_size(X.shape[1], w)
+    if n * m * 8 > max_bytes:  # every kernel stores at least one column
+        raise MemoryError(f"the factored kernel bank needs at least {n * m * 8 / 2**20:.1f} MiB ({m} kernels of "
+                          f"{n} rows, one column each), above max_memory_mb={max_memory_mb}; raise max_memory_mb, "
+                          f"use fewer kernels or fewer samples")
+    if n > 2 * _SIZING_ROWS and n * n * m * 8 > max_bytes:  # (a bank that fits dense always fits factored)
+        low = factored_bank_lower_bound(X, w, tol, max_rank)
+        if low > max_bytes:
+            raise MemoryError(f"the factored kernel bank needs at least {low / 2**20:.1f} MiB (lower bound from the "
+                              f"kernels' ranks on {_SIZING_ROWS} random rows: {m} kernels of {n} rows), above "
+                              f"max_memory_mb={max_memory_mb}; raise max_memory_mb, loosen low_rank_tol, or use "
+                              f"fewer kernels or samples")
+    with Progress(verbose, m, "kernel bank", unit="kernel") as bar:
+        return _core.gaussian_bank_factored(X, w, float(tol), 0 if max_rank is None else int(max_rank),  # 0: n // 2
+                                            max_bytes, bar.callback())
+
+
+def group_lasso_squared_prox(norms: ArrayLike, c: float) -> tuple[np.ndarray, float]:
+    """Lemma 3 / problem (13): scale factors s (f_j* = s_j fhat_j) and S = sum_j ||f_j*||.
+
+    ``norms`` are ||fhat_j||, ``c = gamma * alpha`` (the paper's gamma lambda).
+    """
+    a = np.ascontiguousarray(norms, dtype=np.float64)
+    s = np.empty_like(a)
+    S = _core.group_lasso_squared_prox(a, float(c), s)
+    return s, S
+
+
+def default_rho(n: float, noise_level: float, tau: float = 0.0) -> float:
+    """rho = (1 - q + tau + tau / sqrt(n)) n (section 3.3); n > 0 (a weighted fit passes the sum of its
+    weights)."""
+    if not n > 0:
+        raise ValueError(f"default_rho needs a positive number of rows (or sum of weights), got {n!r}")
+    return (1.0 - noise_level + tau + tau / math.sqrt(n)) * n
+
+
+def mkl_objective(K: Any, y: ArrayLike, coef: np.ndarray, alpha: float) -> float:
+    """Plain MKL objective (2): alpha/2 (sum_j ||f_j||)^2 + mean hinge, f_j = sum_i coef[j, i] k_j(x_i, .)
+    (alpha is the paper's lambda)."""
+    K = np.asarray(K, dtype=np.float64)
+    G = np.einsum("jil,jl->ji", K, coef)
+    norms = np.sqrt(np.maximum(np.einsum("ji,ji->j", coef, G), 0.0))
+    f = G.sum(axis=0)
+    return 0.5 * alpha * norms.sum() ** 2 + np.maximum(0.0, 1.0 - y * f).mean()
+
+
+class _DenseBank:
+    """A dense (m, n, n) kernel array with the methods of ``_core.FactoredKernelBank``."""
+
+    def __init__(self, K):
+        self.K = K
+        self.m, self.n = K.shape[0], K.shape[1]
+
+    def _f64(self, j):
+        """Kernel j in float64 (a float32 bank is converted one kernel at a time, never whole)."""
+        return self.K[j].astype(np.float64, copy=False)
+
+    def apply_each(self, C):
+        return np.stack([self._f64(j) @ C[j] for j in range(self.m)]) if self.m else np.zeros((0, self.n))
+
+    def quad(self, v):
+        return np.array([v @ (self._f64(j) @ v) for j in range(self.m)])
+
+    def combine(self, w):
+        return (w.astype(self.K.dtype) @ self.K.reshape(self.m, -1)).reshape(self.n, self.n).astype(np.float64)
+
+    def subset(self, idx):
+        return _DenseBank(np.ascontiguousarray(self.K[:, idx][:, :, idx]))
+
+
+def _engine_bank(bank):
+    """What ``_core.mkl_solve`` takes: the dense array or the factored bank itself."""
+    return bank.K if isinstance(bank, _DenseBank) else bank
+
+
+#: the parameters every kernel classifier shares
