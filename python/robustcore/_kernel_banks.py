@@ -85,8 +85,8 @@ def factored_bank_lower_bound(X: np.ndarray, widths: np.ndarray, tol: float, max
     random rows of X (O(rows^3) at most per kernel, not O(n^3)): the numerical rank of a kernel on a subset
     of the points is at most its rank on all of them, so each kernel needs at least n x (its rank on the
     subsample) values, and n x rows / 2 when the subsample already stores it dense (rank > rows / 2); a
-    kernel whose bound passes ``max_rank`` (default n / 2) is stored dense, n^2 values. X is returned as is
-    (n <= rows: the bound is computed on X itself, exact)."""
+    kernel whose bound passes ``max_rank`` (default n / 2) is stored dense, n^2 values. With n <= rows the
+    subsample is X itself."""
     n = X.shape[0]
     sub = X if n <= rows else X[np.sort(np.random.default_rng(seed).choice(n, rows, replace=False))]
     ranks = np.asarray(_core.gaussian_bank_factored(np.ascontiguousarray(sub), widths, float(tol), 0, 0).ranks)
@@ -124,7 +124,7 @@ def gaussian_bank_factored(X: ArrayLike, widths: ArrayLike = DEFAULT_WIDTHS, *, 
     w = _widths_array(widths)
     max_bytes = max(1, int(max_memory_mb * 2**20))  # 0 bytes would mean no limit
     n, m = X.shape[0], gaussian_bank_size(X.shape[1], w)
-    if n * m * 8 > max_bytes:  # every kernel stores at least one column
+    if tol < 1.0 and n * m * 8 > max_bytes:  # every kernel (unit diagonal) stores at least one column
         raise MemoryError(f"the factored kernel bank needs at least {n * m * 8 / 2**20:.1f} MiB ({m} kernels of "
                           f"{n} rows, one column each), above max_memory_mb={max_memory_mb}; raise max_memory_mb, "
                           f"use fewer kernels or fewer samples")
