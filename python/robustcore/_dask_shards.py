@@ -15,7 +15,7 @@ from sklearn.base import clone
 from sklearn.utils.validation import _check_sample_weight, check_array, column_or_1d
 
 from ._base import binary_targets, check_magnitude, predict_from_scores, sigmoid_terms, validation_split
-from ._validation import check_csr_structure, to_matrix
+from ._validation import check_csr_structure, check_labels, to_matrix
 from .linear_model import Data, LinearClassifier, LinearSolver
 from .linear_model._constant import constant_flags
 
@@ -23,8 +23,9 @@ from .linear_model._constant import constant_flags
 # ----------------------------------------------------------------------------- the shards (run on the workers)
 def load_shard(X, y, sample_weight):
     """One partition as the engine reads it: (X float64 CSR or C-ordered dense, y 1-d, sample_weight or None)."""
-    X = check_magnitude(check_array(check_csr_structure(X), accept_sparse="csr", dtype=np.float64, order="C", ensure_min_samples=0))
-    y = column_or_1d(np.asarray(y), warn=False)
+    X = check_magnitude(check_array(check_csr_structure(X), accept_sparse="csr", dtype=np.float64, order="C",
+                                    ensure_min_samples=0))
+    y = column_or_1d(check_labels(np.asarray(y)), warn=False)  # the in-memory estimators' label checks
     if X.shape[0] != y.shape[0]:
         raise ValueError(f"a partition of X has {X.shape[0]} rows but its partition of y has {y.shape[0]}; "
                          "partition X and y alike")

@@ -295,6 +295,7 @@ def test_estimator_api(client):
     (lambda X, y: (X, y[:-5]), {}, ValueError, "rows"),
     (lambda X, y: (X, da.zeros_like(y)), {}, ValueError, "at least 2 classes"),
     (lambda X, y: (X, y + 0.5), {}, ValueError, "Unknown label type"),
+    (lambda X, y: (X, da.where(da.arange(len(y)) == 3, np.nan, y)), {}, ValueError, "y contains NaN"),
     (lambda X, y: (X, y), dict(loss="softmax", solver="saga"), ValueError, "softmax"),
     (lambda X, y: (X, y), dict(local_max_iter=0), ValueError, "local_max_iter"),
     (lambda X, y: (X, y), dict(solver="saga", loss="hinge"), ValueError, "smooth loss"),
