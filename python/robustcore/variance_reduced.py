@@ -20,8 +20,11 @@ Default step sizes (``eta0=None``) from L = sup r'' * max_i sw_i (||x_i||^2 + fi
 SAG 1/L; SAGA max(1/(2(L + alpha n)), 1/(3L)); SVRG, S2GD, Batching/Mixed SVRG, VR-Lite 1/(4L);
 Finito min(1/(2 alpha), n/(2L)).
 
-Effective passes count gradient evaluations / n: SAG/SAGA/Finito spend the first pass filling their
-tables; an SVRG outer iteration with m = n inner steps costs 2 passes; a VR-Lite pass after the first costs 2.
+Effective passes count gradient evaluations / n. From the zero model the first pass learns: SAG/SAGA step
+with the mean of the table rows drawn so far, Finito and the SVRG family start with one plain SGD pass
+(Finito's with the step eta0/n, filling its table at the iterates the gradients are taken at); from a
+non-zero start (coef_init) SAG/SAGA/Finito spend the first pass filling their tables at it. An SVRG outer
+iteration with m = n inner steps costs 2 passes; a VR-Lite pass after the first costs 2.
 
 The softmax model (``fit_softmax``, ``LinearClassifier(loss="softmax")``, label powerset) takes every
 solver above with the same semantics (draws, step defaults with L = 1/2 max_i sw_i (||x_i||^2 +

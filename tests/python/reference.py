@@ -348,19 +348,19 @@ def vrlite_reference(X, y, deriv, lam, eta, seq, passes, fit_intercept=True):
 
 
 def finito_reference(X, y, deriv, lam, eta, seq, passes, fit_intercept=True):
-    """Finito; its first pass (a permutation) steps from the means over the rows seen before (finito.hpp)."""
+    """Finito; its first pass (a permutation) is plain SGD with the step eta / n, each row's table entry
+    the iterate its gradient is taken at; the first pass returns the SGD iterate (finito.hpp)."""
     n, d = X.shape
     phi, phib, u = np.zeros((n, d)), np.zeros(n), np.zeros(n)
     seq = iter(seq)
-    S = []
+    h = eta / n
+    w, b = np.zeros(d), 0.0
     for _ in range(n):
         i = next(seq)
-        if S:
-            pbar = phi[S].mean(axis=0)
-            phi[i] = pbar - eta * (X[S].T @ u[S] / len(S) + lam * pbar)
-            phib[i] = phib[S].mean() - eta * u[S].mean() if fit_intercept else 0.0
-        u[i] = _vr_g(deriv, X, y, i, phi[i], phib[i])
-        S.append(i)
+        phi[i], phib[i] = w, b
+        u[i] = _vr_g(deriv, X, y, i, w, b)
+        w = w - h * (lam * w + u[i] * X[i])
+        b = b - h * u[i] if fit_intercept else b
     for _ in range(passes - 1):
         for _ in range(n):
             i = next(seq)
@@ -369,9 +369,9 @@ def finito_reference(X, y, deriv, lam, eta, seq, passes, fit_intercept=True):
             b = phib.mean() - eta * u.mean() if fit_intercept else 0.0
             phi[i], phib[i] = w, b
             u[i] = _vr_g(deriv, X, y, i, w, b)
-    pbar = phi.mean(axis=0)
-    w = pbar - eta * (X.T @ u / n + lam * pbar)
-    b = phib.mean() - eta * u.mean() if fit_intercept else 0.0
+        pbar = phi.mean(axis=0)
+        w = pbar - eta * (X.T @ u / n + lam * pbar)
+        b = phib.mean() - eta * u.mean() if fit_intercept else 0.0
     return w, b
 
 
@@ -493,31 +493,32 @@ def softmax_vrlite_reference(X, y, K, lam, eta, seq, passes):
 
 
 def softmax_finito_reference(X, y, K, lam, eta, seq, passes):
-    """finito_reference on the softmax model: one (W, b) per sample; the first pass from the seen rows' means."""
+    """finito_reference on the softmax model: one (W, b) per sample; the first pass plain SGD with the step
+    eta / n."""
     n, d = X.shape
     phi, phib = np.zeros((n, K, d)), np.zeros((n, K))
     U = np.zeros((n, K))
     seq = iter(seq)
-    S = []
+    h = eta / n
+    W, b = np.zeros((K, d)), np.zeros(K)
     for _ in range(n):
         i = next(seq)
-        if S:
-            pbar = phi[S].mean(axis=0)
-            phi[i] = pbar - eta * (U[S].T @ X[S] / len(S) + lam * pbar)
-            phib[i] = phib[S].mean(axis=0) - eta * U[S].mean(axis=0)
-        U[i] = _softmax_g(X, y, K, i, phi[i], phib[i])
-        S.append(i)
+        phi[i], phib[i] = W, b
+        U[i] = _softmax_g(X, y, K, i, W, b)
+        W, b = W - h * (lam * W + np.outer(U[i], X[i])), b - h * U[i]
 
     def current():
         pbar = phi.mean(axis=0)
         return pbar - eta * (U.T @ X / n + lam * pbar), phib.mean(axis=0) - eta * U.mean(axis=0)
 
-    for _ in range((passes - 1) * n):
-        i = next(seq)
+    for p in range(passes - 1):
+        for _ in range(n):
+            i = next(seq)
+            W, b = current()
+            phi[i], phib[i] = W, b
+            U[i] = _softmax_g(X, y, K, i, W, b)
         W, b = current()
-        phi[i], phib[i] = W, b
-        U[i] = _softmax_g(X, y, K, i, W, b)
-    return current()
+    return W, b
 
 
 def softmax_sgd_reference(X, y, K, lam, eta, seq, passes):

@@ -86,15 +86,30 @@ def test_vrlite_matches_reference(sparse):
 
 
 @pytest.mark.parametrize("sparse", [False, True])
-def test_finito_matches_reference(sparse):
+@pytest.mark.parametrize("passes", [1, 4])
+def test_finito_matches_reference(sparse, passes):
+    """The first pass (plain SGD filling the table) alone, and followed by Finito passes."""
     X, y = _problem()
     n = len(y)
     rng = np.random.default_rng(4)
-    seq = np.concatenate([rng.permutation(n) for _ in range(4)])  # the first pass draws one too
-    w, b, _ = _engine(X, y, "finito", order=seq, sparse=sparse, passes=4, eta=0.5)
-    wr, br = finito_reference(X, y, _deriv("log_loss"), 0.05, 0.5, seq, 4)
+    seq = np.concatenate([rng.permutation(n) for _ in range(passes)])  # the first pass draws one too
+    w, b, info = _engine(X, y, "finito", order=seq, sparse=sparse, passes=passes, eta=0.5)
+    wr, br = finito_reference(X, y, _deriv("log_loss"), 0.05, 0.5, seq, passes)
+    assert info.n_iter == passes
     np.testing.assert_allclose(w, wr, rtol=1e-10, atol=1e-12)
     assert abs(b - br) < 1e-10
+
+
+@pytest.mark.parametrize("solver", ["finito", "saga", "sag", "svrg"])
+def test_one_pass_at_least_one_sgd_epoch(solver):
+    """From the zero model, one pass of a variance-reduced solver learns at least as well as one SGD epoch
+    (finito and the SVRG family start with an SGD pass, SAG/SAGA step with the mean of the rows seen)."""
+    from sklearn.datasets import make_classification
+    X, y = make_classification(2000, 20, random_state=0)
+    sgd = rc.LinearClassifier(loss="log_loss", solver="sgd", max_iter=1, tol=None, random_state=0).fit(X, y)
+    one = rc.LinearClassifier(loss="log_loss", solver=solver, max_iter=1, tol=None, random_state=0).fit(X, y)
+    assert one.n_iter_ == 1
+    assert one.score(X, y) >= sgd.score(X, y) - 0.005, (solver, one.score(X, y), sgd.score(X, y))
 
 
 # ----------------------------------------------------------------------------- invariants
