@@ -25,7 +25,7 @@ def load_shard(X, y, sample_weight):
     """One partition as the engine reads it: (X float64 CSR or C-ordered dense, y 1-d, sample_weight or None)."""
     X = check_magnitude(check_array(check_csr_structure(X), accept_sparse="csr", dtype=np.float64, order="C",
                                     ensure_min_samples=0))
-    y = column_or_1d(check_labels(np.asarray(y)), warn=False)  # the in-memory estimators' label checks
+    y = column_or_1d(np.asarray(check_labels(y)), warn=False)  # the in-memory estimators' label checks
     if X.shape[0] != y.shape[0]:
         raise ValueError(f"a partition of X has {X.shape[0]} rows but its partition of y has {y.shape[0]}; "
                          "partition X and y alike")
@@ -163,6 +163,8 @@ def as_dask(client, X, y, sample_weight):
     if is_dask(y) or is_dask(sample_weight):
         raise TypeError("X is in memory but y or sample_weight is a dask collection: pass all in memory or all "
                         "as dask collections partitioned alike")
+    if y is None:  # scikit-learn's wording, before any task runs
+        raise ValueError("this estimator requires y to be passed, but the target y is None")
     X = check_array(check_csr_structure(X), accept_sparse="csr", dtype=np.float64)  # the errors here, before any task runs
     workers = max(1, len(client.scheduler_info().get("workers", {})))
     rows = max(1, -(-X.shape[0] // workers))
