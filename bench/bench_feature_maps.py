@@ -17,10 +17,12 @@ import argparse
 import os
 import platform
 import sys
-import time
 
 import numpy as np
 import scipy.sparse as sp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_sgd import median_times  # noqa: E402
 
 
 def load(rows):
@@ -35,17 +37,6 @@ def load(rows):
         print(f"(ijcnn1 not loaded: {e}; generated data instead)", file=sys.stderr)
         X = np.random.default_rng(0).normal(size=(rows, 22))
         return X, f"generated {rows} x 22"
-
-
-def median_times(fns, repeats):
-    """Median seconds of each callable over ``repeats`` rounds; each round runs every callable once."""
-    ts = [[] for _ in fns]
-    for _ in range(repeats):
-        for fn, t in zip(fns, ts):
-            t0 = time.perf_counter()
-            fn()
-            t.append(time.perf_counter() - t0)
-    return [float(np.median(t)) for t in ts]
 
 
 def main(argv=None):

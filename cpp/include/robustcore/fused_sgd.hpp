@@ -147,18 +147,11 @@ inline void prefetch_ahead(const FusedView& X, const int64_t* idx, int64_t k, in
 template <class Loss>
 Result fused_sgd_fit(const FusedView& Z, const double* y, const double* sample_weight, const Loss& loss,
                      SgdParams params, SgdState& state, const ProgressFn& progress = nullptr) {
-  params.validate();
   if (params.shuffle == Shuffle::Block) throw std::invalid_argument("fused sgd: block shuffling is not available");
   if (params.n_threads > 1)
     throw std::invalid_argument("fused sgd: parameter mixing (n_threads > 1) is not available; the view's threads map the batches");
   const int64_t n = Z.rows(), d = Z.cols();
-  if (static_cast<int64_t>(state.w.size()) != d || static_cast<int64_t>(state.wbar.size()) != d)
-    throw std::invalid_argument("sgd: state has the wrong number of features");
-  if (n == 0) throw std::invalid_argument("sgd: no training samples");
-  const BinaryModel<Loss> model{loss, y};
-  model.validate_labels(n);
-  validate_sample_weight(sample_weight, n);
-  validate_center(params.center, d);
+  const BinaryModel<Loss> model = detail::checked_problem(loss, y, sample_weight, params, state, n, d);
   Sampler src(params.seed, nullptr, 0);
   PassOrder order(n, params.shuffle, 1, src);
   const detail::PassSource next_pass{&order, nullptr, n};

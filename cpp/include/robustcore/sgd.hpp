@@ -321,6 +321,22 @@ Result sgd_epochs_parallel(const Data& X, const BinaryModel<Loss>& model, const 
   return res;
 }
 
+/// The checks of every SGD entry point (sgd_fit, fused_sgd_fit): parameters, state size, rows, labels,
+/// weights and the centre; returns the binary model over y.
+template <class Loss>
+BinaryModel<Loss> checked_problem(const Loss& loss, const double* y, const double* sample_weight,
+                                  const SgdParams& params, const SgdState& state, int64_t n, int64_t d) {
+  params.validate();
+  if (static_cast<int64_t>(state.w.size()) != d || static_cast<int64_t>(state.wbar.size()) != d)
+    throw std::invalid_argument("sgd: state has the wrong number of features");
+  if (n == 0) throw std::invalid_argument("sgd: no training samples");
+  const BinaryModel<Loss> model{loss, y};
+  model.validate_labels(n);
+  validate_sample_weight(sample_weight, n);
+  validate_center(params.center, d);
+  return model;
+}
+
 }  // namespace detail
 
 /// Runs params.max_iter epochs from `state`. `injected` (optional, length len) replaces the seeded
@@ -331,15 +347,8 @@ template <class Loss, class Data>
 Result sgd_fit(const Data& X, const double* y, const double* sample_weight, const Loss& loss, SgdParams params,
                SgdState& state, const int64_t* injected = nullptr, int64_t len = 0, const Data* X_test = nullptr,
                const double* y_test = nullptr, const ProgressFn& progress = nullptr) {
-  params.validate();
   const int64_t n = X.rows(), d = X.cols();
-  if (static_cast<int64_t>(state.w.size()) != d || static_cast<int64_t>(state.wbar.size()) != d)
-    throw std::invalid_argument("sgd: state has the wrong number of features");
-  if (n == 0) throw std::invalid_argument("sgd: no training samples");
-  const BinaryModel<Loss> model{loss, y};
-  model.validate_labels(n);
-  validate_sample_weight(sample_weight, n);
-  validate_center(params.center, d);
+  const BinaryModel<Loss> model = detail::checked_problem(loss, y, sample_weight, params, state, n, d);
   if (X_test) {
     if (X_test->cols() != d) throw std::invalid_argument("sgd: test set has a different number of features");
     if (!y_test) throw std::invalid_argument("X_test given without y_test");
