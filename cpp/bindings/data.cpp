@@ -53,6 +53,12 @@ void check_csr_structure(const py::array_t<IP, py::array::c_style>& indptr,
   kernels::csr_structure(indptr.data(), indptr.shape(0), indices.data(), indices.shape(0), data_len, n_rows, n_cols);
 }
 
+py::dict parameters(const LossSpec& l) {
+  py::dict out;
+  for (std::size_t i = 0; i < l.parameter_count(); ++i) out[l.parameter_name(i)] = l.values[i];
+  return out;
+}
+
 }  // namespace
 
 void bind_data(py::module_& m) {
@@ -97,27 +103,25 @@ void bind_data(py::module_& m) {
       .def_property_readonly("history", [](const robustcore::Result& r) { return history_to_dict(r.history); },
                              "per-pass columns as a dict of 1-d arrays");
 
-  py::enum_<LossKind>(m, "LossKind")
-      .value("hinge", LossKind::Hinge)
-      .value("squared_hinge", LossKind::SquaredHinge)
-      .value("log", LossKind::Log)
-      .value("modified_huber", LossKind::ModifiedHuber)
-      .value("ramp", LossKind::Ramp)
-      .value("sramp", LossKind::SmoothRamp)
-      .value("rgomp", LossKind::ReversedGompertz);
+  // the losses' enum and parameters, read from the engine's registry (losses.hpp, `Losses`)
+  py::enum_<LossKind> kinds(m, "LossKind");
+  robustcore::for_each_loss([&](auto tag) {
+    using L = std::remove_pointer_t<decltype(tag)>;
+    kinds.value(L::name, L::kind);
+  });
+  m.def("loss_parameters", [](LossKind kind) { return parameters(LossSpec(kind)); }, py::arg("kind"),
+        "{name: default} of a loss's parameters, in the order its constructor takes them.");
 
-  py::class_<LossSpec>(m, "LossSpec")
-      .def(py::init([](LossKind kind, double s, double alpha, double beta, double c) {
-             LossSpec l{kind, s, alpha, beta, c};
-             visit_loss(l, [](const auto&) { return 0; });  // validates parameters
+  py::class_<LossSpec>(m, "LossSpec", "A loss and its parameters' values (losses.hpp); validated when built.")
+      .def(py::init([](LossKind kind, const py::kwargs& params) {
+             LossSpec l(kind);
+             for (const auto& item : params) l.set(py::cast<std::string>(item.first), py::cast<double>(item.second));
+             visit_loss(l, [](const auto&) { return 0; });  // validates the values (the loss's constructor)
              return l;
            }),
-           py::arg("kind"), py::arg("s") = -1.0, py::arg("alpha") = 2.65, py::arg("beta") = 0.0, py::arg("c") = 2.0)
+           py::arg("kind"))
       .def_readonly("kind", &LossSpec::kind)
-      .def_readonly("s", &LossSpec::s)
-      .def_readonly("alpha", &LossSpec::alpha)
-      .def_readonly("beta", &LossSpec::beta)
-      .def_readonly("c", &LossSpec::c)
+      .def_property_readonly("parameters", &parameters, "{name: value} of the loss's parameters")
       .def("smoothness", [](const LossSpec& l) { return visit_loss(l, [](const auto& f) { return f.smoothness(); }); })
       .def(
           "value_deriv",

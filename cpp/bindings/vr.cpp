@@ -41,16 +41,8 @@ void bind_vr(py::module_& m) {
   using vr::Method;
   using vr::SvrgOption;
   using vr::VrParams;
-  py::enum_<Method>(m, "VrMethod")
-      .value("saga", Method::Saga)
-      .value("sag", Method::Sag)
-      .value("svrg", Method::Svrg)
-      .value("s2gd", Method::S2gd)
-      .value("finito", Method::Finito)
-      .value("vrlite", Method::VrLite)
-      .value("batching_svrg", Method::BatchingSvrg)
-      .value("mixed_svrg", Method::MixedSvrg)
-      .value("sgd", Method::Sgd);
+  py::enum_<Method> methods(m, "VrMethod");  // every method of vr/problem.hpp, by its own name
+  for (int i = 0; i < vr::kMethodCount; ++i) methods.value(vr::method_name(Method(i)), Method(i));
   py::enum_<SvrgOption>(m, "SvrgOption")
       .value("last", SvrgOption::Last)
       .value("average", SvrgOption::Average)

@@ -18,7 +18,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions, va
 from . import _core
 from ._base import CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, BaseClassifier
 from ._validation import to_matrix
-from .losses import ALIASES, LOSSES, canonical_loss, loss_spec
+from .losses import ALIASES, LOSSES, canonical_loss, loss_spec_from
 
 
 if TYPE_CHECKING:
@@ -295,8 +295,7 @@ class _OnlineLearnerParams(BaseClassifier):
     def _learner_spec(self):
         spec = _core.LearnerSpec()
         spec.kind = _LEARNERS[self.learner]
-        spec.loss = loss_spec(canonical_loss(self.loss), s=float(self.s), c=float(self.c),
-                              sramp_params=self.sramp_params)
+        spec.loss = loss_spec_from(canonical_loss(self.loss), self.get_params(deep=False))
         spec.schedule = _SCHEDULES[self.learning_rate]
         spec.alpha, spec.eta0, spec.power_t = float(self.alpha), float(self.eta0), float(self.power_t)
         spec.fit_intercept = bool(self.fit_intercept)

@@ -22,11 +22,13 @@ ALIASES = {"log": "log_loss"}
 
 
 def _registry():
-    """{public name: engine kind} of every loss the engine has (``_core.LossKind``), read from the engine, and
-    the capabilities the engine's own implementation shows: smooth (a finite smoothness constant, which the
-    variance-reduced solvers and the softmax model need) and bounded (a finite loss far on the wrong side:
-    the robust, non-convex losses)."""
+    """{public name: engine kind} of every loss the engine has (``_core.LossKind``), read from the engine, its
+    parameters' defaults ({name: {parameter: default}}, ``_core.loss_parameters``), and the capabilities the
+    engine's own implementation shows: smooth (a finite smoothness constant, which the variance-reduced
+    solvers and the softmax model need) and bounded (a finite loss far on the wrong side: the robust,
+    non-convex losses)."""
     kinds = {ALIASES.get(name, name): kind for name, kind in _core.LossKind.__members__.items()}
+    parameters = {name: dict(_core.loss_parameters(kind)) for name, kind in kinds.items()}
     smooth, bounded = [], []
     for name, kind in kinds.items():
         spec = _core.LossSpec(kind)
@@ -34,13 +36,14 @@ def _registry():
             smooth.append(name)
         if spec.value_deriv(np.array([-1e300]))[0][0] < 1e6:
             bounded.append(name)
-    return kinds, tuple(smooth), tuple(bounded)
+    return kinds, parameters, tuple(smooth), tuple(bounded)
 
 
-_KINDS, SMOOTH_LOSSES, BOUNDED_LOSSES = _registry()
+_KINDS, ENGINE_PARAMETERS, SMOOTH_LOSSES, BOUNDED_LOSSES = _registry()
 #: Losses understood by the estimators (name -> engine kind), the aliases included ("log" = "log_loss");
 #: ``canonical_loss`` maps a name to its canonical spelling. SMOOTH_LOSSES: a Lipschitz derivative (the
 #: variance-reduced solvers and the softmax model need one); BOUNDED_LOSSES: bounded (non-convex, robust).
+#: ENGINE_PARAMETERS: {loss: {parameter: default}} as the engine's loss takes them.
 LOSSES = {**_KINDS, **{alias: _KINDS[name] for alias, name in ALIASES.items()}}
 
 
@@ -107,28 +110,72 @@ def fit_smooth_ramp(s: float = -1.0, grid: ArrayLike | None = None) -> tuple[flo
     return alpha, beta
 
 
-def loss_spec(loss: str, s: float = -1.0, c: float = 2.0,
-              sramp_params: str | tuple[float, float] | None = None) -> Any:
-    """Build the engine's LossSpec for a loss name (resolving Smooth Ramp parameters)."""
+def _sramp_shape(sramp_params, s):
+    """Smooth Ramp's (alpha, beta) from the estimators' ``sramp_params``: None (the least-squares fit to the
+    Ramp R_s), "paper" (section 5.1's values for its three s) or (alpha, beta)."""
+    if sramp_params is None:
+        alpha, beta = _cached_fit(float(s))
+    elif isinstance(sramp_params, str) and sramp_params == "paper":
+        key = min(PAPER_SRAMP, key=lambda k: abs(k - s))
+        if abs(key - s) > 1e-12:
+            raise ValueError(f"sramp_params='paper' needs s in {sorted(PAPER_SRAMP)}, got s={s!r}")
+        alpha, beta = PAPER_SRAMP[key]
+    else:
+        try:
+            alpha, beta = (float(v) for v in sramp_params)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"sramp_params must be None (least-squares fit), 'paper' or (alpha, beta), got {sramp_params!r}"
+            ) from None
+    return {"alpha": alpha, "beta": beta}
+
+
+#: Engine parameters an estimator does not set by name but derives from one of its own parameters: loss ->
+#: (the estimator's parameter, the engine parameters it gives, resolve(value, engine values so far) -> dict).
+#: (Smooth Ramp's alpha would clash with the regularisation ``alpha``; its shape follows s.)
+_DERIVED = {"sramp": ("sramp_params", ("alpha", "beta"), lambda value, given: _sramp_shape(value, given["s"]))}
+
+
+def _estimator_parameters():
+    """{estimator parameter: losses that use it}: every engine parameter under its own name, except those
+    ``_DERIVED`` gives from another parameter."""
+    used: dict[str, list[str]] = {}
+    for loss, params in ENGINE_PARAMETERS.items():
+        derived = _DERIVED.get(loss, (None, ()))
+        names = [p for p in params if p not in derived[1]] + ([derived[0]] if derived[0] else [])
+        for name in names:
+            used.setdefault(name, []).append(loss)
+    return {name: tuple(losses) for name, losses in used.items()}
+
+
+#: {estimator parameter: the losses that use it} -- the estimators' loss parameters (``s``, ``c``,
+#: ``sramp_params``), read from the engine's registry: a loss's parameter named ``p`` is the estimators'
+#: parameter ``p``.
+LOSS_PARAMETERS = _estimator_parameters()
+
+
+def loss_spec(loss: str, **params: Any) -> Any:
+    """Build the engine's LossSpec for a loss name from the estimators' loss parameters (``LOSS_PARAMETERS``:
+    ``s``, ``c``, ``sramp_params``). Parameters of other losses are ignored (the estimators warn about
+    them); a name that is no loss's parameter is refused."""
     if not isinstance(loss, str) or loss not in LOSSES:
         raise ValueError(f"loss must be one of {sorted(LOSSES)}, got {loss!r}")
-    alpha, beta = 2.65, 0.0
-    if loss == "sramp":
-        if sramp_params is None:
-            alpha, beta = _cached_fit(float(s))
-        elif isinstance(sramp_params, str) and sramp_params == "paper":
-            key = min(PAPER_SRAMP, key=lambda k: abs(k - s))
-            if abs(key - s) > 1e-12:
-                raise ValueError(f"sramp_params='paper' needs s in {sorted(PAPER_SRAMP)}, got s={s!r}")
-            alpha, beta = PAPER_SRAMP[key]
-        else:
-            try:
-                alpha, beta = (float(v) for v in sramp_params)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"sramp_params must be None (least-squares fit), 'paper' or (alpha, beta), got {sramp_params!r}"
-                ) from None
-    return _core.LossSpec(LOSSES[loss], s=float(s), alpha=alpha, beta=beta, c=float(c))
+    unknown = sorted(set(params) - set(LOSS_PARAMETERS))
+    if unknown:
+        raise TypeError(f"{unknown} are not loss parameters; the losses' parameters are {sorted(LOSS_PARAMETERS)}")
+    loss = canonical_loss(loss)
+    engine = ENGINE_PARAMETERS[loss]
+    values = {p: float(params[p]) for p in engine if params.get(p) is not None}
+    if loss in _DERIVED:
+        derived_from, derived, resolve = _DERIVED[loss]
+        values = {p: v for p, v in values.items() if p not in derived}
+        values.update(resolve(params.get(derived_from), {**engine, **values}))
+    return _core.LossSpec(LOSSES[loss], **values)
+
+
+def loss_spec_from(loss: str, estimator_params: dict) -> Any:
+    """``loss_spec`` with the loss parameters taken from an estimator's ``get_params()``."""
+    return loss_spec(loss, **{p: estimator_params[p] for p in LOSS_PARAMETERS if p in estimator_params})
 
 
 _FIT_CACHE: dict[float, tuple[float, float]] = {}
@@ -141,7 +188,7 @@ def _cached_fit(s):
 
 
 def value(loss: str, z: ArrayLike, **params: Any) -> np.ndarray:
-    """Vectorised loss value r(z) (params: s, c, sramp_params as in the estimators)."""
+    """Vectorised loss value r(z) (params: the loss's parameters as the estimators name them, ``LOSS_PARAMETERS``)."""
     v, _ = _value_deriv(loss, z, **params)
     return v
 

@@ -1,7 +1,9 @@
 // Losses: finite limits far from 0, derivative against central differences, value_deriv == value/deriv.
+#include <robustcore/any_loss.hpp>
 #include <robustcore/losses.hpp>
 
 #include <cmath>
+#include <string>
 
 #include "check.hpp"
 
@@ -46,5 +48,19 @@ int main() {
   CHECK_THROWS(Ramp(1.0), std::invalid_argument);
   CHECK_THROWS(SmoothRamp(-1.0, 0.0, 0.0), std::invalid_argument);
   CHECK_THROWS(ReversedGompertz(-1.0), std::invalid_argument);
+  // the registry: a LossSpec holds its loss's parameters by name, defaults where not set
+  LossSpec sr(LossKind::SmoothRamp);
+  CHECK(sr.parameter_count() == 3 && std::string(sr.parameter_name(2)) == "beta");
+  CHECK(sr.values[0] == -1.0 && sr.values[1] == 2.65 && sr.values[2] == 0.0);
+  sr.set("s", -2.0);
+  sr.set("alpha", 1.77);
+  sr.set("beta", 0.5);
+  CHECK(visit_loss(sr, [](const auto& f) { return f.value(0.3); }) == SmoothRamp(-2.0, 1.77, 0.5).value(0.3));
+  CHECK(AnyLoss(sr).value(0.3) == SmoothRamp(-2.0, 1.77, 0.5).value(0.3));
+  CHECK_THROWS(sr.set("c", 1.0), std::invalid_argument);
+  CHECK_THROWS(LossSpec(LossKind::Hinge).set("s", 0.0), std::invalid_argument);
+  CHECK_THROWS(visit_loss(LossSpec(LossKind::Ramp, {1.5}), [](const auto&) { return 0; }), std::invalid_argument);
+  CHECK_THROWS(AnySmoothLoss(LossSpec(LossKind::Hinge)), std::invalid_argument);
+  CHECK(AnySmoothLoss(LossSpec(LossKind::ReversedGompertz, {3.0})).smoothness() == ReversedGompertz(3.0).smoothness());
   return check::report();
 }

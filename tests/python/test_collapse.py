@@ -74,7 +74,7 @@ def test_centring_matches_numpy_on_centred_data(binary_problem, loss, average, s
     eta = {"optimal": lambda t: eta0 / (1 + lam * eta0 * (t - 1)),
            "asgd": lambda t: eta0 / (1 + lam * eta0 * t) ** 0.75,
            "invscaling": lambda t: eta0 / t**0.5, "constant": lambda t: eta0}[schedule]
-    deriv = lambda z: loss_value_deriv(loss, z, s=spec.s, alpha=spec.alpha, beta=spec.beta, c=spec.c)[1]  # noqa: E731
+    deriv = lambda z: loss_value_deriv(loss, z, **spec.parameters)[1]  # noqa: E731
     w_ref, bc_ref = sgd_reference(X - mu, y, deriv, lam, eta, order, epochs,
                                   average=None if average == "none" else average)
     scale = max(1.0, np.abs(w_ref).max())

@@ -75,7 +75,7 @@ def test_sgd_learner_matches_reference(binary_problem, loss, focus):
     coef, weights, _, _, _ = _core_fol(X, y, order, learner="sgd", loss=loss, alpha=1e-3, eta0=0.05, batch_size=2,
                                        focus=focus)
 
-    kw = dict(s=spec.s, alpha=spec.alpha, beta=spec.beta, c=spec.c)
+    kw = spec.parameters
 
     def value(z):
         return float(loss_value_deriv(loss, z, **kw)[0])

@@ -71,7 +71,7 @@ def test_sgd_matches_numpy_reference(binary_problem, loss, schedule, average, st
     order = np.concatenate([np.random.default_rng(e).permutation(n) for e in range(epochs)]).astype(np.int64)
     spec = loss_spec(loss, **LOSS_ARGS.get(loss, {}))
     (w, b), out = _run_core(X, y, spec, _params(schedule, lam, eta0, epochs, average, start, project), order, sparse)
-    kw = {"s": spec.s, "alpha": spec.alpha, "beta": spec.beta, "c": spec.c}
+    kw = spec.parameters
     deriv = lambda z: loss_value_deriv(loss, z, **kw)[1]  # noqa: E731
     w_ref, b_ref = sgd_reference(X, y, deriv, lam, ETA[schedule](lam, eta0), order, epochs,
                                  average=None if average == "none" else average, average_start=start,
@@ -162,10 +162,10 @@ def test_history_matches_the_final_model(binary_problem):
     assert h["train_error"][-1] == pytest.approx(1 - m.score(X, y))
     assert h["test_error"][-1] == pytest.approx(1 - m.score(Xt, yt))
     assert np.all(np.diff(h["seconds"]) >= 0)
-    _, lv = loss_value_deriv("sramp", y * m.decision_function(X), s=-1.0, alpha=LinearSolver(m).loss_spec().alpha,
-                             beta=LinearSolver(m).loss_spec().beta)
-    obj = loss_value_deriv("sramp", y * m.decision_function(X), s=-1.0, alpha=LinearSolver(m).loss_spec().alpha,
-                           beta=LinearSolver(m).loss_spec().beta)[0].mean() + 0.5 * m.alpha * (m.coef_**2).sum()
+    _, lv = loss_value_deriv("sramp", y * m.decision_function(X), s=-1.0, alpha=LinearSolver(m).loss_spec().parameters["alpha"],
+                             beta=LinearSolver(m).loss_spec().parameters["beta"])
+    obj = loss_value_deriv("sramp", y * m.decision_function(X), s=-1.0, alpha=LinearSolver(m).loss_spec().parameters["alpha"],
+                           beta=LinearSolver(m).loss_spec().parameters["beta"])[0].mean() + 0.5 * m.alpha * (m.coef_**2).sum()
     assert h["objective"][-1] == pytest.approx(obj, rel=1e-10)
 
 

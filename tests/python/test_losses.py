@@ -98,10 +98,30 @@ def test_smoothness_constants_bound_the_second_derivative():
 
 def test_paper_sramp_triples_and_errors():
     spec = losses.loss_spec("sramp", s=-2.0, sramp_params="paper")
-    assert (spec.alpha, spec.beta) == (1.5, 0.5)
+    assert (spec.parameters["alpha"], spec.parameters["beta"]) == (1.5, 0.5)
     with pytest.raises(ValueError, match="paper"):
         losses.loss_spec("sramp", s=-1.5, sramp_params="paper")
     with pytest.raises(ValueError, match="s must"):
         losses.fit_smooth_ramp(1.0)
     with pytest.raises(ValueError, match="loss must"):
         losses.value("cubic", np.zeros(3))
+
+
+def test_loss_parameters_come_from_the_engine_registry():
+    from robustcore import _core
+
+    # every engine parameter is an estimator parameter of the same name, except Smooth Ramp's shape, which
+    # the estimators set through sramp_params
+    assert losses.ENGINE_PARAMETERS["sramp"] == {"s": -1.0, "alpha": 2.65, "beta": 0.0}
+    assert losses.LOSS_PARAMETERS == {"s": ("ramp", "sramp"), "sramp_params": ("sramp",), "c": ("rgomp",)}
+    assert all(losses.ENGINE_PARAMETERS[name] == {} for name in ("hinge", "log_loss", "squared_hinge"))
+    # the engine refuses a parameter its loss does not have, naming the ones it has
+    with pytest.raises(ValueError, match="no parameter 'c'.*its parameters: s"):
+        _core.LossSpec(_core.LossKind.ramp, c=1.0)
+    with pytest.raises(ValueError, match="ramp loss needs s < 1"):
+        _core.LossSpec(_core.LossKind.ramp, s=2.0)
+    assert _core.LossSpec(_core.LossKind.rgomp, c=3.0).parameters == {"c": 3.0}
+    with pytest.raises(TypeError, match="not loss parameters"):
+        losses.loss_spec("ramp", k=1.0)
+    # a parameter of another loss is left to the estimators' warning
+    assert losses.loss_spec("hinge", s=-0.5).parameters == {}

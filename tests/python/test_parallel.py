@@ -32,7 +32,7 @@ def test_mixing_matches_numpy_reference(binary_problem, loss, schedule, average,
     params = _params(schedule, lam, eta0, epochs, average, start, project)
     params.n_threads = n_threads
     (w, b), out = _run_core(X, y, spec, params, order, sparse)
-    deriv = lambda z: loss_value_deriv(loss, z, s=spec.s, alpha=spec.alpha, beta=spec.beta)[1]  # noqa: E731
+    deriv = lambda z: loss_value_deriv(loss, z, **spec.parameters)[1]  # noqa: E731
     w_ref, b_ref = sgd_mixing_reference(X, y, deriv, lam, ETA[schedule](lam, eta0), order, epochs, n_threads,
                                         average=None if average == "none" else average, average_start=start,
                                         project_ball=project)

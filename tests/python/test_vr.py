@@ -47,7 +47,7 @@ def test_saga_sag_match_reference(loss, sag, sparse):
     order = np.random.default_rng(1).integers(0, n, size=passes * n)  # every pass draws (the first too)
     w, b, info = _engine(X, y, "sag" if sag else "saga", loss=loss, order=order, sparse=sparse, passes=passes)
     spec = loss_spec(loss)
-    wr, br = saga_reference(X, y, lambda z: loss_value_deriv(loss, z, alpha=spec.alpha, beta=spec.beta)[1],
+    wr, br = saga_reference(X, y, lambda z: loss_value_deriv(loss, z, **spec.parameters)[1],
                             0.05, 0.1, order, passes, sag=sag)
     np.testing.assert_allclose(w, wr, rtol=1e-10, atol=1e-12)
     assert abs(b - br) < 1e-10

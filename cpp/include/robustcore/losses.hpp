@@ -6,15 +6,40 @@
 //   void value_deriv(double z, double& v, double& d) const;   both, sharing one exp
 //   double smoothness() const;             L = sup |r''(z)| (infinity when r is not smooth)
 //   static constexpr bool smooth;          whether r' is Lipschitz (needed by the VR solvers)
+//   static constexpr LossKind kind; static constexpr const char* name;
+//   static constexpr std::array<LossParameter, N> parameters;   its parameters' names and defaults, in the
+//                                          order its constructor takes them (validated there)
 // Every loss returns the limit, never NaN, for |z| as large as a double can be.
+//
+// The registry is the type list `Losses` at the end: visit_loss, visit_smooth_loss, AnyLoss (any_loss.hpp),
+// the bindings' enum and LossSpec, and the Python layer's loss names and parameters are all built from it,
+// so a new loss -- with parameters or without -- is a value type here, its LossKind and its place in the
+// list.
 #pragma once
 
+#include <array>
 #include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <initializer_list>
+#include <string>
+#include <type_traits>
 #include <limits>
 #include <stdexcept>
 #include <utility>
 
 namespace robustcore {
+
+/// The losses by name at run time (the values index the list `Losses` below).
+enum class LossKind : int {
+  Hinge = 0, SquaredHinge = 1, Log = 2, ModifiedHuber = 3, Ramp = 4, SmoothRamp = 5, ReversedGompertz = 6,
+};
+
+/// A loss's parameter: its name (the estimators' parameter of the same name sets it) and default.
+struct LossParameter {
+  const char* name;
+  double default_value;
+};
 
 namespace detail {
 /// p = 1 / (1 + exp(u)) and its complement q = 1 - p, both to full relative precision.
@@ -41,6 +66,9 @@ inline double inv_one_plus_exp(double u) {
 
 struct Hinge {
   static constexpr bool smooth = false;
+  static constexpr LossKind kind = LossKind::Hinge;
+  static constexpr const char* name = "hinge";
+  static constexpr std::array<LossParameter, 0> parameters{};
   double value(double z) const { return z < 1.0 ? 1.0 - z : 0.0; }
   double deriv(double z) const { return z < 1.0 ? -1.0 : 0.0; }
   void value_deriv(double z, double& v, double& d) const { v = value(z); d = deriv(z); }
@@ -49,6 +77,9 @@ struct Hinge {
 
 struct SquaredHinge {
   static constexpr bool smooth = true;
+  static constexpr LossKind kind = LossKind::SquaredHinge;
+  static constexpr const char* name = "squared_hinge";
+  static constexpr std::array<LossParameter, 0> parameters{};
   double value(double z) const { return z < 1.0 ? (1.0 - z) * (1.0 - z) : 0.0; }
   double deriv(double z) const { return z < 1.0 ? -2.0 * (1.0 - z) : 0.0; }
   void value_deriv(double z, double& v, double& d) const { v = value(z); d = deriv(z); }
@@ -58,6 +89,9 @@ struct SquaredHinge {
 /// log(1 + exp(-z))
 struct Logistic {
   static constexpr bool smooth = true;
+  static constexpr LossKind kind = LossKind::Log;
+  static constexpr const char* name = "log";
+  static constexpr std::array<LossParameter, 0> parameters{};
   double value(double z) const {
     return z > 0 ? std::log1p(std::exp(-z)) : -z + std::log1p(std::exp(z));
   }
@@ -79,6 +113,9 @@ struct Logistic {
 /// Zhang (2004): 0 for z >= 1, (1-z)^2 for -1 <= z < 1, -4z below.
 struct ModifiedHuber {
   static constexpr bool smooth = true;
+  static constexpr LossKind kind = LossKind::ModifiedHuber;
+  static constexpr const char* name = "modified_huber";
+  static constexpr std::array<LossParameter, 0> parameters{};
   double value(double z) const { return z >= 1.0 ? 0.0 : (z >= -1.0 ? (1.0 - z) * (1.0 - z) : -4.0 * z); }
   double deriv(double z) const { return z >= 1.0 ? 0.0 : (z >= -1.0 ? -2.0 * (1.0 - z) : -4.0); }
   void value_deriv(double z, double& v, double& d) const { v = value(z); d = deriv(z); }
@@ -88,6 +125,9 @@ struct ModifiedHuber {
 /// Ramp loss R_s(z) = H_1(z) - H_s(z) = min(1 - s, max(0, 1 - z)), s < 1 (Collobert et al. 2006).
 struct Ramp {
   static constexpr bool smooth = false;
+  static constexpr LossKind kind = LossKind::Ramp;
+  static constexpr const char* name = "ramp";
+  static constexpr std::array<LossParameter, 1> parameters{{{"s", -1.0}}};
   double s = -1.0;
   explicit Ramp(double s_ = -1.0) : s(s_) {
     if (!(s < 1.0)) throw std::invalid_argument("ramp loss needs s < 1");
@@ -101,6 +141,9 @@ struct Ramp {
 /// Smooth Ramp, SRamp paper eq. (4): r(z) = (1 - s) / (1 + exp(alpha (z + beta))).
 struct SmoothRamp {
   static constexpr bool smooth = true;
+  static constexpr LossKind kind = LossKind::SmoothRamp;
+  static constexpr const char* name = "sramp";
+  static constexpr std::array<LossParameter, 3> parameters{{{"s", -1.0}, {"alpha", 2.65}, {"beta", 0.0}}};
   double s = -1.0, alpha = 2.65, beta = 0.0;
   SmoothRamp(double s_, double alpha_, double beta_) : s(s_), alpha(alpha_), beta(beta_) {
     if (!(s < 1.0)) throw std::invalid_argument("smooth ramp loss needs s < 1");
@@ -126,6 +169,9 @@ struct SmoothRamp {
 /// Reversed Gompertz, SRamp paper eq. (5): r(z) = exp(-exp(c z)), c > 0.
 struct ReversedGompertz {
   static constexpr bool smooth = true;
+  static constexpr LossKind kind = LossKind::ReversedGompertz;
+  static constexpr const char* name = "rgomp";
+  static constexpr std::array<LossParameter, 1> parameters{{{"c", 2.0}}};
   double c = 2.0;
   explicit ReversedGompertz(double c_ = 2.0) : c(c_) {
     if (!(c > 0.0) || !std::isfinite(c)) throw std::invalid_argument("reversed Gompertz loss needs c > 0");
@@ -148,46 +194,165 @@ struct ReversedGompertz {
   }
 };
 
-/// The losses by name at run time: a LossSpec names one loss and its parameters; visit_loss turns it
-/// into the loss value type (validating the parameters through the loss's constructor) and calls f
-/// with it, so a solver templated on the loss is instantiated once per loss kind. This is the one
-/// registry of losses; the bindings and the Python layer map their names onto LossKind.
-enum class LossKind : int {
-  Hinge = 0, SquaredHinge = 1, Log = 2, ModifiedHuber = 3, Ramp = 4, SmoothRamp = 5, ReversedGompertz = 6,
+/// The registry: every loss, in LossKind order (checked below).
+template <class... L>
+struct LossList {
+  static constexpr std::size_t size = sizeof...(L);
 };
+using Losses = LossList<Hinge, SquaredHinge, Logistic, ModifiedHuber, Ramp, SmoothRamp, ReversedGompertz>;
 
+namespace detail {
+template <std::size_t I, class List>
+struct loss_at;
+template <std::size_t I, class H, class... T>
+struct loss_at<I, LossList<H, T...>> : loss_at<I - 1, LossList<T...>> {};
+template <class H, class... T>
+struct loss_at<0, LossList<H, T...>> {
+  using type = H;
+};
+template <std::size_t I>
+using loss_at_t = typename loss_at<I, Losses>::type;
+
+template <std::size_t... I>
+constexpr bool kinds_in_order(std::index_sequence<I...>) {
+  return ((static_cast<std::size_t>(loss_at_t<I>::kind) == I) && ...);
+}
+static_assert(kinds_in_order(std::make_index_sequence<Losses::size>{}), "Losses must list the losses in LossKind order");
+
+template <std::size_t... I>
+constexpr std::size_t max_parameters(std::index_sequence<I...>) {
+  std::size_t m = 0;
+  ((m = loss_at_t<I>::parameters.size() > m ? loss_at_t<I>::parameters.size() : m), ...);
+  return m;
+}
+}  // namespace detail
+
+/// Room for the parameters of the loss that has the most.
+inline constexpr std::size_t kMaxLossParameters = detail::max_parameters(std::make_index_sequence<Losses::size>{});
+
+/// A loss named at run time with its parameters' values, in the order of the loss's `parameters`
+/// (defaults where not given). Validated when turned into the loss (visit_loss).
 struct LossSpec {
   LossKind kind = LossKind::Hinge;
-  double s = -1.0, alpha = 2.65, beta = 0.0, c = 2.0;
+  std::array<double, kMaxLossParameters> values{};
+
+  LossSpec() : LossSpec(LossKind::Hinge) {}
+  explicit LossSpec(LossKind k);
+  /// The first values.size() parameters in order, the rest at their defaults.
+  LossSpec(LossKind k, std::initializer_list<double> given) : LossSpec(k) {
+    if (given.size() > parameter_count()) throw std::invalid_argument("too many loss parameters");
+    std::size_t i = 0;
+    for (double v : given) values[i++] = v;
+  }
+  std::size_t parameter_count() const;
+  const char* parameter_name(std::size_t i) const;
+  /// Set a parameter by name; unknown names are refused with the loss's own parameter names.
+  void set(const std::string& parameter, double value);
 };
 
+namespace detail {
+/// f(type tag of the loss `kind` names: a null `const L*`), one if per loss (the compiler makes a jump
+/// table of them). Checked: an unknown kind throws; unchecked (a kind validated before): the last loss.
+template <bool Checked = true, std::size_t I = 0, class F>
+decltype(auto) with_kind(LossKind kind, F&& f) {
+  using L = loss_at_t<I>;
+  if constexpr (I + 1 == Losses::size) {
+    if (Checked && kind != L::kind) throw std::invalid_argument("unknown loss kind");
+    return f(static_cast<const L*>(nullptr));
+  } else {
+    if (kind == L::kind) return f(static_cast<const L*>(nullptr));
+    return with_kind<Checked, I + 1>(kind, std::forward<F>(f));
+  }
+}
+
+template <class L, std::size_t... I>
+L make_loss(const double* v, std::index_sequence<I...>) {
+  return L(v[I]...);
+}
+
+/// The loss value type L from a spec's values (its constructor validates them).
+template <class L>
+L make_loss(const LossSpec& l) {
+  return make_loss<L>(l.values.data(), std::make_index_sequence<L::parameters.size()>{});
+}
+
+template <class F, std::size_t... I>
+void for_each_loss(F& f, std::index_sequence<I...>) {
+  (f(static_cast<const loss_at_t<I>*>(nullptr)), ...);
+}
+
+template <std::size_t... I>
+std::string smooth_loss_names(std::index_sequence<I...>) {
+  std::string out;
+  ((out += loss_at_t<I>::smooth ? (out.empty() ? "" : ", ") + std::string(loss_at_t<I>::name) : std::string()), ...);
+  return out;
+}
+/// "squared_hinge, log, ..." of the smooth losses, for the error of the solvers that need one.
+inline std::string smooth_loss_names() { return smooth_loss_names(std::make_index_sequence<Losses::size>{}); }
+}  // namespace detail
+
+/// f(a null `const L*`) for every loss L of the registry, in LossKind order.
+template <class F>
+void for_each_loss(F&& f) {
+  detail::for_each_loss(f, std::make_index_sequence<Losses::size>{});
+}
+
+inline LossSpec::LossSpec(LossKind k) : kind(k) {
+  detail::with_kind(k, [this](auto tag) {
+    using L = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
+    for (std::size_t i = 0; i < L::parameters.size(); ++i) values[i] = L::parameters[i].default_value;
+    return 0;
+  });
+}
+
+inline std::size_t LossSpec::parameter_count() const {
+  return detail::with_kind(kind, [](auto tag) {
+    return std::remove_pointer_t<decltype(tag)>::parameters.size();
+  });
+}
+
+inline const char* LossSpec::parameter_name(std::size_t i) const {
+  return detail::with_kind(kind, [i](auto tag) { return std::remove_pointer_t<decltype(tag)>::parameters.at(i).name; });
+}
+
+inline void LossSpec::set(const std::string& parameter, double value) {
+  const std::size_t n = parameter_count();
+  std::string known;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (parameter == parameter_name(i)) {
+      values[i] = value;
+      return;
+    }
+    known += (known.empty() ? "" : ", ") + std::string(parameter_name(i));
+  }
+  const char* loss = detail::with_kind(kind, [](auto tag) { return std::remove_pointer_t<decltype(tag)>::name; });
+  throw std::invalid_argument("the " + std::string(loss) + " loss has no parameter '" + parameter + "' (" +
+                              (known.empty() ? "it has none" : "its parameters: " + known) + ")");
+}
+
+/// f(the loss value type l names, built from l's values): a solver templated on the loss is instantiated
+/// once per loss kind.
 template <class F>
 decltype(auto) visit_loss(const LossSpec& l, F&& f) {
-  switch (l.kind) {
-    case LossKind::Hinge: return f(Hinge{});
-    case LossKind::SquaredHinge: return f(SquaredHinge{});
-    case LossKind::Log: return f(Logistic{});
-    case LossKind::ModifiedHuber: return f(ModifiedHuber{});
-    case LossKind::Ramp: return f(Ramp{l.s});
-    case LossKind::SmoothRamp: return f(SmoothRamp{l.s, l.alpha, l.beta});
-    case LossKind::ReversedGompertz: return f(ReversedGompertz{l.c});
-  }
-  throw std::invalid_argument("unknown loss kind");
+  return detail::with_kind(l.kind, [&](auto tag) -> decltype(auto) {
+    using L = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
+    return f(detail::make_loss<L>(l));
+  });
 }
 
 /// visit_loss for the smooth losses only (a Lipschitz derivative: what the variance-reduced solvers
 /// need); the others are refused here, once, with the list of losses that are accepted.
 template <class F>
 decltype(auto) visit_smooth_loss(const LossSpec& l, F&& f) {
-  switch (l.kind) {
-    case LossKind::SquaredHinge: return f(SquaredHinge{});
-    case LossKind::Log: return f(Logistic{});
-    case LossKind::ModifiedHuber: return f(ModifiedHuber{});
-    case LossKind::SmoothRamp: return f(SmoothRamp{l.s, l.alpha, l.beta});
-    case LossKind::ReversedGompertz: return f(ReversedGompertz{l.c});
-    default: break;
-  }
-  throw std::invalid_argument("this solver needs a smooth loss (log, squared_hinge, modified_huber, sramp, rgomp)");
+  using R = decltype(f(std::declval<const Logistic&>()));
+  return detail::with_kind(l.kind, [&](auto tag) -> R {
+    using L = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
+    if constexpr (L::smooth) {
+      return f(detail::make_loss<L>(l));
+    } else {
+      throw std::invalid_argument("this solver needs a smooth loss (" + detail::smooth_loss_names() + ")");
+    }
+  });
 }
 
 }  // namespace robustcore

@@ -31,7 +31,7 @@ from .._base import (CV_FOLDS, EarlyStopping, EngineResult, Progress, accuracy, 
                      result_attributes, stratified_folds, user_stacklevel, weighted_alpha)
 from .._label_noise import corrected_weights_out_of_fold
 from .._validation import seed_from_random_state
-from ..losses import BOUNDED_LOSSES, SMOOTH_LOSSES, canonical_loss, loss_spec
+from ..losses import BOUNDED_LOSSES, LOSS_PARAMETERS, SMOOTH_LOSSES, canonical_loss, loss_spec, loss_spec_from
 from . import _sgd
 from ._sgd import PEGASOS_LOSSES, SGD_SOLVERS, SgdConfig, SgdStates
 
@@ -143,9 +143,9 @@ _FAMILY_PARAMETERS: dict = {
     "shuffle": (_uses_sgd, "the SGD solvers (sgd, asgd, pegasos; the variance-reduced solvers draw their own order)"),
     "intercept_lr": (_uses_sgd, "the SGD solvers (sgd, asgd, pegasos)"),
     "svrg_option": (lambda s: s.solver == "svrg", "solver='svrg'"),
-    "s": (lambda s: s.loss in ("ramp", "sramp"), "loss='ramp' and loss='sramp'"),
-    "c": (lambda s: s.loss == "rgomp", "loss='rgomp'"),
-    "sramp_params": (lambda s: s.loss == "sramp", "loss='sramp'"),
+    # the losses' own parameters, from the engine's registry (losses.LOSS_PARAMETERS)
+    **{name: (lambda s, losses=losses: s.loss in losses, " and ".join(f"loss={loss!r}" for loss in losses))
+       for name, losses in LOSS_PARAMETERS.items()},
 }
 
 
@@ -220,8 +220,7 @@ class LinearSolver:
         return self.params["learning_rate"] or SGD_SOLVERS.get(self.solver, ("constant",))[0]
 
     def loss_spec(self):
-        p = self.params
-        return loss_spec(self.loss, s=float(p["s"]), c=float(p["c"]), sramp_params=p["sramp_params"])
+        return loss_spec_from(self.loss, self.params)
 
     def warm_start(self, max_iter, mode=True):
         """(loss spec, passes) of the convex warm start of a solve of ``max_iter`` passes (the first third), or
@@ -432,7 +431,7 @@ def noise_detector(estimator):
     defaults = type(estimator)().get_params()  # the loss's own parameters go with the loss
     return clone(estimator).set_params(noise_rates=None, probability=False, class_weight=None, history=False,
                                        loss=loss if loss in ("log_loss", "softmax") else "log_loss",
-                                       **{name: defaults[name] for name in ("s", "c", "sramp_params")})
+                                       **{name: defaults[name] for name in LOSS_PARAMETERS})
 
 
 def _same(value, default):

@@ -27,6 +27,8 @@ enum class Method : int {
   Saga = 0, Sag = 1, Svrg = 2, S2gd = 3, Finito = 4, VrLite = 5, BatchingSvrg = 6, MixedSvrg = 7,
   Sgd = 8,  ///< plain constant-step SGD over a fresh permutation per pass (the softmax model's baseline)
 };
+/// Methods are numbered 0 .. kMethodCount - 1 (the bindings register each by method_name).
+inline constexpr int kMethodCount = static_cast<int>(Method::Sgd) + 1;
 /// SVRG Algorithm 4.2: the next outer iterate is (a) the last, (b) the average, (c) a uniformly chosen
 /// inner iterate.
 enum class SvrgOption : int { Last = 0, Average = 1, Random = 2 };
