@@ -14,10 +14,10 @@ from robustcore.mkl import MiPMKLClassifier, NoisyMKLClassifier, SimpleMKLClassi
 from test_base import _assert_same_state, _fitted_state
 
 FACTORIES = {
-    "fol": lambda: rc.FocusedOnlineClassifier(max_iter=3, random_state=0),
+    "fol": lambda: rc.FocusedOnlineClassifier(random_state=0),  # the defaults (max_iter=10)
     "fol_sgd": lambda: rc.FocusedOnlineClassifier(learner="sgd", loss="log", output="average", max_iter=3,
                                                   random_state=0),
-    "adaboost": lambda: rc.AdaBoostOnlineClassifier(max_iter=3, random_state=0),
+    "adaboost": lambda: rc.AdaBoostOnlineClassifier(random_state=0),
     "noisy_mkl": lambda: NoisyMKLClassifier(max_iter=100, widths=(0.5, 2.0)),
     "noisy_mkl_vi": lambda: NoisyMKLClassifier(max_iter=100, method="vi", widths=(1.0,)),
     "mip_mkl": lambda: MiPMKLClassifier(max_iter=100, widths=(1.0,), n_alternations=3),
