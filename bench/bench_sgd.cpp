@@ -68,7 +68,7 @@ using robustcore::LossKind;
 using robustcore::LossSpec;
 BENCHMARK_CAPTURE(BM_sgd_fit, hinge_shuffled_runtime_loss, AnyLoss{LossSpec{LossKind::Hinge}}, Shuffle::Exact) SIZES;
 BENCHMARK_CAPTURE(BM_sgd_fit, log_shuffled_runtime_loss, AnyLoss{LossSpec{LossKind::Log}}, Shuffle::Exact) SIZES;
-BENCHMARK_CAPTURE(BM_sgd_fit, sramp_shuffled_runtime_loss, AnyLoss{LossSpec{LossKind::SmoothRamp, -1.0, 2.65, 0.0}},
+BENCHMARK_CAPTURE(BM_sgd_fit, sramp_shuffled_runtime_loss, AnyLoss{LossSpec{LossKind::SmoothRamp, {-1.0, 2.65, 0.0}}},
                   Shuffle::Exact) SIZES;
 
 }  // namespace
