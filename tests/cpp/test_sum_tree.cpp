@@ -126,8 +126,7 @@ void fol_separable() {
   bad.learner.eta0 = 0.0;
   throws(bad);
   bad = params;
-  bad.learner.loss.kind = LossKind::Ramp;
-  bad.learner.loss.s = 2.0;
+  bad.learner.loss = LossSpec(LossKind::Ramp, {2.0});  // s < 1 broken
   throws(bad);
   bad = params;
   bad.k = 3;  // no snapshot rows given
