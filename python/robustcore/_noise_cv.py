@@ -76,6 +76,8 @@ POSTERIOR_ALPHAS = (1e-4, 1e-3, 1e-2)
 #: likelihood on noise-bench's sets, on ijcnn1's 50 000 it did; in between unmeasured, and a boosted probe on
 #: a7a's 16 100 rows doubled the fit for nothing)
 kBoostedMinRows, kBoostedMaxFeatures = 20_000, 200
+#: ``detector="kernel"``: the kernel posterior's Nystroem landmarks and its log-loss alpha (``kernel_posterior``)
+kKernelComponents, kKernelAlpha = 500, 1e-4
 _INTERNAL = (ConstantPredictorWarning, ConvergenceWarning, NoiseEstimateWarning)
 
 
@@ -124,13 +126,37 @@ def _linear_path(X, y, sw, tr, va, model, alphas):
     return out
 
 
-def _boosted(X, y, sw, tr, va, seed):
+def kernel_posterior(X, seed):
+    """The kernel posterior of ``detector="kernel"``: ``KernelClassifier`` with ``kKernelComponents`` Nystroem
+    landmarks of an rbf kernel of scikit-learn's "scale" width, gamma = 1 / (n_features * X.var()), and a
+    log-loss SAGA ``LinearClassifier`` at alpha ``kKernelAlpha`` on the features."""
+    from .kernel_model import KernelClassifier
+    from .linear_model import LinearClassifier
+
+    var = float(X.multiply(X).mean() - X.mean() ** 2) if sp.issparse(X) else float(np.var(X))
+    return KernelClassifier(gamma=1.0 / (X.shape[1] * var) if var > 0 else 1.0, n_components=kKernelComponents,
+                            random_state=seed, estimator=LinearClassifier(loss="log_loss", solver="saga",
+                                                                          alpha=kKernelAlpha, random_state=seed))
+
+
+def _nonlinear(kind, X, y, sw, tr, va, seed):
+    """Validation-fold probabilities of the non-linear posterior ``kind`` ("boosted" or "kernel") fitted on tr."""
+    w = None if sw is None else sw[tr]
+    if kind == "kernel":
+        return kernel_posterior(X, seed).fit(_rows(X, tr), y[tr], sample_weight=w).predict_proba(_rows(X, va))
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     Xd = X.toarray() if sp.issparse(X) else X
     model = HistGradientBoostingClassifier(max_iter=50, early_stopping=False, random_state=seed)
-    model.fit(Xd[tr], y[tr], sample_weight=None if sw is None else sw[tr])
-    return model.predict_proba(Xd[va])
+    return model.fit(Xd[tr], y[tr], sample_weight=w).predict_proba(Xd[va])
+
+
+def _nonlinear_name(kind, X, seed):
+    if kind == "boosted":
+        return "HistGradientBoostingClassifier(max_iter=50)"
+    k = kernel_posterior(X, seed)
+    return (f"KernelClassifier(nystroem {k.n_components}, gamma={k.gamma:.3g}, log_loss, "
+            f"alpha={k.estimator.alpha:g})")
 
 
 def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
@@ -151,7 +177,7 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
     desc: dict = {}
     predictions: dict = {}
     lin_fold0 = None
-    if detector in ("auto", "linear"):
+    if detector in ("auto", "linear", "kernel"):
         paths = map_problems(lambda f: _linear_path(X, y, sw, *folds[f], model, POSTERIOR_ALPHAS), len(folds), n_jobs)
         Ps = np.zeros((len(POSTERIOR_ALPHAS), n, K))
         preds = [np.empty(n, dtype=y.dtype) for _ in POSTERIOR_ALPHAS]
@@ -167,29 +193,29 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
         lin_fold0 = _log_likelihood(P[va0], labels[va0], None if sw is None else sw[va0])
         desc = {"model": f"{type(model).__name__}(loss={model.get_params()['loss']!r})", "alpha": POSTERIOR_ALPHAS[best],
                 "log_likelihood": ll[best], "path": dict(zip(POSTERIOR_ALPHAS, ll))}
-    try_boosted = detector == "boosted" or (detector == "auto" and n >= kBoostedMinRows
-                                            and X.shape[1] <= kBoostedMaxFeatures)
-    if detector == "auto" and not try_boosted:
+    kind = detector if detector in ("boosted", "kernel") else (
+        "boosted" if detector == "auto" and n >= kBoostedMinRows and X.shape[1] <= kBoostedMaxFeatures else None)
+    if detector == "auto" and kind is None:
         desc["boosted"] = f"not tried (fewer than {kBoostedMinRows} rows or more than {kBoostedMaxFeatures} features)"
-    if try_boosted:
-        # one fold first: the other folds only when it beats the linear posterior there
+    if kind is not None:
+        # one fold first: the other folds only when it beats the linear posterior there ("boosted": no linear)
         tr0, va0 = folds[0]
         Pb = np.zeros((n, K))
-        Pb[va0] = _check_fold(_boosted(X, y, sw, tr0, va0, seed), va0, K)
+        Pb[va0] = _check_fold(_nonlinear(kind, X, y, sw, tr0, va0, seed), va0, K)
         llb0 = _log_likelihood(Pb[va0], labels[va0], None if sw is None else sw[va0])
-        if detector == "auto" and llb0 <= lin_fold0:
-            desc["boosted"] = f"fold 0 log-likelihood {llb0:.4f} against the linear {lin_fold0:.4f}: not kept"
+        if lin_fold0 is not None and llb0 <= lin_fold0:
+            desc[kind] = f"fold 0 log-likelihood {llb0:.4f} against the linear {lin_fold0:.4f}: not kept"
         else:
-            rest = map_problems(lambda f: _boosted(X, y, sw, *folds[f + 1], seed), len(folds) - 1, n_jobs)
+            rest = map_problems(lambda f: _nonlinear(kind, X, y, sw, *folds[f + 1], seed), len(folds) - 1, n_jobs)
             for (_, va), Pf in zip(folds[1:], rest):
                 Pb[va] = _check_fold(Pf, va, K)
             llb = _log_likelihood(Pb, labels, sw)
-            if detector == "boosted" or llb > desc["log_likelihood"]:
-                desc = {"model": "HistGradientBoostingClassifier(max_iter=50)", "log_likelihood": llb,
+            if lin_fold0 is None or llb > desc["log_likelihood"]:
+                desc = {"model": _nonlinear_name(kind, X, seed), "log_likelihood": llb,
                         "linear": {k: v for k, v in desc.items() if k != "model"} or None}
                 P = Pb
             else:
-                desc["boosted"] = f"out-of-fold log-likelihood {llb:.4f}, lower: not kept"
+                desc[kind] = f"out-of-fold log-likelihood {llb:.4f}, lower: not kept"
     return P, desc, predictions
 
 
@@ -269,8 +295,11 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         estimator's solver settings when it is one, else SAGA), alpha in (1e-4, 1e-3, 1e-2) by out-of-fold
         likelihood; "auto": that, and from 20 000 rows with at most 200 features also
         ``HistGradientBoostingClassifier(max_iter=50)``, kept when its out-of-fold likelihood is higher
-        (tried on one fold first); "boosted": gradient boosting only; a classifier: its clones, nothing
-        chosen.
+        (tried on one fold first); "kernel": the linear path and a ``KernelClassifier`` posterior
+        (``kernel_posterior``: Nystroem, 500 landmarks, rbf of width 1 / (n_features * X.var()), log loss),
+        kept when its out-of-fold likelihood is higher (one fold first) -- for problems a linear posterior
+        cannot separate, where its rate estimates are off; "boosted": gradient boosting only; a classifier:
+        its clones, nothing chosen.
     cv : int or splitter, default 5
         The folds of the shared pass and of every candidate (an int: stratified, shuffled by
         ``random_state``, no more folds than the smallest class has rows).
@@ -317,7 +346,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         "estimator": [HasMethods(["fit", "predict"]), None],
         "remedies": ["array-like"],
         "param_grid": [dict, None],
-        "detector": [StrOptions({"auto", "linear", "boosted"}), HasMethods(["fit", "predict_proba"])],
+        "detector": [StrOptions({"auto", "linear", "boosted", "kernel"}), HasMethods(["fit", "predict_proba"])],
         "cv": ["cv_object"],
         "random_state": ["random_state"],
         "n_finalists": [Interval(Integral, 1, None, closed="left"), None],
@@ -405,10 +434,10 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
 
             # the plain candidates that are fits of the shared pass (same estimator, folds, rows): its predictions
             reused = {}
+            configured = [self._configured(base, remedy, params) for remedy, params in candidates]  # cloned per fold
             for c, (remedy, params) in enumerate(candidates):
                 alpha = params.get("alpha", base.get_params().get("alpha"))
-                if remedy == "plain" and alpha in path and _same_fit(self._configured(base, remedy, params),
-                                                                     clone(model).set_params(alpha=alpha)):
+                if remedy == "plain" and alpha in path and _same_fit(configured[c], clone(model).set_params(alpha=alpha)):
                     reused[c] = path[alpha]
 
             def fit_one(task):
@@ -418,7 +447,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                     pred, seconds = reused[c][va], 0.0
                 else:
                     rows, w = training(remedy, tr)
-                    est = self._configured(base, remedy, params)
+                    est = clone(configured[c])
                     t0 = time.perf_counter()
                     est.fit(_rows(Xv, rows), yv[rows], **({} if w is None else {"sample_weight": w}))
                     seconds = time.perf_counter() - t0
@@ -512,7 +541,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         lines = [f"{type(self).__name__}: {n} rows, {self.classes_.size} classes"]
         model = post["model"] + (f", alpha={post['alpha']:g}" if "alpha" in post else "")
         lines.append(f"posterior model: {model}, out-of-fold log-likelihood {post['log_likelihood']:.4f}"
-                     + (f"; boosted: {post['boosted']}" if "boosted" in post else ""))
+                     + "".join(f"; {k}: {post[k]}" for k in ("boosted", "kernel") if k in post))
         rates = ", ".join(f"{c!r}: {q:.3f}" for c, q in zip(self.classes_.tolist(), self.noise_rates_))
         lines.append(f"estimated flip rates per class (1 - diag T): {rates}; T condition number "
                      f"{np.linalg.cond(self.transition_matrix_):.3g}")
