@@ -122,6 +122,8 @@ def stratified_folds(y, n_splits, seed):
 class BaseClassifier(ClassifierMixin, BaseEstimator):
     """Base of the robustcore classifiers: float64 input (float32 too where ``_fit_dtypes`` says), CSR or dense
     (``_accept_sparse``), validated once."""
+    # scikit-learn reads __init__'s signature anew on every get_params / clone (~1 ms of each fit): once per class
+    _get_param_names = classmethod(functools.cache(BaseEstimator._get_param_names.__func__))
 
     #: "csr": CSR or dense input (the linear engines); False: dense only (kernel methods)
     _accept_sparse: str | bool = "csr"
@@ -262,15 +264,13 @@ def fit_sigmoid_from_terms(terms, n_pos, n_neg, max_abs_score):
     return np.array([a / scale, b])
 
 
-def small_minimize(fun_grad, start, limit_threads=True):
+def small_minimize(fun_grad, start):
     """L-BFGS-B on a problem of a few parameters (``fun_grad`` returns value and gradient) with BLAS on one
     thread: on a busy machine OpenBLAS's thread hand-off made each of L-BFGS-B's tiny steps ~30x slower
     (4.2 s against 0.15 s for the bounded-sigmoid fit on 455 rows, 2 cores under load)."""
     from scipy.optimize import minimize
     from threadpoolctl import threadpool_limits
 
-    if not limit_threads:  # the caller holds the limit (several starts under one)
-        return minimize(fun_grad, start, jac=True, method="L-BFGS-B")
     with threadpool_limits(1, user_api="blas"):
         return minimize(fun_grad, start, jac=True, method="L-BFGS-B")
 

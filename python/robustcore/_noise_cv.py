@@ -328,7 +328,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         T transposed). noise_rates_ : per class, 1 - the diagonal of T.
     label_issues_ : the rows flagged as probably mislabelled, most suspicious first.
     label_quality_ : every row's out-of-fold margin P[i, y_i] - max_{k != y_i} P[i, k].
-    posterior_ : dict describing the posterior model chosen and its out-of-fold log-likelihood.
+    posterior_ : dict describing the posterior model chosen, its out-of-fold log-likelihood and the shared
+        pass's wall time ("seconds").
     classes_, n_features_in_.
 
     Examples
@@ -412,7 +413,9 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         K = classes.size
         model = posterior_estimator(base, seed)
         with _silenced():
+            t0 = time.perf_counter()
             P, posterior, path = shared_posterior(Xv, yv, labels, sw, folds, self.detector, model, seed, self.n_jobs)
+            posterior["seconds"] = time.perf_counter() - t0  # the shared pass's wall time (report, bench)
             T, weights, flagged, scores = noise_from_posterior(P, labels)
             ill = bool(np.linalg.cond(T) > kIllConditionedT)
             if ill:
@@ -540,7 +543,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         n = self.label_quality_.size
         lines = [f"{type(self).__name__}: {n} rows, {self.classes_.size} classes"]
         model = post["model"] + (f", alpha={post['alpha']:g}" if "alpha" in post else "")
-        lines.append(f"posterior model: {model}, out-of-fold log-likelihood {post['log_likelihood']:.4f}"
+        lines.append(f"posterior model: {model}, out-of-fold log-likelihood {post['log_likelihood']:.4f}, "
+                     f"{post['seconds']:.2f} s"
                      + "".join(f"; {k}: {post[k]}" for k in ("boosted", "kernel") if k in post))
         rates = ", ".join(f"{c!r}: {q:.3f}" for c, q in zip(self.classes_.tolist(), self.noise_rates_))
         lines.append(f"estimated flip rates per class (1 - diag T): {rates}; T condition number "
