@@ -440,7 +440,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             configured = [self._configured(base, remedy, params) for remedy, params in candidates]  # cloned per fold
             for c, (remedy, params) in enumerate(candidates):
                 alpha = params.get("alpha", base.get_params().get("alpha"))
-                if remedy == "plain" and alpha in path and _same_fit(configured[c], clone(model).set_params(alpha=alpha)):
+                if remedy == "plain" and alpha in path and _same_fit(configured[c],
+                                                                     clone(model).set_params(alpha=alpha)):
                     reused[c] = path[alpha]
 
             def fit_one(task):
