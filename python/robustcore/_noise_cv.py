@@ -45,7 +45,6 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from ._base import ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, map_problems, user_stacklevel
 from ._label_noise import (NoiseEstimateWarning, _asymptote_weights, _transition_from_joint, confident_joint,
                            corrected_weights, kIllConditionedT, label_issues_from_proba)
-from ._noisy_scoring import corrected_accuracy
 from ._meta import FinalEstimatorWrapper
 
 if TYPE_CHECKING:
@@ -423,6 +422,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             if not candidates:
                 raise ValueError("the only remedy asked for is 'corrected', and the estimated transition matrix is "
                                  "ill-conditioned: nothing to compare")
+            Tinv = None if ill else np.linalg.inv(T)
             is_flagged = np.zeros(labels.size, dtype=bool)
             is_flagged[flagged] = True
 
@@ -458,8 +458,9 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                     pred = est.predict(_rows(Xv, va))
                 vw = None if sw is None else sw[va]
                 noisy = float(np.average(pred == yv[va], weights=vw)) if vw is None or vw.sum() > 0 else 0.0
-                corrected = (np.nan if ill else corrected_accuracy(yv[va], pred, T, labels=classes, sample_weight=vw)
-                             if vw is None or vw.sum() > 0 else 0.0)
+                # corrected_accuracy's estimate, mean of T^-1[noisy, predicted], with T inverted once for all tasks
+                corrected = (np.nan if ill else float(np.average(Tinv[labels[va], np.searchsorted(classes, pred)],
+                                                                 weights=vw)) if vw is None or vw.sum() > 0 else 0.0)
                 return corrected, noisy, seconds
 
             C, F = len(candidates), len(folds)
