@@ -123,6 +123,12 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
     """Base of the robustcore classifiers: float64 input (float32 too where ``_fit_dtypes`` says), CSR or dense
     (``_accept_sparse``), validated once."""
 
+    @classmethod
+    def _get_param_names(cls):  # scikit-learn reads __init__'s signature on every get_params / clone: once per class
+        if "_param_names" not in cls.__dict__:
+            cls._param_names = super()._get_param_names()
+        return cls._param_names
+
     #: "csr": CSR or dense input (the linear engines); False: dense only (kernel methods)
     _accept_sparse: str | bool = "csr"
     #: the dtypes fit keeps X in (others are cast to the first): float32 where an engine trains on it

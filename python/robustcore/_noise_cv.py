@@ -45,7 +45,6 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from ._base import ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, map_problems, user_stacklevel
 from ._label_noise import (NoiseEstimateWarning, _asymptote_weights, _transition_from_joint, confident_joint,
                            corrected_weights, kIllConditionedT, label_issues_from_proba)
-from ._noisy_scoring import corrected_accuracy
 from ._meta import FinalEstimatorWrapper
 
 if TYPE_CHECKING:
@@ -76,6 +75,8 @@ POSTERIOR_ALPHAS = (1e-4, 1e-3, 1e-2)
 #: likelihood on noise-bench's sets, on ijcnn1's 50 000 it did; in between unmeasured, and a boosted probe on
 #: a7a's 16 100 rows doubled the fit for nothing)
 kBoostedMinRows, kBoostedMaxFeatures = 20_000, 200
+#: ``detector="kernel"``: the kernel posterior's Nystroem landmarks and its log-loss alpha (``kernel_posterior``)
+kKernelComponents, kKernelAlpha = 500, 1e-4
 _INTERNAL = (ConstantPredictorWarning, ConvergenceWarning, NoiseEstimateWarning)
 
 
@@ -124,13 +125,37 @@ def _linear_path(X, y, sw, tr, va, model, alphas):
     return out
 
 
-def _boosted(X, y, sw, tr, va, seed):
+def kernel_posterior(X, seed):
+    """The kernel posterior of ``detector="kernel"``: ``KernelClassifier`` with ``kKernelComponents`` Nystroem
+    landmarks of an rbf kernel of scikit-learn's "scale" width, gamma = 1 / (n_features * X.var()), and a
+    log-loss SAGA ``LinearClassifier`` at alpha ``kKernelAlpha`` on the features."""
+    from .kernel_model import KernelClassifier
+    from .linear_model import LinearClassifier
+
+    var = float(X.multiply(X).mean() - X.mean() ** 2) if sp.issparse(X) else float(np.var(X))
+    return KernelClassifier(gamma=1.0 / (X.shape[1] * var) if var > 0 else 1.0, n_components=kKernelComponents,
+                            random_state=seed, estimator=LinearClassifier(loss="log_loss", solver="saga",
+                                                                          alpha=kKernelAlpha, random_state=seed))
+
+
+def _nonlinear(kind, X, y, sw, tr, va, seed):
+    """Validation-fold probabilities of the non-linear posterior ``kind`` ("boosted" or "kernel") fitted on tr."""
+    w = None if sw is None else sw[tr]
+    if kind == "kernel":
+        return kernel_posterior(X, seed).fit(_rows(X, tr), y[tr], sample_weight=w).predict_proba(_rows(X, va))
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     Xd = X.toarray() if sp.issparse(X) else X
     model = HistGradientBoostingClassifier(max_iter=50, early_stopping=False, random_state=seed)
-    model.fit(Xd[tr], y[tr], sample_weight=None if sw is None else sw[tr])
-    return model.predict_proba(Xd[va])
+    return model.fit(Xd[tr], y[tr], sample_weight=w).predict_proba(Xd[va])
+
+
+def _nonlinear_name(kind, X, seed):
+    if kind == "boosted":
+        return "HistGradientBoostingClassifier(max_iter=50)"
+    k = kernel_posterior(X, seed)
+    return (f"KernelClassifier(nystroem {k.n_components}, gamma={k.gamma:.3g}, log_loss, "
+            f"alpha={k.estimator.alpha:g})")
 
 
 def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
@@ -151,7 +176,7 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
     desc: dict = {}
     predictions: dict = {}
     lin_fold0 = None
-    if detector in ("auto", "linear"):
+    if detector in ("auto", "linear", "kernel"):
         paths = map_problems(lambda f: _linear_path(X, y, sw, *folds[f], model, POSTERIOR_ALPHAS), len(folds), n_jobs)
         Ps = np.zeros((len(POSTERIOR_ALPHAS), n, K))
         preds = [np.empty(n, dtype=y.dtype) for _ in POSTERIOR_ALPHAS]
@@ -167,29 +192,29 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
         lin_fold0 = _log_likelihood(P[va0], labels[va0], None if sw is None else sw[va0])
         desc = {"model": f"{type(model).__name__}(loss={model.get_params()['loss']!r})", "alpha": POSTERIOR_ALPHAS[best],
                 "log_likelihood": ll[best], "path": dict(zip(POSTERIOR_ALPHAS, ll))}
-    try_boosted = detector == "boosted" or (detector == "auto" and n >= kBoostedMinRows
-                                            and X.shape[1] <= kBoostedMaxFeatures)
-    if detector == "auto" and not try_boosted:
+    kind = detector if detector in ("boosted", "kernel") else (
+        "boosted" if detector == "auto" and n >= kBoostedMinRows and X.shape[1] <= kBoostedMaxFeatures else None)
+    if detector == "auto" and kind is None:
         desc["boosted"] = f"not tried (fewer than {kBoostedMinRows} rows or more than {kBoostedMaxFeatures} features)"
-    if try_boosted:
-        # one fold first: the other folds only when it beats the linear posterior there
+    if kind is not None:
+        # one fold first: the other folds only when it beats the linear posterior there ("boosted": no linear)
         tr0, va0 = folds[0]
         Pb = np.zeros((n, K))
-        Pb[va0] = _check_fold(_boosted(X, y, sw, tr0, va0, seed), va0, K)
+        Pb[va0] = _check_fold(_nonlinear(kind, X, y, sw, tr0, va0, seed), va0, K)
         llb0 = _log_likelihood(Pb[va0], labels[va0], None if sw is None else sw[va0])
-        if detector == "auto" and llb0 <= lin_fold0:
-            desc["boosted"] = f"fold 0 log-likelihood {llb0:.4f} against the linear {lin_fold0:.4f}: not kept"
+        if lin_fold0 is not None and llb0 <= lin_fold0:
+            desc[kind] = f"fold 0 log-likelihood {llb0:.4f} against the linear {lin_fold0:.4f}: not kept"
         else:
-            rest = map_problems(lambda f: _boosted(X, y, sw, *folds[f + 1], seed), len(folds) - 1, n_jobs)
+            rest = map_problems(lambda f: _nonlinear(kind, X, y, sw, *folds[f + 1], seed), len(folds) - 1, n_jobs)
             for (_, va), Pf in zip(folds[1:], rest):
                 Pb[va] = _check_fold(Pf, va, K)
             llb = _log_likelihood(Pb, labels, sw)
-            if detector == "boosted" or llb > desc["log_likelihood"]:
-                desc = {"model": "HistGradientBoostingClassifier(max_iter=50)", "log_likelihood": llb,
+            if lin_fold0 is None or llb > desc["log_likelihood"]:
+                desc = {"model": _nonlinear_name(kind, X, seed), "log_likelihood": llb,
                         "linear": {k: v for k, v in desc.items() if k != "model"} or None}
                 P = Pb
             else:
-                desc["boosted"] = f"out-of-fold log-likelihood {llb:.4f}, lower: not kept"
+                desc[kind] = f"out-of-fold log-likelihood {llb:.4f}, lower: not kept"
     return P, desc, predictions
 
 
@@ -269,8 +294,11 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         estimator's solver settings when it is one, else SAGA), alpha in (1e-4, 1e-3, 1e-2) by out-of-fold
         likelihood; "auto": that, and from 20 000 rows with at most 200 features also
         ``HistGradientBoostingClassifier(max_iter=50)``, kept when its out-of-fold likelihood is higher
-        (tried on one fold first); "boosted": gradient boosting only; a classifier: its clones, nothing
-        chosen.
+        (tried on one fold first); "kernel": the linear path and a ``KernelClassifier`` posterior
+        (``kernel_posterior``: Nystroem, 500 landmarks, rbf of width 1 / (n_features * X.var()), log loss),
+        kept when its out-of-fold likelihood is higher (one fold first) -- for problems a linear posterior
+        cannot separate, where its rate estimates are off; "boosted": gradient boosting only; a classifier:
+        its clones, nothing chosen.
     cv : int or splitter, default 5
         The folds of the shared pass and of every candidate (an int: stratified, shuffled by
         ``random_state``, no more folds than the smallest class has rows).
@@ -299,7 +327,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         T transposed). noise_rates_ : per class, 1 - the diagonal of T.
     label_issues_ : the rows flagged as probably mislabelled, most suspicious first.
     label_quality_ : every row's out-of-fold margin P[i, y_i] - max_{k != y_i} P[i, k].
-    posterior_ : dict describing the posterior model chosen and its out-of-fold log-likelihood.
+    posterior_ : dict describing the posterior model chosen, its out-of-fold log-likelihood and the shared
+        pass's wall time ("seconds").
     classes_, n_features_in_.
 
     Examples
@@ -317,7 +346,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         "estimator": [HasMethods(["fit", "predict"]), None],
         "remedies": ["array-like"],
         "param_grid": [dict, None],
-        "detector": [StrOptions({"auto", "linear", "boosted"}), HasMethods(["fit", "predict_proba"])],
+        "detector": [StrOptions({"auto", "linear", "boosted", "kernel"}), HasMethods(["fit", "predict_proba"])],
         "cv": ["cv_object"],
         "random_state": ["random_state"],
         "n_finalists": [Interval(Integral, 1, None, closed="left"), None],
@@ -383,7 +412,9 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         K = classes.size
         model = posterior_estimator(base, seed)
         with _silenced():
+            t0 = time.perf_counter()
             P, posterior, path = shared_posterior(Xv, yv, labels, sw, folds, self.detector, model, seed, self.n_jobs)
+            posterior["seconds"] = time.perf_counter() - t0  # the shared pass's wall time (report, bench)
             T, weights, flagged, scores = noise_from_posterior(P, labels)
             ill = bool(np.linalg.cond(T) > kIllConditionedT)
             if ill:
@@ -391,6 +422,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             if not candidates:
                 raise ValueError("the only remedy asked for is 'corrected', and the estimated transition matrix is "
                                  "ill-conditioned: nothing to compare")
+            Tinv = None if ill else np.linalg.inv(T)
             is_flagged = np.zeros(labels.size, dtype=bool)
             is_flagged[flagged] = True
 
@@ -405,9 +437,10 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
 
             # the plain candidates that are fits of the shared pass (same estimator, folds, rows): its predictions
             reused = {}
+            configured = [self._configured(base, remedy, params) for remedy, params in candidates]  # cloned per fold
             for c, (remedy, params) in enumerate(candidates):
                 alpha = params.get("alpha", base.get_params().get("alpha"))
-                if remedy == "plain" and alpha in path and _same_fit(self._configured(base, remedy, params),
+                if remedy == "plain" and alpha in path and _same_fit(configured[c],
                                                                      clone(model).set_params(alpha=alpha)):
                     reused[c] = path[alpha]
 
@@ -418,15 +451,16 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                     pred, seconds = reused[c][va], 0.0
                 else:
                     rows, w = training(remedy, tr)
-                    est = self._configured(base, remedy, params)
+                    est = clone(configured[c])
                     t0 = time.perf_counter()
                     est.fit(_rows(Xv, rows), yv[rows], **({} if w is None else {"sample_weight": w}))
                     seconds = time.perf_counter() - t0
                     pred = est.predict(_rows(Xv, va))
                 vw = None if sw is None else sw[va]
                 noisy = float(np.average(pred == yv[va], weights=vw)) if vw is None or vw.sum() > 0 else 0.0
-                corrected = (np.nan if ill else corrected_accuracy(yv[va], pred, T, labels=classes, sample_weight=vw)
-                             if vw is None or vw.sum() > 0 else 0.0)
+                # corrected_accuracy's estimate, mean of T^-1[noisy, predicted], with T inverted once for all tasks
+                corrected = (np.nan if ill else float(np.average(Tinv[labels[va], np.searchsorted(classes, pred)],
+                                                                 weights=vw)) if vw is None or vw.sum() > 0 else 0.0)
                 return corrected, noisy, seconds
 
             C, F = len(candidates), len(folds)
@@ -511,8 +545,9 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         n = self.label_quality_.size
         lines = [f"{type(self).__name__}: {n} rows, {self.classes_.size} classes"]
         model = post["model"] + (f", alpha={post['alpha']:g}" if "alpha" in post else "")
-        lines.append(f"posterior model: {model}, out-of-fold log-likelihood {post['log_likelihood']:.4f}"
-                     + (f"; boosted: {post['boosted']}" if "boosted" in post else ""))
+        lines.append(f"posterior model: {model}, out-of-fold log-likelihood {post['log_likelihood']:.4f}, "
+                     f"{post['seconds']:.2f} s"
+                     + "".join(f"; {k}: {post[k]}" for k in ("boosted", "kernel") if k in post))
         rates = ", ".join(f"{c!r}: {q:.3f}" for c, q in zip(self.classes_.tolist(), self.noise_rates_))
         lines.append(f"estimated flip rates per class (1 - diag T): {rates}; T condition number "
                      f"{np.linalg.cond(self.transition_matrix_):.3g}")
