@@ -14,6 +14,12 @@ import pkgutil
 import sys
 
 
+def _version():
+    from . import __version__
+
+    return __version__
+
+
 def _experiment_modules():
     from . import experiments
 
@@ -46,6 +52,8 @@ def build_parser():
         description="robustcore: robust classifiers for noisy labels. Without a command, runs the demo.",
         formatter_class=_HelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"robustcore {_version()}",
+                        help="print the installed version (robustcore.__version__) and exit")
     sub = parser.add_subparsers(dest="command")
     for mod in _experiment_modules():
         description = mod.HELP + ("\n\n" + mod.RUNTIME if getattr(mod, "RUNTIME", None) else "")
