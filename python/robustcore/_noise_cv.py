@@ -287,7 +287,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     ----------
     best_estimator_, estimator_ : the refitted winner (a fitted clone of ``estimator``, with the winner's
         parameters, fitted with the importance weights / without the flagged rows as the remedy says).
-    best_remedy_ : str. best_params_ : dict. best_score_ : its mean validation score (the selection score).
+    best_remedy_ : str. ``best_params_`` : dict. ``best_score_`` : its mean validation score (the selection score).
     best_index_ : its row in ``cv_results_``.
     cv_results_ : dict of arrays, one entry per candidate: "remedy", "params", "mean_corrected_score",
         "std_corrected_score", "mean_noisy_score", "std_noisy_score", "split<k>_corrected_score",
@@ -295,12 +295,12 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         candidates screened out), "mean_fit_time", "rank_test_score" (the finalists first, by the selection
         score).
     scoring_ : "corrected" or "noisy" (what ranked the candidates).
-    transition_matrix_ : T[i, j] = P(noisy classes_[j] | true classes_[i]) (cleanlab's ``noise_matrix`` is
-        T transposed). noise_rates_ : per class, 1 - the diagonal of T.
+    transition_matrix_ : T[i, j] = P(noisy ``classes_[j]`` | true ``classes_[i]``) (cleanlab's ``noise_matrix`` is
+        T transposed). ``noise_rates_`` : per class, 1 - the diagonal of T.
     label_issues_ : the rows flagged as probably mislabelled, most suspicious first.
     label_quality_ : every row's out-of-fold margin P[i, y_i] - max_{k != y_i} P[i, k].
     posterior_ : dict describing the posterior model chosen and its out-of-fold log-likelihood.
-    classes_, n_features_in_.
+    ``classes_``, ``n_features_in_``.
 
     Examples
     --------

@@ -67,6 +67,17 @@ class PrunedClassifier(FinalEstimatorWrapper):
     n_features_in_ : number of features.
 
     ``sample_weight`` in ``fit`` weights the final fit only; the detection is unweighted.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> import robustcore as rc
+    >>> from robustcore import noise
+    >>> X, y = make_classification(n_samples=800, n_features=10, class_sep=2.0, random_state=0)
+    >>> y_noisy = noise.flip_labels(y, {1: 0.3, 0: 0.05}, random_state=0)
+    >>> clf = rc.PrunedClassifier(random_state=0).fit(X, y_noisy)
+    >>> bool(clf.score(X, y) > 0.9)
+    True
     """
 
     _parameter_constraints: dict = {

@@ -85,7 +85,16 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     map_ : the fitted feature map (``Nystroem`` or ``RandomFourierFeatures``)
     estimator_ : the fitted linear estimator (on ``map_``'s features)
     fused_ : bool, whether the fit took the fused path
-    classes_, n_features_in_
+    ``classes_``, ``n_features_in_``
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_circles
+    >>> import robustcore as rc
+    >>> X, y = make_circles(n_samples=400, factor=0.4, noise=0.05, random_state=0)
+    >>> clf = rc.KernelClassifier(gamma=2.0, n_components=100, random_state=0).fit(X, y)
+    >>> bool(clf.score(X, y) > 0.95)
+    True
     """
 
     _parameter_constraints: dict = {

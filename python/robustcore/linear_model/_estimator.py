@@ -39,7 +39,7 @@ _POSITIVE = Interval(Real, 0, np.inf, closed="neither")
 
 
 def _model_dtype(fitted, dtype):
-    """The fitted attributes with coef_ and intercept_ in the dtype of X (float32 data, a float32 model, as
+    """The fitted attributes with ``coef_`` and ``intercept_`` in the dtype of X (float32 data, a float32 model, as
     scikit-learn's estimators that preserve float32); the solver's state (partial_fit's continuation) stays
     float64."""
     if dtype == np.float32:
@@ -177,7 +177,7 @@ class LinearClassifier(BaseClassifier):
         transition matrix from them (``robustcore.noise.estimate_transition``: the bounded-sigmoid fit for
         two classes, the confident joint for more); a dict gives each class's flip rate (the rate spread
         uniformly over the other classes, as ``noise.flip_labels(y, rate=dict)``), an array T[i, j] =
-        P(noisy classes_[j] | true classes_[i]). An estimated T with a condition number above 10 (two
+        P(noisy ``classes_[j]`` | true ``classes_[i]``). An estimated T with a condition number above 10 (two
         classes: rates summing to 0.9 or more) is kept in ``transition_matrix_`` but not applied: the fit
         is the uncorrected one, with a ``NoiseEstimateWarning`` (given rates are always applied).
     probability : bool
@@ -189,7 +189,7 @@ class LinearClassifier(BaseClassifier):
         Implicit feature centring for the SGD solvers (sgd, asgd): the steps see x - mu, mu the
         (sample-weighted) column means of the training data, without copying X and at O(nnz) per step
         (the engine keeps w = s v + a mu). The problem solved is the same (the intercept is not
-        regularised); coef_ and intercept_ are those of the given features. eta0 is still calibrated on
+        regularised); ``coef_`` and ``intercept_`` are those of the given features. eta0 is still calibrated on
         the features as given (on centred ones the calibration chose up to 16x larger steps, which fitted
         the flipped labels of digits38 at 40% noise: error 23% against 14%, mean of 10 seeds). Only the
         path changes: on non-centred features ([0, 1]-scaled, raw counts) the bounded losses otherwise
@@ -208,17 +208,30 @@ class LinearClassifier(BaseClassifier):
 
     Attributes
     ----------
-    classes_, coef_ (n_classes or 1, n_features), intercept_, n_features_in_, n_iter_ (epochs run),
-    t_ (steps taken), history_ (dict of per-epoch arrays: passes (the epoch count), seconds, and as
+    ``classes_``, ``coef_`` (n_classes or 1, n_features), ``intercept_``, ``n_features_in_``, ``n_iter_`` (epochs run),
+    ``t_`` (steps taken), ``history_`` (dict of per-epoch arrays: passes (the epoch count), seconds, and as
     ``history`` says objective, train_error, test_error if ``eval_set`` was given; 2-d with one row per one-vs-rest problem
     when multi-class; the variance-reduced solvers and loss="softmax" record them per effective pass,
     from pass 0 (the initial point), with "grad_norm" too),
-    status_ ("max_iter" or "converged"), transition_matrix_ and noise_rates_ (per class, 1 - the diagonal:
-    the fraction of each class's labels flipped) with ``noise_rates``, platt_ ((n_problems, 2) sigmoid
+    ``status_`` ("max_iter" or "converged"), ``transition_matrix_`` and ``noise_rates_`` (per class, 1 - the diagonal:
+    the fraction of each class's labels flipped) with ``noise_rates``, ``platt_`` ((n_problems, 2) sigmoid
     parameters; None without ``probability`` or with a loss that has its own probabilities).
 
     ``fit`` and ``partial_fit`` are atomic: a call that raises (bad input, divergence, Ctrl-C, which raises
     KeyboardInterrupt) leaves the estimator as it was before the call (unfitted, or the previous model).
+
+    Examples
+    --------
+    >>> import robustcore as rc
+    >>> from robustcore import datasets, noise
+    >>> X, y, Xt, yt = datasets.load("digits38")
+    >>> y_noisy = noise.flip_labels(y, 0.3, random_state=0)
+    >>> clf = rc.LinearClassifier(loss="sramp", alpha=1e-4, max_iter=15, random_state=0).fit(X, y_noisy)
+    >>> clf.coef_.shape, bool(clf.score(Xt, yt) > 0.85)
+    ((1, 64), True)
+    >>> saga = rc.LinearClassifier(loss="log_loss", solver="saga", history=True, random_state=0).fit(X, y)
+    >>> saga.predict_proba(Xt[:2]).shape, sorted(saga.history_)[:2]
+    ((2, 2), ['grad_norm', 'objective'])
     """
 
     #: float32 X is kept: the SGD solvers train on it without a float64 copy (the others cast it once)
@@ -443,7 +456,7 @@ class LinearClassifier(BaseClassifier):
 
     # ------------------------------------------------------------------ prediction
     def decision_function(self, X: MatrixLike) -> np.ndarray:
-        """Scores: 1-d for two classes (> 0 predicts classes_[1]), else one column per class."""
+        """Scores: 1-d for two classes (> 0 predicts ``classes_[1]``), else one column per class."""
         check_is_fitted(self, "coef_")
         return self._scores(self._validate_predict_X(X))
 
