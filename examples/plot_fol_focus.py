@@ -1,6 +1,6 @@
 """
-Focused Online Learning puts its weight on the hard examples
-============================================================
+FOL focuses on the hard examples
+================================
 
 :class:`robustcore.fol.FocusedOnlineClassifier` minimises the *maximal* loss instead of the average: an
 EXP3-style sampler keeps one weight per training example and raises the weight of every example the current
