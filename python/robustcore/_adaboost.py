@@ -59,8 +59,12 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
         At most this many rounds.
     warm_start : bool
         Start each round's epoch from the previous round's weights.
-    loss, s, c, sramp_params, alpha, learning_rate, eta0, power_t, fit_intercept, batch_size, history, random_state, verbose, class_weight, probability, tol, early_stopping, validation_fraction, n_iter_no_change
+    loss, s, c, sramp_params, alpha, learning_rate, eta0, power_t, fit_intercept
+        The learner's parameters, as in :class:`FocusedOnlineClassifier`.
+    batch_size, history, random_state, verbose, class_weight, probability
         As in :class:`FocusedOnlineClassifier`.
+    tol, early_stopping, validation_fraction, n_iter_no_change
+        The stopping rule over rounds (above).
 
     Examples
     --------

@@ -35,7 +35,7 @@ __all__ = ["KernelClassifier"]
 def default_kernel_estimator(seed):
     """The linear estimator of ``estimator=None``: squared hinge by SAGA, 10 passes, alpha 1e-6 (on ijcnn1's
     Nystroem(500) features: 1.59% against 2.1-7.1% for the SGD-family and log-loss settings tried,
-    bench/README.md). Not fused: pass an SGD-family estimator (e.g. solver="sgd", loss="log_loss") for the
+    :doc:`/benchmarks/kernel_approximation`). Not fused: pass an SGD-family estimator (e.g. solver="sgd", loss="log_loss") for the
     fused path."""
     from .linear_model import LinearClassifier
 

@@ -111,14 +111,14 @@ class LinearClassifier(BaseClassifier):
         The intercept's step is ``intercept_lr * eta``. Bottou's sgd code (and scikit-learn on sparse
         data) damp it to 0.01. With the bounded losses on imbalanced data the intercept can push the
         minority class onto the loss plateau; a small intercept_lr slows that but was not enough to
-        prevent it on ijcnn1 (README, "What we measured").
+        prevent it on ijcnn1 (:doc:`/reproductions/sramp`, "What we measured").
     shuffle : bool or "block"
         True: a fresh uniform permutation of the rows every epoch (seeded by random_state). False:
         the rows in their given order. "block": copy the rows once into a random order (one extra
         copy of X), then each epoch visits blocks of ~32 KiB of consecutive rows in random order,
         and the rows of each block in random order -- not a uniform permutation, but contiguous
         memory reads; on large sparse data 1.2-1.4x faster per epoch than the (prefetched) exact
-        shuffle (bench/README.md).
+        shuffle (:doc:`/benchmarks/sgd`).
     history : "auto" or bool
         True: record the objective and training error (and test error with ``eval_set``) after every
         epoch: one extra pass over the data per epoch. False keeps only the passes and seconds per epoch,
@@ -137,7 +137,7 @@ class LinearClassifier(BaseClassifier):
         of the epoch, and the epoch ends with the shards' models averaged, weighted by their rows (what
         ``robustcore.dask`` does across machines, here in one process). The result is reproducible for a
         given random_state and n_jobs, but another n_jobs gives another (equally valid) path, and the step
-        schedule's clock advances by n / n_jobs per epoch. Speed-up and accuracy measured in bench/README.md.
+        schedule's clock advances by n / n_jobs per epoch. Speed-up and accuracy measured in :doc:`/benchmarks/speed_targets`.
         The variance-reduced solvers and loss="softmax" take "problems" only (a ValueError).
     verbose : int
         > 0 shows a progress bar over epochs (also when stderr is not a terminal); 0 shows nothing.
@@ -193,7 +193,7 @@ class LinearClassifier(BaseClassifier):
         the features as given (on centred ones the calibration chose up to 16x larger steps, which fitted
         the flipped labels of digits38 at 40% noise: error 23% against 14%, mean of 10 seeds). Only the
         path changes: on non-centred features ([0, 1]-scaled, raw counts) the bounded losses otherwise
-        often end as a constant predictor (README, "Bounded losses on [0, 1]-scaled features"). "auto":
+        often end as a constant predictor (:doc:`/user_guide/robust_losses`, "Bounded losses that do not collapse"). "auto":
         True for the bounded losses ("ramp", "sramp", "rgomp") with sgd / asgd, else False. ``partial_fit``
         centres on each batch's means. Not implemented for pegasos, the variance-reduced solvers (whose
         warm start alone removed the collapses measured) or loss="softmax" (True raises a ValueError).

@@ -430,7 +430,7 @@ class LinearSolver:
         sw = np.ones(X.shape[0]) if sample_weight is None else sample_weight
 
         def one(k):
-            if calibrate and np.isnan(state.eta0[k]):  # on the features as given, also when centring (README)
+            if calibrate and np.isnan(state.eta0[k]):  # on the features as given, also when centring (docs: robust losses)
                 eta0 = _sgd.calibrate_eta0(M, Y[k], sample_weight, calib_spec, cfg, seed + 104729 * k)
                 state.eta0[k] = eta0 * calib_factor
 
