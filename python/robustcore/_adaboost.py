@@ -32,7 +32,7 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
     p starts uniform (or proportional to ``sample_weight``); each round runs one epoch (m samples, in
     batches) of the learner sampling examples from p, eps_t is the p-weighted 0/1 error, alpha_t =
     0.5 log(1/eps_t - 1), p_i <- p_i exp(-alpha_t y_i h_t(x_i)); the output is sign(sum_t alpha_t h_t(x))
-    (a zero vote predicts classes_[0]). Each round costs two passes over the data (one epoch of
+    (a zero vote predicts ``classes_[0]``). Each round costs two passes over the data (one epoch of
     training, one of evaluation). At most ``max_iter`` rounds; stops early (``status_`` "converged") when a
     round's hypothesis is consistent (eps_t = 0) or has no edge (eps_t >= 1/2). Binary labels only (its tags say so).
     ``warm_start`` starts each round's epoch from the previous round's weights. The learner's parameters
@@ -50,6 +50,30 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
     (weighted) accuracy of the vote on a stratified held-out ``validation_fraction`` (seeded by
     ``random_state``), keeping the rounds up to the best one (``hypotheses_`` / ``alphas_``; ``n_iter_`` counts
     the rounds run). A ``ConvergenceWarning`` says when ``max_iter`` ended the fit first.
+
+    Parameters
+    ----------
+    learner : {"sgd", "perceptron"}, default="sgd"
+        The weak learner, run for one epoch per round.
+    max_iter : int
+        At most this many rounds.
+    warm_start : bool
+        Start each round's epoch from the previous round's weights.
+    loss, s, c, sramp_params, alpha, learning_rate, eta0, power_t, fit_intercept
+        The learner's parameters, as in :class:`FocusedOnlineClassifier`.
+    batch_size, history, random_state, verbose, class_weight, probability
+        As in :class:`FocusedOnlineClassifier`.
+    tol, early_stopping, validation_fraction, n_iter_no_change
+        The stopping rule over rounds (above).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=400, n_features=10, class_sep=2.0, random_state=0)
+    >>> from robustcore.fol import AdaBoostOnlineClassifier
+    >>> clf = AdaBoostOnlineClassifier(max_iter=5, random_state=0).fit(X, y)
+    >>> bool(clf.score(X, y) > 0.9), clf.n_iter_ <= 5
+    (True, True)
     """
 
     _parameter_constraints = {
@@ -147,7 +171,7 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
         return self
 
     def decision_function(self, X: MatrixLike) -> np.ndarray:
-        """The weighted vote sum_t alpha_t h_t(x); > 0 predicts classes_[1]."""
+        """The weighted vote sum_t alpha_t h_t(x); > 0 predicts ``classes_[1]``."""
         check_is_fitted(self)
         return np.where(self._linear_scores(self._validate_predict_X(X), self.hypotheses_) > 0, 1.0, -1.0) @ self.alphas_
 

@@ -83,7 +83,18 @@ CLASS_WEIGHT_CONSTRAINT: list = [StrOptions({"balanced"}), dict, None]
 
 
 class ConstantPredictorWarning(UserWarning):
-    """A fit predicts a single class on its own training data, which holds more than one."""
+    """A fit predicts a single class on its own training data, which holds more than one.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from robustcore import ConstantPredictorWarning
+    >>> issubclass(ConstantPredictorWarning, UserWarning)
+    True
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", ConstantPredictorWarning)  # make a collapse fail loudly
+    ...
+    """
 
 
 # ----------------------------------------------------------------------------- fit / partial_fit
@@ -178,7 +189,7 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
         """(n_problems, 2) sigmoid parameters (A, B), P(class k | x) = 1 / (1 + exp(A s_k(x) + B)), fitted on
         the out-of-fold decision function of clones of this estimator (``probability=False`` and
         ``overrides``) with ``sample_weight``: CalibratedClassifierCV(method="sigmoid", ensemble=False).
-        One sigmoid for two classes (classes_[1]), one per class (one-vs-rest) for more."""
+        One sigmoid for two classes (``classes_[1]``), one per class (one-vs-rest) for more."""
         from sklearn.base import clone
         from sklearn.model_selection import cross_val_predict
 
@@ -235,8 +246,8 @@ def sigmoid_proba(scores, ab):
 
 def fit_sigmoid(scores, positive, sample_weight=None):
     """Platt's (A, B): minimise the (weighted) cross-entropy of P(positive | s) = 1 / (1 + exp(A s + B))
-    against Platt's smoothed targets (n_+ + 1) / (n_+ + 2) for positives and 1 / (n_- + 2) for negatives
-    (Platt 1999; counts of rows, as CalibratedClassifierCV), from A = 0, B = log((n_- + 1) / (n_+ + 1))."""
+    against Platt's smoothed targets (``n_+`` + 1) / (``n_+`` + 2) for positives and 1 / (``n_-`` + 2) for negatives
+    (Platt 1999; counts of rows, as CalibratedClassifierCV), from A = 0, B = log((``n_-`` + 1) / (``n_+`` + 1))."""
     s = np.asarray(scores, dtype=np.float64)
     positive = np.asarray(positive, dtype=bool)
     w = np.ones_like(s) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
@@ -579,7 +590,7 @@ def n_iter(results):
 
 def result_attributes(results, estimator):
     """The fitted attributes every solve reports, from the per-problem EngineResults: raises the divergence
-    error, else returns n_iter_, status_ and history_."""
+    error, else returns ``n_iter_``, ``status_`` and ``history_``."""
     check_diverged(results, estimator)
     return dict(n_iter_=n_iter(results), status_=overall_status(results), history_=stack_history(results))
 

@@ -29,12 +29,45 @@ _AT_LEAST_ONE = Interval(Integral, 1, None, closed="left")
 
 
 def gaussian_bank_size(n_features: int, widths: Sequence[float] | np.ndarray = DEFAULT_WIDTHS) -> int:
-    """Number of kernels in the Gaussian bank: len(widths) * (n_features + 1)."""
+    """Number of kernels in the Gaussian bank: len(widths) * (n_features + 1).
+
+    Parameters
+    ----------
+    n_features : int
+    widths : sequence of float, default=DEFAULT_WIDTHS
+
+    Returns
+    -------
+    m : int
+
+    Examples
+    --------
+    >>> from robustcore import mkl
+    >>> mkl.gaussian_bank_size(13), mkl.gaussian_bank_size(2, (0.5, 1.0))
+    (140, 6)
+    """
     return len(widths) * (int(n_features) + 1)
 
 
 def kernel_bank_bytes(n_a: int, n_b: int, n_kernels: int, dtype: str = "float64") -> int:
-    """Bytes needed to store n_kernels kernel matrices of size n_a x n_b."""
+    """Bytes needed to store n_kernels kernel matrices of size n_a x n_b.
+
+    Parameters
+    ----------
+    n_a, n_b : int
+    n_kernels : int
+    dtype : {"float64", "float32"}, default="float64"
+
+    Returns
+    -------
+    nbytes : int
+
+    Examples
+    --------
+    >>> from robustcore import mkl
+    >>> mkl.kernel_bank_bytes(100, 100, 10), mkl.kernel_bank_bytes(100, 100, 10, "float32")
+    (800000, 400000)
+    """
     return int(n_a) * int(n_b) * int(n_kernels) * np.dtype(_DTYPES.get(dtype, dtype)).itemsize
 
 
@@ -62,6 +95,30 @@ def gaussian_bank(A: ArrayLike, B: ArrayLike | None = None, widths: ArrayLike = 
 
     Kernel ``g * len(widths) + w`` is ``exp(-||a_G - b_G||^2 / (2 widths[w]^2))`` with G all features
     for g = 0 and the single feature g - 1 otherwise. Refuses with MemoryError past ``max_memory_mb``.
+
+    Parameters
+    ----------
+    A : array-like of shape (n_a, n_features)
+    B : array-like of shape (n_b, n_features), default=None
+        None is A.
+    widths : array-like, default=DEFAULT_WIDTHS
+        The Gaussian widths.
+    dtype : {"float64", "float32"}, default="float64"
+    max_memory_mb : float, default=2048.0
+
+    Returns
+    -------
+    K : ndarray of shape (m, n_a, n_b)
+        m = len(widths) (n_features + 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import mkl
+    >>> X = np.random.default_rng(0).uniform(size=(5, 2))
+    >>> K = mkl.gaussian_bank(X, widths=(0.5, 1.0))
+    >>> K.shape, bool(np.allclose(K[:, 0, 0], 1.0))
+    ((6, 5, 5), True)
     """
     A = np.ascontiguousarray(A, dtype=np.float64)
     B = A if B is None else np.ascontiguousarray(B, dtype=np.float64)
@@ -86,7 +143,31 @@ def factored_bank_lower_bound(X: np.ndarray, widths: np.ndarray, tol: float, max
     of the points is at most its rank on all of them, so each kernel needs at least n x (its rank on the
     subsample) values, and n x rows / 2 when the subsample already stores it dense (rank > rows / 2); a
     kernel whose bound passes ``max_rank`` (default n / 2) is stored dense, n^2 values. With n <= rows the
-    subsample is X itself."""
+    subsample is X itself.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, n_features)
+    widths : ndarray
+    tol : float
+    max_rank : int or None, default=None
+    rows : int, default=1000
+        Size of the subsample.
+    seed : int, default=0
+
+    Returns
+    -------
+    nbytes : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import mkl
+    >>> X = np.random.default_rng(0).uniform(size=(50, 2))
+    >>> bound = mkl.factored_bank_lower_bound(X, np.array([0.5, 1.0]), 1e-10)
+    >>> bool(0 < bound <= mkl.kernel_bank_bytes(50, 50, 6))
+    True
+    """
     n = X.shape[0]
     sub = X if n <= rows else X[np.sort(np.random.default_rng(seed).choice(n, rows, replace=False))]
     ranks = np.asarray(_core.gaussian_bank_factored(np.ascontiguousarray(sub), widths, float(tol), 0, 0).ranks)
@@ -115,6 +196,32 @@ def gaussian_bank_factored(X: ArrayLike, widths: ArrayLike = DEFAULT_WIDTHS, *, 
     the size; the build itself stops with MemoryError as soon as the stored values and the work space pass
     ``max_memory_mb``. ``verbose`` > 0 shows a progress bar over the kernels; Ctrl-C stops the build within
     a column of work (KeyboardInterrupt).
+
+    Parameters
+    ----------
+    X : array-like of shape (n, n_features)
+    widths : array-like, default=DEFAULT_WIDTHS
+    tol : float, default=1e-10
+        Largest error of an entry of a factored kernel.
+    max_rank : int or None, default=None
+        Above this rank a kernel is stored dense (None: n // 2).
+    max_memory_mb : float, default=2048.0
+    verbose : int, default=0
+
+    Returns
+    -------
+    bank : FactoredKernelBank
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import mkl
+    >>> X = np.random.default_rng(0).uniform(size=(40, 2))
+    >>> bank = mkl.gaussian_bank_factored(X, widths=(0.5, 1.0))
+    >>> dense = mkl.gaussian_bank(X, widths=(0.5, 1.0))
+    >>> v = np.ones(40)
+    >>> bool(np.allclose(bank.quad(v), np.einsum("i,mij,j->m", v, dense, v)))
+    True
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
@@ -144,6 +251,26 @@ def group_lasso_squared_prox(norms: ArrayLike, c: float) -> tuple[np.ndarray, fl
     """Lemma 3 / problem (13): scale factors s (f_j* = s_j fhat_j) and S = sum_j ||f_j*||.
 
     ``norms`` are ||fhat_j||, ``c = gamma * alpha`` (the paper's gamma lambda).
+
+    Parameters
+    ----------
+    norms : array-like of shape (m,)
+        The norms ||fhat_j||.
+    c : float
+        gamma * alpha.
+
+    Returns
+    -------
+    scale : ndarray of shape (m,)
+    total : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import mkl
+    >>> scale, total = mkl.group_lasso_squared_prox(np.array([3.0, 1.0, 0.1]), 1.0)
+    >>> bool(np.all((scale >= 0) & (scale <= 1))), bool(scale[0] >= scale[2])
+    (True, True)
     """
     a = np.ascontiguousarray(norms, dtype=np.float64)
     s = np.empty_like(a)
@@ -153,7 +280,26 @@ def group_lasso_squared_prox(norms: ArrayLike, c: float) -> tuple[np.ndarray, fl
 
 def default_rho(n: float, noise_level: float, tau: float = 0.0) -> float:
     """rho = (1 - q + tau + tau / sqrt(n)) n (section 3.3); n > 0 (a weighted fit passes the sum of its
-    weights)."""
+    weights).
+
+    Parameters
+    ----------
+    n : float
+        Number (or total weight) of the training rows.
+    noise_level : float
+        q.
+    tau : float, default=0.0
+
+    Returns
+    -------
+    rho : float
+
+    Examples
+    --------
+    >>> from robustcore import mkl
+    >>> mkl.default_rho(100, 0.2), mkl.default_rho(100, 0.2, tau=0.1)
+    (80.0, 91.0)
+    """
     if not n > 0:
         raise ValueError(f"default_rho needs a positive number of rows (or sum of weights), got {n!r}")
     return (1.0 - noise_level + tau + tau / math.sqrt(n)) * n
@@ -161,7 +307,29 @@ def default_rho(n: float, noise_level: float, tau: float = 0.0) -> float:
 
 def mkl_objective(K: Any, y: ArrayLike, coef: np.ndarray, alpha: float) -> float:
     """Plain MKL objective (2): alpha/2 (sum_j ||f_j||)^2 + mean hinge, f_j = sum_i coef[j, i] k_j(x_i, .)
-    (alpha is the paper's lambda)."""
+    (alpha is the paper's lambda).
+
+    Parameters
+    ----------
+    K : ndarray of shape (m, n, n) or FactoredKernelBank
+    y : array-like of shape (n,)
+        Labels in {-1, +1}.
+    coef : ndarray of shape (m, n)
+    alpha : float
+
+    Returns
+    -------
+    value : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import mkl
+    >>> X = np.random.default_rng(0).uniform(size=(10, 2))
+    >>> K = mkl.gaussian_bank(X, widths=(1.0,))
+    >>> float(mkl.mkl_objective(K, np.ones(10), np.zeros((3, 10)), 0.1))
+    1.0
+    """
     K = np.asarray(K, dtype=np.float64)
     G = np.einsum("jil,jl->ji", K, coef)
     norms = np.sqrt(np.maximum(np.einsum("ji,ji->j", coef, G), 0.0))

@@ -11,11 +11,11 @@ Public through :mod:`robustcore.noise`:
 Three estimators of T, all from the out-of-fold probabilities P:
 
 ``"asymptotes"`` (binary only): under class-conditional noise the noisy posterior is an affine image of
-the clean one, P(noisy = 1 | x) = rho_- + (1 - rho_+ - rho_-) P(clean = 1 | x), so it ranges over
-[rho_-, 1 - rho_+] instead of [0, 1]. Fitting P(noisy = 1 | x) = lo + (hi - lo) sigmoid(a s(x) + c) to the
+the clean one, P(noisy = 1 | x) = ``rho_-`` + (1 - ``rho_+`` - ``rho_-``) P(clean = 1 | x), so it ranges over
+[``rho_-``, 1 - ``rho_+``] instead of [0, 1]. Fitting P(noisy = 1 | x) = lo + (hi - lo) sigmoid(a s(x) + c) to the
 noisy labels by maximum likelihood on the out-of-fold score s = logit P[:, 1] (a one-dimensional
 version of the label-noise robust logistic regression of Bootkrajang & Kaban 2012) gives
-rho_- = lo and rho_+ = 1 - hi. It needs both classes to have regions the model is sure of (anchor
+``rho_-`` = lo and ``rho_+`` = 1 - hi. It needs both classes to have regions the model is sure of (anchor
 points, the identifiability condition of every estimator here; the fit enforces it by asking its clean
 posterior to reach 0.95 / 0.05 at the score's top / bottom percentile, see ``_bounded_sigmoid_mle``) and a
 score that orders rows like the clean posterior does; it does not need P to be calibrated.
@@ -33,7 +33,7 @@ i (a high quantile of P[:, i], not the maximum, against outliers) is taken as an
 i and T[i, :] = P[anchor, :]. It relies on P being calibrated at its extremes.
 
 ``method="auto"`` (the default) takes the asymptotes for two classes and the confident joint for more;
-README "Learning with noisy labels" has the measurement behind that choice (generated data with known
+:doc:`/user_guide/noisy_labels` has the measurement behind that choice (generated data with known
 class-conditional rates, balanced and 1:4, and real data with injected flips): on well-separated
 generated data the asymptotes stayed within 0.035 of the true rates where the confident joint was off
 by up to 0.2 on the imbalanced sets, and the anchor points by up to 0.13.
@@ -71,6 +71,40 @@ def out_of_fold_proba(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: in
     clone of ``estimator`` fitted on the other folds (stratified K-fold, shuffled by ``random_state``).
     ``estimator`` must have ``predict_proba`` (None: a logistic regression). ``cv`` is an int >= 2 or a
     scikit-learn splitter.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Training data.
+    y : array-like of shape (n_samples,)
+        The (noisy) labels.
+    estimator : classifier with ``predict_proba``, default=None
+        Cloned for each fold; None is a logistic regression on max-abs-scaled features.
+    cv : int or cross-validation splitter, default=5
+        Number of stratified folds (>= 2) or a scikit-learn splitter.
+    random_state : int, RandomState instance or None, default=None
+        Shuffles the folds.
+    n_jobs : int or None, default=None
+        Folds fitted in parallel (joblib's meaning).
+
+    Returns
+    -------
+    P : ndarray of shape (n_samples, n_classes)
+        Out-of-fold probabilities.
+    classes : ndarray of shape (n_classes,)
+        The class values, the columns of ``P``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from robustcore import noise
+    >>> X, y = make_classification(n_samples=1000, n_features=10, class_sep=2.0, random_state=0)
+    >>> y_noisy = noise.flip_labels(y, {1: 0.3, 0: 0.1}, random_state=0)
+    >>> P, classes = noise.out_of_fold_proba(X, y_noisy, random_state=0)
+    >>> P.shape, classes
+    ((1000, 2), array([0, 1]))
+    >>> bool(abs(P.sum(axis=1) - 1).max() < 1e-9)
+    True
     """
     from sklearn.base import clone
     from sklearn.model_selection import StratifiedKFold, check_cv, cross_val_predict
@@ -136,6 +170,31 @@ def confident_joint(labels: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, np.n
 
     ``labels`` are class indices 0..K-1, ``P`` the out-of-fold probabilities. Also returns, for each row,
     the confident class (-1 when no class passes its threshold).
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n_samples,)
+        Class indices 0 .. K-1 of the noisy labels.
+    P : ndarray of shape (n_samples, K)
+        Out-of-fold probabilities (:func:`out_of_fold_proba`).
+
+    Returns
+    -------
+    Q : ndarray of shape (K, K)
+        The calibrated confident joint, summing to 1.
+    confident : ndarray of shape (n_samples,)
+        Each row's confident class, -1 when none passes its threshold.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from robustcore import noise
+    >>> X, y = make_classification(n_samples=1000, n_features=10, class_sep=2.0, random_state=0)
+    >>> y_noisy = noise.flip_labels(y, {1: 0.3, 0: 0.1}, random_state=0)
+    >>> P, classes = noise.out_of_fold_proba(X, y_noisy, random_state=0)
+    >>> Q, confident = noise.confident_joint(y_noisy, P)
+    >>> Q.shape, round(float(Q.sum()), 6)
+    ((2, 2), 1.0)
     """
     n, K = P.shape
     thresholds = np.array([P[labels == k, k].mean() if np.any(labels == k) else np.inf for k in range(K)])
@@ -206,6 +265,35 @@ def importance_weights(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: i
     rho_minus), clipped to [0, 1]. Rows whose label the model believes (eta consistent with it) keep a
     weight near 1; rows that look flipped get a weight near 0. Multiply into ``sample_weight`` of any
     estimator to train it on the noise-corrected objective.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Training data.
+    y : array-like of shape (n_samples,)
+        The noisy binary labels.
+    estimator, cv, random_state, n_jobs, pred_proba
+        As in :func:`estimate_transition`.
+    noise_rates : "auto" or (rho_plus, rho_minus), default="auto"
+        Estimated, or the known flip rates.
+
+    Returns
+    -------
+    weights : ndarray of shape (n_samples,)
+        Non-negative; multiply them into ``sample_weight``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from robustcore import noise
+    >>> X, y = make_classification(n_samples=1000, n_features=10, class_sep=2.0, random_state=0)
+    >>> y_noisy = noise.flip_labels(y, {1: 0.3, 0: 0.1}, random_state=0)
+    >>> w = noise.importance_weights(X, y_noisy, random_state=0)
+    >>> w.shape, bool(w.min() >= 0)
+    ((1000,), True)
+    >>> flipped = y_noisy != y
+    >>> bool(w[flipped].mean() < w[~flipped].mean())
+    True
     """
     y = np.asarray(y)
     labels, P = _labels_and_proba(X, y, estimator, cv, random_state, n_jobs, pred_proba)
@@ -225,7 +313,7 @@ def _binary_transition(rho_plus, rho_minus):
 
 def _asymptote_weights(P, labels):
     """(T, importance weights) from one bounded-sigmoid fit: its rates, and its clean posterior eta against
-    the noisy one rho_- + (1 - rho_+ - rho_-) eta."""
+    the noisy one ``rho_-`` + (1 - ``rho_+`` - ``rho_-``) eta."""
     rho_minus, rho_plus, eta = _asymptote_fit(P, labels)
     eta_noisy = np.clip(rho_minus + (1.0 - rho_plus - rho_minus) * eta, 1e-12, 1.0 - 1e-12)
     weights = np.where(labels == 1, eta / eta_noisy, (1.0 - eta) / (1.0 - eta_noisy))
@@ -234,7 +322,28 @@ def _asymptote_weights(P, labels):
 
 def clean_prior(T, labels):
     """The clean class priors pi solving T^T pi = (the noisy label frequencies), clipped at 0 and normalised
-    (the noisy frequencies when T is singular)."""
+    (the noisy frequencies when T is singular).
+
+    Parameters
+    ----------
+    T : ndarray of shape (K, K)
+        The transition matrix.
+    labels : ndarray of shape (n_samples,)
+        Class indices 0 .. K-1 of the noisy labels.
+
+    Returns
+    -------
+    pi : ndarray of shape (K,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import noise
+    >>> T = np.array([[0.9, 0.1], [0.3, 0.7]])
+    >>> labels = np.r_[np.zeros(60, int), np.ones(40, int)]
+    >>> noise.clean_prior(T, labels).round(3)
+    array([0.5, 0.5])
+    """
     return clean_prior_from_frequencies(T, np.bincount(labels, minlength=T.shape[0]))
 
 
@@ -250,7 +359,28 @@ def clean_prior_from_frequencies(T, counts):
 
 
 def wrong_label_fraction(T, labels):
-    """The expected fraction of wrong labels under T: sum_i pi_i (1 - T[i, i]), pi the clean priors."""
+    """The expected fraction of wrong labels under T: sum_i pi_i (1 - T[i, i]), pi the clean priors.
+
+    Parameters
+    ----------
+    T : ndarray of shape (K, K)
+        The transition matrix.
+    labels : ndarray of shape (n_samples,)
+        Class indices 0 .. K-1 of the noisy labels.
+
+    Returns
+    -------
+    fraction : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import noise
+    >>> T = np.array([[0.9, 0.1], [0.3, 0.7]])
+    >>> labels = np.r_[np.zeros(60, int), np.ones(40, int)]
+    >>> round(float(noise.wrong_label_fraction(T, labels)), 3)
+    0.2
+    """
     return float(clean_prior(T, labels) @ (1.0 - np.diag(T)))
 
 
@@ -258,7 +388,30 @@ def corrected_weights(P, labels, T):
     """Importance weights w_i = P(clean = y_i | x_i) / P(noisy = y_i | x_i) (Liu & Tao 2016) for any number of
     classes, from the noisy posteriors P (rows normalised here) and the transition matrix T: the noisy
     posterior is the clean one times T (p_noisy = p_clean T as rows), so p_clean = p_noisy T^-1, clipped at 0
-    and renormalised (for two classes: eta = (eta_noisy - rho_-) / (1 - rho_+ - rho_-) clipped to [0, 1])."""
+    and renormalised (for two classes: eta = (eta_noisy - ``rho_-``) / (1 - ``rho_+`` - ``rho_-``) clipped to [0, 1]).
+
+    Parameters
+    ----------
+    P : ndarray of shape (n_samples, K)
+        Noisy posteriors (out-of-fold probabilities).
+    labels : ndarray of shape (n_samples,)
+        Class indices 0 .. K-1 of the noisy labels.
+    T : ndarray of shape (K, K)
+        The transition matrix.
+
+    Returns
+    -------
+    weights : ndarray of shape (n_samples,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import noise
+    >>> P = np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]])
+    >>> T = np.array([[0.9, 0.1], [0.2, 0.8]])
+    >>> noise.corrected_weights(P, np.array([0, 1, 1]), T).round(3)
+    array([1.111, 1.25 , 1.071])
+    """
     noisy = np.clip(P / P.sum(axis=1, keepdims=True), 1e-12, None)
     try:
         clean = np.clip(np.linalg.solve(T.T, noisy.T).T, 0.0, None)
@@ -274,7 +427,18 @@ def corrected_weights(P, labels, T):
 class NoiseEstimateWarning(UserWarning):
     """An estimated transition matrix is nearly singular (for two classes: the flip rates sum to 0.9 or
     more), so the noisy labels say little about the clean ones and a correction built on it is unreliable
-    (``noise_rates="auto"`` then does not apply it)."""
+    (``noise_rates="auto"`` then does not apply it).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from robustcore import noise
+    >>> issubclass(noise.NoiseEstimateWarning, UserWarning)
+    True
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", noise.NoiseEstimateWarning)  # silence it where expected
+    ...
+    """
 
 
 #: the condition number of an estimated T above which a correction warns: 10 is where, for two classes, the
@@ -293,7 +457,33 @@ def noise_correction(P, labels, noise_rates="auto"):
     weight 1, with a ``NoiseEstimateWarning``): the noisy labels then cannot tell heavy noise from a weak
     model or a small sample, and over 130 such estimates (``bench/ill_conditioned_estimates.py``: 10 real
     sets and 8 generated problems under heavy noise) the uncorrected fit had the lower test error on
-    average (29.8 % against 38.9 % corrected). A given T is always applied."""
+    average (29.8 % against 38.9 % corrected). A given T is always applied.
+
+    Parameters
+    ----------
+    P : ndarray of shape (n_samples, K)
+        Out-of-fold probabilities.
+    labels : ndarray of shape (n_samples,)
+        Class indices 0 .. K-1 of the noisy labels.
+    noise_rates : "auto", dict or array-like of shape (K, K), default="auto"
+        Estimate T, or the known rates / matrix (:func:`transition_matrix`).
+
+    Returns
+    -------
+    T : ndarray of shape (K, K)
+    weights : ndarray of shape (n_samples,)
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from robustcore import noise
+    >>> X, y = make_classification(n_samples=1000, n_features=10, class_sep=2.0, random_state=0)
+    >>> y_noisy = noise.flip_labels(y, {1: 0.3, 0: 0.1}, random_state=0)
+    >>> P, classes = noise.out_of_fold_proba(X, y_noisy, random_state=0)
+    >>> T, w = noise.noise_correction(P, y_noisy)
+    >>> T.shape, w.shape
+    ((2, 2), (1000,))
+    """
     if isinstance(noise_rates, str):
         # more classes: the weights solve with T, so only once T is known to be usable (a singular estimate
         # from a handful of rows raised numpy's bare "Singular matrix")
@@ -370,7 +560,27 @@ def transition_matrix(noise_rates, classes):
     {class: flip rate} (the class's labels flipped at that rate, uniformly to the other classes, as
     ``flip_labels(y, rate=dict)``; missing classes 0) or a K x K array. Checked: rows sum to 1, entries in
     [0, 1], and each true class still the most likely source of its own label (T[i, i] > T[j, i]; for two
-    classes rho_+ + rho_- < 1), without which the labels carry no information to correct."""
+    classes ``rho_+`` + ``rho_-`` < 1), without which the labels carry no information to correct.
+
+    Parameters
+    ----------
+    noise_rates : dict or array-like of shape (K, K)
+        ``{class: flip rate}`` or the matrix itself.
+    classes : array-like of shape (K,)
+        The class values, in the order of T's rows.
+
+    Returns
+    -------
+    T : ndarray of shape (K, K)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import noise
+    >>> noise.transition_matrix({1: 0.3, 0: 0.1}, np.array([0, 1]))
+    array([[0.9, 0.1],
+           [0.3, 0.7]])
+    """
     K = len(classes)
     if isinstance(noise_rates, dict):
         unknown = [key for key in noise_rates if not any(same_label(key, c) for c in classes.tolist())]
@@ -496,7 +706,7 @@ def estimate_transition(X: MatrixLike | None = None, y: ArrayLike | None = None,
     """Estimate the label-noise transition matrix T[i, j] = P(noisy label j | true label i).
 
     Rows and columns follow ``np.unique(y)``. For binary labels the two flip rates are
-    ``T[1, 0]`` (positives labelled negative, rho_+) and ``T[0, 1]`` (negatives labelled positive, rho_-).
+    ``T[1, 0]`` (positives labelled negative, ``rho_+``) and ``T[0, 1]`` (negatives labelled positive, ``rho_-``).
     cleanlab's ``noise_matrix`` (P(noisy label i | true label j) at [i, j]) is the transpose of T, and
     cleanlab's spellings are accepted: ``labels=`` for ``y``, ``pred_probs=`` for ``pred_proba``
     (``estimate_transition(labels=y, pred_probs=P)``).
@@ -506,6 +716,44 @@ def estimate_transition(X: MatrixLike | None = None, y: ArrayLike | None = None,
     classes, the confident joint for more); see the module docstring. It assumes the noise depends on the
     class only (not on x) and that the noisy label is still more often right than wrong for every class
     (T[i, i] > T[j, i] for j != i).
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features), default=None
+        Training data (not needed with ``pred_proba``).
+    y : array-like of shape (n_samples,), default=None
+        The noisy labels.
+    estimator : classifier with ``predict_proba``, default=None
+        The model of the out-of-fold probabilities; None is a logistic regression.
+    cv : int or cross-validation splitter, default=5
+        Folds of the out-of-fold probabilities.
+    random_state : int, RandomState instance or None, default=None
+        Shuffles the folds.
+    method : {"auto", "asymptotes", "confident_joint", "anchor"}, default="auto"
+        The estimator of T.
+    pred_proba : array-like of shape (n_samples, n_classes), default=None
+        Out-of-fold probabilities you already have.
+    n_jobs : int or None, default=None
+        Folds fitted in parallel.
+    labels, pred_probs : array-like, default=None
+        cleanlab's names for ``y`` and ``pred_proba``.
+
+    Returns
+    -------
+    T : ndarray of shape (n_classes, n_classes)
+        ``T[i, j]`` = P(noisy label j | true label i); rows sum to 1.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from robustcore import noise
+    >>> X, y = make_classification(n_samples=1000, n_features=10, class_sep=2.0, random_state=0)
+    >>> y_noisy = noise.flip_labels(y, {1: 0.3, 0: 0.1}, random_state=0)
+    >>> T = noise.estimate_transition(X, y_noisy, random_state=0)
+    >>> T.shape
+    (2, 2)
+    >>> bool(abs(T[1, 0] - 0.3) < 0.1 and abs(T[0, 1] - 0.1) < 0.1)
+    True
     """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
@@ -540,6 +788,42 @@ def find_label_issues(X: MatrixLike | None = None, y: ArrayLike | None = None, e
     a boolean mask over the rows (True: flagged; cleanlab's default return); with ``return_scores=True``
     also the scores of all rows. cleanlab's spellings are accepted: ``labels=`` for ``y``, ``pred_probs=``
     for ``pred_proba`` (``find_label_issues(labels=y, pred_probs=P, return_mask=True)``).
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features), default=None
+        Training data (not needed with ``pred_proba``).
+    y : array-like of shape (n_samples,), default=None
+        The noisy labels.
+    estimator, cv, random_state, n_jobs, pred_proba, method
+        As in :func:`estimate_transition`.
+    return_scores : bool, default=False
+        Also return every row's score.
+    return_mask : bool, default=False
+        Return a boolean mask over the rows instead of indices.
+    labels, pred_probs : array-like, default=None
+        cleanlab's names for ``y`` and ``pred_proba``.
+
+    Returns
+    -------
+    issues : ndarray
+        Flagged row indices, most suspicious first (or a boolean mask with ``return_mask=True``).
+    scores : ndarray of shape (n_samples,)
+        Only with ``return_scores=True``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from robustcore import noise
+    >>> X, y = make_classification(n_samples=1000, n_features=10, class_sep=2.0, random_state=0)
+    >>> y_noisy = noise.flip_labels(y, {1: 0.3, 0: 0.1}, random_state=0)
+    >>> issues = noise.find_label_issues(X, y_noisy, random_state=0)
+    >>> flipped = y_noisy != y
+    >>> bool(flipped[issues].mean() > 0.7)
+    True
+    >>> mask = noise.find_label_issues(X, y_noisy, random_state=0, return_mask=True)
+    >>> mask.shape, int(mask.sum()) == len(issues)
+    ((1000,), True)
     """
     if method not in _METHODS:  # before the out-of-fold fits
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")

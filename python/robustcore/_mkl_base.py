@@ -140,10 +140,10 @@ class _KernelMixin(BaseClassifier):
         return self
 
     def _noise_level(self, X, y):
-        """{noise_level_, transition_matrix_} for ``noise_level="auto"``, else {}. The transition matrix T
+        """{``noise_level_``, transition_matrix_} for ``noise_level="auto"``, else {}. The transition matrix T
         comes from ``robustcore.noise.estimate_transition`` (out-of-fold logistic regression on the
         features); q is the expected fraction of wrong labels under it, sum_i pi_i (1 - T[i, i]) with pi the
-        clean class priors (for two classes pi_+ rho_+ + pi_- rho_-), capped below 0.5."""
+        clean class priors (for two classes ``pi_+`` ``rho_+`` + ``pi_-`` ``rho_-``), capped below 0.5."""
         if getattr(self, "noise_level", None) != "auto":
             return {}
         if self._precomputed():
@@ -224,7 +224,7 @@ class _KernelMixin(BaseClassifier):
         return _DenseBank(K), None
 
     def _raw_decision(self, X):
-        """sum_j sum_i coef_[j, i] k_j(x, x_i) for new rows x (one column per class when one-vs-rest)."""
+        """sum_j sum_i ``coef_[j, i]`` k_j(x, x_i) for new rows x (one column per class when one-vs-rest)."""
         if self.coef_.ndim == 3:
             return np.stack([self._raw_decision_one(X, c) for c in self.coef_], axis=1)
         return self._raw_decision_one(X, self.coef_)
@@ -247,7 +247,7 @@ class _KernelMixin(BaseClassifier):
         return out
 
     def decision_function(self, X: MatrixLike) -> np.ndarray:
-        """f(x) = sum_j f_j(x) (+ intercept_ for SimpleMKL); positive means classes_[1]."""
+        """f(x) = sum_j f_j(x) (+ ``intercept_`` for SimpleMKL); positive means ``classes_[1]``."""
         check_is_fitted(self)
         return self._raw_decision(self._validate_predict(X)) + getattr(self, "intercept_", 0.0)
 
@@ -286,7 +286,7 @@ def _solve(K, y, *, alpha, upper, rho, step_size, gamma0, max_iter, tol, method,
 
 
 def _intercept(clf):
-    """The intercept of a fitted binary SVC in the +-1 convention (classes_[1] == 1 is the positive side)."""
+    """The intercept of a fitted binary SVC in the +-1 convention (``classes_[1]`` == 1 is the positive side)."""
     return float(clf.intercept_[0]) * (1.0 if clf.classes_[1] == 1.0 else -1.0)
 
 

@@ -38,7 +38,7 @@ class NoiseCorrectedClassifier(FinalEstimatorWrapper):
         solver="saga", random_state=...)``.
     noise_rates : "auto", dict {class: flip rate} or (n_classes, n_classes) array, default "auto"
         "auto" estimates T; a dict gives each class's flip rate (spread uniformly over the other classes, as
-        ``flip_labels(y, rate=dict)``); an array T[i, j] = P(noisy classes_[j] | true classes_[i]).
+        ``flip_labels(y, rate=dict)``); an array T[i, j] = P(noisy ``classes_[j]`` | true ``classes_[i]``).
         (cleanlab's ``noise_matrix`` is the transpose of T.)
     detector : classifier with ``predict_proba``, default None
         The model of P(noisy label | x) fitted out of fold. None: for a robustcore ``LinearClassifier``
@@ -53,9 +53,9 @@ class NoiseCorrectedClassifier(FinalEstimatorWrapper):
 
     Attributes
     ----------
-    estimator_ : the fitted classifier. classes_. transition_matrix_ : the T used (or estimated and, when
-    ill-conditioned, not applied). noise_rates_ : per class, 1 - the diagonal of T. sample_weight_ : the
-    importance weights (times ``sample_weight``) the estimator was fitted with. n_features_in_.
+    estimator_ : the fitted classifier. ``classes_``. ``transition_matrix_`` : the T used (or estimated and, when
+    ill-conditioned, not applied). ``noise_rates_`` : per class, 1 - the diagonal of T. ``sample_weight_`` : the
+    importance weights (times ``sample_weight``) the estimator was fitted with. ``n_features_in_``.
 
     Examples
     --------

@@ -9,8 +9,8 @@ One fit is:
    when it is a robustcore linear model, else SAGA) along ``POSTERIOR_ALPHAS``, the alpha of the best
    out-of-fold log-likelihood on the noisy labels; from ``kBoostedMinRows`` rows (at most
    ``kBoostedMaxFeatures`` features) also scikit-learn's ``HistGradientBoostingClassifier``, first on one
-   fold, on all of them and kept only when it beats the linear posterior's log-likelihood (README "The
-   posterior model matters"). The probabilities ``P`` of that pass feed everything below, and its fits at
+   fold, on all of them and kept only when it beats the linear posterior's log-likelihood (:doc:`/user_guide/noisy_labels`,
+   "The posterior model matters"). The probabilities ``P`` of that pass feed everything below, and its fits at
    the plain remedy's alphas are the plain candidates' fits; nothing is estimated twice.
 2. From ``P``: the transition matrix ``T`` and the importance weights (``_label_noise.noise_correction``'s
    estimators: the bounded-sigmoid fit for two classes, the confident joint for more), the label issues
@@ -71,7 +71,7 @@ DEFAULT_GRIDS = {"alpha": [1e-4, 1e-3, 1e-2], "C": [0.1, 1.0, 10.0]}
 #: among them, so the plain remedy's candidates are this pass's fits
 POSTERIOR_ALPHAS = (1e-4, 1e-3, 1e-2)
 #: the "auto" posterior also tries gradient boosting from this many rows, with at most kBoostedMaxFeatures
-#: features (README "The posterior model matters": at <= 4000 rows the boosted posterior never had the higher
+#: features (docs/user_guide/noisy_labels.md, "The posterior model matters": at <= 4000 rows the boosted posterior never had the higher
 #: likelihood on noise-bench's sets, on ijcnn1's 50 000 it did; in between unmeasured, and a boosted probe on
 #: a7a's 16 100 rows doubled the fit for nothing)
 kBoostedMinRows, kBoostedMaxFeatures = 20_000, 200
@@ -315,7 +315,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     ----------
     best_estimator_, estimator_ : the refitted winner (a fitted clone of ``estimator``, with the winner's
         parameters, fitted with the importance weights / without the flagged rows as the remedy says).
-    best_remedy_ : str. best_params_ : dict. best_score_ : its mean validation score (the selection score).
+    best_remedy_ : str. ``best_params_`` : dict. ``best_score_`` : its mean validation score (the selection score).
     best_index_ : its row in ``cv_results_``.
     cv_results_ : dict of arrays, one entry per candidate: "remedy", "params", "mean_corrected_score",
         "std_corrected_score", "mean_noisy_score", "std_noisy_score", "split<k>_corrected_score",
@@ -323,13 +323,13 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         candidates screened out), "mean_fit_time", "rank_test_score" (the finalists first, by the selection
         score).
     scoring_ : "corrected" or "noisy" (what ranked the candidates).
-    transition_matrix_ : T[i, j] = P(noisy classes_[j] | true classes_[i]) (cleanlab's ``noise_matrix`` is
-        T transposed). noise_rates_ : per class, 1 - the diagonal of T.
+    transition_matrix_ : T[i, j] = P(noisy ``classes_[j]`` | true ``classes_[i]``) (cleanlab's ``noise_matrix`` is
+        T transposed). ``noise_rates_`` : per class, 1 - the diagonal of T.
     label_issues_ : the rows flagged as probably mislabelled, most suspicious first.
     label_quality_ : every row's out-of-fold margin P[i, y_i] - max_{k != y_i} P[i, k].
     posterior_ : dict describing the posterior model chosen, its out-of-fold log-likelihood and the shared
         pass's wall time ("seconds").
-    classes_, n_features_in_.
+    ``classes_``, ``n_features_in_``.
 
     Examples
     --------

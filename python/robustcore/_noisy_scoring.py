@@ -28,6 +28,35 @@ def corrected_accuracy(y_noisy: ArrayLike, y_pred: ArrayLike, transition_matrix:
     function of the noisy accuracy, (acc - q) / (1 - 2 q), so it then ranks models as the noisy accuracy
     does; under class-conditional noise it does not reward predicting like the noise, which the noisy
     accuracy does. Use it with :func:`corrected_scorer` to tune a noise-corrected model.
+
+    Parameters
+    ----------
+    y_noisy : array-like of shape (n_samples,)
+        The noisy labels.
+    y_pred : array-like of shape (n_samples,)
+        The predictions.
+    transition_matrix : array-like of shape (K, K)
+        T, rows and columns in the order of ``labels``.
+    labels : array-like of shape (K,), default=None
+        The class order; None is ``np.unique`` of both label arrays.
+    sample_weight : array-like of shape (n_samples,), default=None
+
+    Returns
+    -------
+    accuracy : float
+        The estimate of the clean accuracy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import noise
+    >>> y = np.r_[np.zeros(500, int), np.ones(500, int)]
+    >>> y_noisy = noise.flip_labels(y, 0.2, random_state=0)
+    >>> T = noise.transition_matrix({0: 0.2, 1: 0.2}, np.array([0, 1]))
+    >>> float((y_noisy == y).mean())
+    0.8
+    >>> round(noise.corrected_accuracy(y_noisy, y, T), 2)
+    1.0
     """
     from sklearn.utils import check_consistent_length, column_or_1d
 
@@ -57,7 +86,32 @@ def corrected_scorer(transition_matrix: ArrayLike) -> Any:
     GridSearchCV or cross_val_score) returning :func:`corrected_accuracy` of ``estimator.predict(X)``
     against the noisy ``y``, with T's rows and columns in the order of ``estimator.classes_``. A T with a
     condition number above 10 warns (``NoiseEstimateWarning``): the estimate then amplifies the label noise
-    of a validation split about tenfold, and a T estimated that badly can favour the wrong candidates."""
+    of a validation split about tenfold, and a T estimated that badly can favour the wrong candidates.
+
+    Parameters
+    ----------
+    transition_matrix : array-like of shape (K, K)
+        T, rows and columns in the order of the estimator's ``classes_``.
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y_noisy) -> float``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.model_selection import cross_val_score
+    >>> import robustcore as rc
+    >>> from robustcore import noise
+    >>> X, y = make_classification(n_samples=600, n_features=8, class_sep=2.0, random_state=0)
+    >>> y_noisy = noise.flip_labels(y, 0.2, random_state=0)
+    >>> T = noise.estimate_transition(X, y_noisy, random_state=0)
+    >>> scores = cross_val_score(rc.LinearClassifier(random_state=0), X, y_noisy, cv=3,
+    ...                          scoring=noise.corrected_scorer(T))
+    >>> scores.shape, bool(scores.mean() > 0.8)
+    ((3,), True)
+    """
     T = np.array(transition_matrix, dtype=np.float64)
     if T.ndim == 2 and T.shape[0] == T.shape[1] and np.all(np.isfinite(T)):  # corrected_accuracy checks the rest
         _warn_if_uninformative(T, "the", "the corrected accuracy is a high-variance estimate, and if T was "

@@ -9,7 +9,7 @@ The count comes from ``method`` (an estimator of T, see :func:`robustcore.noise.
 by default the same as ``find_label_issues``' (the asymptotes of the noisy posterior for two classes).
 ``bench/pruning_count.py`` measured the confident joint against it on generated data with known flips: the
 confident joint pruned better on 400 rows under 40% symmetric flips and far worse on imbalanced classes
-otherwise (4000 rows, 4:1, 40% flips: 29.4% test error against 15.4%); README "Learning with noisy labels"
+otherwise (4000 rows, 4:1, 40% flips: 29.4% test error against 15.4%); :doc:`/user_guide/noisy_labels`
 has the table.
 """
 
@@ -67,6 +67,17 @@ class PrunedClassifier(FinalEstimatorWrapper):
     n_features_in_ : number of features.
 
     ``sample_weight`` in ``fit`` weights the final fit only; the detection is unweighted.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> import robustcore as rc
+    >>> from robustcore import noise
+    >>> X, y = make_classification(n_samples=800, n_features=10, class_sep=2.0, random_state=0)
+    >>> y_noisy = noise.flip_labels(y, {1: 0.3, 0: 0.05}, random_state=0)
+    >>> clf = rc.PrunedClassifier(random_state=0).fit(X, y_noisy)
+    >>> bool(clf.score(X, y) > 0.9)
+    True
     """
 
     _parameter_constraints: dict = {

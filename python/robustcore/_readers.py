@@ -75,7 +75,32 @@ def check_feature_count(n_features, source="", bytes_per_feature=16):
     """Refuse (MemoryError, before anything is allocated) a feature count whose model would not fit this
     machine's memory: one binary linear model keeps at least two float64 vectors of n_features (its weights
     and the solver's state: ``bytes_per_feature`` = 16). ``source`` names where the count came from.
-    Returns n_features."""
+    Returns n_features.
+
+    Parameters
+    ----------
+    n_features : int
+    source : str, default=""
+        Named in the error.
+    bytes_per_feature : int, default=16
+
+    Raises
+    ------
+    MemoryError
+        When one binary model's weights alone would not fit in memory (likely a corrupt file).
+
+    Examples
+    --------
+    >>> from robustcore import datasets
+    >>> datasets.check_feature_count(123)
+    123
+    >>> try:
+    ...     datasets.check_feature_count(10**15, "huge.svm: ")
+    ... except MemoryError as e:
+    ...     print("refused:", "corrupt file" in str(e))
+    ...
+    refused: True
+    """
     need = int(n_features) * bytes_per_feature
     try:
         ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
@@ -218,6 +243,32 @@ def iter_svmlight(path: str | os.PathLike, chunk_rows: int = 100_000, *, n_featu
     MemoryError, raised here, before any chunk is returned.
 
     Typical use: ``for X, y in iter_svmlight(path, 50_000): clf.partial_fit(X, y, classes=[-1, 1])``.
+
+    Parameters
+    ----------
+    path : str or path
+        A LIBSVM file, plain or .gz / .bz2 / .xz.
+    chunk_rows : int, default=100000
+    n_features : int or None, default=None
+    zero_based : bool, default=False
+    dtype : dtype, default=float64
+
+    Yields
+    ------
+    X_chunk : CSR matrix
+    y_chunk : ndarray
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from robustcore import datasets
+    >>> path = os.path.join(tempfile.mkdtemp(), "tiny.svm")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("1 1:0.5 3:1\\n-1 2:1\\n1 1:1\\n")
+    ...
+    >>> [(X.shape, y.tolist()) for X, y in datasets.iter_svmlight(path, 2, n_features=3)]
+    [((2, 3), [1.0, -1.0]), ((1, 3), [1.0])]
     """
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, numbers.Integral) or chunk_rows < 1:
         raise ValueError(f"chunk_rows must be an integer >= 1, got {chunk_rows!r}")

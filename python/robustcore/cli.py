@@ -14,6 +14,12 @@ import pkgutil
 import sys
 
 
+def _version():
+    from . import __version__
+
+    return __version__
+
+
 def _experiment_modules():
     from . import experiments
 
@@ -41,11 +47,26 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescrip
 
 
 def build_parser():
+    """The parser of ``python -m robustcore``: ``--version`` and one subcommand per experiment module.
+
+    Returns
+    -------
+    parser : argparse.ArgumentParser
+
+    Examples
+    --------
+    >>> from robustcore import cli
+    >>> args = cli.build_parser().parse_args(["demo", "--dataset", "breast_cancer"])
+    >>> args.command, args.dataset
+    ('demo', 'breast_cancer')
+    """
     parser = argparse.ArgumentParser(
         prog="python -m robustcore",
         description="robustcore: robust classifiers for noisy labels. Without a command, runs the demo.",
         formatter_class=_HelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"robustcore {_version()}",
+                        help="print the installed version (robustcore.__version__) and exit")
     sub = parser.add_subparsers(dest="command")
     for mod in _experiment_modules():
         description = mod.HELP + ("\n\n" + mod.RUNTIME if getattr(mod, "RUNTIME", None) else "")
@@ -59,6 +80,32 @@ def build_parser():
 
 
 def main(argv=None):
+    """Run ``python -m robustcore [command] ...``; without a command, the demo.
+
+    Parameters
+    ----------
+    argv : list of str, default=None
+        The arguments; None is ``sys.argv[1:]``.
+
+    Returns
+    -------
+    status : int
+        0 on success, 2 for bad arguments or missing data, 130 after Ctrl-C.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> from robustcore import cli
+    >>> out = io.StringIO()
+    >>> with contextlib.redirect_stdout(out):
+    ...     try:
+    ...         cli.main(["--version"])
+    ...     except SystemExit as exit:
+    ...         status = exit.code
+    ...
+    >>> status, out.getvalue().startswith("robustcore ")
+    (0, True)
+    """
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     if not argv:

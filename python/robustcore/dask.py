@@ -127,13 +127,31 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_, coef_, intercept_, n_features_in_, n_iter_ (rounds), status_ ("max_iter", or "converged" when
+    ``classes_``, ``coef_``, ``intercept_``, ``n_features_in_``, ``n_iter_`` (rounds), ``status_`` ("max_iter", or "converged" when
     early stopping ended the rounds),
-    transition_matrix_ and noise_rates_ (with ``noise_rates``), platt_ (with ``probability``),
-    history_ (dict of per-round arrays: "seconds" (the round's wall time) and the row-weighted mean over
+    ``transition_matrix_`` and ``noise_rates_`` (with ``noise_rates``), ``platt_`` (with ``probability``),
+    ``history_`` (dict of per-round arrays: "seconds" (the round's wall time) and the row-weighted mean over
     shards of their local fits' last "objective" and "train_error" when the estimator's history=True,
     before mixing; with early stopping "validation_score", the held-out accuracy of the mixed model),
-    n_partitions_.
+    ``n_partitions_``.
+
+    Examples
+    --------
+    >>> import logging
+    >>> import dask.array as da
+    >>> from distributed import Client, LocalCluster
+    >>> from sklearn.datasets import make_classification
+    >>> from robustcore import LinearClassifier
+    >>> from robustcore.dask import ParameterMixingClassifier
+    >>> X, y = make_classification(n_samples=2000, n_features=10, random_state=0)
+    >>> with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
+    ...                   silence_logs=logging.CRITICAL) as cluster, Client(cluster):
+    ...     Xd, yd = da.from_array(X, chunks=(500, -1)), da.from_array(y, chunks=500)
+    ...     clf = ParameterMixingClassifier(LinearClassifier(loss="log_loss"), max_iter=5, random_state=0).fit(Xd, yd)
+    ...     local = clf.to_local()
+    ...
+    >>> type(local).__name__, bool(local.score(X, y) > 0.8)
+    ('LinearClassifier', True)
     """
 
     _parameter_constraints = {
@@ -268,7 +286,7 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit_platt(self, client, shards, rows, active, params, classes, solver, plan, state0, per_class, n_warm,
                    release):
-        """platt_ ((n_problems, 2) sigmoid parameters) as ``robustcore.LinearClassifier(probability=True)``,
+        """``platt_`` ((n_problems, 2) sigmoid parameters) as ``robustcore.LinearClassifier(probability=True)``,
         with folds of the non-empty partitions ``active`` (``platt_partitions``): F = min(CV_FOLDS,
         len(active)) folds (the p-th non-empty partition in fold p % F); for each fold the rounds run on the
         other folds' partitions, and that model scores the fold's rows on their workers; the sigmoid of each
@@ -297,7 +315,7 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
         return np.array(platt)
 
     def _noise_correction(self, client, shards, rows, params, classes, release):
-        """(the shards with importance weights, {transition_matrix_, noise_rates_}) for ``noise_rates``: every
+        """(the shards with importance weights, {``transition_matrix_``, ``noise_rates_``}) for ``noise_rates``: every
         partition corrects its own rows (``noise_shard``); the reported T is the row-weighted mean of theirs.
         The intermediate futures join ``release`` (cancelled with the rest at the end of the fit)."""
         if not isinstance(params["noise_rates"], str):

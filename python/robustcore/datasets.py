@@ -127,6 +127,26 @@ def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
 
     Looks at ``data_home``, then ``$ROBUSTCORE_DATA``, then ``shared/data`` beside every ancestor of
     this package's location and of the current working directory.
+
+    Parameters
+    ----------
+    data_home : str or path, default=None
+
+    Returns
+    -------
+    path : pathlib.Path
+
+    Raises
+    ------
+    FileNotFoundError
+        When no folder is found; the message says where it looked.
+
+    Examples
+    --------
+    >>> from robustcore import datasets
+    >>> import tempfile
+    >>> datasets.get_data_home(tempfile.gettempdir()).is_dir()
+    True
     """
     if data_home is not None:
         p = Path(data_home).expanduser()
@@ -161,7 +181,23 @@ def _path(name, rel, data_home):
 
 
 def has_dataset(name: str, data_home: str | os.PathLike | None = None) -> bool:
-    """True if ``name`` can be loaded (built-ins always; others when all their files exist)."""
+    """True if ``name`` can be loaded (built-ins always; others when all their files exist).
+
+    Parameters
+    ----------
+    name : str
+    data_home : str or path, default=None
+
+    Returns
+    -------
+    available : bool
+
+    Examples
+    --------
+    >>> from robustcore import datasets
+    >>> datasets.has_dataset("digits38")
+    True
+    """
     if name in _BUILTIN_SETS:
         return True
     files = _files(name)
@@ -191,6 +227,23 @@ def list_datasets(data_home: str | os.PathLike | None = None, *, available_only:
     (:func:`load_multilabel`); ``files`` are relative to the data folder; ``available`` says whether
     it can be loaded from ``data_home`` (see :func:`get_data_home`). With ``available_only=True`` only
     the loadable ones are listed. Never raises for a missing data folder.
+
+    Parameters
+    ----------
+    data_home : str or path, default=None
+    available_only : bool, default=False
+
+    Returns
+    -------
+    datasets : dict
+        name -> {"description", "task", "builtin", "files", "available"}.
+
+    Examples
+    --------
+    >>> from robustcore import datasets
+    >>> catalogue = datasets.list_datasets()
+    >>> catalogue["digits38"]["task"], catalogue["digits38"]["available"]
+    ('binary', True)
     """
     out = _catalog()
     for name, info in out.items():
@@ -392,6 +445,15 @@ def load(name: str, data_home: str | os.PathLike | None = None, scale: bool = Tr
     Returns
     -------
     X_train, y_train, X_test, y_test : float64 features (CSR or ndarray), float64 labels in {-1, +1}.
+
+    Examples
+    --------
+    >>> from robustcore import datasets
+    >>> X, y, Xt, yt = datasets.load("breast_cancer")
+    >>> X.shape, Xt.shape, sorted(set(y.tolist()))
+    ((426, 30), (143, 30), [-1.0, 1.0])
+    >>> bool(X.min() >= 0 and X.max() <= 1)
+    True
     """
     _check_name(name, _binary_names(), "load")
     if as_sparse is None:
@@ -432,6 +494,27 @@ def load_full(name: str, data_home: str | os.PathLike | None = None, scale: bool
     built-ins, or a :func:`load` name with official files (train and test are concatenated).
     Features are dense float64 (CSR if ``as_sparse``), min-max scaled to [0, 1] over the whole set
     when ``scale`` (constant columns -> 0); y is float64 in {-1, +1}. ``drop_id`` as in :func:`load`.
+
+    Parameters
+    ----------
+    name : str
+    data_home : str or path, default=None
+        See :func:`get_data_home`.
+    scale : bool, default=True
+    as_sparse : bool, default=False
+    drop_id : bool, default=True
+
+    Returns
+    -------
+    X : ndarray or CSR matrix
+    y : ndarray
+
+    Examples
+    --------
+    >>> from robustcore import datasets
+    >>> X, y = datasets.load_full("digits38")
+    >>> X.shape, sorted(set(y.tolist()))
+    ((357, 64), [-1.0, 1.0])
     """
     _check_name(name, _binary_names(), "load_full")
     key = _home_key(name, data_home)
@@ -466,6 +549,26 @@ def load_multilabel(name: str, data_home: str | os.PathLike | None = None, scale
     X is dense float64 (min-max scaled to [0, 1] fitted on train, test clipped, when ``scale``);
     Y is an int64 0/1 indicator matrix of shape (n_samples, n_labels), columns in ARFF order.
     With ``return_names=True`` also returns ``feature_names, label_names`` (lists of str).
+
+    Parameters
+    ----------
+    name : {"emotions", "yeast", "scene"}
+    data_home : str or path, default=None
+        See :func:`get_data_home`.
+    scale : bool, default=True
+    return_names : bool, default=False
+
+    Returns
+    -------
+    X_train, Y_train, X_test, Y_test : ndarray
+
+    Examples
+    --------
+    >>> from robustcore import datasets
+    >>> if datasets.has_dataset("emotions"):  # needs the benchmark data folder
+    ...     X, Y, Xt, Yt = datasets.load_multilabel("emotions")
+    ...     assert Y.shape[1] == 6 and set(Y.ravel()) == {0, 1}
+    ...
     """
     _check_name(name, set(_MULTILABEL_SETS), "load_multilabel")
     key = _home_key(name, data_home)

@@ -9,10 +9,12 @@ current model gets wrong are sampled more and more often, so the learner focuses
   Example 1) or ``"sgd"`` (one SGD step on any loss of :mod:`robustcore.losses` per FOL step), or any
   object following the Python learner protocol below. Output: majority vote or average of ``k``
   iterates taken at times drawn uniformly from [T] before the run, or the last iterate.
-* Python learner protocol — any object with
-      ``step(X_batch, y_batch)``       one online update (labels in {-1, +1})
-      ``loss(X, y) -> ndarray``        per-example loss in [0, 1] of the current model (the p player's)
-      ``decision_function(X)``         real scores; > 0 predicts +1, 0 or below -1
+* Python learner protocol — any object with ::
+
+      step(X_batch, y_batch)       one online update (labels in {-1, +1})
+      loss(X, y) -> ndarray        per-example loss in [0, 1] of the current model (the p player's)
+      decision_function(X)         real scores; > 0 predicts +1, 0 or below -1
+
   can be the w player; the C++ tree samples and updates (:func:`focused_online_learning`).
   :class:`PartialFitLearner` adapts any scikit-learn ``partial_fit`` classifier.
 * Robust variants (section 4): sub-sampling with repetitions (:func:`subsample_with_repetitions`,
@@ -121,7 +123,7 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
 
     Attributes
     ----------
-    classes_, n_features_in_
+    ``classes_``, ``n_features_in_``
     coef_, intercept_ : average of the kept iterates ("majority"/"average") or the last iterate ("last")
     snapshots_ : (n_problems, k, n_features + 1) the kept iterates (linear learners)
     snapshot_times_ : (n_problems, k) the steps at which they were kept
@@ -129,7 +131,7 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
     history_ : dict of per-epoch arrays (one row per binary problem for one-vs-rest)
     q_ : (n_problems, m) final sampler distribution q
     xi_ : (n_problems, m) final slack variables (with ``slack_budget``)
-    n_iter_ : epochs run; n_steps_ : T; status_
+    n_iter_ : epochs run; ``n_steps_`` : T; ``status_``
     learners_, last_learners_ : the kept / last learner objects (Python protocol learners)
 
     ``sample_weight`` is the p player's prior: the sampler starts from q_0 proportional to the weights
@@ -140,6 +142,15 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
 
     ``fit`` is atomic: a call that raises (bad input, divergence, Ctrl-C, which raises KeyboardInterrupt)
     leaves the estimator as it was before the call.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=400, n_features=10, class_sep=2.0, random_state=0)
+    >>> from robustcore.fol import FocusedOnlineClassifier
+    >>> clf = FocusedOnlineClassifier(max_iter=5, random_state=0).fit(X, y)
+    >>> clf.q_.shape, bool(clf.score(X, y) > 0.9)
+    ((1, 400), True)
     """
 
     _parameter_constraints = {
@@ -370,7 +381,7 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
                 EngineResult(status, float(r["n_iter"]), 0.0, r["history"]))
 
     def _linear_output(self, outputs, d, kept, n_rows):
-        """coef_, intercept_, snapshots_, last_ (and xi_) of the built-in learners."""
+        """``coef_``, ``intercept_``, ``snapshots_``, ``last_`` (and ``xi_``) of the built-in learners."""
         snapshots = np.stack([o["snapshots"] for o in outputs])
         last = np.vstack([o["last"] for o in outputs])
         reached = np.isfinite(snapshots[:, :, 0])  # all, but those an early stop did not reach
@@ -399,7 +410,7 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
 
     def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Scores: the vote margin in [-1, 1] for "majority" (fraction of +1 votes minus -1 votes),
-        the linear score for "average" and "last". A score > 0 predicts classes_[1]."""
+        the linear score for "average" and "last". A score > 0 predicts ``classes_[1]``."""
         check_is_fitted(self)
         s = self._scores(self._validate_predict_X(X))
         return s[0] if s.shape[0] == 1 else s.T

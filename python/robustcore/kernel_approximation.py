@@ -108,7 +108,19 @@ class RandomFourierFeatures(_FeatureMap):
     ----------
     random_weights_ : (n_features, n_components) float64, W
     random_offset_ : (n_components,) float64, b
-    n_features_in_, feature_names_in_
+    ``n_features_in_``, ``feature_names_in_``
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore.kernel_approximation import RandomFourierFeatures
+    >>> X = np.random.default_rng(0).normal(size=(100, 5))
+    >>> Z = RandomFourierFeatures(gamma=0.5, n_components=200, random_state=0).fit_transform(X)
+    >>> Z.shape
+    (100, 200)
+    >>> K = np.exp(-0.5 * ((X[:, None] - X[None]) ** 2).sum(-1))
+    >>> bool(np.abs(Z @ Z.T - K).mean() < 0.1)
+    True
     """
 
     _parameter_constraints: dict = {
@@ -210,6 +222,18 @@ class Nystroem(_FeatureMap):
     components_ : (n_components, n_features) float64, the landmarks (dense)
     component_indices_ : their rows in the training data
     normalization_ : (n_components, n_components), K_LL^{-1/2}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore.kernel_approximation import Nystroem
+    >>> X = np.random.default_rng(0).normal(size=(100, 5))
+    >>> Z = Nystroem(gamma=0.2, n_components=100, random_state=0).fit_transform(X)
+    >>> Z.shape
+    (100, 100)
+    >>> K = np.exp(-0.2 * ((X[:, None] - X[None]) ** 2).sum(-1))
+    >>> bool(np.abs(Z @ Z.T - K).max() < 1e-6)
+    True
     """
 
     _parameter_constraints: dict = {
@@ -282,6 +306,15 @@ class KernelBank(_FeatureMap):
     block_gammas_ : (n_blocks,) float64, 1 / (2 width^2)
     block_params_ : list; method="rff": (W, b) per block, "nystroem": the normalisation per block
     components_, component_indices_ : the shared landmarks (method="nystroem")
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore.kernel_approximation import KernelBank
+    >>> X = np.random.default_rng(0).uniform(size=(60, 3))
+    >>> bank = KernelBank(widths=(0.5, 2.0), n_components=20, random_state=0).fit(X)
+    >>> bank.transform(X).shape, len(bank.block_slices_)
+    ((60, 160), 8)
     """
 
     _parameter_constraints: dict = {

@@ -35,7 +35,7 @@ __all__ = ["KernelClassifier"]
 def default_kernel_estimator(seed):
     """The linear estimator of ``estimator=None``: squared hinge by SAGA, 10 passes, alpha 1e-6 (on ijcnn1's
     Nystroem(500) features: 1.59% against 2.1-7.1% for the SGD-family and log-loss settings tried,
-    bench/README.md). Not fused: pass an SGD-family estimator (e.g. solver="sgd", loss="log_loss") for the
+    :doc:`/benchmarks/kernel_approximation`). Not fused: pass an SGD-family estimator (e.g. solver="sgd", loss="log_loss") for the
     fused path."""
     from .linear_model import LinearClassifier
 
@@ -85,7 +85,16 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     map_ : the fitted feature map (``Nystroem`` or ``RandomFourierFeatures``)
     estimator_ : the fitted linear estimator (on ``map_``'s features)
     fused_ : bool, whether the fit took the fused path
-    classes_, n_features_in_
+    ``classes_``, ``n_features_in_``
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_circles
+    >>> import robustcore as rc
+    >>> X, y = make_circles(n_samples=400, factor=0.4, noise=0.05, random_state=0)
+    >>> clf = rc.KernelClassifier(gamma=2.0, n_components=100, random_state=0).fit(X, y)
+    >>> bool(clf.score(X, y) > 0.95)
+    True
     """
 
     _parameter_constraints: dict = {

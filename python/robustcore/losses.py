@@ -61,7 +61,23 @@ PROBA_LOSSES = tuple(PROBA_LINKS)
 
 
 def canonical_loss(name: str) -> str:
-    """The canonical name of a loss ("log" -> "log_loss"); other names are returned as given."""
+    """The canonical name of a loss ("log" -> "log_loss"); other names are returned as given.
+
+    Parameters
+    ----------
+    name : str
+        A loss name or alias.
+
+    Returns
+    -------
+    name : str
+
+    Examples
+    --------
+    >>> from robustcore import losses
+    >>> losses.canonical_loss("log"), losses.canonical_loss("hinge")
+    ('log_loss', 'hinge')
+    """
     return ALIASES.get(name, name) if isinstance(name, str) else name
 
 
@@ -70,7 +86,25 @@ PAPER_SRAMP = {-0.7: (3.0, -0.15), -1.0: (2.0, -0.03), -2.0: (1.5, 0.5)}
 
 
 def ramp(z: ArrayLike, s: float = -1.0) -> np.ndarray:
-    """Ramp loss R_s(z) = min(1 - s, max(0, 1 - z)) in plain NumPy."""
+    """Ramp loss R_s(z) = min(1 - s, max(0, 1 - z)) in plain NumPy.
+
+    Parameters
+    ----------
+    z : array-like
+        Margins y f(x).
+    s : float, default=-1.0
+        The ramp's corner (s < 1); the loss is capped at 1 - s.
+
+    Returns
+    -------
+    loss : ndarray
+
+    Examples
+    --------
+    >>> from robustcore import losses
+    >>> losses.ramp([-3.0, 0.0, 0.5, 2.0], s=-1.0)
+    array([2. , 1. , 0.5, 0. ])
+    """
     z = np.asarray(z, dtype=np.float64)
     return np.minimum(1.0 - s, np.maximum(0.0, 1.0 - z))
 
@@ -81,6 +115,24 @@ def fit_smooth_ramp(s: float = -1.0, grid: ArrayLike | None = None) -> tuple[flo
     The default grid is 20001 points on [s - 10 (1 - s), 1 + 10 (1 - s)], wide enough that the
     tails add nothing. Returns (alpha, beta); expect beta = -(1 + s) / 2 and alpha ~ 5.30 / (1 - s)
     (3.12, 2.65, 1.77 for s = -0.7, -1, -2).
+
+    Parameters
+    ----------
+    s : float, default=-1.0
+        The Ramp's corner.
+    grid : array-like, default=None
+        The margins of the least-squares fit.
+
+    Returns
+    -------
+    alpha, beta : float
+
+    Examples
+    --------
+    >>> from robustcore import losses
+    >>> alpha, beta = losses.fit_smooth_ramp(-1.0)
+    >>> round(alpha, 2), round(beta, 2)
+    (2.65, 0.0)
     """
     from scipy.optimize import least_squares
 
@@ -155,9 +207,30 @@ LOSS_PARAMETERS = _estimator_parameters()
 
 
 def loss_spec(loss: str, **params: Any) -> Any:
-    """Build the engine's LossSpec for a loss name from the estimators' loss parameters (``LOSS_PARAMETERS``:
-    ``s``, ``c``, ``sramp_params``). Parameters of other losses are ignored (the estimators warn about
-    them); a name that is no loss's parameter is refused."""
+    """Build the engine's LossSpec for a loss name from the estimators' loss parameters.
+
+    Parameters
+    ----------
+    loss : str
+        One of :data:`LOSSES`.
+    **params
+        The estimators' loss parameters (:data:`LOSS_PARAMETERS`: ``s``, the Ramp / Smooth Ramp corner; ``c``,
+        the Reversed Gompertz steepness; ``sramp_params``, the Smooth Ramp's (alpha, beta): None fitted to the
+        Ramp, "paper" the paper's triples), as in ``LinearClassifier``. Parameters of other losses are ignored
+        (the estimators warn about them); a name that is no loss's parameter is refused.
+
+    Returns
+    -------
+    spec : robustcore._core.LossSpec
+        The loss and its parameters' values (``spec.parameters``), as the engine takes them.
+
+    Examples
+    --------
+    >>> from robustcore import losses
+    >>> spec = losses.loss_spec("sramp", s=-1.0, sramp_params="paper")
+    >>> spec.parameters
+    {'s': -1.0, 'alpha': 2.0, 'beta': -0.03}
+    """
     if not isinstance(loss, str) or loss not in LOSSES:
         raise ValueError(f"loss must be one of {sorted(LOSSES)}, got {loss!r}")
     unknown = sorted(set(params) - set(LOSS_PARAMETERS))
@@ -188,13 +261,61 @@ def _cached_fit(s):
 
 
 def value(loss: str, z: ArrayLike, **params: Any) -> np.ndarray:
-    """Vectorised loss value r(z) (params: the loss's parameters as the estimators name them, ``LOSS_PARAMETERS``)."""
+    """Vectorised loss value r(z) (params: the loss parameters as the estimators name them).
+
+    Parameters
+    ----------
+    loss : str
+        One of :data:`LOSSES` (or an alias such as "log").
+    z : array-like
+        Margins y f(x).
+    **params
+        The loss's parameters as the estimators name them (:data:`LOSS_PARAMETERS`: ``s``, ``c``,
+        ``sramp_params``).
+
+    Returns
+    -------
+    values : ndarray of the shape of z
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import losses
+    >>> z = np.array([-2.0, 0.0, 2.0])
+    >>> losses.value("hinge", z)
+    array([3., 1., 0.])
+    >>> losses.value("sramp", z, s=-1.0).round(3)
+    array([1.99, 1.  , 0.01])
+    """
     v, _ = _value_deriv(loss, z, **params)
     return v
 
 
 def deriv(loss: str, z: ArrayLike, **params: Any) -> np.ndarray:
-    """Vectorised derivative r'(z)."""
+    """Vectorised derivative r'(z).
+
+    Parameters
+    ----------
+    loss : str
+        One of :data:`LOSSES`.
+    z : array-like
+        Margins y f(x).
+    **params
+        ``s``, ``c``, ``sramp_params``.
+
+    Returns
+    -------
+    derivatives : ndarray of the shape of z
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import losses
+    >>> losses.deriv("hinge", np.array([-2.0, 2.0]))
+    array([-1.,  0.])
+    >>> bool(abs(losses.deriv("rgomp", np.array([-20.0]), c=2.0)[0]) < 1e-6)
+    True
+    """
     _, d = _value_deriv(loss, z, **params)
     return d
 

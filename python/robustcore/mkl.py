@@ -75,7 +75,7 @@ class NoisyMKLClassifier(_KernelMixin):
     noise_level : float in [0, 0.5), q, or "auto". Used for rho when ``rho`` is None. "auto": the
         expected fraction of wrong labels under the transition matrix T estimated from the features
         (``robustcore.noise.estimate_transition``, out-of-fold logistic regression, 5 folds):
-        q = sum_i pi_i (1 - T[i, i]) with pi the clean class priors, for two classes pi_+ rho_+ + pi_- rho_-
+        q = sum_i pi_i (1 - T[i, i]) with pi the clean class priors, for two classes ``pi_+`` ``rho_+`` + ``pi_-`` ``rho_-``
         (the budget rho = (1 - q) n then leaves room for as many wrong labels as expected); capped at 0.49.
         Fitted ``noise_level_`` and ``transition_matrix_``.
     alpha : float > 0, the regulariser (lambda in the paper).
@@ -121,11 +121,24 @@ class NoisyMKLClassifier(_KernelMixin):
 
     Attributes
     ----------
-    coef_ : (m, n_train) averaged coefficients, f_j = sum_i coef_[j, i] k_j(x_i, .).
+    coef_ : (m, n_train) averaged coefficients, f_j = sum_i ``coef_[j, i]`` k_j(x_i, .).
     dual_coef_ : (n_train,) averaged dual variables (the paper's alpha).
     kernel_weights_ : (m,) ||f_j|| / sum_k ||f_k|| (the optimal simplex weights u of problem (1)).
     history_ : dict of arrays per iteration: "gap", "primal", "dual", "seconds".
-    n_iter_, status_, rho_, upper_, step_size_, duality_gap_.
+    ``n_iter_``, ``status_``, ``rho_``, ``upper_``, ``step_size_``, ``duality_gap_``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import noise
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(120, 3))
+    >>> y = np.where(X[:, 0] > 0.5, 1, -1)
+    >>> y_noisy = noise.flip_labels(y, 0.1, random_state=0)
+    >>> from robustcore.mkl import NoisyMKLClassifier
+    >>> clf = NoisyMKLClassifier(widths=(0.3, 1.0), noise_level=0.1, max_iter=200).fit(X, y_noisy)
+    >>> clf.kernel_weights_.shape, bool(clf.score(X, y) > 0.9)
+    ((8,), True)
     """
 
     def __init__(self, noise_level: float | str = 0.2, alpha: float = 0.01, rho: float | None = None,
@@ -200,6 +213,32 @@ class MiPMKLClassifier(_KernelMixin):
     ``sample_weight``: sample i counts w_i times (in the budget, the mean and each MKL problem's box, as in
     ``NoisyMKLClassifier``). Parameters as in ``NoisyMKLClassifier`` (``n_jobs``, ``verbose``, ``class_weight``,
     ``probability`` too; ``noise_level="auto"`` likewise sets the budget from the estimated noise).
+
+    Parameters
+    ----------
+    noise_level : float or "auto", default=0.2
+        q, the assumed fraction of wrong labels ("auto": estimated).
+    alpha : float, default=0.01
+        The regularisation (the paper's lambda).
+    tau : float or None, default=0.0
+        Slack of the budget.
+    n_alternations : int, default=10
+        At most this many alternations between p and f.
+    kernels, widths, max_iter, tol, and the rest
+        As in :class:`NoisyMKLClassifier`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import noise
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(120, 3))
+    >>> y = np.where(X[:, 0] > 0.5, 1, -1)
+    >>> y_noisy = noise.flip_labels(y, 0.1, random_state=0)
+    >>> from robustcore.mkl import MiPMKLClassifier
+    >>> clf = MiPMKLClassifier(widths=(0.3, 1.0), noise_level=0.1, max_iter=200).fit(X, y_noisy)
+    >>> bool(clf.score(X, y) > 0.9)
+    True
     """
 
     def __init__(self, noise_level: float | str = 0.2, alpha: float = 0.01, tau: float | None = 0.0,
@@ -307,6 +346,31 @@ class SimpleMKLClassifier(_KernelMixin):
     ``sample_weight`` scales each sample's SVM box (scikit-learn's SVC ``sample_weight``: C w_i), with
     C = 1 / (alpha sum(w)). ``class_weight`` and ``probability`` as in ``NoisyMKLClassifier``; ``n_jobs`` runs
     the one-vs-rest problems on threads (one problem's SVM steps use one thread).
+
+    Parameters
+    ----------
+    alpha : float, default=0.01
+        The regularisation (C = 1 / (n alpha) of the inner SVM).
+    kernels, widths : as in :class:`NoisyMKLClassifier`
+    max_iter : int, default=100
+        Reduced-gradient iterations.
+    tol : float, default=1e-2
+        Duality-gap tolerance.
+    svm_tol : float, default=1e-3
+        The inner SVC's tolerance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import noise
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(120, 3))
+    >>> y = np.where(X[:, 0] > 0.5, 1, -1)
+    >>> y_noisy = noise.flip_labels(y, 0.1, random_state=0)
+    >>> from robustcore.mkl import SimpleMKLClassifier
+    >>> clf = SimpleMKLClassifier(widths=(0.3, 1.0), max_iter=20).fit(X, y_noisy)
+    >>> bool(clf.score(X, y) > 0.9), round(float(clf.kernel_weights_.sum()), 6)
+    (True, 1.0)
     """
 
     def __init__(self, alpha: float = 0.01,

@@ -106,7 +106,7 @@ class _MultiLabelBase(MultiOutputMixin, BaseClassifier):
 
     def _proba_output(self, p):
         """predict_proba output: the label marginals (n_samples, n_labels); for one label (1-d y or one
-        column) a binary classifier's (n_samples, 2) [P(classes_[0]), P(classes_[1])]."""
+        column) a binary classifier's (n_samples, 2) [P(``classes_[0]``), P(``classes_[1]``)]."""
         return p if self.n_labels_ > 1 else np.hstack([1.0 - p, p])
 
     # ------------------------------------------------------------------ the wrapped estimator
@@ -230,11 +230,22 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
     class_weight=...).fit(X, Y[:, k], sample_weight)``. A label that takes one value in training is
     predicted constant (no estimator is fitted for it). ``sample_weight`` is passed to every label's fit.
 
-    Attributes: classes_ (the label indices 0 .. n_labels - 1, as OneVsRestClassifier on an indicator
-    matrix), estimators_ (list of fitted clones, None for constant labels), constants_ (the constant or
-    -1), n_labels_, n_iter_ (the most epochs / passes any label ran; only when the estimator has n_iter_).
+    Attributes: ``classes_`` (the label indices 0 .. n_labels - 1, as OneVsRestClassifier on an indicator
+    matrix), ``estimators_`` (list of fitted clones, None for constant labels), ``constants_`` (the constant or
+    -1), ``n_labels_``, ``n_iter_`` (the most epochs / passes any label ran; only when the estimator has ``n_iter_``).
     ``decision_function`` and ``predict_proba`` exist when the estimator has them (``predict_proba`` with
     LinearClassifier: loss "log_loss" or "modified_huber", or any loss with ``probability=True``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore.multilabel import BinaryRelevanceClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 5))
+    >>> Y = np.column_stack([X[:, 0] > 0, X[:, 1] + X[:, 2] > 0]).astype(int)
+    >>> clf = BinaryRelevanceClassifier().fit(X, Y)
+    >>> clf.predict(X).shape, bool((clf.predict(X) == Y).mean() > 0.9)
+    ((200, 2), True)
     """
 
     _parameter_constraints = {"estimator": _ESTIMATOR, "n_jobs": N_JOBS_CONSTRAINT, "class_weight": _CLASS_WEIGHT}
@@ -352,13 +363,24 @@ class LabelPowersetClassifier(_MultiLabelBase):
         label (a 1-d y, or one column) its keys may also be the label's two values, as a binary classifier's.
         With robustcore's estimators it multiplies ``sample_weight`` (scikit-learn's semantics).
 
-    Attributes: classes_ (the label indices 0 .. n_labels - 1, the columns of ``predict`` and
-    ``predict_proba``, as OneVsRestClassifier on an indicator matrix), combinations_ (n_combinations,
-    n_labels) 0/1 rows, estimator_ (the fitted clone; None when training saw one combination, which is then
-    always predicted), n_labels_, n_iter_ (when the estimator has n_iter_). The estimator's own fitted
+    Attributes: ``classes_`` (the label indices 0 .. n_labels - 1, the columns of ``predict`` and
+    ``predict_proba``, as OneVsRestClassifier on an indicator matrix), ``combinations_`` (n_combinations,
+    n_labels) 0/1 rows, ``estimator_`` (the fitted clone; None when training saw one combination, which is then
+    always predicted), ``n_labels_``, ``n_iter_`` (when the estimator has ``n_iter_``). The estimator's own fitted
     attributes (``coef_``, ``history_``, ``status_``, ...) are those of ``estimator_``.
     ``combination_scores`` exists when the estimator has ``decision_function``; ``predict_combination_proba``
     and ``predict_proba`` when it has ``predict_proba``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore.multilabel import LabelPowersetClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 5))
+    >>> Y = np.column_stack([X[:, 0] > 0, X[:, 1] > 0]).astype(int)
+    >>> clf = LabelPowersetClassifier().fit(X, Y)
+    >>> clf.predict(X).shape, bool((clf.predict(X) == Y).all(axis=1).mean() > 0.8)
+    ((200, 2), True)
     """
 
     _parameter_constraints = {"estimator": _ESTIMATOR, "class_weight": [StrOptions({"balanced"}), dict, None]}

@@ -114,6 +114,18 @@ def flip_labels(y: ArrayLike, rate: float, random_state: RandomStateLike = None,
         widened if ``classes`` holds longer strings)
     flipped : ndarray of bool, shape (n_samples,) -- only if ``return_mask``; ``y_noisy != y``
         exactly where ``flipped`` is True.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import noise
+    >>> y = np.array([-1, -1, -1, -1, 1, 1, 1, 1, 1, 1])
+    >>> y_noisy = noise.flip_labels(y, 0.3, random_state=0)
+    >>> int((y_noisy != y).sum())
+    3
+    >>> y_noisy, mask = noise.flip_labels(y, {1: 0.5}, random_state=0, return_mask=True)
+    >>> int(mask.sum()), bool((y_noisy[y == -1] == -1).all())
+    (3, True)
     """
     y = np.asarray(y)
     if y.ndim != 1:

@@ -17,7 +17,25 @@ from . import losses as _losses
 
 def pyplot(headless: bool = False) -> Any:
     """matplotlib.pyplot, or an ImportError naming the extra that installs it (matplotlib is optional:
-    ``pip install "robustcore[plot]"``). ``headless=True`` selects the Agg backend first (files only)."""
+    ``pip install "robustcore[plot]"``). ``headless=True`` selects the Agg backend first (files only).
+
+    Parameters
+    ----------
+    headless : bool, default=False
+        Select the Agg backend first (files only).
+
+    Returns
+    -------
+    module
+        ``matplotlib.pyplot``.
+
+    Examples
+    --------
+    >>> from robustcore import plotting
+    >>> plt = plotting.pyplot(headless=True)
+    >>> plt.__name__
+    'matplotlib.pyplot'
+    """
     try:
         import matplotlib
     except ImportError as e:
@@ -39,7 +57,30 @@ def _axes(ax):
 def plot_losses(names: Iterable[str] = ("hinge", "log_loss", "ramp", "sramp", "rgomp"), z: Any = None, ax: Any = None,
                 **params: Any) -> Any:
     """Loss value r(z) against the margin z for each name (keyword params such as s=-1, c=2 apply
-    to the losses that take them)."""
+    to the losses that take them).
+
+    Parameters
+    ----------
+    names : iterable of str, default=("hinge", "log_loss", "ramp", "sramp", "rgomp")
+        The losses.
+    z : array-like, default=None
+        Margins; None is 601 points on [-3, 3].
+    ax : matplotlib Axes, default=None
+        Where to draw; None makes a new figure.
+    **params
+        ``s``, ``c``, ``sramp_params`` of the losses that take them.
+
+    Returns
+    -------
+    ax : matplotlib Axes
+
+    Examples
+    --------
+    >>> from robustcore import plotting
+    >>> ax = plotting.plot_losses(("hinge", "sramp"), s=-1.0)
+    >>> [line.get_label() for line in ax.get_lines()]
+    ['hinge', 'sramp']
+    """
     ax = _axes(ax)
     z = np.linspace(-3, 3, 601) if z is None else np.asarray(z, dtype=np.float64)
     for name in names:
@@ -57,6 +98,33 @@ def plot_history(estimators: Any, key: str = "test_error", labels: Sequence[str]
     ``estimators`` is one estimator or a list; ``key`` one of "objective", "train_error",
     "test_error" (needs ``fit(..., eval_set=...)``) or "seconds". One-vs-rest histories (2-d) are
     averaged over the binary problems.
+
+    Parameters
+    ----------
+    estimators : estimator or list of estimators
+        Fitted, with ``history_``.
+    key : str, default="test_error"
+        The ``history_`` column.
+    labels : list of str, default=None
+        Legend entries; None is each estimator's loss.
+    ax : matplotlib Axes, default=None
+    percent : bool, default=True
+        Errors in percent.
+
+    Returns
+    -------
+    ax : matplotlib Axes
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> import robustcore as rc
+    >>> from robustcore import plotting
+    >>> X, y = make_classification(n_samples=300, random_state=0)
+    >>> clf = rc.LinearClassifier(max_iter=5, history=True, random_state=0).fit(X, y)
+    >>> ax = plotting.plot_history([clf], "train_error")
+    >>> len(ax.get_lines()[0].get_xdata())
+    5
     """
     ax = _axes(ax)
     if not isinstance(estimators, (list, tuple)):

@@ -116,7 +116,34 @@ def make_params(solver: str, *, alpha: float, max_iter: int, eta0: float | None 
                 tol: float = 0.0, fit_intercept: bool = True, seed: int = 0, history: bool = True, inner: int = 0,
                 batch: int = 0, batch_growth: float = 2.0, s2gd_nu: float | None = None,
                 max_dense_bytes: int | None = None, softmax: bool = False) -> Any:
-    """Validated ``_core.VrParams`` (solver="sgd", the softmax model's plain SGD, only with ``softmax=True``)."""
+    """Validated ``_core.VrParams`` (solver="sgd", the softmax model's plain SGD, only with ``softmax=True``).
+
+    Parameters
+    ----------
+    solver : str
+        One of :data:`VR_SOLVERS` ("sgd" only with ``softmax=True``).
+    alpha : float
+        L2 penalty.
+    max_iter : int
+        Effective passes.
+    eta0 : float or None, default=None
+        Step size; None is the method's default from the smoothness constant.
+    svrg_option, tol, fit_intercept, seed, history, inner, batch, batch_growth, s2gd_nu, max_dense_bytes
+        The engine's options (see ``LinearClassifier``).
+    softmax : bool, default=False
+        Parameters for the softmax model.
+
+    Returns
+    -------
+    params : robustcore._core.VrParams
+
+    Examples
+    --------
+    >>> from robustcore import variance_reduced as vr
+    >>> params = vr.make_params("saga", alpha=1e-3, max_iter=10)
+    >>> params.max_iter, params.alpha
+    (10, 0.001)
+    """
     if not softmax and solver not in VR_SOLVERS:
         raise ValueError(f"solver must be one of {sorted(VR_SOLVERS)} (solver='sgd' is the softmax model's only), "
                          f"got {solver!r}")
@@ -143,7 +170,24 @@ def _run(solve, arrays, progress, stopper):
 
 def as_matrix(X: Any) -> Any:
     """The engine's matrix of X (``fit_binary`` / ``fit_softmax`` take either): a ``_core.Matrix`` as it is,
-    else X validated (finite, 2-d; CSR or dense) and cast once to float64."""
+    else X validated (finite, 2-d; CSR or dense) and cast once to float64.
+
+    Parameters
+    ----------
+    X : array-like, sparse matrix or robustcore._core.Matrix
+
+    Returns
+    -------
+    M : robustcore._core.Matrix
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import variance_reduced as vr
+    >>> M = vr.as_matrix(np.ones((3, 2)))
+    >>> M.shape
+    (3, 2)
+    """
     if isinstance(X, _core.Matrix):
         return X
     from sklearn.utils import check_array
@@ -160,7 +204,39 @@ def fit_binary(M: Any, y: ArrayLike, spec: Any, params: Any, *, sample_weight: A
     injected draws (tests). stopper: a ``robustcore._base.EarlyStopping`` whose ``score(coef (d,),
     intercept (1,))`` is called after every pass (effective pass, or outer iteration of the SVRG family), in
     the same solve; the best-scoring model is returned when it keeps one. Returns (coef, intercept,
-    EngineResult)."""
+    EngineResult).
+
+    Parameters
+    ----------
+    M : robustcore._core.Matrix or array-like
+        The data (see :func:`as_matrix`).
+    y : array-like of shape (n_samples,)
+        Labels in {-1, +1}.
+    spec : robustcore._core.LossSpec
+        A smooth loss (:func:`robustcore.losses.loss_spec`).
+    params : robustcore._core.VrParams
+        :func:`make_params`.
+    sample_weight, coef, intercept, order, progress, X_test, y_test, stopper
+        See above.
+
+    Returns
+    -------
+    coef : ndarray of shape (n_features,)
+    intercept : float
+    result : EngineResult
+        status, n_iter, step, history.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import losses, variance_reduced as vr
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 5))
+    >>> y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    >>> coef, intercept, result = vr.fit_binary(X, y, losses.loss_spec("log_loss"), vr.make_params("saga", alpha=1e-2, max_iter=20))
+    >>> coef.shape, result.status, bool(coef[0] > 0)
+    ((5,), 'max_iter', True)
+    """
     M = as_matrix(M)
     w = np.zeros(M.shape[1]) if coef is None else np.array(coef, dtype=np.float64, copy=True)
     b = np.array([float(intercept)])
@@ -177,7 +253,40 @@ def fit_softmax(M: Any, y: ArrayLike, K: int, params: Any, *, sample_weight: Arr
     """The softmax model (multinomial.hpp) on a ``_core.Matrix`` (or any X, see ``as_matrix``) with labels y in 0..K-1 (X_test: a
     ``_core.Matrix`` of the same storage, y_test: labels in 0..K-1 or -1 for a class never seen in
     training). stopper: as in ``fit_binary``, scoring (coef (K, d), intercept (K,)). Returns (coef (K, d),
-    intercept (K,), EngineResult)."""
+    intercept (K,), EngineResult).
+
+    Parameters
+    ----------
+    M : robustcore._core.Matrix or array-like
+        The data (see :func:`as_matrix`).
+    y : array-like of shape (n_samples,)
+        Labels in 0 .. K-1.
+    K : int
+        Number of classes.
+    params : robustcore._core.VrParams
+        :func:`make_params` with ``softmax=True``.
+    sample_weight, order, progress, X_test, y_test, stopper
+        See above.
+
+    Returns
+    -------
+    coef : ndarray of shape (K, n_features)
+    intercept : ndarray of shape (K,)
+    result : EngineResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import variance_reduced as vr
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 4))
+    >>> y = np.argmax(X[:, :3], axis=1)
+    >>> coef, intercept, result = vr.fit_softmax(X, y, 3, vr.make_params("saga", alpha=1e-3, max_iter=20, softmax=True))
+    >>> coef.shape, intercept.shape
+    ((3, 4), (3,))
+    >>> bool((np.argmax(X @ coef.T + intercept, axis=1) == y).mean() > 0.9)
+    True
+    """
     M = as_matrix(M)
     W = np.zeros((M.shape[1], K))
     b = np.zeros(K)
@@ -194,7 +303,39 @@ def solve(X: MatrixLike, y: ArrayLike, loss: str = "log_loss", solver: str = "sa
 
     kwargs: those of ``make_params`` (eta0, svrg_option, tol, fit_intercept, seed, history, inner, batch,
     batch_growth, s2gd_nu, max_dense_bytes) and of ``fit_binary`` (sample_weight, order, coef, intercept,
-    progress). Returns (coef, intercept, EngineResult)."""
+    progress). Returns (coef, intercept, EngineResult).
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Labels in {-1, +1}.
+    loss : str, default="log_loss"
+        A smooth loss.
+    solver : str, default="saga"
+        One of :data:`VR_SOLVERS`.
+    alpha : float, default=1e-4
+    max_iter : int, default=50
+    **kwargs
+        See above.
+
+    Returns
+    -------
+    coef : ndarray of shape (n_features,)
+    intercept : float
+    result : EngineResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore import variance_reduced as vr
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 5))
+    >>> y = np.where(X[:, 0] - X[:, 1] > 0, 1.0, -1.0)
+    >>> coef, intercept, result = vr.solve(X, y, solver="svrg", alpha=1e-2, max_iter=10)
+    >>> result.status, bool(coef[0] > 0 > coef[1])
+    ('max_iter', True)
+    """
     fit_kw = {k: kwargs.pop(k) for k in ("sample_weight", "order", "coef", "intercept", "progress") if k in kwargs}
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64)

@@ -18,11 +18,18 @@ def data_home():
     return None
 
 
+#: how to get the benchmark data, in every skip reason of a test that needs it (the data is not in the repository)
+DATA_HELP = ("the benchmark data folder is not in this repository: it holds public LIBSVM, UCI, Mulan and MNIST files "
+             "(about 19 MB; docs/user_guide/data.md lists the sets and the folder's own README.md each file's source "
+             "and sha256). Put it at shared/data beside the checkout (../shared/data for a clone in /work/main) or set "
+             "ROBUSTCORE_DATA=/path/to/data")
+
+
 @pytest.fixture(scope="session")
 def data_dir():
     d = data_home()
     if d is None:
-        pytest.skip("benchmark data folder not found (set ROBUSTCORE_DATA to ../shared/data)")
+        pytest.skip(f"benchmark data folder not found; {DATA_HELP}")
     return d
 
 

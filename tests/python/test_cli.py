@@ -3,6 +3,8 @@
 import argparse
 import sys
 
+import pytest
+
 
 def test_every_cli_option_has_help_and_its_default(capsys):
     """--help of every command shows every option with one line of help and its default, and long
@@ -64,3 +66,18 @@ def test_noise_bench_selection():
     for sign, best in ((-1.0, 1e-3), (1.0, 1.0)):
         _, chosen, _ = noise_bench.tuned_fit(make, {"C": [1e-3, 1.0]}, X, yn, 0, lambda est, X, y: sign * est.C)
         assert chosen == best
+
+
+def test_version_flag_prints_the_one_version(capsys):
+    """``python -m robustcore --version`` prints robustcore.__version__, which is the installed metadata's
+    version (pyproject.toml, the one source)."""
+    from importlib.metadata import version
+
+    import robustcore
+    from robustcore.cli import main as cli_main
+
+    with pytest.raises(SystemExit) as exc:
+        cli_main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"robustcore {robustcore.__version__}"
+    assert robustcore.__version__ == version("robustcore")

@@ -14,15 +14,17 @@ import scipy.sparse as sp
 
 from robustcore import datasets as ds
 
+from conftest import DATA_HELP
+
 
 def _real_data_or_skip(*names):
     try:
         home = ds.get_data_home()
     except FileNotFoundError as e:
-        pytest.skip(f"benchmark data folder absent (set ROBUSTCORE_DATA): {e}")
+        pytest.skip(f"benchmark data folder absent: {e}; {DATA_HELP}")
     missing = [n for n in names if not ds.has_dataset(n)]
     if missing:
-        pytest.skip(f"datasets {missing} not present in data folder {home}")
+        pytest.skip(f"datasets {missing} not present in data folder {home}; {DATA_HELP}")
     return home
 
 

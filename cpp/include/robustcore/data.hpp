@@ -24,16 +24,18 @@
 #include <vector>
 
 #include "huge_pages.hpp"
+#include "portability.hpp"
 
 namespace robustcore {
 
 /// A prefetch hint the optimiser keeps. GCC treats __builtin_prefetch as free of side effects, so its
 /// IPA pure-const analysis finds a function that only prefetches "pure" (with -ffinite-loops, the C++
 /// default from -O2) and deletes every call to it: the row prefetches of the shuffled passes vanished
-/// from the -O3 kernels. The empty volatile asm is a side effect the analysis respects.
+/// from the -O3 kernels. The compiler barrier (an empty volatile asm) is a side effect the analysis
+/// respects. Both are in portability.hpp (with their MSVC forms).
 inline void prefetch_hint(const void* p) {
-  __builtin_prefetch(p);
-  __asm__ __volatile__("");
+  prefetch_read(p);
+  compiler_barrier();
 }
 
 template <class T>

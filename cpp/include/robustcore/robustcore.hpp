@@ -4,6 +4,7 @@
 #include "data.hpp"
 #include "huge_pages.hpp"
 #include "losses.hpp"
+#include "portability.hpp"
 #include "model.hpp"
 #include "lazy_weights.hpp"
 #include "monitor.hpp"

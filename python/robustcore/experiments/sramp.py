@@ -32,7 +32,7 @@ from ..plotting import pyplot
 COMMAND = "sramp"
 HELP = "reproduce the SRamp paper: Table 1 and Figs. 2-4 (test error under flipped labels)"
 RUNTIME = ("with the defaults (3 data sets, 4 noise levels, 10 repeats, 10-fold CV) about 25-60 minutes on "
-           "2 cores; README's table (--repeats 5 --cv 3) took 9-22 minutes; quick version: "
+           "2 cores; the docs' table (docs/reproductions/sramp.md: --repeats 5 --cv 3) took 9-22 minutes; quick version: "
            "--datasets a7a --noise 0 0.4 --repeats 2 --cv 3 (a few minutes)")
 
 LAMBDA_GRID = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0)

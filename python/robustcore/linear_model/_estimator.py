@@ -39,7 +39,7 @@ _POSITIVE = Interval(Real, 0, np.inf, closed="neither")
 
 
 def _model_dtype(fitted, dtype):
-    """The fitted attributes with coef_ and intercept_ in the dtype of X (float32 data, a float32 model, as
+    """The fitted attributes with ``coef_`` and ``intercept_`` in the dtype of X (float32 data, a float32 model, as
     scikit-learn's estimators that preserve float32); the solver's state (partial_fit's continuation) stays
     float64."""
     if dtype == np.float32:
@@ -111,14 +111,14 @@ class LinearClassifier(BaseClassifier):
         The intercept's step is ``intercept_lr * eta``. Bottou's sgd code (and scikit-learn on sparse
         data) damp it to 0.01. With the bounded losses on imbalanced data the intercept can push the
         minority class onto the loss plateau; a small intercept_lr slows that but was not enough to
-        prevent it on ijcnn1 (README, "What we measured").
+        prevent it on ijcnn1 (:doc:`/reproductions/sramp`, "What we measured").
     shuffle : bool or "block"
         True: a fresh uniform permutation of the rows every epoch (seeded by random_state). False:
         the rows in their given order. "block": copy the rows once into a random order (one extra
         copy of X), then each epoch visits blocks of ~32 KiB of consecutive rows in random order,
         and the rows of each block in random order -- not a uniform permutation, but contiguous
         memory reads; on large sparse data 1.2-1.4x faster per epoch than the (prefetched) exact
-        shuffle (bench/README.md).
+        shuffle (:doc:`/benchmarks/sgd`).
     history : "auto" or bool
         True: record the objective and training error (and test error with ``eval_set``) after every
         epoch: one extra pass over the data per epoch. False keeps only the passes and seconds per epoch,
@@ -137,7 +137,7 @@ class LinearClassifier(BaseClassifier):
         of the epoch, and the epoch ends with the shards' models averaged, weighted by their rows (what
         ``robustcore.dask`` does across machines, here in one process). The result is reproducible for a
         given random_state and n_jobs, but another n_jobs gives another (equally valid) path, and the step
-        schedule's clock advances by n / n_jobs per epoch. Speed-up and accuracy measured in bench/README.md.
+        schedule's clock advances by n / n_jobs per epoch. Speed-up and accuracy measured in :doc:`/benchmarks/speed_targets`.
         The variance-reduced solvers and loss="softmax" take "problems" only (a ValueError).
     verbose : int
         > 0 shows a progress bar over epochs (also when stderr is not a terminal); 0 shows nothing.
@@ -177,7 +177,7 @@ class LinearClassifier(BaseClassifier):
         transition matrix from them (``robustcore.noise.estimate_transition``: the bounded-sigmoid fit for
         two classes, the confident joint for more); a dict gives each class's flip rate (the rate spread
         uniformly over the other classes, as ``noise.flip_labels(y, rate=dict)``), an array T[i, j] =
-        P(noisy classes_[j] | true classes_[i]). An estimated T with a condition number above 10 (two
+        P(noisy ``classes_[j]`` | true ``classes_[i]``). An estimated T with a condition number above 10 (two
         classes: rates summing to 0.9 or more) is kept in ``transition_matrix_`` but not applied: the fit
         is the uncorrected one, with a ``NoiseEstimateWarning`` (given rates are always applied).
     probability : bool
@@ -189,11 +189,11 @@ class LinearClassifier(BaseClassifier):
         Implicit feature centring for the SGD solvers (sgd, asgd): the steps see x - mu, mu the
         (sample-weighted) column means of the training data, without copying X and at O(nnz) per step
         (the engine keeps w = s v + a mu). The problem solved is the same (the intercept is not
-        regularised); coef_ and intercept_ are those of the given features. eta0 is still calibrated on
+        regularised); ``coef_`` and ``intercept_`` are those of the given features. eta0 is still calibrated on
         the features as given (on centred ones the calibration chose up to 16x larger steps, which fitted
         the flipped labels of digits38 at 40% noise: error 23% against 14%, mean of 10 seeds). Only the
         path changes: on non-centred features ([0, 1]-scaled, raw counts) the bounded losses otherwise
-        often end as a constant predictor (README, "Bounded losses on [0, 1]-scaled features"). "auto":
+        often end as a constant predictor (:doc:`/user_guide/robust_losses`, "Bounded losses that do not collapse"). "auto":
         True for the bounded losses ("ramp", "sramp", "rgomp") with sgd / asgd, else False. ``partial_fit``
         centres on each batch's means. Not implemented for pegasos, the variance-reduced solvers (whose
         warm start alone removed the collapses measured) or loss="softmax" (True raises a ValueError).
@@ -208,17 +208,30 @@ class LinearClassifier(BaseClassifier):
 
     Attributes
     ----------
-    classes_, coef_ (n_classes or 1, n_features), intercept_, n_features_in_, n_iter_ (epochs run),
-    t_ (steps taken), history_ (dict of per-epoch arrays: passes (the epoch count), seconds, and as
+    ``classes_``, ``coef_`` (n_classes or 1, n_features), ``intercept_``, ``n_features_in_``, ``n_iter_`` (epochs run),
+    ``t_`` (steps taken), ``history_`` (dict of per-epoch arrays: passes (the epoch count), seconds, and as
     ``history`` says objective, train_error, test_error if ``eval_set`` was given; 2-d with one row per one-vs-rest problem
     when multi-class; the variance-reduced solvers and loss="softmax" record them per effective pass,
     from pass 0 (the initial point), with "grad_norm" too),
-    status_ ("max_iter" or "converged"), transition_matrix_ and noise_rates_ (per class, 1 - the diagonal:
-    the fraction of each class's labels flipped) with ``noise_rates``, platt_ ((n_problems, 2) sigmoid
+    ``status_`` ("max_iter" or "converged"), ``transition_matrix_`` and ``noise_rates_`` (per class, 1 - the diagonal:
+    the fraction of each class's labels flipped) with ``noise_rates``, ``platt_`` ((n_problems, 2) sigmoid
     parameters; None without ``probability`` or with a loss that has its own probabilities).
 
     ``fit`` and ``partial_fit`` are atomic: a call that raises (bad input, divergence, Ctrl-C, which raises
     KeyboardInterrupt) leaves the estimator as it was before the call (unfitted, or the previous model).
+
+    Examples
+    --------
+    >>> import robustcore as rc
+    >>> from robustcore import datasets, noise
+    >>> X, y, Xt, yt = datasets.load("digits38")
+    >>> y_noisy = noise.flip_labels(y, 0.3, random_state=0)
+    >>> clf = rc.LinearClassifier(loss="sramp", alpha=1e-4, max_iter=15, random_state=0).fit(X, y_noisy)
+    >>> clf.coef_.shape, bool(clf.score(Xt, yt) > 0.85)
+    ((1, 64), True)
+    >>> saga = rc.LinearClassifier(loss="log_loss", solver="saga", history=True, random_state=0).fit(X, y)
+    >>> saga.predict_proba(Xt[:2]).shape, sorted(saga.history_)[:2]
+    ((2, 2), ['grad_norm', 'objective'])
     """
 
     #: float32 X is kept: the SGD solvers train on it without a float64 copy (the others cast it once)
@@ -443,7 +456,7 @@ class LinearClassifier(BaseClassifier):
 
     # ------------------------------------------------------------------ prediction
     def decision_function(self, X: MatrixLike) -> np.ndarray:
-        """Scores: 1-d for two classes (> 0 predicts classes_[1]), else one column per class."""
+        """Scores: 1-d for two classes (> 0 predicts ``classes_[1]``), else one column per class."""
         check_is_fitted(self, "coef_")
         return self._scores(self._validate_predict_X(X))
 

@@ -74,7 +74,21 @@ def chain_results(warm, main):
 
 class VrStates(NamedTuple):
     """The state of the variance-reduced solvers between solves: the model of every binary problem (their
-    gradient tables do not outlive a solve)."""
+    gradient tables do not outlive a solve).
+
+    Parameters
+    ----------
+    coef : ndarray of shape (n_problems, n_features)
+    intercept : ndarray of shape (n_problems,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore.linear_model import VrStates
+    >>> state = VrStates(coef=np.zeros((2, 3)), intercept=np.zeros(2))
+    >>> state.coef.shape, state.intercept.shape
+    ((2, 3), (2,))
+    """
 
     coef: np.ndarray  # (n_problems, d)
     intercept: np.ndarray  # (n_problems,)
@@ -90,7 +104,23 @@ class VrStates(NamedTuple):
 class Data(NamedTuple):
     """The rows of one solve: X (validated, CSR or dense), its engine matrix M, the +-1 targets Y (one row per
     binary problem; the class indices for the softmax model), the sample weights (None: all 1), and the
-    optional test rows of ``eval_set`` (an engine matrix and targets in the same form)."""
+    optional test rows of ``eval_set`` (an engine matrix and targets in the same form).
+
+    Parameters
+    ----------
+    X : array or CSR matrix
+    M : robustcore._core.Matrix
+    Y : ndarray
+    sample_weight : ndarray or None
+    M_test, Y_test : optional
+        The test rows of ``eval_set``.
+
+    Examples
+    --------
+    >>> from robustcore.linear_model import Data
+    >>> Data._fields
+    ('X', 'M', 'Y', 'sample_weight', 'M_test', 'Y_test')
+    """
 
     X: Any
     M: Any
@@ -101,7 +131,19 @@ class Data(NamedTuple):
 
 
 class Solved(NamedTuple):
-    """What ``LinearSolver.solve`` returns: the state after the solve and the per-problem EngineResults."""
+    """What ``LinearSolver.solve`` returns: the state after the solve and the per-problem EngineResults.
+
+    Parameters
+    ----------
+    state : VrStates or SgdStates
+    results : list of EngineResult
+
+    Examples
+    --------
+    >>> from robustcore.linear_model import Solved
+    >>> Solved(state=None, results=[]).results
+    []
+    """
 
     state: Any
     results: list
@@ -109,7 +151,29 @@ class Solved(NamedTuple):
 
 class Validation:
     """The held-out rows of early stopping and the per-problem ``EarlyStopping`` scoring a model on them: the
-    (weighted) accuracy of binary problem k's +-1 targets, or (k None) of the softmax model's arg-max class."""
+    (weighted) accuracy of binary problem k's +-1 targets, or (k None) of the softmax model's arg-max class.
+
+    Parameters
+    ----------
+    tol, n_iter_no_change : float, int
+        scikit-learn's stopping rule.
+    X : array or CSR matrix
+        The held-out rows.
+    y : ndarray
+        Their labels.
+    sample_weight : ndarray or None
+    classes : ndarray
+        The estimator's classes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore.linear_model import Validation
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> v = Validation(1e-3, 5, X, np.array([0, 1]), None, np.array([0, 1]))
+    >>> v.score(0, np.array([-1.0, 1.0]), 0.0)
+    1.0
+    """
 
     def __init__(self, tol, n_iter_no_change, X, y, sample_weight, classes):
         self.X, self.sample_weight = X, sample_weight
@@ -151,7 +215,26 @@ _FAMILY_PARAMETERS: dict = {
 
 class LinearSolver:
     """The engine driven with a linear estimator's settings (see the module). ``estimator``: a
-    ``robustcore.LinearClassifier`` (only its parameters are read, through ``get_params``)."""
+    ``robustcore.LinearClassifier`` (only its parameters are read, through ``get_params``).
+
+    Parameters
+    ----------
+    estimator : LinearClassifier
+        Only its parameters are read.
+    warn_unused : bool, default=True
+        Warn for each parameter set away from its default that the solver family does not use.
+
+    Examples
+    --------
+    >>> import robustcore as rc
+    >>> from robustcore.linear_model import LinearSolver
+    >>> solver = LinearSolver(rc.LinearClassifier(solver="saga", loss="log_loss"))
+    >>> solver.kind, solver.solver
+    ('vr', 'saga')
+    >>> state = solver.start(n_problems=1, n_features=3)
+    >>> solver.model(state)[0].shape
+    (1, 3)
+    """
 
     def __init__(self, estimator, warn_unused=True):
         p = estimator.get_params(deep=False)
@@ -276,7 +359,7 @@ class LinearSolver:
         return seed_from_random_state(self.params["random_state"])
 
     def noise_correction(self, X, y, classes, sample_weight):
-        """(sample_weight times the importance weights, {transition_matrix_, noise_rates_}) for the
+        """(sample_weight times the importance weights, {``transition_matrix_``, ``noise_rates_``}) for the
         estimator's ``noise_rates`` (see LinearClassifier); (sample_weight, {}) without it. The out-of-fold
         posterior comes from clones on the logistic loss (``noise_detector``)."""
         rates = self.params["noise_rates"]
@@ -305,8 +388,8 @@ class LinearSolver:
         return (SgdStates if self.kind == "sgd" else VrStates).mix(states, rows)
 
     def attributes(self, solved, estimator):
-        """The fitted attributes of a solve: coef_, intercept_, t_ (SGD steps), eta_ (the variance-reduced
-        step), n_iter_, status_, history_ (the divergence error raised here)."""
+        """The fitted attributes of a solve: ``coef_``, ``intercept_``, ``t_`` (SGD steps), ``eta_`` (the variance-reduced
+        step), ``n_iter_``, ``status_``, ``history_`` (the divergence error raised here)."""
         coef, intercept = self.model(solved.state)
         out = dict(coef_=coef, intercept_=intercept, **result_attributes(solved.results, estimator))
         if self.kind == "sgd":
@@ -346,7 +429,7 @@ class LinearSolver:
         sw = np.ones(X.shape[0]) if sample_weight is None else sample_weight
 
         def one(k):
-            if calibrate and np.isnan(state.eta0[k]):  # on the features as given, also when centring (README)
+            if calibrate and np.isnan(state.eta0[k]):  # on the features as given, also when centring (docs: robust losses)
                 eta0 = _sgd.calibrate_eta0(M, Y[k], sample_weight, calib_spec, cfg, seed + 104729 * k)
                 state.eta0[k] = eta0 * calib_factor
 
