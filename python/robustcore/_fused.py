@@ -27,6 +27,13 @@ class _Rows:
         self.shape = tuple(shape)
 
 
+def fused_data(fmap, X, Y, sample_weight, batch_size, n_threads):
+    """The ``Data`` of a solve on ``fmap``'s features of X (validated; float64 or float32), mapped inside the
+    engine (``robustcore.dask``'s shards use it too)."""
+    Z = _core.FusedMatrix(fmap.engine_map(), to_matrix(X, float32=True), int(batch_size), int(n_threads))
+    return Data(_Rows(Z.shape), Z, Y, sample_weight)
+
+
 def fit_fused(est, fmap, X, y, sample_weight, batch_size, n_threads):
     """``est`` (an unfitted LinearClassifier) fitted on ``fmap``'s features of X (validated; float64 or float32),
     fused: the weights, targets and engine calls of ``LinearClassifier.fit``. Returns ``est``."""
@@ -44,9 +51,8 @@ def fit_fused(est, fmap, X, y, sample_weight, batch_size, n_threads):
         raise ValueError(f"{type(est).__name__} needs samples of at least 2 classes; got 1 class ({classes[0]!r})")
     sample_weight = fit_weights(est.class_weight, y, sample_weight, classes)
     Y = binary_targets(y, classes)
-    Z = _core.FusedMatrix(fmap.engine_map(), to_matrix(X, float32=True), int(batch_size), int(n_threads))
-    D = Z.shape[1]
-    data = Data(_Rows(Z.shape), Z, Y, sample_weight)
+    data = fused_data(fmap, X, Y, sample_weight, batch_size, n_threads)
+    D = data.M.shape[1]
     solved = solver.solve(data, solver.start(len(Y), D), est.max_iter, verbose=est.verbose, n_jobs=est.n_jobs)
     fitted = _model_dtype(solver.attributes(solved, est), X.dtype)
     warn_max_iter(est, fitted["status_"], None)

@@ -28,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import N_JOBS_CONSTRAINT, fit_method
 from ._validation import check_csr_structure, seed_from_random_state
-from .kernel_approximation import Nystroem, RandomFourierFeatures
+from .kernel_approximation import Nystroem, RandomFourierFeatures, map_threads
 
 __all__ = ["KernelClassifier"]
 
@@ -44,7 +44,7 @@ def default_kernel_estimator(seed):
 
 def _estimator_has(attr):
     def check(self):
-        est = self.estimator_ if hasattr(self, "estimator_") else self._final_estimator(0)
+        est = self.estimator_ if hasattr(self, "estimator_") else self.make_estimator(0)
         return hasattr(est, attr)
 
     return check
@@ -127,8 +127,15 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return Nystroem(kernel=self.kernel, gamma=self.gamma, n_components=self.n_components,
                         landmarks=self.landmarks, random_state=self.random_state, n_jobs=self.n_jobs)
 
-    def _final_estimator(self, seed):
+    def make_estimator(self, seed):
+        """The unfitted linear estimator on the features: a clone of ``estimator``, or (None)
+        ``default_kernel_estimator(seed)``."""
         return default_kernel_estimator(seed) if self.estimator is None else clone(self.estimator)
+
+    def estimator_seed(self):
+        """The seed of the default estimator: ``random_state`` as an integer (None stays None)."""
+        rs = self.random_state
+        return rs if rs is None or isinstance(rs, Integral) else seed_from_random_state(rs) % (2**32)
 
     def _validate_X(self, X, reset):
         return validate_data(self, check_csr_structure(X), accept_sparse="csr", dtype=[np.float64, np.float32],
@@ -139,10 +146,8 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit the map on X, then the estimator on the mapped rows (fused or materialised, see ``fused``)."""
         X = self._validate_X(X, reset=True)
-        rs = self.random_state
-        seed = rs if rs is None or isinstance(rs, Integral) else seed_from_random_state(rs) % (2**32)
         fmap = self.make_map().fit(X)
-        est = self._final_estimator(seed)
+        est = self.make_estimator(self.estimator_seed())
         D = fmap._n_features_out
         reason = fused_unsupported(est, X)
         if self.fused is True and reason:
@@ -152,7 +157,7 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if fused:
             from ._fused import fit_fused
 
-            est = fit_fused(est, fmap, X, y, sample_weight, self.batch_size, _threads(self.n_jobs))
+            est = fit_fused(est, fmap, X, y, sample_weight, self.batch_size, map_threads(self.n_jobs))
         else:
             est.fit(fmap.transform(X), y, sample_weight=sample_weight)
         self.map_, self.estimator_, self.fused_ = fmap, est, fused
@@ -196,12 +201,6 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
-
-
-def _threads(n_jobs):
-    from joblib import effective_n_jobs
-
-    return max(1, int(effective_n_jobs(n_jobs)))
 
 
 def fused_unsupported(est, X):

@@ -116,6 +116,20 @@ def test_kernel_classifier_default_estimator_fused_equals_pipeline(sparse, dtype
     np.testing.assert_array_equal(fused.predict(X), pipe.predict(X))
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_fused_sgd_on_float32_equals_pipeline(sparse):
+    """float32 data is mapped in float32 on the fused path too (it was cast to float64 before): the SGD
+    family's bits on transform's float32 features."""
+    X0, y = _data(n=120)
+    X = _storage(X0, sparse, np.float32)
+    est = rc.LinearClassifier(loss="log_loss", solver="asgd", max_iter=3, random_state=0)
+    fused = rc.KernelClassifier(approximation="rff", n_components=19, estimator=est, fused=True, batch_size=6,
+                                random_state=1).fit(X, y)
+    pipe = make_pipeline(RandomFourierFeatures(n_components=19, random_state=1), est).fit(X, y)
+    assert fused.estimator_.coef_.dtype == np.float32
+    np.testing.assert_array_equal(fused.estimator_.coef_, pipe[-1].coef_)
+
+
 def test_kernel_classifier_bounded_loss_vr_weights_tol_history():
     X, y = _data(n=200)
     sw = np.random.default_rng(0).uniform(0.5, 2, len(y))
