@@ -15,6 +15,7 @@
 
 namespace robustcore {
 class FactoredBank;
+class FusedView;
 }
 
 namespace rcb::views {
@@ -91,13 +92,14 @@ using Binary = robustcore::BinaryModel<robustcore::AnySmoothLoss>;  // the VR so
   RCB_FMAP_VIEW(PREFIX, ::rcb::views::DenseF32) \
   RCB_FMAP_VIEW(PREFIX, ::rcb::views::CsrF32)
 
-// The fused path (fused_sgd.hpp): one SGD loop and one eta0 calibration over the mapped rows (FusedView
-// holds every map and base view behind variants).
+// The fused path (fused_view.hpp): one SGD loop, one eta0 calibration and the variance-reduced methods of
+// the binary model over the mapped rows (FusedView holds every map and base view behind variants).
 #define RCB_FUSED_INSTANCES(PREFIX)                                                                           \
   PREFIX template Result fused_sgd_fit<AnyLoss>(const FusedView&, const double*, const double*, const AnyLoss&, \
                                                 SgdParams, SgdState&, const ProgressFn&);                       \
   PREFIX template double calibrate_eta0<AnyLoss, FusedView>(const FusedView&, const double*, const double*,    \
-                                                            const AnyLoss&, double, bool, double, uint64_t, int64_t);
+                                                            const AnyLoss&, double, bool, double, uint64_t, int64_t); \
+  RCB_VR_VIEW_MODEL(PREFIX, ::robustcore::FusedView, ::rcb::views::Binary)
 
 // Inline engine functions (class members, non-templates) that the glue calls directly and that do real
 // work: one out-of-line copy of each, compiled with its kernels_*.cpp (-O3 / -O2), which the glue calls

@@ -15,6 +15,7 @@ from sklearn.base import clone
 from sklearn.utils.validation import _check_sample_weight, check_array, column_or_1d
 
 from ._base import binary_targets, check_magnitude, predict_from_scores, sigmoid_terms, validation_split
+from ._fused import fused_data
 from ._validation import check_csr_structure, check_labels, to_matrix
 from .linear_model import Data, LinearClassifier, LinearSolver
 from .linear_model._constant import constant_flags
@@ -49,16 +50,19 @@ def class_weighted(per_class, classes, y, sample_weight):
     return weights if sample_weight is None else weights * sample_weight
 
 
-def fit_shard(shard, params, classes, state, local_max_iter, seed, per_class=None, warm=False):
+def fit_shard(shard, params, classes, state, local_max_iter, seed, per_class=None, warm=False, mapping=None):
     """``local_max_iter`` epochs (effective passes) of the solver on one shard from ``state`` (a copy is
     solved): (the new state, rows, the last local history row). ``per_class``: the class weights
     (``classes`` order) that multiply the sample weights, or None. ``warm``: every epoch on the warm-start
-    loss (a warm-start round)."""
+    loss (a warm-start round). ``mapping``: (a fitted feature map, batch rows, threads): the solve runs on
+    the map's features of the shard's rows, mapped inside the engine (``_fused.fused_data``)."""
     X, y, sample_weight = shard
     sample_weight = class_weighted(per_class, classes, y, sample_weight)
     est = LinearClassifier(**params, random_state=seed)
     solver = LinearSolver(est, warn_unused=False)
-    data = Data(X, to_matrix(X), binary_targets(y, classes), sample_weight)
+    Y = binary_targets(y, classes)
+    data = Data(X, to_matrix(X), Y, sample_weight) if mapping is None else fused_data(mapping[0], X, Y, sample_weight,
+                                                                                      *mapping[1:])
     solved = solver.solve(data, copy.deepcopy(state), local_max_iter, warm_start="only" if warm else False,
                           stop_on_tol=False)
     history = solver.attributes(solved, est)["history_"]
@@ -88,9 +92,25 @@ def part(pair, k):
     return pair[k]
 
 
-def linear_scores(X, coef, intercept):
-    """(n, n_problems) scores X coef^T + intercept of a shard's rows (an empty shard too)."""
+def linear_scores(X, coef, intercept, fmap=None):
+    """(n, n_problems) scores X coef^T + intercept of a shard's rows (an empty shard too); with a fitted feature
+    map ``fmap``, of their features, mapped in blocks of ``SCORE_ROWS`` rows (never the n x D matrix)."""
+    if fmap is not None and X.shape[0]:
+        return np.vstack([linear_scores(fmap.transform(X[i:i + SCORE_ROWS]), coef, intercept)
+                          for i in range(0, X.shape[0], SCORE_ROWS)])
     return np.asarray(X @ coef.T).reshape(X.shape[0], coef.shape[0]) + intercept
+
+
+#: rows per block when a shard's rows are scored through a feature map
+SCORE_ROWS = 4096
+
+
+def sample_shard(shard, k, seed):
+    """k of a shard's rows, drawn without replacement by ``seed`` (their order kept): a partition's share of
+    the sample a kernel's feature map is fitted on."""
+    X = shard[0]
+    k = min(int(k), X.shape[0])
+    return X[np.sort(np.random.default_rng(seed).choice(X.shape[0], size=k, replace=False))]
 
 
 def shard_scores(shard, coef, intercept, classes, per_class=None):
@@ -115,11 +135,11 @@ def shard_sigmoid_terms(scored, k, ab, targets, scale):
     return sigmoid_terms(scores[:, k], positive[k], np.ones(len(scores)) if w is None else w, ab, targets, scale)
 
 
-def shard_constant_flags(shard, coef, intercept, classes):
-    """``_constant_flags`` of a shard's rows under the model (coef, intercept), for the constant-predictor
-    check of the whole fit (``merge_constant_flags``)."""
+def shard_constant_flags(shard, coef, intercept, classes, fmap=None):
+    """``_constant_flags`` of a shard's rows under the model (coef, intercept) (on ``fmap``'s features when
+    given), for the constant-predictor check of the whole fit (``merge_constant_flags``)."""
     X, y, sample_weight = shard
-    scores = linear_scores(X, coef, intercept)
+    scores = linear_scores(X, coef, intercept, fmap)
     predicted = predict_from_scores(classes, scores[:, 0] if scores.shape[1] == 1 else scores)
     return constant_flags(scores, predicted, y, classes, sample_weight)
 
@@ -134,12 +154,13 @@ def split_shard(shard, validation_fraction, seed, part):
     return X[rows], y[rows], None if sample_weight is None else sample_weight[rows]
 
 
-def held_out_counts(shard, coef, intercept, classes):
-    """(weighted correct predictions, total weight) of the linear model (coef, intercept) on a shard."""
+def held_out_counts(shard, coef, intercept, classes, fmap=None):
+    """(weighted correct predictions, total weight) of the linear model (coef, intercept) on a shard (on
+    ``fmap``'s features when given)."""
     X, y, sample_weight = shard
     if len(y) == 0:
         return 0.0, 0.0
-    scores = linear_scores(X, coef, intercept)
+    scores = linear_scores(X, coef, intercept, fmap)
     predicted = predict_from_scores(classes, scores.ravel() if scores.shape[1] == 1 else scores)
     w = np.ones(len(y)) if sample_weight is None else sample_weight
     return float(w @ (predicted == y)), float(w.sum())

@@ -11,6 +11,12 @@ A shard's task is a pure function of (its rows, the model, a seed drawn from ``r
 round and the partition index): the fit is reproducible given ``random_state`` and the partitioning
 (not the number of workers), and a task dask re-runs after losing a worker computes the same model.
 
+Kernel models: ``ParameterMixingClassifier(estimator=robustcore.KernelClassifier(...))`` fits the kernel's
+feature map once, on the driver, on a seeded sample of rows drawn from every partition, and sends it to the
+shards with the model; each shard trains the KernelClassifier's linear estimator on its rows' features,
+mapped inside the engine batch by batch (the fused path: no partition's n x D matrix), and the driver mixes
+the linear models by the same rule. The fitted model is a ``KernelClassifier`` (``to_local()``).
+
 Needs the optional dependencies: ``pip install "robustcore[dask]"``.
 """
 
@@ -30,6 +36,7 @@ except ImportError as e:  # pragma: no cover - exercised in an environment witho
     raise ImportError('robustcore.dask needs dask and distributed: pip install "robustcore[dask]"') from e
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.metaestimators import available_if
@@ -37,8 +44,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ._dask_shards import (as_dask, blocks, describe_shard, fit_shard, has_own_proba, held_out_counts, is_dask,
-                           load_shard, noise_shard, part, platt_partitions, score_shard, score_summary,
+                           load_shard, noise_shard, part, platt_partitions, sample_shard, score_shard, score_summary,
                            shard_constant_flags, shard_scores, shard_sigmoid_terms, split_shard)
+from .kernel_approximation import map_threads
+from .kernel_model import KernelClassifier, fused_unsupported
 from .linear_model import LinearClassifier as _Local
 from .linear_model import LinearSolver
 from .linear_model._constant import merge_constant_flags, warn_if_constant
@@ -56,6 +65,9 @@ __all__ = ["ParameterMixingClassifier"]
 
 #: the early-stopping parameters: the driver applies them to rounds (the shards' solver keeps its defaults)
 _ROUND_PARAMS = ("early_stopping", "validation_fraction", "n_iter_no_change")
+#: the rows of the sample a kernel's feature map is fitted on: at least this many (all when fewer), and 10 per
+#: component
+MAP_SAMPLE_ROWS = 20000
 #: robustcore.LinearClassifier's parameters: those of this estimator's that the shards' solver takes
 _LOCAL_PARAMS = tuple(name for name in _Local._get_param_names() if name not in _ROUND_PARAMS)
 
@@ -83,8 +95,10 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    estimator : robustcore.LinearClassifier, default None
-        What every shard runs, with all its parameters (loss, solver, alpha, the robust losses' s / c, ...;
+    estimator : robustcore.LinearClassifier or robustcore.KernelClassifier, default None
+        What every shard runs (a KernelClassifier: its linear estimator on the features of its map, fitted
+        once on a sample of max(MAP_SAMPLE_ROWS, 10 n_components) rows drawn from every partition; the
+        settings the fused path takes, ``kernel_model.fused_unsupported``), with all its parameters (loss, solver, alpha, the robust losses' s / c, ...;
         ``n_jobs`` and ``parallel``: threads per task), except ``max_iter`` (``local_max_iter`` here),
         ``random_state`` (drawn per task from this estimator's), ``verbose`` (this estimator's progress bar
         is over rounds) and ``eval_set``. None: ``robustcore.LinearClassifier()``. loss="softmax" is not
@@ -176,10 +190,18 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
+    def _kernel(self):
+        """The wrapped KernelClassifier, or None (a linear estimator)."""
+        return self.estimator if isinstance(self.estimator, KernelClassifier) else None
+
     def _base_estimator(self):
-        est = _Local() if self.estimator is None else self.estimator
+        """The linear estimator the shards run (a KernelClassifier's, on its features)."""
+        kernel = self._kernel()
+        est = (kernel.make_estimator(kernel.estimator_seed()) if kernel is not None
+               else _Local() if self.estimator is None else self.estimator)
         if not isinstance(est, _Local):
-            raise TypeError(f"{type(self).__name__} wraps a robustcore.LinearClassifier, got {type(est).__name__}")
+            raise TypeError(f"{type(self).__name__} wraps a robustcore.LinearClassifier (or a KernelClassifier "
+                            f"around one), got {type(est).__name__}")
         return est
 
     def _random_state(self):
@@ -217,6 +239,10 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
         solver = LinearSolver(local, warn_unused=False)
         if solver.kind == "softmax":
             raise ValueError(f"{type(self).__name__} does not support loss='softmax'; use a one-vs-rest loss")
+        kernel = self._kernel()
+        if kernel is not None and fused_unsupported(local, None):
+            raise ValueError(f"{type(self).__name__} trains a KernelClassifier's estimator on features mapped on "
+                             f"the workers, which it cannot with {fused_unsupported(local, None)}")
         X, y, sample_weight = as_dask(client, X, y, sample_weight)
         n_features = X.shape[1] if len(X.shape) == 2 else None
         x_blocks, y_blocks, w_blocks = blocks(X, y, sample_weight)
@@ -254,12 +280,15 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
                 replaced.extend(shards)  # the uncorrected shards, released with the rest
                 shards, noise = self._noise_correction(client, shards, rows, params, classes, replaced)
             d = described[0][1]
+            fmap, mapping, D = (None, None, d) if kernel is None else self._fit_map(client, shards, rows, kernel)
+            if mapping is not None:
+                replaced.append(mapping[0])  # the broadcast map, released with the rest
             n_problems = 1 if len(classes) == 2 else len(classes)
-            state = solver.start(n_problems, d)
+            state = solver.start(n_problems, D)
             stopper = None
             if held_out:
-                stopper = EarlyStopping(self.tol, self.n_iter_no_change,
-                                        self._held_out_score(client, held_out, solver, classes))
+                stopper = EarlyStopping(self.tol, self.n_iter_no_change, self._held_out_score(
+                    client, held_out, solver, classes, None if mapping is None else mapping[0]))
             plan = (rounds, local_max_iter)
             n_warm = solver.warm_start(rounds)[1]
             platt = None
@@ -267,22 +296,44 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
                 platt = self._fit_platt(client, shards, rows, platt_parts, params, classes, solver, plan, state,
                                         per_class, n_warm, replaced)
             state, history, status = self._rounds(client, shards, rows, params, classes, solver, plan, state, stopper,
-                                                  per_class, n_warm)
+                                                  per_class, n_warm, mapping=mapping)
             fitted = self._fitted_model(solver, state, history, status)
             flags = merge_constant_flags(client.gather(client.map(
                 shard_constant_flags, shards, coef=fitted["coef_"], intercept=fitted["intercept_"], classes=classes,
-                pure=False)))
+                fmap=None if mapping is None else mapping[0], pure=False)))
         finally:
             futures = shards + held_out + replaced + (loaded if held_out else [])
             client.cancel(list({f.key: f for f in futures}.values()))  # each once
         warn_max_iter(self, status, self.tol if stopper is not None else None)
-        for name, value in dict(classes_=classes, n_features_in_=d, platt_=platt, **noise, **fitted).items():
+        for name, value in dict(classes_=classes, n_features_in_=D, platt_=platt, **noise, **fitted).items():
             setattr(local, name, value)
-        if isinstance(X, dd.DataFrame) and all(isinstance(c, str) for c in X.columns):
+        if kernel is None and isinstance(X, dd.DataFrame) and all(isinstance(c, str) for c in X.columns):
             local.feature_names_in_ = np.asarray(X.columns, dtype=object)
-        self._commit_from(local, n_partitions_=len(rows))
+        model = None
+        if kernel is not None:  # the in-memory KernelClassifier: the broadcast map and the mixed linear model
+            model = copy.deepcopy(kernel)
+            model.map_, model.estimator_, model.fused_, model.classes_, model.n_features_in_ = fmap, local, True, \
+                classes, d
+        self._commit_from(local, model, n_partitions_=len(rows))
+        self.n_features_in_ = d
         warn_if_constant(local, flags)  # the wrapped estimator, its fitted attributes set
         return self
+
+    def _fit_map(self, client, shards, rows, kernel):
+        """(the kernel's feature map fitted on a sample of rows, (that map broadcast to the workers, batch rows,
+        threads): ``fit_shard``'s mapping, its number of features). Every partition contributes its share of
+        max(MAP_SAMPLE_ROWS, 10 n_components) rows (all rows when fewer), drawn on its worker by a seed of
+        (random_state, partition); the map is fitted once, here."""
+        n = sum(rows)
+        target = min(n, max(MAP_SAMPLE_ROWS, 10 * kernel.n_components))
+        base = seed_from_random_state(self._random_state()) % 2**63
+        seeds = [int(np.random.SeedSequence([base, p, 11]).generate_state(1)[0]) for p in range(len(shards))]
+        counts = [-(-target * r // n) for r in rows]
+        parts = client.gather(client.map(sample_shard, shards, counts, seeds, pure=False))
+        sample = sp.vstack(parts, format="csr") if sp.issparse(parts[0]) else np.vstack(parts)
+        fmap = kernel.make_map().fit(sample)
+        broadcast = client.scatter(fmap, broadcast=True)
+        return fmap, (broadcast, kernel.batch_size, map_threads(kernel.n_jobs)), fmap.transform(sample[:1]).shape[1]
 
     def _fit_platt(self, client, shards, rows, active, params, classes, solver, plan, state0, per_class, n_warm,
                    release):
@@ -330,24 +381,25 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
         T = sum(n * t for n, t in zip(rows, Ts) if t is not None) / sum(n for n, t in zip(rows, Ts) if t is not None)
         return corrected, dict(transition_matrix_=T, noise_rates_=1.0 - np.diag(T))
 
-    def _held_out_score(self, client, held_out, solver, classes):
+    def _held_out_score(self, client, held_out, solver, classes, fmap=None):
         """score(state): the weighted accuracy of the mixed model on the shards' held-out rows (on the workers;
-        only the weights travel)."""
+        only the weights travel; on ``fmap``'s features when given)."""
         def score(state):
             coef, intercept = solver.model(state)
             counts = client.gather(client.map(held_out_counts, held_out, coef=coef, intercept=intercept,
-                                              classes=classes, pure=False))
+                                              classes=classes, fmap=fmap, pure=False))
             correct, total = np.sum(counts, axis=0)
             return float(correct / total)
 
         return score
 
     def _rounds(self, client, shards, rows, params, classes, solver, plan, state, stopper=None, per_class=None, n_warm=0,
-                progress=True):
+                progress=True, mapping=None):
         """The rounds of ``plan`` = (rounds, local epochs) on the non-empty shards, or until ``stopper`` (an ``EarlyStopping`` scoring
         the mixed state) stops them: (the mixed state -- the best round's with early stopping --, the
         per-round history rows, the status). ``per_class``: class weights; the first ``n_warm`` rounds run
-        on the warm-start loss. ``progress``: the progress bar (with ``verbose``)."""
+        on the warm-start loss. ``progress``: the progress bar (with ``verbose``). ``mapping``: the shards train
+        on a feature map's rows (``fit_shard``)."""
         base_seed = seed_from_random_state(self._random_state())
         active = [(p, shard, n) for p, (shard, n) in enumerate(zip(shards, rows)) if n > 0]
         rows = [n for _, _, n in active]
@@ -361,7 +413,7 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
                     state.restart_average()  # the running average (asgd) restarts on the loss
                 futures = [client.submit(fit_shard, shard, params, classes, state, local_max_iter,
                                          int(np.random.SeedSequence([base_seed, r, p]).generate_state(1)[0]),
-                                         per_class, r < n_warm, pure=False) for p, shard, _ in active]
+                                         per_class, r < n_warm, mapping, pure=False) for p, shard, _ in active]
                 results = client.gather(futures)
                 state = solver.mix([s for s, _, _ in results], rows)
                 history.append(self._round_history(results, rows, time.perf_counter() - t0))
@@ -391,8 +443,10 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
             fitted["_sgd_state"] = state
         return fitted
 
-    def _commit_from(self, local, **extra):
-        self._local_model = local
+    def _commit_from(self, local, model=None, **extra):
+        """The fitted attributes of the linear model ``local``; predictions through ``model`` (a KernelClassifier
+        around it) or ``local``."""
+        self._local_model = local if model is None else model
         for name in ("classes_", "coef_", "intercept_", "n_features_in_", "feature_names_in_", "n_iter_", "status_",
                      "transition_matrix_", "noise_rates_", "platt_",
                      "history_"):
@@ -404,7 +458,8 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ the in-memory model
     def to_local(self) -> _Local:
         """The fitted model as an in-memory ``robustcore.LinearClassifier`` (a copy: its parameters are this
-        estimator's, with max_iter = local_max_iter; SGD solvers continue with ``partial_fit``)."""
+        estimator's, with max_iter = local_max_iter; SGD solvers continue with ``partial_fit``), or a fitted
+        ``robustcore.KernelClassifier`` around one."""
         check_is_fitted(self, "coef_")
         return copy.deepcopy(self._local_model)
 
@@ -412,7 +467,10 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
     def partial_fit(self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None) -> Self:
         """Continue the model on one in-memory batch (dask-ml's ``Incremental`` hands them over one by one)
         with the estimator's own ``partial_fit`` (one epoch; ``classes`` on the first call); a dask X is
-        taken partition by partition, in order."""
+        taken partition by partition, in order. Not for a KernelClassifier (its map is fitted by ``fit``)."""
+        if self._kernel() is not None:
+            raise ValueError(f"{type(self).__name__}.partial_fit trains a linear estimator; a KernelClassifier's "
+                             "feature map is fitted by fit")
         if is_dask(X):
             for xb, yb, wb in zip(*blocks(X, y, sample_weight)):
                 xb, yb, wb = dask.compute(xb, yb, wb)

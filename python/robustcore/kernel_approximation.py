@@ -60,7 +60,7 @@ class _FeatureMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         X = self._validate(X, reset=False)
         out = np.empty((X.shape[0], self._n_features_out), dtype=X.dtype)
         if X.shape[0]:
-            self.engine_map().transform(to_matrix(X, float32=True), out, _threads(self.n_jobs))
+            self.engine_map().transform(to_matrix(X, float32=True), out, map_threads(self.n_jobs))
         return out
 
     def __sklearn_tags__(self):
@@ -70,7 +70,8 @@ class _FeatureMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         return tags
 
 
-def _threads(n_jobs):
+def map_threads(n_jobs):
+    """The threads a map runs on for joblib's ``n_jobs`` (at least 1)."""
     return max(1, int(effective_n_jobs(n_jobs)))
 
 

@@ -6,9 +6,10 @@ mapped rows. Two paths, the same bits:
 
 * materialised: the n x D feature matrix is computed once (``transform``, threaded) and the estimator is
   fitted on it -- ``make_pipeline(map, estimator)``, transform-then-fit;
-* fused (the SGD family: sgd, asgd, pegasos): the engine maps the rows of each batch of the pass order into
-  a small buffer as the solver reaches them (``fused_sgd.hpp``), so the n x D matrix never exists: memory
-  O(D d + batch D) beyond the data. ``fused="auto"`` takes it when the matrix would exceed
+* fused (the SGD family and the variance-reduced solvers of binary problems, the default SAGA included): the
+  engine maps the rows of each batch of the pass order into a small buffer as the solver reaches them
+  (``fused_view.hpp``), so the n x D matrix never exists: memory O(D d + batch D) beyond the data (plus the
+  variance-reduced solvers' own O(n) gradient table). ``fused="auto"`` takes it when the matrix would exceed
   ``max_memory_mb`` and the estimator's settings allow it (``fused_unsupported``).
 
 Predictions map X in chunks of at most ``max_memory_mb`` of features.
@@ -27,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import N_JOBS_CONSTRAINT, fit_method
 from ._validation import check_csr_structure, seed_from_random_state
-from .kernel_approximation import Nystroem, RandomFourierFeatures
+from .kernel_approximation import Nystroem, RandomFourierFeatures, map_threads
 
 __all__ = ["KernelClassifier"]
 
@@ -35,8 +36,7 @@ __all__ = ["KernelClassifier"]
 def default_kernel_estimator(seed):
     """The linear estimator of ``estimator=None``: squared hinge by SAGA, 10 passes, alpha 1e-6 (on ijcnn1's
     Nystroem(500) features: 1.59% against 2.1-7.1% for the SGD-family and log-loss settings tried,
-    :doc:`/benchmarks/kernel_approximation`). Not fused: pass an SGD-family estimator (e.g. solver="sgd", loss="log_loss") for the
-    fused path."""
+    :doc:`/benchmarks/kernel_approximation`). Fused when the feature matrix would be large (``fused="auto"``)."""
     from .linear_model import LinearClassifier
 
     return LinearClassifier(loss="squared_hinge", solver="saga", alpha=1e-6, max_iter=10, random_state=seed)
@@ -44,7 +44,7 @@ def default_kernel_estimator(seed):
 
 def _estimator_has(attr):
     def check(self):
-        est = self.estimator_ if hasattr(self, "estimator_") else self._final_estimator(0)
+        est = self.estimator_ if hasattr(self, "estimator_") else self.make_estimator(0)
         return hasattr(est, attr)
 
     return check
@@ -68,9 +68,9 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         The linear model on the features (cloned). None: ``default_kernel_estimator`` (squared hinge, saga,
         alpha 1e-6, 10 passes) seeded by ``random_state``.
     fused : {"auto", True, False}
-        Train on features mapped batch by batch inside the engine instead of a materialised matrix (SGD
-        family only; same bits). "auto": when n x D x 8 bytes exceeds ``max_memory_mb`` and the estimator
-        allows it.
+        Train on features mapped batch by batch inside the engine instead of a materialised matrix (the SGD
+        family and the variance-reduced solvers; same bits). "auto": when n x D x 8 bytes exceeds
+        ``max_memory_mb`` and the estimator allows it (``fused_unsupported``).
     max_memory_mb : float > 0
         The feature-matrix budget of "auto", and the chunk size of predictions.
     batch_size : int >= 1
@@ -136,8 +136,15 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return Nystroem(kernel=self.kernel, gamma=self.gamma, n_components=self.n_components,
                         landmarks=self.landmarks, random_state=self.random_state, n_jobs=self.n_jobs)
 
-    def _final_estimator(self, seed):
+    def make_estimator(self, seed):
+        """The unfitted linear estimator on the features: a clone of ``estimator``, or (None)
+        ``default_kernel_estimator(seed)``."""
         return default_kernel_estimator(seed) if self.estimator is None else clone(self.estimator)
+
+    def estimator_seed(self):
+        """The seed of the default estimator: ``random_state`` as an integer (None stays None)."""
+        rs = self.random_state
+        return rs if rs is None or isinstance(rs, Integral) else seed_from_random_state(rs) % (2**32)
 
     def _validate_X(self, X, reset):
         return validate_data(self, check_csr_structure(X), accept_sparse="csr", dtype=[np.float64, np.float32],
@@ -148,10 +155,8 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit the map on X, then the estimator on the mapped rows (fused or materialised, see ``fused``)."""
         X = self._validate_X(X, reset=True)
-        rs = self.random_state
-        seed = rs if rs is None or isinstance(rs, Integral) else seed_from_random_state(rs) % (2**32)
         fmap = self.make_map().fit(X)
-        est = self._final_estimator(seed)
+        est = self.make_estimator(self.estimator_seed())
         D = fmap._n_features_out
         reason = fused_unsupported(est, X)
         if self.fused is True and reason:
@@ -161,8 +166,7 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if fused:
             from ._fused import fit_fused
 
-            X = X if X.dtype == np.float64 else X.astype(np.float64)  # the fused path maps float64 rows
-            est = fit_fused(est, fmap, X, y, sample_weight, self.batch_size, _threads(self.n_jobs))
+            est = fit_fused(est, fmap, X, y, sample_weight, self.batch_size, map_threads(self.n_jobs))
         else:
             est.fit(fmap.transform(X), y, sample_weight=sample_weight)
         self.map_, self.estimator_, self.fused_ = fmap, est, fused
@@ -208,35 +212,32 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return tags
 
 
-def _threads(n_jobs):
-    from joblib import effective_n_jobs
-
-    return max(1, int(effective_n_jobs(n_jobs)))
-
-
 def fused_unsupported(est, X):
-    """Why the fused path cannot train ``est`` on X (a string), or "" when it can: it drives the SGD family
-    of a ``LinearClassifier`` (one-vs-rest, binary problems) without the options that read the feature matrix
-    from Python (noise_rates, probability, early stopping, tol, eval_set, centring of the bounded losses,
-    block shuffling, parallel='rows'; float32 X is mapped as float64)."""
+    """Why the fused path cannot train ``est`` on X (a string), or "" when it can: it drives a
+    ``LinearClassifier``'s one-vs-rest binary problems -- the SGD family, or a variance-reduced solver (their
+    tol and history are the engine's) -- without the options that read the feature matrix from Python
+    (noise_rates, probability, early stopping, eval_set; for the SGD family also tol, history, centring of the
+    bounded losses, block shuffling, parallel='rows')."""
     from .linear_model import LinearClassifier
     from .losses import BOUNDED_LOSSES, canonical_loss
+    from .variance_reduced import VR_SOLVERS
 
     if type(est) is not LinearClassifier:
         return "the estimator is not a LinearClassifier"
     p = est.get_params()
-    if p["solver"] not in ("sgd", "asgd", "pegasos"):
-        return f"solver={p['solver']!r} (the fused path runs sgd, asgd and pegasos)"
+    sgd = p["solver"] in ("sgd", "asgd", "pegasos")
+    if not sgd and p["solver"] not in VR_SOLVERS:
+        return f"solver={p['solver']!r} (the fused path runs the SGD family and the variance-reduced solvers)"
     checks = [
         (p["loss"] == "softmax", "loss='softmax'"),
         (p["noise_rates"] is not None, "noise_rates (wrap the KernelClassifier in NoiseCorrectedClassifier)"),
         (bool(p["probability"]), "probability=True"),
         (bool(p["early_stopping"]), "early_stopping=True"),
-        (p["tol"] is not None, "tol (the stopping rule reads the features)"),
-        (p["shuffle"] == "block", "shuffle='block'"),
-        (p["parallel"] == "rows", "parallel='rows'"),
-        (p["history"] is True, "history=True"),
-        (p["center"] is True or (p["center"] == "auto" and canonical_loss(p["loss"]) in BOUNDED_LOSSES),
+        (sgd and p["tol"] is not None, "tol with an SGD solver (its stopping rule reads the features)"),
+        (sgd and p["shuffle"] == "block", "shuffle='block'"),
+        (sgd and p["parallel"] == "rows", "parallel='rows'"),
+        (sgd and p["history"] is True, "history=True with an SGD solver"),
+        (sgd and (p["center"] is True or (p["center"] == "auto" and canonical_loss(p["loss"]) in BOUNDED_LOSSES)),
          "centring (bounded losses: pass center=False)"),
     ]
     for bad, what in checks:

@@ -169,8 +169,9 @@ def _run(solve, arrays, progress, stopper):
 
 
 def as_matrix(X: Any) -> Any:
-    """The engine's matrix of X (``fit_binary`` / ``fit_softmax`` take either): a ``_core.Matrix`` as it is,
-    else X validated (finite, 2-d; CSR or dense) and cast once to float64.
+    """The engine's matrix of X (``fit_binary`` / ``fit_softmax`` take either): a ``_core.Matrix`` (or, for
+    ``fit_binary``, a ``_core.FusedMatrix``: a feature map's rows, mapped inside the engine) as it is, else X
+    validated (finite, 2-d; CSR or dense) and cast once to float64.
 
     Parameters
     ----------
@@ -188,7 +189,7 @@ def as_matrix(X: Any) -> Any:
     >>> M.shape
     (3, 2)
     """
-    if isinstance(X, _core.Matrix):
+    if isinstance(X, (_core.Matrix, _core.FusedMatrix)):
         return X
     from sklearn.utils import check_array
 

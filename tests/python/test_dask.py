@@ -431,3 +431,37 @@ def test_dask_ml_incremental_and_grid_search(client):
     assert len(grid.cv_results_["params"]) == 2 and grid.best_score_ > 0.85
     assert grid.best_estimator_.to_local().alpha == grid.best_params_["estimator__alpha"]  # the refit took it
     assert dask_ml.__version__
+
+
+def test_kernel_classifier_map_fitted_once_partitions_map_locally(client):
+    """ParameterMixingClassifier(KernelClassifier): the map is fitted once on a sample of every partition and
+    broadcast, each shard trains the default SAGA estimator on its rows' features mapped in the engine (fused),
+    the linear models are mixed; the result is a fitted KernelClassifier as accurate as the in-memory one."""
+    from sklearn.datasets import make_circles
+
+    X, y = make_circles(3000, noise=0.05, factor=0.5, random_state=0)
+    Xt, yt = make_circles(1000, noise=0.05, factor=0.5, random_state=1)
+    kc = rc.KernelClassifier(gamma=2.0, n_components=60, random_state=0)
+    local = clone(kc).fit(X, y).score(Xt, yt)
+    dist = ParameterMixingClassifier(kc, max_iter=3).fit(*_dask(X, y, 3))
+    again = ParameterMixingClassifier(kc, max_iter=3).fit(*_dask(X, y, 3))
+    model = dist.to_local()
+    assert isinstance(model, rc.KernelClassifier) and model.fused_ and model.n_features_in_ == 2
+    assert dist.coef_.shape == (1, 60) and dist.n_features_in_ == 2 and dist.n_partitions_ == 3
+    np.testing.assert_array_equal(again.coef_, dist.coef_)  # reproducible given the seed and the partitioning
+    assert dist.score(Xt, yt) > 0.95 and dist.score(Xt, yt) >= local - 0.02, (dist.score(Xt, yt), local)
+    with pytest.warns(rc.ConstantPredictorWarning):  # a kernel problem: a linear model predicts one class
+        assert rc.LinearClassifier(random_state=0).fit(X, y).score(Xt, yt) < 0.8
+    lazy = dist.predict(da.from_array(Xt, chunks=(300, -1)))
+    np.testing.assert_array_equal(lazy.compute(), model.predict(Xt))
+    np.testing.assert_allclose(dist.decision_function(Xt), model.estimator_.decision_function(model.features(Xt)))
+    # the SGD family too, on CSR chunks
+    sgd = rc.KernelClassifier(gamma=2.0, n_components=40, approximation="rff", random_state=0,
+                              estimator=rc.LinearClassifier(loss="log_loss", solver="sgd", random_state=0))
+    assert ParameterMixingClassifier(sgd, max_iter=5).fit(*_dask(sp.csr_matrix(X), y, 2)).score(Xt, yt) > 0.9
+    # what the fused path cannot train is refused before any task; partial_fit has no map to fit
+    platt = rc.KernelClassifier(estimator=rc.LinearClassifier(loss="log_loss", solver="saga", probability=True))
+    with pytest.raises(ValueError, match="features mapped on the workers"):
+        ParameterMixingClassifier(platt).fit(X, y)
+    with pytest.raises(ValueError, match="partial_fit"):
+        ParameterMixingClassifier(kc).partial_fit(X, y, classes=[0, 1])

@@ -1,4 +1,5 @@
-"""KernelClassifier (kernel_model.py) and the fused SGD path (fused_sgd.hpp, _fused.py)."""
+"""KernelClassifier (kernel_model.py) and the fused SGD path (fused_sgd.hpp, _fused.py); the fused
+variance-reduced path: test_fused_vr.py."""
 
 import warnings
 
@@ -88,10 +89,11 @@ def test_auto_fuses_above_the_budget_and_solves_a_kernel_problem():
     np.testing.assert_allclose(clf.decision_function(X), clf.estimator_.decision_function(clf.features(X)),
                                rtol=1e-12, atol=1e-12)
     # unsupported settings stay materialised under "auto", refuse fused=True
-    saga = rc.KernelClassifier(n_components=50, max_memory_mb=0.01, random_state=0).fit(X, y)
-    assert not saga.fused_
+    platt = rc.LinearClassifier(loss="log_loss", solver="saga", probability=True, random_state=0)
+    kc = rc.KernelClassifier(n_components=50, estimator=platt, max_memory_mb=0.01, random_state=0).fit(X, y)
+    assert not kc.fused_
     with pytest.raises(ValueError, match="fused=True"):
-        rc.KernelClassifier(n_components=50, fused=True).fit(X, y)
+        rc.KernelClassifier(n_components=50, estimator=platt, fused=True).fit(X, y)
 
 
 def test_noise_wrappers_take_a_kernel_classifier():
@@ -113,8 +115,7 @@ def test_noise_wrappers_take_a_kernel_classifier():
 def test_fused_matrix_refuses_what_it_cannot_do():
     X, y = _data()
     m = RandomFourierFeatures(n_components=8, random_state=0).fit(X)
-    with pytest.raises(ValueError, match="float64"):
-        _core.FusedMatrix(m.engine_map(), to_matrix(X.astype(np.float32), float32=True))
+    assert _core.FusedMatrix(m.engine_map(), to_matrix(X.astype(np.float32), float32=True)).shape == (len(X), 8)
     with pytest.raises(ValueError, match="features"):
         _core.FusedMatrix(m.engine_map(), to_matrix(X[:, :3]))
     Z = _core.FusedMatrix(m.engine_map(), to_matrix(X), 4, 1)

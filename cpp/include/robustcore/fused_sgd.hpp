@@ -1,146 +1,18 @@
-// The fused path of kernel approximation (issue 31): SGD / ASGD / Pegasos on the features z(x_i) of a
-// feature map (feature_maps.hpp) without the n x D feature matrix.
-//
-// FusedView is a data view (data.hpp's contract: rows(), cols(), row(i) a DenseRow) whose rows are the
-// mapped rows of a base view. The SGD loop (sgd.hpp's detail::sgd_epochs, unchanged) calls
-// prefetch_ahead(X, idx, k, m) before it reads row idx[k]; for a FusedView that call is the staging hook:
-// at the start of each batch of `batch` positions of the pass order it gathers those base rows and maps
-// them (map_rows, on n_threads threads) into one batch x D buffer, from which row(idx[k]) is served.
-// Any other access (the monitor's in-order history pass, the eta0 calibration's sample) maps on demand:
-// a single row, or the next `batch` rows when the reads go in order. Memory: O(batch (D + d)) beyond
-// the data and the map's own O(D d) (RFF) / O(m (d + D)) (Nystroem).
-//
-// Same bits as transform-then-fit: the maps compute every feature from its own row in a fixed order
-// (feature_maps.hpp's seq_gemm), so a row mapped in a batch of a shuffled pass equals its row of
-// transform(); the pass order, the eta0 calibration and every step are sgd_fit's, on the same values.
-// Not with Shuffle::Block (a copy of the data in a shuffled order) nor n_threads > 1 in SgdParams
-// (parameter mixing): the threads map the batch instead (same bits for any number).
+// The fused SGD path of kernel approximation (issue 31): SGD / ASGD / Pegasos on the features z(x_i) of a
+// feature map without the n x D feature matrix: sgd.hpp's detail::sgd_epochs, unchanged, on a FusedView
+// (fused_view.hpp: the rows of each batch of the pass order mapped when the loop stages them).
+// Same bits as sgd_fit on the materialised features: the pass order, the eta0 calibration and every step
+// are sgd_fit's, on the same values. Not with Shuffle::Block (a copy of the data in a shuffled order) nor
+// n_threads > 1 in SgdParams (parameter mixing): the view's threads map the batch instead (same bits for
+// any number). The variance-reduced solvers need no entry point of their own: vr::fit runs on a FusedView.
 #pragma once
 
-#include <algorithm>
-#include <cstdint>
 #include <stdexcept>
-#include <variant>
-#include <vector>
 
-#include "data.hpp"
-#include "feature_maps.hpp"
-#include "parallel.hpp"
+#include "fused_view.hpp"
 #include "sgd.hpp"
 
 namespace robustcore {
-
-/// The mapped rows of a base view (see the top of this file). One type for every map and base view (a
-/// variant each, dispatched once per batch), so the bindings compile one SGD loop for the fused path.
-class FusedView {
- public:
-  using Scalar = double;
-  using Row = DenseRow;
-  static constexpr bool is_sparse = false;
-  using AnyMap = std::variant<feature_maps::RandomFourierMap, feature_maps::NystroemMap>;
-  using AnyBase = std::variant<DenseView, CsrView<int64_t>>;
-
-  FusedView(const AnyMap& map, const AnyBase& X, int64_t batch = 256, int n_threads = 1)
-      : map_(&map), X_(X), batch_(batch), threads_(n_threads) {
-    if (batch < 1) throw std::invalid_argument("fused: batch must be >= 1");
-    if (n_threads < 1) throw std::invalid_argument("fused: n_threads must be >= 1");
-    n_ = std::visit([](const auto& v) { return v.rows(); }, X_);
-    d_ = std::visit([](const auto& v) { return v.cols(); }, X_);
-    D_ = std::visit([](const auto& m) { return m.n_components(); }, map);
-    const int64_t md = std::visit([](const auto& m) { return m.n_features(); }, map);
-    if (md != d_) throw std::invalid_argument("fused: X and the map have different numbers of features");
-    buf_.resize(static_cast<size_t>(batch_ * D_));
-    miss_.resize(static_cast<size_t>(batch_ * D_));
-    ids_.resize(static_cast<size_t>(batch_));
-  }
-  FusedView(const FusedView&) = delete;  // the buffers are the view's state: no copies in flight
-
-  int64_t rows() const { return n_; }
-  int64_t cols() const { return D_; }
-  int64_t nnz() const { return n_ * D_; }
-  int64_t batch() const { return batch_; }
-  void prefetch_pointer(int64_t) const {}
-  void prefetch_row(int64_t) const {}
-
-  /// The staging hook (prefetch_ahead): position k of the pass idx[0..m) is read next.
-  void stage(const int64_t* idx, int64_t k, int64_t m) const {
-    if (k == 0 || k < lo_ || k >= hi_ || ids_[static_cast<size_t>(k - lo_)] != idx[k]) {
-      lo_ = k;
-      hi_ = std::min(m, k + batch_);
-      for (int64_t q = lo_; q < hi_; ++q) ids_[static_cast<size_t>(q - lo_)] = idx[q];
-      map_gathered(ids_.data(), hi_ - lo_, buf_.data());
-    }
-    pos_ = k - lo_;
-  }
-
-  Row row(int64_t i) const {
-    if (pos_ >= 0 && pos_ < hi_ - lo_ && ids_[static_cast<size_t>(pos_)] == i)
-      return Row{buf_.data() + pos_ * D_, D_};
-    // on demand: a row of the last miss block, or a new block (in-order reads) / row (random reads)
-    if (i < miss_lo_ || i >= miss_hi_) {
-      const int64_t len = (i == last_ + 1) ? std::min(batch_, n_ - i) : 1;
-      std::vector<int64_t> rows(static_cast<size_t>(len));
-      for (int64_t q = 0; q < len; ++q) rows[static_cast<size_t>(q)] = i + q;
-      map_gathered(rows.data(), len, miss_.data());
-      miss_lo_ = i;
-      miss_hi_ = i + len;
-    }
-    last_ = i;
-    return Row{miss_.data() + (i - miss_lo_) * D_, D_};
-  }
-
- private:
-  /// The features of base rows rows[0..len) into out (len x D), on the view's threads.
-  void map_gathered(const int64_t* rows, int64_t len, double* out) const {
-    std::visit(
-        [&](const auto& X) {
-          using V = std::decay_t<decltype(X)>;
-          if constexpr (V::is_sparse) {
-            gcsr_ptr_.assign(1, 0);
-            gcsr_val_.clear();
-            gcsr_idx_.clear();
-            for (int64_t q = 0; q < len; ++q) {
-              const auto r = X.row(rows[q]);
-              gcsr_val_.insert(gcsr_val_.end(), r.val, r.val + r.nnz);
-              gcsr_idx_.insert(gcsr_idx_.end(), r.idx, r.idx + r.nnz);
-              gcsr_ptr_.push_back(static_cast<int64_t>(gcsr_val_.size()));
-            }
-            run_map(CsrView<int64_t>{gcsr_val_.data(), gcsr_idx_.data(), gcsr_ptr_.data(), len, d_}, len, out);
-          } else {
-            gdense_.resize(static_cast<size_t>(len * d_));
-            for (int64_t q = 0; q < len; ++q)
-              std::copy(X.data + rows[q] * d_, X.data + (rows[q] + 1) * d_, gdense_.data() + q * d_);
-            run_map(DenseView{gdense_.data(), len, d_}, len, out);
-          }
-        },
-        X_);
-  }
-  template <class V>
-  void run_map(const V& G, int64_t len, double* out) const {
-    const int P = static_cast<int>(std::min<int64_t>(threads_, std::max<int64_t>(1, len / 16)));
-    std::visit(
-        [&](const auto& mp) {
-          if (P <= 1) return mp.map_rows(G, 0, len, out, D_);
-          run_tasks(P, [&](int p) {
-            const int64_t a = len * p / P, b = len * (p + 1) / P;
-            mp.map_rows(G, a, b, out + a * D_, D_);
-          });
-        },
-        *map_);
-  }
-
-  const AnyMap* map_;
-  AnyBase X_;
-  int64_t batch_ = 256, n_ = 0, d_ = 0, D_ = 0;
-  int threads_ = 1;
-  mutable std::vector<double> buf_, miss_, gdense_, gcsr_val_;
-  mutable std::vector<int32_t> gcsr_idx_;
-  mutable std::vector<int64_t> gcsr_ptr_, ids_;
-  mutable int64_t lo_ = 0, hi_ = 0, pos_ = -1, miss_lo_ = 0, miss_hi_ = 0, last_ = -2;
-};
-
-/// The fused view's staging hook, found by argument-dependent lookup from the SGD loop.
-inline void prefetch_ahead(const FusedView& X, const int64_t* idx, int64_t k, int64_t n) { X.stage(idx, k, n); }
 
 /// sgd_fit (sgd.hpp) on the mapped rows of Z: the same checks, pass order and steps, so the same bits as
 /// sgd_fit on the materialised features (see the top of this file).

@@ -23,3 +23,5 @@
 #include "mkl.hpp"
 #include "vr.hpp"
 #include "feature_maps.hpp"
+#include "fused_view.hpp"
+#include "fused_sgd.hpp"

@@ -65,6 +65,7 @@ void finito_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& 
     std::fill(phibar_b.begin(), phibar_b.end(), 0.0);
     for (int64_t t = 0; t < n; ++t) {
       stop.tick();
+      P.prefetch(perm, t, n, u.data());
       const int64_t i = perm[t];
       double* ph = phi.data() + static_cast<size_t>(i) * D;
       double* phb = phib.data() + i * K;
@@ -99,6 +100,7 @@ void finito_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& 
     const int64_t* perm = order.next(Draw::Permutation, n);
     for (int64_t t = 0; t < n; ++t) {
       stop.tick();
+      P.prefetch(perm, t, n, u.data());
       const int64_t i = perm[t];
       double* ph = phi.data() + static_cast<size_t>(i) * D;
       double* phb = phib.data() + i * K;
