@@ -19,6 +19,10 @@ under a tenth of the n^2 m values and makes an iteration that much cheaper. A de
 in float32 and accumulates the rest in float64). Predictions go through the stored training points
 (``X_fit_``).
 
+``NoisyMKLClassifier(approximation="rff" | "nystroem")`` is MKL past n^2: each Gaussian kernel of the bank as a
+block of explicit features, problem (11) solved in the primal over the blocks' weights (O(n D) per pass, no
+n x n values; ``robustcore._mkl_blocks``, ``mkl_blocks.hpp``).
+
 Interrupting a fit with Ctrl-C raises ``KeyboardInterrupt`` and leaves the estimator unfitted.
 """
 
