@@ -302,6 +302,36 @@ struct MklResult : Result {
   double gap = 0.0, primal = 0.0, dual = 0.0;
 };
 
+namespace detail {
+/// Iteration t's duality gap at the averages from its pieces (see the file comment), recorded in res (gap,
+/// primal, dual, n_iter, history): P = lambda/2 normsum^2 + max_{alpha in Q} sum_i alpha_i c_i with
+/// c_i = (1 - y_i fbar_i) / n_eff, D = asum_total inv_t / n_eff - qmax / (2 lambda n_eff^2). Returns false
+/// when the solver stops here (status Diverged, or Converged at gap < tol).
+inline bool record_gap(MklResult& res, const Options& opt, int64_t t, double normsum, double qmax, double asum_total,
+                       double inv_t, std::vector<double>& c, const double* sample_weight, double n_eff,
+                       std::vector<int64_t>& idx, double seconds) {
+  const double P = 0.5 * opt.alpha * normsum * normsum + max_linear_capped(c, opt.upper, sample_weight, opt.rho, idx);
+  const double D = asum_total * inv_t / n_eff - qmax / (2.0 * opt.alpha * n_eff * n_eff);
+  res.primal = P;
+  res.dual = D;
+  res.gap = P - D;
+  res.n_iter = static_cast<double>(t);
+  res.history.push("gap", res.gap);
+  res.history.push("primal", P);
+  res.history.push("dual", D);
+  res.history.push("seconds", seconds);
+  if (!std::isfinite(res.gap)) {
+    res.status = Status::Diverged;
+    return false;
+  }
+  if (res.gap < opt.tol) {
+    res.status = Status::Converged;
+    return false;
+  }
+  return true;
+}
+}  // namespace detail
+
 /// Solves problem (11) by Algorithm 1 (method AMP) or by gradient descent-ascent (method VI, the
 /// paper's variational-inequality baseline; the R part is taken by the same composite step).
 /// Writes the averaged coefficients cbar (m x n row-major; fbar_j = sum_i cbar_ji k_j(x_i, .)) into
@@ -430,25 +460,9 @@ MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef
     // Duality gap at the averages.
     const Vec fbar = fsum * inv_t;
     for (int64_t i = 0; i < n; ++i) w[static_cast<size_t>(i)] = (1.0 - y[i] * fbar[i]) / n_eff;
-    const double P = 0.5 * opt.alpha * normsum * normsum + max_linear_capped(w, opt.upper, sample_weight, opt.rho, idx);
-    const double nn = n_eff;
-    const double D = asum.sum() * inv_t / nn - qmax / (2.0 * opt.alpha * nn * nn);
-    res.primal = P;
-    res.dual = D;
-    res.gap = P - D;
-    res.n_iter = static_cast<double>(t);
-    res.history.push("gap", res.gap);
-    res.history.push("primal", P);
-    res.history.push("dual", D);
-    res.history.push("seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    if (!std::isfinite(res.gap)) {
-      res.status = Status::Diverged;
+    if (!detail::record_gap(res, opt, t, normsum, qmax, asum.sum(), inv_t, w, sample_weight, n_eff, idx,
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()))
       break;
-    }
-    if (res.gap < opt.tol) {
-      res.status = Status::Converged;
-      break;
-    }
     if (progress) {
       // the model so far (the averages) in the output arrays: a per-iteration stop test scores it
       Eigen::Map<Mat>(coef, m, n) = Csum * inv_t;

@@ -297,24 +297,9 @@ MklResult solve_blocks(const Map& map, const View& X, const double* y, const Opt
       coefs[static_cast<size_t>(i)] = (1.0 - y[i] * fsum[static_cast<size_t>(i)] * inv_t) / n_eff;
       atot += asum[static_cast<size_t>(i)];
     }
-    const double P = 0.5 * opt.alpha * normsum * normsum + max_linear_capped(coefs, opt.upper, sample_weight, opt.rho, idx);
-    const double Dv = atot * inv_t / n_eff - qmax / (2.0 * opt.alpha * n_eff * n_eff);
-    res.primal = P;
-    res.dual = Dv;
-    res.gap = P - Dv;
-    res.n_iter = static_cast<double>(t);
-    res.history.push("gap", res.gap);
-    res.history.push("primal", P);
-    res.history.push("dual", Dv);
-    res.history.push("seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    if (!std::isfinite(res.gap)) {
-      res.status = Status::Diverged;
+    if (!detail::record_gap(res, opt, t, normsum, qmax, atot, inv_t, coefs, sample_weight, n_eff, idx,
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()))
       break;
-    }
-    if (res.gap < opt.tol) {
-      res.status = Status::Converged;
-      break;
-    }
     if (progress) {
       averages(inv_t);
       if (!progress(t)) {
