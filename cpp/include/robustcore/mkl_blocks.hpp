@@ -180,18 +180,13 @@ MklResult solve_blocks(const Map& map, const View& X, const double* y, const Opt
     sq[static_cast<size_t>(grp)] += s;
   }, true);
   MklResult res;
-  double gamma = opt.gamma;
-  if (gamma <= 0.0) {
-    if (opt.method == Method::AMP) {
-      double fro = 0.0;
-      for (double v : sq) fro += v;
-      const double L = std::sqrt(fro) / n_eff;
-      if (!(L > 0.0)) throw std::invalid_argument("mkl::solve_blocks: every feature is zero");
-      gamma = 1.0 / (std::sqrt(2.0) * L);
-    } else {
-      gamma = opt.gamma0 / std::sqrt(static_cast<double>(opt.max_iter));
-    }
-  }
+  const double gamma = detail::step_size(
+      opt, [&] {
+        double fro = 0.0;
+        for (double v : sq) fro += v;
+        return std::sqrt(fro) / n_eff;
+      },
+      "mkl::solve_blocks: every feature is zero");
   res.step = gamma;
   const double s = gamma / n_eff;
   const double c_prox = gamma * opt.alpha;
@@ -256,58 +251,43 @@ MklResult solve_blocks(const Map& map, const View& X, const double* y, const Opt
   };
 
   const auto t0 = std::chrono::steady_clock::now();
-  const bool go = !progress || progress(0);
-  if (!go) res.status = Status::Interrupted;
-  InterruptCheck stop;
-  for (int64_t t = 1; go && t <= opt.max_iter; ++t) {
-    stop.tick();
-    const double inv_t = 1.0 / static_cast<double>(t);
-    if (opt.method == Method::AMP) {
-      ascent(beta, alpha);  // step 4 (fX = f^{t-1}(X))
-      gradient(alpha);
-      for (int64_t i = 0; i < n; ++i) asum[static_cast<size_t>(i)] += alpha[static_cast<size_t>(i)];
-      composite();  // step 5
-      scores();
-      ascent(beta, beta);  // step 6 (fX = f^t(X))
-    } else {
-      gradient(alpha);
-      for (int64_t i = 0; i < n; ++i) asum[static_cast<size_t>(i)] += alpha[static_cast<size_t>(i)];
-      ascent(alpha, alpha);  // uses f^{t-1}
-      composite();
-      scores();
-    }
-    for (int64_t k = 0; k < D; ++k) gsum[static_cast<size_t>(k)] += g[static_cast<size_t>(k)];
-    for (int64_t i = 0; i < n; ++i) fsum[static_cast<size_t>(i)] += fX[static_cast<size_t>(i)];
-
-    // duality gap at the averages (mkl.hpp): P(wbar) = R(wbar) + max_Q (1/n) sum alpha_i (1 - y_i fbar_i),
-    // D(alphabar) = (1/n) sum alphabar - max_j ||Phi_j^T (alphabar o y)||^2 / (2 lambda n^2)
-    double normsum = 0.0, qmax = 0.0;
-    for (int64_t j = 0; j < m; ++j) {
-      const auto [a, b] = block(j);
-      double qw = 0.0, qg = 0.0;
-      for (int64_t k = a; k < b; ++k) {
-        qw += wsum[static_cast<size_t>(k)] * wsum[static_cast<size_t>(k)];
-        qg += gsum[static_cast<size_t>(k)] * gsum[static_cast<size_t>(k)];
-      }
-      normsum += std::sqrt(qw) * inv_t;
-      qmax = std::max(qmax, qg * inv_t * inv_t);
-    }
-    double atot = 0.0;
-    for (int64_t i = 0; i < n; ++i) {
-      coefs[static_cast<size_t>(i)] = (1.0 - y[i] * fsum[static_cast<size_t>(i)] * inv_t) / n_eff;
-      atot += asum[static_cast<size_t>(i)];
-    }
-    if (!detail::record_gap(res, opt, t, normsum, qmax, atot, inv_t, coefs, sample_weight, n_eff, idx,
-                            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()))
-      break;
-    if (progress) {
-      averages(inv_t);
-      if (!progress(t)) {
-        res.status = Status::Interrupted;
-        break;
-      }
-    }
-  }
+  detail::run_iterations(
+      opt, progress, res,
+      [&](int64_t t, double inv_t) {
+        detail::saddle_step(
+            opt.method, alpha, beta, ascent,
+            [&](const std::vector<double>& v) {
+              gradient(v);
+              for (int64_t i = 0; i < n; ++i) asum[static_cast<size_t>(i)] += v[static_cast<size_t>(i)];
+            },
+            [&] {
+              composite();
+              scores();
+            });
+        for (int64_t k = 0; k < D; ++k) gsum[static_cast<size_t>(k)] += g[static_cast<size_t>(k)];
+        for (int64_t i = 0; i < n; ++i) fsum[static_cast<size_t>(i)] += fX[static_cast<size_t>(i)];
+        // duality gap at the averages (mkl.hpp): P(wbar) = R(wbar) + max_Q (1/n) sum alpha_i (1 - y_i fbar_i),
+        // D(alphabar) = (1/n) sum alphabar - max_j ||Phi_j^T (alphabar o y)||^2 / (2 lambda n^2)
+        double normsum = 0.0, qmax = 0.0;
+        for (int64_t j = 0; j < m; ++j) {
+          const auto [a, b] = block(j);
+          double qw = 0.0, qg = 0.0;
+          for (int64_t k = a; k < b; ++k) {
+            qw += wsum[static_cast<size_t>(k)] * wsum[static_cast<size_t>(k)];
+            qg += gsum[static_cast<size_t>(k)] * gsum[static_cast<size_t>(k)];
+          }
+          normsum += std::sqrt(qw) * inv_t;
+          qmax = std::max(qmax, qg * inv_t * inv_t);
+        }
+        double atot = 0.0;
+        for (int64_t i = 0; i < n; ++i) {
+          coefs[static_cast<size_t>(i)] = (1.0 - y[i] * fsum[static_cast<size_t>(i)] * inv_t) / n_eff;
+          atot += asum[static_cast<size_t>(i)];
+        }
+        return detail::record_gap(res, opt, t, normsum, qmax, atot, inv_t, coefs, sample_weight, n_eff, idx,
+                                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      },
+      averages);
   averages(1.0 / std::max(res.n_iter, 1.0));
   return res;
 }
