@@ -234,6 +234,7 @@ void bind_projections(py::module_& m);
 void bind_fol(py::module_& m);
 void bind_mkl(py::module_& m);
 void bind_mkl_banks(py::module_& m);
+void bind_mkl_blocks(py::module_& m);
 void bind_vr(py::module_& m);
 void bind_feature_maps(py::module_& m);
 void bind_fused(py::module_& m);

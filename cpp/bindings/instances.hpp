@@ -77,6 +77,17 @@ using Binary = robustcore::BinaryModel<robustcore::AnySmoothLoss>;  // the VR so
   PREFIX template void mkl::gaussian_bank<float>(const double*, int64_t, const double*, int64_t, int64_t,      \
                                                  const double*, int64_t, float*);
 
+// StPMKL over feature blocks (mkl_blocks.hpp): the bank map on every view.
+#define RCB_MKL_BLOCKS_VIEW(PREFIX, V)                                                                          \
+  PREFIX template mkl::MklResult mkl::solve_blocks<feature_maps::KernelBankMap, V>(                           \
+      const feature_maps::KernelBankMap&, const V&, const double*, const mkl::Options&, int64_t, double*, double*, \
+      const ProgressFn&, const double*, int64_t);
+#define RCB_MKL_BLOCKS_INSTANCES(PREFIX)              \
+  RCB_MKL_BLOCKS_VIEW(PREFIX, ::rcb::views::DenseF64) \
+  RCB_MKL_BLOCKS_VIEW(PREFIX, ::rcb::views::CsrF64)   \
+  RCB_MKL_BLOCKS_VIEW(PREFIX, ::rcb::views::DenseF32) \
+  RCB_MKL_BLOCKS_VIEW(PREFIX, ::rcb::views::CsrF32)
+
 // Feature maps (kernel approximation): each map's block method and the threaded transform, every view.
 #define RCB_FMAP_MAP_VIEW(PREFIX, M, V)                                                                       \
   PREFIX template void feature_maps::M::map_rows<V>(const V&, int64_t, int64_t, V::Scalar*, int64_t) const;  \

@@ -18,6 +18,7 @@ from . import _core
 from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, STOPPING_CONSTRAINTS,
                     BaseClassifier, EarlyStopping, Progress, accuracy, binary_targets, engine_result, fit_method,
                     fit_weights, map_problems, result_attributes, validation_split, warn_max_iter)
+from . import _mkl_blocks
 from ._kernel_banks import (_AT_LEAST_ONE, _DTYPES, _METHODS, _NON_NEGATIVE, _POSITIVE, _check_memory, _DenseBank,
                             _engine_bank, _widths_array, gaussian_bank, gaussian_bank_factored, gaussian_bank_size)
 from ._validation import check_labels
@@ -63,10 +64,24 @@ class _KernelMixin(BaseClassifier):
     def _precomputed(self):
         return isinstance(self.kernels, str) and self.kernels == "precomputed"
 
+    def _approximated(self):
+        """Whether the bank is feature-map blocks (NoisyMKL's ``approximation``): the model is then the weights
+        of the features, ``coef_`` (D,), and ``feature_map_`` the fitted ``KernelBank``."""
+        return getattr(self, "approximation", None) is not None
+
+    def _concurrent(self, n_problems):
+        """(threads of one problem's passes, problems solved at once)."""
+        if n_problems == 1:
+            return effective_n_jobs(self.n_jobs), 1
+        return 1, min(n_problems, effective_n_jobs(self.n_jobs))
+
     def _validate_training(self, X, y, sample_weight):
         """(X, y, sample_weight) validated; X an (m, n, n) bank with kernels="precomputed"."""
         if isinstance(self.kernels, (list, tuple)) and not (len(self.kernels) > 0 and all(map(callable, self.kernels))):
             raise ValueError("kernels must be 'gaussian_bank', 'precomputed' or a non-empty list of callables k(A, B)")
+        if self._approximated() and not (isinstance(self.kernels, str) and self.kernels == "gaussian_bank"):
+            raise ValueError(f"approximation={self.approximation!r} maps the Gaussian bank into feature blocks; it "
+                             f"needs kernels='gaussian_bank', got kernels={self.kernels!r}")
         if not self._precomputed():
             return self._validate_fit_data(X, y, sample_weight)
         X = self._precomputed_bank(X)
@@ -108,7 +123,8 @@ class _KernelMixin(BaseClassifier):
         X, y, sample_weight = self._validate_training(X, y, sample_weight)
         classes = self._classes(y)
         sample_weight = fit_weights(self.class_weight, y, sample_weight, classes)
-        self._check_work_memory(X.shape[-1] if self._precomputed() else X.shape[0], sample_weight)  # before any work
+        self._check_work_memory(X.shape[-1] if self._precomputed() else X.shape[0], sample_weight,
+                                X.dtype == np.float32, len(classes) if len(classes) > 2 else 1)  # before any work
         if self.probability and self._precomputed():
             raise ValueError("probability=True refits on folds of the features; it does not take kernels='precomputed'")
         platt = self._fit_platt(X, y, sample_weight, classes) if self.probability else None
@@ -116,13 +132,13 @@ class _KernelMixin(BaseClassifier):
         q = noise.get("noise_level_", getattr(self, "noise_level", None))
         X, y, sample_weight, validation = self._held_out(X, y, sample_weight)
         targets = binary_targets(y, classes)
-        K, widths = self._train_bank(X)
+        K, widths = self._train_bank(X, self._concurrent(len(targets)), validation)
         stoppers = [None] * len(targets)
         if validation is not None:
-            K_val, y_val, sw_val = self._validation_bank(X, widths, *validation)
+            K_val, y_val, sw_val = self._validation_bank(X, widths, *validation, K=K)
             stoppers = [self._stopper(K_val, yk, sw_val) for yk in binary_targets(y_val, classes)]
         # one problem: its kernel passes on the n_jobs threads; more: one thread each, the problems on n_jobs
-        threads = effective_n_jobs(self.n_jobs) if len(targets) == 1 else 1
+        threads = self._concurrent(len(targets))[0]
         fits = map_problems(lambda k: self._fit_binary(K, targets[k], sample_weight, q, stoppers[k], threads),
                             len(targets), self.n_jobs)
         per_problem = [a for a, _ in fits]
@@ -132,6 +148,8 @@ class _KernelMixin(BaseClassifier):
         self._warn_budget(fitted["status_"])
         if self._precomputed():
             fitted["n_kernels_"] = X.shape[0]
+        elif self._approximated():
+            fitted["feature_map_"] = K.feature_map
         else:
             fitted["X_fit_"] = X
         if widths is not None:
@@ -154,12 +172,15 @@ class _KernelMixin(BaseClassifier):
         T = estimate_transition(X, y, cv=self._cv_splitter(y))
         q = wrong_label_fraction(T, _label_index(y, np.unique(y)))
         return {"noise_level_": float(min(max(q, 0.0), 0.49)), "transition_matrix_": T}
-    def _check_work_memory(self, n, sample_weight):
+    def _check_work_memory(self, n, sample_weight, float32=False, n_problems=1):
         """MemoryError before any work (the out-of-fold fits of ``probability`` and ``noise_level="auto"``
         included) when a dense training bank of n rows (``low_rank_tol=None`` or callables) would pass
         max_memory_mb; subclasses add their solver's own work arrays (SimpleMKL's combined kernel). A factored
-        bank is sized by ``gaussian_bank_factored`` itself."""
+        bank is sized by ``gaussian_bank_factored`` itself, feature blocks by ``_mkl_blocks.check_blocks_memory``."""
         if self._precomputed():
+            return
+        if self._approximated():
+            self._blocks_budget(n, float32, n_problems)
             return
         m = (gaussian_bank_size(self.n_features_in_, _widths_array(self.widths)) if isinstance(self.kernels, str)
              else len(self.kernels))
@@ -184,8 +205,21 @@ class _KernelMixin(BaseClassifier):
             return X[:, train][:, :, train], y[train], sw[0], (X[:, val][:, :, train], y[val], sw[1])
         return X[train], y[train], sw[0], (X[val], y[val], sw[1])
 
-    def _validation_bank(self, X, widths, X_val, y_val, sw_val):
-        """(the held-out rows' kernels against the training rows (m, n_val, n), y_val, sw_val), computed once."""
+    def _blocks_budget(self, n, float32, n_problems, n_val=None):
+        """Bytes of each feature-block solve (``_mkl_blocks.check_blocks_memory``; MemoryError when nothing fits)."""
+        if n_val is None:
+            n_val = int(math.ceil(self.validation_fraction * n)) if self.early_stopping else 0
+            n -= n_val
+        threads, concurrent = self._concurrent(n_problems)
+        return _mkl_blocks.check_blocks_memory(
+            n, self.n_features_in_, _widths_array(self.widths), self.approximation, self.n_components, float32=float32,
+            n_threads=threads, concurrent=concurrent, max_memory_mb=self.max_memory_mb, n_val=n_val)
+
+    def _validation_bank(self, X, widths, X_val, y_val, sw_val, K=None):
+        """(the held-out rows' kernels against the training rows (m, n_val, n), y_val, sw_val), computed once;
+        with feature blocks (K), the held-out rows' features (n_val, D)."""
+        if K is not None and self._approximated():
+            return _mkl_blocks.features(K.feature_map, X_val), y_val, sw_val
         if self._precomputed():
             return np.asarray(X_val, dtype=np.float64), y_val, sw_val
         if widths is not None:
@@ -197,16 +231,24 @@ class _KernelMixin(BaseClassifier):
         """The ``EarlyStopping`` of one +-1 problem: the weighted accuracy on the held-out rows of the model
         (coef (m, n_train), intercept); further arrays (the solver's dual variables) do not enter."""
         def score(coef, *_, intercept=0.0):
-            return accuracy(np.einsum("jti,ji->t", K_val, coef) + intercept, y_val, sw_val)
+            f = K_val @ coef if K_val.ndim == 2 else np.einsum("jti,ji->t", K_val, coef)  # feature blocks: (n_val, D)
+            return accuracy(f + intercept, y_val, sw_val)
 
         return EarlyStopping(self.tol, self.n_iter_no_change, score)
 
-    def _train_bank(self, X):
-        """(the training bank, the Gaussian widths or None)."""
+    def _train_bank(self, X, concurrency=(1, 1), validation=None):
+        """(the training bank, the Gaussian widths or None); with ``approximation``, the feature blocks
+        (``concurrency``: the threads of a problem and the problems solved at once, which share the budget)."""
         dtype = _DTYPES[self.dtype]
         if self._precomputed():
             return _DenseBank(np.ascontiguousarray(X, dtype=dtype)), None
         n = X.shape[0]
+        if self._approximated():
+            widths = _widths_array(self.widths)
+            n_val = 0 if validation is None else validation[0].shape[0]
+            budget = self._blocks_budget(n, X.dtype == np.float32, concurrency[1], n_val=n_val)
+            fmap = _mkl_blocks.fit_feature_map(X, widths, self.approximation, self.n_components, self.random_state)
+            return _mkl_blocks.FeatureBlocks(X, fmap, budget), widths
         if self.kernels == "gaussian_bank":
             widths = _widths_array(self.widths)
             if self.low_rank_tol is not None:
@@ -233,6 +275,8 @@ class _KernelMixin(BaseClassifier):
         coef = np.ascontiguousarray(coef, dtype=np.float64)
         if self._precomputed():
             return np.einsum("jti,ji->t", np.asarray(X, dtype=np.float64), coef)
+        if self._approximated():
+            return _mkl_blocks.decision(self.feature_map_, X, coef)
         if self.kernels == "gaussian_bank":
             out = np.empty(X.shape[0])
             # the fitted arrays as the engine takes them (a model unpickled on another machine may hold
@@ -257,8 +301,11 @@ class _KernelMixin(BaseClassifier):
 
     @staticmethod
     def _kernel_weights_from_coef(K, coef):
-        G = K.apply_each(np.ascontiguousarray(coef, dtype=np.float64))
-        norms = np.sqrt(np.maximum(np.einsum("ji,ji->j", coef, G), 0.0))
+        if isinstance(K, _mkl_blocks.FeatureBlocks):
+            norms = K.block_norms(coef)
+        else:
+            G = K.apply_each(np.ascontiguousarray(coef, dtype=np.float64))
+            norms = np.sqrt(np.maximum(np.einsum("ji,ji->j", coef, G), 0.0))
         tot = norms.sum()
         return norms / tot if tot > 0 else np.full(len(norms), 1.0 / len(norms)), norms
 
@@ -269,7 +316,12 @@ def _solve(K, y, *, alpha, upper, rho, step_size, gamma0, max_iter, tol, method,
     ``stopper``: an ``EarlyStopping`` scoring (coef, dual) after every iteration, in the same run (the engine
     writes its averages into them before each progress call); the engine's gap rule is then off.
 
-    The engine checks every option (ValueError)."""
+    The engine checks every option (ValueError). Feature blocks (``_mkl_blocks.FeatureBlocks``) solve in the
+    primal: coef is then the weights w (D,)."""
+    if isinstance(K, _mkl_blocks.FeatureBlocks):
+        return K.solve(y, alpha=alpha, upper=upper, rho=rho, step_size=step_size, gamma0=gamma0, max_iter=max_iter,
+                       tol=tol, method=method, verbose=verbose, sample_weight=sample_weight, stopper=stopper,
+                       n_threads=n_threads)
     m, n = K.m, K.n
     opt = _core.MklOptions()
     opt.alpha, opt.upper, opt.rho, opt.gamma, opt.gamma0 = alpha, upper, rho, step_size, gamma0

@@ -19,6 +19,10 @@ under a tenth of the n^2 m values and makes an iteration that much cheaper. A de
 in float32 and accumulates the rest in float64). Predictions go through the stored training points
 (``X_fit_``).
 
+``NoisyMKLClassifier(approximation="rff" | "nystroem")`` is MKL past n^2: each Gaussian kernel of the bank as a
+block of explicit features, problem (11) solved in the primal over the blocks' weights (O(n D) per pass, no
+n x n values; ``robustcore._mkl_blocks``, ``mkl_blocks.hpp``).
+
 Interrupting a fit with Ctrl-C raises ``KeyboardInterrupt`` and leaves the estimator unfitted.
 """
 
@@ -107,6 +111,20 @@ class NoisyMKLClassifier(_KernelMixin):
         semantics).
     probability : bool. Fit Platt scaling on out-of-fold decision functions at fit time (5 extra fits, as
         SVC's ``probability=True``; not with kernels="precomputed") for ``predict_proba``.
+    approximation : None (the exact bank, n^2 values per kernel or its factors), "rff" or "nystroem": MKL past
+        n^2. Each Gaussian kernel of the bank becomes a block of ``n_components`` random Fourier features
+        (or Nystroem features on landmarks shared by the blocks; ``robustcore.kernel_approximation.KernelBank``,
+        drawn with ``random_state``), and problem (11) is solved in the primal over the blocks' weights w_j
+        (f_j = w_j . phi_j, ||f_j|| = ||w_j||; (sum_j ||w_j||)^2 = min over the simplex of sum_j ||w_j||^2 / d_j,
+        so ``kernel_weights_`` = ||w_j|| / sum_k ||w_k|| as with the exact bank) by the same Algorithm 1 /
+        VI iterations: two passes over the rows per iteration, O(n D) time, O(n + D) memory beyond the data
+        (D = n_components x m). Rows are mapped once and kept while they fit in ``max_memory_mb`` (after the
+        solver's own arrays; MemoryError before anything is built when those do not fit), the rest mapped
+        again in every pass (in chunks), so any n fits. X may be CSR and float32 (float32 features).
+        ``dtype`` and ``low_rank_tol`` do not apply. Fitted ``coef_`` is then w (D,) (with k > 2 classes
+        (k, D)), ``feature_map_`` the fitted ``KernelBank`` (``block_slices_``: block j's columns), and
+        there is no ``X_fit_``.
+    n_components : features per block with ``approximation`` (Nystroem: landmarks, capped at n_samples).
     early_stopping, validation_fraction, n_iter_no_change, random_state : scikit-learn's SGDClassifier rule:
         hold out a stratified ``validation_fraction`` of the rows (seeded by ``random_state``; with
         kernels="precomputed" the rows and columns of the bank), score the averaged model on them after every
@@ -149,7 +167,10 @@ class NoisyMKLClassifier(_KernelMixin):
                  low_rank_tol: float | None = 1e-10, max_memory_mb: float = 2048.0, n_jobs: int | None = None,
                  verbose: int = 0, class_weight: dict | str | None = None,
                  probability: bool = False, early_stopping: bool = False, validation_fraction: float = 0.1,
-                 n_iter_no_change: int = 5, random_state: RandomStateLike = None) -> None:
+                 n_iter_no_change: int = 5, random_state: RandomStateLike = None, approximation: str | None = None,
+                 n_components: int = 50) -> None:
+        self.approximation = approximation
+        self.n_components = n_components
         self.class_weight = class_weight
         self.probability = probability
         self.noise_level = noise_level
@@ -183,7 +204,18 @@ class NoisyMKLClassifier(_KernelMixin):
         "method": [StrOptions(set(_METHODS))],
         "step_size": [_POSITIVE, None],
         "gamma0": [_POSITIVE],
+        "approximation": [StrOptions({"rff", "nystroem"}), None],
+        "n_components": [_AT_LEAST_ONE],
     }
+
+    # feature blocks take CSR and float32 X (the engine maps either); the exact banks dense float64
+    @property
+    def _accept_sparse(self):
+        return "csr" if self.approximation is not None else False
+
+    @property
+    def _fit_dtypes(self):
+        return (np.float64, np.float32) if self.approximation is not None else (np.float64,)
 
     def _fit_binary(self, K, ypm, sample_weight, noise_level, stopper=None, n_threads=1):
         # tau None: Proposition 1's sqrt(ln(1/epsilon) / 2)
@@ -406,11 +438,11 @@ class SimpleMKLClassifier(_KernelMixin):
         "line_search_steps": [_AT_LEAST_ONE],
     }
 
-    def _check_work_memory(self, n, sample_weight):
+    def _check_work_memory(self, n, sample_weight, float32=False, n_problems=1):
         """Each SVM solve builds the combined kernel K(d) = sum_j d_j K_j as a dense (n, n) float64 array (and,
         when some rows weigh 0, its (k, k) copy on the k weighted rows), alongside the bank: refused with
         MemoryError before anything is built when that passes ``max_memory_mb``."""
-        super()._check_work_memory(n, sample_weight)
+        super()._check_work_memory(n, sample_weight, float32, n_problems)
         k = n if sample_weight is None else int(np.count_nonzero(sample_weight > 0))
         need = 8 * (n * n + (k * k if k < n else 0))
         if need > self.max_memory_mb * 2**20:

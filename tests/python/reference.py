@@ -219,6 +219,31 @@ def mkl_amp_reference(K, y, lam, upper, rho, gamma, T):
         D = ab.sum() / n - np.einsum("i,jil,l->j", v, K, v).max() / (2 * lam * n * n)
         gaps.append(P - D)
     return Cs / T, As / T, np.array(gaps)
+def mkl_blocks_amp_reference(Z, slices, y, lam, upper, rho, gamma, T):
+    """Algorithm 1 on problem (11) in the primal over feature blocks (f_j = w_j . z_j), plain NumPy; returns
+    averaged (w, alpha, gaps)."""
+    n, D = Z.shape
+    w = np.zeros(D); beta = np.zeros(n); ws = np.zeros(D); As = np.zeros(n); gs = np.zeros(D); gaps = []
+    s = gamma / n
+    for t in range(1, T + 1):
+        alpha = project_capped_simplex_reference(beta + s * (1 - y * (Z @ w)), upper, rho)
+        g = Z.T @ (alpha * y)
+        wh = w + s * g
+        norms = np.array([np.linalg.norm(wh[sl]) for sl in slices])
+        scale = group_lasso_squared_prox_reference(norms, gamma * lam)
+        w = np.concatenate([scale[j] * wh[sl] for j, sl in enumerate(slices)])
+        beta = project_capped_simplex_reference(beta + s * (1 - y * (Z @ w)), upper, rho)
+        ws += w; As += alpha; gs += g
+        wb, ab = ws / t, As / t
+        nb = sum(np.linalg.norm(wb[sl]) for sl in slices)
+        c = np.sort((1 - y * (Z @ wb)) / n)[::-1]
+        caps = np.clip(rho - upper * np.arange(n), 0, upper)
+        P = 0.5 * lam * nb**2 + np.sum(caps * np.maximum(c, 0))
+        Dv = ab.sum() / n - max(np.sum((gs[sl] / t) ** 2) for sl in slices) / (2 * lam * n * n)
+        gaps.append(P - Dv)
+    return ws / T, As / T, np.array(gaps)
+
+
 # ============================================================================= variance-reduced solvers
 # Plain dense NumPy versions of the variants paper's Algorithms 4.2-4.9 (robustcore.variance_reduced),
 # consuming the injected draws `seq` in the engine's order. f_i(w) = r(y_i (w.x_i + b)); the L2 term

@@ -106,6 +106,9 @@ _CASES = {
     "mkl_solve_threads": "X = rng.normal(size=(400, 12)); y = np.where(X[:, 0] > 0, 1, -1)\n"
                          "run(mkl.NoisyMKLClassifier(max_iter=20, tol=0, n_jobs=2), (X[:60], y[:60]), (X, y),"
                          " max_iter=10**7)",
+    "mkl_blocks_fit": "X = rng.normal(size=(20000, 6)); y = np.where(X[:, 0] + rng.normal(size=20000) > 0, 1, -1)\n"
+                      "run(mkl.NoisyMKLClassifier(max_iter=20, approximation='rff', max_memory_mb=20), (X[:60], y[:60]),"
+                      " (X, y), max_iter=10**6, tol=0)",
     "mkl_predict": "X = rng.normal(size=(400, 12)); y = np.where(X[:, 0] > 0, 1, -1)\n"
                    "est = mkl.NoisyMKLClassifier(max_iter=20, tol=0)\n"
                    "Xp = rng.normal(size=(3_000_000, 12))\n"

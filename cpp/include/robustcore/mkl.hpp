@@ -302,6 +302,89 @@ struct MklResult : Result {
   double gap = 0.0, primal = 0.0, dual = 0.0;
 };
 
+namespace detail {
+/// The step: opt.gamma when > 0, else AMP 1 / (sqrt(2) L) with L = coupling() (an upper bound of the coupling's
+/// operator norm, computed only then), VI gamma0 / sqrt(T).
+template <class Coupling>
+double step_size(const Options& opt, Coupling&& coupling, const char* what_is_zero) {
+  if (opt.gamma > 0.0) return opt.gamma;
+  if (opt.method != Method::AMP) return opt.gamma0 / std::sqrt(static_cast<double>(opt.max_iter));
+  const double L = coupling();
+  if (!(L > 0.0)) throw std::invalid_argument(what_is_zero);
+  return 1.0 / (std::sqrt(2.0) * L);
+}
+
+/// One iteration of Algorithm 1 (AMP) or of the VI baseline, the same for every representation of f:
+/// ascent(from, to) is the projected ascent step on the dual variables from the current scores f(X), pass(v)
+/// the kernel (or feature) pass on the dual variables v (which also adds v to their running sum), update()
+/// the composite step on f from that pass, which leaves the new scores.
+template <class Vec, class Ascent, class Pass, class Update>
+void saddle_step(Method method, Vec& alpha, Vec& beta, Ascent&& ascent, Pass&& pass, Update&& update) {
+  if (method == Method::AMP) {
+    ascent(beta, alpha);  // step 4 (scores f^{t-1}(X))
+    pass(alpha);
+    update();            // step 5
+    ascent(beta, beta);  // step 6 (scores f^t(X))
+  } else {
+    pass(alpha);
+    ascent(alpha, alpha);  // uses f^{t-1}
+    update();
+  }
+}
+
+/// The iteration loop of the solvers: progress(0) first (false: no iteration, status Interrupted), then
+/// iteration(t, inv_t) for t = 1..max_iter (false: stop; it records the gap and sets the status), an
+/// interrupt tick per iteration, and before each progress(t) call publish(inv_t), which writes the averages
+/// into the outputs (a per-iteration stop test scores them).
+template <class Iteration, class Publish>
+void run_iterations(const Options& opt, const ProgressFn& progress, MklResult& res, Iteration&& iteration,
+                    Publish&& publish) {
+  const bool go = !progress || progress(0);  // false before the first iteration: none (zero averages)
+  if (!go) res.status = Status::Interrupted;
+  InterruptCheck stop;
+  for (int64_t t = 1; go && t <= opt.max_iter; ++t) {
+    stop.tick();
+    const double inv_t = 1.0 / static_cast<double>(t);
+    if (!iteration(t, inv_t)) break;
+    if (progress) {
+      publish(inv_t);
+      if (!progress(t)) {
+        res.status = Status::Interrupted;
+        break;
+      }
+    }
+  }
+}
+
+/// Iteration t's duality gap at the averages from its pieces (see the file comment), recorded in res (gap,
+/// primal, dual, n_iter, history): P = lambda/2 normsum^2 + max_{alpha in Q} sum_i alpha_i c_i with
+/// c_i = (1 - y_i fbar_i) / n_eff, D = asum_total inv_t / n_eff - qmax / (2 lambda n_eff^2). Returns false
+/// when the solver stops here (status Diverged, or Converged at gap < tol).
+inline bool record_gap(MklResult& res, const Options& opt, int64_t t, double normsum, double qmax, double asum_total,
+                       double inv_t, std::vector<double>& c, const double* sample_weight, double n_eff,
+                       std::vector<int64_t>& idx, double seconds) {
+  const double P = 0.5 * opt.alpha * normsum * normsum + max_linear_capped(c, opt.upper, sample_weight, opt.rho, idx);
+  const double D = asum_total * inv_t / n_eff - qmax / (2.0 * opt.alpha * n_eff * n_eff);
+  res.primal = P;
+  res.dual = D;
+  res.gap = P - D;
+  res.n_iter = static_cast<double>(t);
+  res.history.push("gap", res.gap);
+  res.history.push("primal", P);
+  res.history.push("dual", D);
+  res.history.push("seconds", seconds);
+  if (!std::isfinite(res.gap)) {
+    res.status = Status::Diverged;
+    return false;
+  }
+  if (res.gap < opt.tol) {
+    res.status = Status::Converged;
+    return false;
+  }
+  return true;
+}
+}  // namespace detail
+
 /// Solves problem (11) by Algorithm 1 (method AMP) or by gradient descent-ascent (method VI, the
 /// paper's variational-inequality baseline; the R part is taken by the same composite step).
 /// Writes the averaged coefficients cbar (m x n row-major; fbar_j = sum_i cbar_ji k_j(x_i, .)) into
@@ -335,16 +418,10 @@ MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef
   Eigen::Map<const Eigen::VectorXd> yv(y, n);
 
   MklResult res;
-  double gamma = opt.gamma;
-  if (gamma <= 0.0) {
-    if (opt.method == Method::AMP) {
-      const double L = coupling_norm_bound(K) * static_cast<double>(n) / n_eff;  // the coupling's 1/n is 1/n_eff
-      if (!(L > 0.0)) throw std::invalid_argument("mkl::solve: every kernel matrix is zero");
-      gamma = 1.0 / (std::sqrt(2.0) * L);
-    } else {
-      gamma = opt.gamma0 / std::sqrt(static_cast<double>(opt.max_iter));
-    }
-  }
+  // the coupling's 1/n is 1/n_eff
+  const double gamma = detail::step_size(
+      opt, [&] { return coupling_norm_bound(K) * static_cast<double>(n) / n_eff; },
+      "mkl::solve: every kernel matrix is zero");
   res.step = gamma;
   const double s = gamma / n_eff;
   const double c_prox = gamma * opt.alpha;
@@ -408,57 +485,26 @@ MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef
   };
 
   const auto t0 = std::chrono::steady_clock::now();
-  const bool go = !progress || progress(0);  // false before the first iteration: none (zero averages)
-  if (!go) res.status = Status::Interrupted;
-  InterruptCheck stop;
-  for (int64_t t = 1; go && t <= opt.max_iter; ++t) {
-    stop.tick();
-    const double inv_t = 1.0 / static_cast<double>(t);
-    if (opt.method == Method::AMP) {
-      ascent(beta, alpha);  // step 4 (fX = f^{t-1}(X))
-      pass_over_bank(alpha);
-      asum += alpha;
-      composite_and_sums(inv_t);  // step 5
-      ascent(beta, beta);         // step 6 (fX = f^t(X))
-    } else {
-      pass_over_bank(alpha);
-      asum += alpha;
-      ascent(alpha, alpha);  // uses f^{t-1}
-      composite_and_sums(inv_t);
-    }
-
-    // Duality gap at the averages.
-    const Vec fbar = fsum * inv_t;
-    for (int64_t i = 0; i < n; ++i) w[static_cast<size_t>(i)] = (1.0 - y[i] * fbar[i]) / n_eff;
-    const double P = 0.5 * opt.alpha * normsum * normsum + max_linear_capped(w, opt.upper, sample_weight, opt.rho, idx);
-    const double nn = n_eff;
-    const double D = asum.sum() * inv_t / nn - qmax / (2.0 * opt.alpha * nn * nn);
-    res.primal = P;
-    res.dual = D;
-    res.gap = P - D;
-    res.n_iter = static_cast<double>(t);
-    res.history.push("gap", res.gap);
-    res.history.push("primal", P);
-    res.history.push("dual", D);
-    res.history.push("seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    if (!std::isfinite(res.gap)) {
-      res.status = Status::Diverged;
-      break;
-    }
-    if (res.gap < opt.tol) {
-      res.status = Status::Converged;
-      break;
-    }
-    if (progress) {
-      // the model so far (the averages) in the output arrays: a per-iteration stop test scores it
-      Eigen::Map<Mat>(coef, m, n) = Csum * inv_t;
-      Eigen::Map<Vec>(dual, n) = asum * inv_t;
-      if (!progress(t)) {
-        res.status = Status::Interrupted;
-        break;
-      }
-    }
-  }
+  detail::run_iterations(
+      opt, progress, res,
+      [&](int64_t t, double inv_t) {
+        detail::saddle_step(
+            opt.method, alpha, beta, ascent,
+            [&](const Vec& v) {
+              pass_over_bank(v);
+              asum += v;
+            },
+            [&] { composite_and_sums(inv_t); });
+        // Duality gap at the averages.
+        const Vec fbar = fsum * inv_t;
+        for (int64_t i = 0; i < n; ++i) w[static_cast<size_t>(i)] = (1.0 - y[i] * fbar[i]) / n_eff;
+        return detail::record_gap(res, opt, t, normsum, qmax, asum.sum(), inv_t, w, sample_weight, n_eff, idx,
+                                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      },
+      [&](double inv_t) {
+        Eigen::Map<Mat>(coef, m, n) = Csum * inv_t;
+        Eigen::Map<Vec>(dual, n) = asum * inv_t;
+      });
   const double inv_T = 1.0 / std::max(res.n_iter, 1.0);
   Eigen::Map<Mat>(coef, m, n) = Csum * inv_T;
   Eigen::Map<Vec>(dual, n) = asum * inv_T;
