@@ -8,35 +8,8 @@ Public through :mod:`robustcore.noise`:
 * (in ``_noisy_scoring``) :func:`corrected_accuracy` / :func:`corrected_scorer` -- an unbiased estimate of
   the accuracy on the clean labels from noisy ones and T, for choosing hyper-parameters on noisy data.
 
-Three estimators of T, all from the out-of-fold probabilities P:
-
-``"asymptotes"`` (binary only): under class-conditional noise the noisy posterior is an affine image of
-the clean one, P(noisy = 1 | x) = ``rho_-`` + (1 - ``rho_+`` - ``rho_-``) P(clean = 1 | x), so it ranges over
-[``rho_-``, 1 - ``rho_+``] instead of [0, 1]. Fitting P(noisy = 1 | x) = lo + (hi - lo) sigmoid(a s(x) + c) to the
-noisy labels by maximum likelihood on the out-of-fold score s = logit P[:, 1] (a one-dimensional
-version of the label-noise robust logistic regression of Bootkrajang & Kaban 2012) gives
-``rho_-`` = lo and ``rho_+`` = 1 - hi. It needs both classes to have regions the model is sure of (anchor
-points, the identifiability condition of every estimator here; the fit enforces it by asking its clean
-posterior to reach 0.95 / 0.05 at the score's top / bottom percentile, see ``_bounded_sigmoid_mle``) and a
-score that orders rows like the clean posterior does; it does not need P to be calibrated.
-
-``"confident_joint"`` (Northcutt, Jiang, Chuang 2021, "Confident learning"): with per-class thresholds
-t_k = mean of P[i, k] over the rows labelled k, a row counts as "confidently of true class k" when
-P[i, k] >= t_k (the largest such k when several pass). Counting rows by (noisy label, confident
-class) gives the confident joint C; its rows are rescaled to the noisy label counts, normalised to a
-joint distribution Q(noisy, true), and T[i, j] = Q(j, i) / sum_j Q(j, i). The thresholds make it
-insensitive to how well P is calibrated overall, which matters here: under class-conditional noise
-the noisy posterior is an affine map of the clean one, which no logistic model fits exactly.
-
-``"anchor"`` (Liu & Tao 2016; Patrini et al. 2017): the row with the most confident prediction of class
-i (a high quantile of P[:, i], not the maximum, against outliers) is taken as an anchor of true class
-i and T[i, :] = P[anchor, :]. It relies on P being calibrated at its extremes.
-
-``method="auto"`` (the default) takes the asymptotes for two classes and the confident joint for more;
-:doc:`/user_guide/noisy_labels` has the measurement behind that choice (generated data with known
-class-conditional rates, balanced and 1:4, and real data with injected flips): on well-separated
-generated data the asymptotes stayed within 0.035 of the true rates where the confident joint was off
-by up to 0.2 on the imbalanced sets, and the anchor points by up to 0.13.
+The estimators of T (asymptotes, confident joint, anchor points) are in ``_transition``; ``method="auto"``
+(the default) takes the asymptotes for two classes and the confident joint for more.
 """
 
 from __future__ import annotations
@@ -50,6 +23,9 @@ if TYPE_CHECKING:
     from ._base import MatrixLike, RandomStateLike
 
 import numpy as np
+
+from ._transition import (_asymptote_fit, _binary_transition, _check_rates, _transition_anchor,
+                          _transition_asymptotes, _transition_from_joint, confident_joint, transition_matrix)
 
 _METHODS = ("auto", "asymptotes", "confident_joint", "anchor")
 
@@ -165,94 +141,6 @@ def _check_P(P, labels):
     return P
 
 
-def confident_joint(labels: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The calibrated confident joint Q (K x K, sums to 1): Q[j, i] estimates P(noisy = j, true = i).
-
-    ``labels`` are class indices 0..K-1, ``P`` the out-of-fold probabilities. Also returns, for each row,
-    the confident class (-1 when no class passes its threshold).
-
-    Parameters
-    ----------
-    labels : ndarray of shape (n_samples,)
-        Class indices 0 .. K-1 of the noisy labels.
-    P : ndarray of shape (n_samples, K)
-        Out-of-fold probabilities (:func:`out_of_fold_proba`).
-
-    Returns
-    -------
-    Q : ndarray of shape (K, K)
-        The calibrated confident joint, summing to 1.
-    confident : ndarray of shape (n_samples,)
-        Each row's confident class, -1 when none passes its threshold.
-
-    Examples
-    --------
-    >>> from sklearn.datasets import make_classification
-    >>> from robustcore import noise
-    >>> X, y = make_classification(n_samples=1000, n_features=10, class_sep=2.0, random_state=0)
-    >>> y_noisy = noise.flip_labels(y, {1: 0.3, 0: 0.1}, random_state=0)
-    >>> P, classes = noise.out_of_fold_proba(X, y_noisy, random_state=0)
-    >>> Q, confident = noise.confident_joint(y_noisy, P)
-    >>> Q.shape, round(float(Q.sum()), 6)
-    ((2, 2), 1.0)
-    """
-    n, K = P.shape
-    thresholds = np.array([P[labels == k, k].mean() if np.any(labels == k) else np.inf for k in range(K)])
-    above = P >= thresholds[None, :] - 1e-12
-    masked = np.where(above, P, -np.inf)
-    confident = np.argmax(masked, axis=1)
-    confident[~above.any(axis=1)] = -1
-    C = np.zeros((K, K))
-    ok = confident >= 0
-    np.add.at(C, (labels[ok], confident[ok]), 1.0)
-    counts = np.bincount(labels, minlength=K).astype(np.float64)
-    rows = C.sum(axis=1)
-    # rows with no confident member keep their mass on the diagonal (no evidence of noise)
-    for k in range(K):
-        if rows[k] == 0:
-            C[k, k] = 1.0
-            rows[k] = 1.0
-    Q = C / rows[:, None] * counts[:, None]
-    return Q / Q.sum(), confident
-
-
-def _transition_from_joint(Q):
-    col = Q.sum(axis=0)
-    T = np.where(col[None, :] > 0, Q / np.where(col > 0, col, 1.0)[None, :], 0.0).T
-    for i in range(T.shape[0]):
-        if col[i] == 0:
-            T[i, i] = 1.0
-    return T
-
-
-def _transition_anchor(P, quantile=0.97):
-    K = P.shape[1]
-    T = np.empty((K, K))
-    for i in range(K):
-        q = np.quantile(P[:, i], quantile)
-        anchor = np.argmin(np.abs(P[:, i] - q))
-        T[i] = P[anchor] / P[anchor].sum()
-    return T
-
-
-def _asymptote_fit(P, labels):
-    """The bounded-sigmoid fit on the standardised out-of-fold logit: (rho_minus, rho_plus, clean
-    posterior P(clean = 1 | x_i) = sigmoid(a s_i + c) for every row)."""
-    from scipy.special import expit, logit
-
-    p1 = np.clip(P[:, 1] / P.sum(axis=1), 1e-12, 1.0 - 1e-12)
-    score = logit(p1)
-    score = (score - score.mean()) / (score.std() + 1e-12)
-    rho_minus, rho_plus, a, c = _bounded_sigmoid_mle(score, (labels == 1).astype(np.float64))
-    return rho_minus, rho_plus, expit(a * score + c)
-
-
-def _transition_asymptotes(P, labels):
-    """Binary T from the bounded-sigmoid fit of the noisy labels on the out-of-fold score."""
-    rho_minus, rho_plus, _ = _asymptote_fit(P, labels)
-    return _binary_transition(rho_plus, rho_minus)
-
-
 def importance_weights(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: int | Any = 5,
                        random_state: RandomStateLike = None, *, noise_rates: str | ArrayLike = "auto",
                        pred_proba: ArrayLike | None = None, n_jobs: int | None = None) -> np.ndarray:
@@ -305,10 +193,6 @@ def importance_weights(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: i
         return _asymptote_weights(P, labels)[1]
     rho_plus, rho_minus = _check_rates(noise_rates)
     return corrected_weights(P, labels, _binary_transition(rho_plus, rho_minus))
-
-
-def _binary_transition(rho_plus, rho_minus):
-    return np.array([[1.0 - rho_minus, rho_minus], [rho_plus, 1.0 - rho_plus]])
 
 
 def _asymptote_weights(P, labels):
@@ -538,155 +422,6 @@ def _warn_if_uninformative(T, whose, consequence):
 
 def _with_weights(T, P, labels):
     return T, corrected_weights(P, labels, T)
-
-
-def _check_stochastic(T, name):
-    """The one check that T is a transition matrix: probabilities in [0, 1] whose rows sum to 1."""
-    if not np.all(np.isfinite(T)) or np.any(T < 0) or np.any(T > 1) or not np.allclose(T.sum(axis=1), 1.0):
-        raise ValueError(f"{name} must hold probabilities in [0, 1] whose rows sum to 1, got {T.tolist()}")
-
-
-def same_label(key, cls):
-    """Whether a dict key names a class: equal values, and a bool key only for a bool class (True == 1 in Python)."""
-    try:
-        # True == 1 in Python; a bool key only names a bool class and vice versa.
-        return isinstance(key, (bool, np.bool_)) == isinstance(cls, bool) and bool(key == cls)
-    except Exception:  # pragma: no cover - incomparable types
-        return False
-
-
-def transition_matrix(noise_rates, classes):
-    """The K x K transition matrix T[i, j] = P(noisy classes[j] | true classes[i]) of ``noise_rates``: a dict
-    {class: flip rate} (the class's labels flipped at that rate, uniformly to the other classes, as
-    ``flip_labels(y, rate=dict)``; missing classes 0) or a K x K array. Checked: rows sum to 1, entries in
-    [0, 1], and each true class still the most likely source of its own label (T[i, i] > T[j, i]; for two
-    classes ``rho_+`` + ``rho_-`` < 1), without which the labels carry no information to correct.
-
-    Parameters
-    ----------
-    noise_rates : dict or array-like of shape (K, K)
-        ``{class: flip rate}`` or the matrix itself.
-    classes : array-like of shape (K,)
-        The class values, in the order of T's rows.
-
-    Returns
-    -------
-    T : ndarray of shape (K, K)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from robustcore import noise
-    >>> noise.transition_matrix({1: 0.3, 0: 0.1}, np.array([0, 1]))
-    array([[0.9, 0.1],
-           [0.3, 0.7]])
-    """
-    K = len(classes)
-    if isinstance(noise_rates, dict):
-        unknown = [key for key in noise_rates if not any(same_label(key, c) for c in classes.tolist())]
-        if unknown:
-            raise ValueError(f"noise_rates has keys that are not classes: {unknown!r} (classes: {classes.tolist()!r})")
-        rates = np.array([next((float(v) for key, v in noise_rates.items() if same_label(key, c)), 0.0)
-                          for c in classes.tolist()])
-        T = np.repeat((rates / (K - 1))[:, None], K, axis=1)
-        np.fill_diagonal(T, 1.0 - rates)
-    else:
-        T = np.asarray(noise_rates, dtype=np.float64)
-        if T.shape != (K, K):
-            raise ValueError(f"noise_rates must be 'auto', a dict {{class: rate}} or a {K} x {K} transition matrix, "
-                             f"got shape {T.shape}")
-    _check_stochastic(T, "the transition matrix of noise_rates")
-    off = T - np.diag(np.diag(T))
-    if np.any(np.diag(T)[None, :] <= off):
-        raise ValueError("each class's labels must come from that class more often than from any other "
-                         f"(T[i, i] > T[j, i]; for two classes rho_+ + rho_- < 1), got {T.tolist()}")
-    return T
-
-
-def _check_rates(rates):
-    try:
-        rho_plus, rho_minus = (float(r) for r in rates)
-    except (TypeError, ValueError):
-        raise TypeError(f"noise_rates must be 'auto' or a pair (rho_plus, rho_minus), got {rates!r}") from None
-    if not (0.0 <= rho_plus < 1.0 and 0.0 <= rho_minus < 1.0) or rho_plus + rho_minus >= 1.0:
-        raise ValueError(f"noise rates must be in [0, 1) with rho_plus + rho_minus < 1 (else the labels carry no "
-                         f"information), got {rates!r}")
-    return rho_plus, rho_minus
-
-
-#: the anchor-point condition of the asymptote fit: the clean posterior reaches 1 - kAnchorP at the score's
-#: 1 - kAnchorQ quantile and falls to kAnchorP at its kAnchorQ quantile (enforced by a quadratic penalty of
-#: weight kAnchorMu on the logit shortfall)
-kAnchorQ, kAnchorP, kAnchorMu = 0.01, 0.05, 10.0
-
-
-def _bounded_sigmoid_mle(score, yb):
-    """Maximum likelihood of P(yb = 1 | s) = lo + (hi - lo) sigmoid(a s + c) over (a, c, lo, hi), with
-    lo = sigmoid(u) and hi = lo + (1 - lo) sigmoid(v) so that 0 < lo < hi < 1; returns (lo, 1 - hi, a, c).
-
-    The asymptotes are the flip rates only where the rows reach them (anchor points: the estimator's
-    identifiability condition). Without that, a small sample lets the fit put a bound where no row is and
-    read all the noise as one class's (rho+ ~ 0 and rho- ~ 0.4 under 40% symmetric flips): the likelihood
-    is nearly flat along that direction. The fit therefore requires the clean posterior sigmoid(a s + c) to
-    reach 1 - kAnchorP at the score's top kAnchorQ quantile and kAnchorP at its bottom one (a quadratic
-    penalty on the shortfall of a s + c in logit units). Measured on generated data with known flips
-    (``bench/noise_rate_sample_size.py --methods``): rate errors above 0.3 in 5 of 400 estimates instead of
-    34, the same estimates where the fit was already good.
-    """
-    from scipy.optimize import minimize
-    from scipy.special import expit, logit
-    from threadpoolctl import threadpool_limits
-
-    nll_grad = _bounded_sigmoid_objective(score, yb)
-    best = None
-    # a few starts: the likelihood has a flat ridge where a grows and the bounds absorb the tails (BLAS on
-    # one thread once for all of them: small_minimize's own limit costs ~10 ms per call)
-    with threadpool_limits(1, user_api="blas"):
-        for lo0, hi0 in ((0.05, 0.95), (0.2, 0.8), (0.01, 0.6), (0.4, 0.99)):
-            th0 = np.array([2.0, 0.0, logit(lo0), logit((hi0 - lo0) / (1.0 - lo0))])
-            r = minimize(nll_grad, th0, jac=True, method="L-BFGS-B")  # small_minimize without its own limit
-            if best is None or r.fun < best.fun:
-                best = r
-    lo = float(expit(best.x[2]))
-    hi = lo + (1.0 - lo) * float(expit(best.x[3]))
-    return lo, 1.0 - hi, float(best.x[0]), float(best.x[1])
-
-
-def _bounded_sigmoid_objective(score, yb):
-    """(value, gradient) of theta = (a, c, u, v): the mean negative log-likelihood of the bounded sigmoid
-    plus the anchor penalty (see ``_bounded_sigmoid_mle``)."""
-    from scipy.special import expit, logit
-
-    n = score.size
-    s_lo, s_hi = np.quantile(score, kAnchorQ), np.quantile(score, 1.0 - kAnchorQ)
-    reach = float(logit(1.0 - kAnchorP))
-
-    pos = yb == 1.0
-    sign = np.where(pos, 1.0, -1.0)  # p of a positive row, 1 - p of a negative one: q = (1 - yb) + sign * p
-
-    def nll_grad(th):
-        a, c, u, v = th
-        lo, e = expit(u), expit(v)
-        hi = lo + (1.0 - lo) * e
-        sig = expit(a * score + c)
-        p = np.clip(lo + (hi - lo) * sig, 1e-12, 1.0 - 1e-12)
-        q = np.where(pos, p, 1.0 - p)  # the likelihood of each row's label (one log per row, not two)
-        f = -np.sum(np.log(q)) / n
-        r = -sign / (q * n)  # d f / d p_i
-        ds = (hi - lo) * sig * (1.0 - sig)
-        dlo = lo * (1.0 - lo)
-        rs = r @ sig
-        rds = r * ds
-        g = np.array([rds @ score, np.sum(rds),
-                      (np.sum(r) - rs) * dlo + rs * dlo * (1.0 - e),
-                      rs * (1.0 - lo) * e * (1.0 - e)])
-        top, bottom = max(0.0, reach - (a * s_hi + c)), max(0.0, (a * s_lo + c) + reach)  # anchor shortfalls
-        f += kAnchorMu * (top * top + bottom * bottom)
-        g[0] += 2.0 * kAnchorMu * (bottom * s_lo - top * s_hi)
-        g[1] += 2.0 * kAnchorMu * (bottom - top)
-        return f, g
-
-    return nll_grad
 
 
 def _cleanlab_spellings(X, y, labels, pred_proba, pred_probs):

@@ -43,8 +43,9 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ._base import ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, map_problems, user_stacklevel
-from ._label_noise import (NoiseEstimateWarning, _asymptote_weights, _transition_from_joint, confident_joint,
-                           corrected_weights, kIllConditionedT, label_issues_from_proba)
+from ._label_noise import (NoiseEstimateWarning, _asymptote_weights, corrected_weights, kIllConditionedT,
+                           label_issues_from_proba)
+from ._transition import _transition_from_joint, confident_joint
 from ._meta import FinalEstimatorWrapper
 
 if TYPE_CHECKING:

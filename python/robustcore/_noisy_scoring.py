@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._label_noise import _check_stochastic, _warn_if_uninformative
+from ._label_noise import _warn_if_uninformative
+from ._transition import _check_stochastic
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

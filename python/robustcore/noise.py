@@ -33,13 +33,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._label_noise import (NoiseEstimateWarning, clean_prior, confident_joint,
-                           corrected_weights, same_label, estimate_transition, find_label_issues, importance_weights,
-                           out_of_fold_proba, transition_matrix, wrong_label_fraction)
+from ._label_noise import (NoiseEstimateWarning, clean_prior, corrected_weights, estimate_transition, find_label_issues,
+                           importance_weights, out_of_fold_proba, wrong_label_fraction)
 from ._label_noise import kIllConditionedT as ILL_CONDITIONED_T
 from ._label_noise import noise_correction
 from ._noise_corrected import NoiseCorrectedClassifier
 from ._noisy_scoring import corrected_accuracy, corrected_scorer
+from ._transition import confident_joint, same_label, transition_matrix
 from ._noise_cv import NoisyLabelClassifierCV
 from ._pruned import PrunedClassifier
 

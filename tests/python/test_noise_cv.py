@@ -18,7 +18,7 @@ from sklearn.preprocessing import MinMaxScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robustcore as rc
-from robustcore import _label_noise, _noise_cv, noise
+from robustcore import _label_noise, _noise_cv, _transition, noise
 from robustcore.noise import NoisyLabelClassifierCV, flip_labels
 
 
@@ -42,7 +42,7 @@ def test_the_shared_out_of_fold_pass_runs_once(monkeypatch):
     weights), label issues counted with that T, and no other out-of-fold pass."""
     X, yn, _, _ = _heavy(1500)
     calls = {"sigmoid": 0}
-    real = _label_noise._bounded_sigmoid_mle
+    real = _transition._bounded_sigmoid_mle
 
     def counting(*a, **k):
         calls["sigmoid"] += 1
@@ -51,7 +51,7 @@ def test_the_shared_out_of_fold_pass_runs_once(monkeypatch):
     def forbidden(*a, **k):
         raise AssertionError("a second out-of-fold pass")
 
-    monkeypatch.setattr(_label_noise, "_bounded_sigmoid_mle", counting)
+    monkeypatch.setattr(_transition, "_bounded_sigmoid_mle", counting)
     monkeypatch.setattr(_label_noise, "out_of_fold_proba", forbidden)
     _CountingLR.fits = 0
     clf = NoisyLabelClassifierCV(detector=_CountingLR(), cv=4, random_state=0).fit(X, yn)

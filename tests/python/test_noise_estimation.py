@@ -266,7 +266,7 @@ def test_a_bad_transition_matrix_gets_one_message_everywhere():
 
 
 def test_bounded_sigmoid_objective_gradient_matches_finite_differences():
-    from robustcore._label_noise import _bounded_sigmoid_objective
+    from robustcore._transition import _bounded_sigmoid_objective
 
     rng = np.random.default_rng(0)
     score = rng.standard_normal(300)
