@@ -102,6 +102,8 @@ void bind_params(py::module_& m) {
       .def_readwrite("slack_budget", &FolParams::slack_budget)
       .def_readwrite("slack_lr", &FolParams::slack_lr)
       .def_readwrite("seed", &FolParams::seed)
+      .def_readwrite("focus_weights", &FolParams::focus_weights,
+                     "per example in [0, 1], multiplies the p player's focus loss (empty: all 1)")
       .def("epoch_steps", &FolParams::epoch_steps, py::arg("m"), "FOL steps per epoch for m training examples")
       .def("n_steps", &FolParams::n_steps, py::arg("m"), "T for m training examples")
       .def("validate", &FolParams::validate, py::arg("m"), "The checks fol_fit makes, for loops run elsewhere.");

@@ -200,11 +200,12 @@ def _engine_perceptron(X, y, n_steps, spe, batch_size, eta, gamma, k, seed, fit_
 
 
 def _python_fol(learner, X, y, n_steps, spe, batch_size, eta, gamma, k, seed, eval_set, callback, prior=None,
-                snaps=None):
+                snaps=None, focus_weights=None):
     """The loop of :func:`focused_online_learning`, arguments already checked; eta = 0 is 1/(2m); prior:
     the sampler's initial leaf weights (None: all ones). ``callback(0)`` before the first step and ``callback(t)`` after each epoch; False stops.
     ``snaps``: the caller's list receiving the kept iterates (as the engine's arrays, it holds the iterates
-    kept so far when the callback runs)."""
+    kept so far when the callback runs). ``focus_weights``: per example in [0, 1], multiplying its loss in the
+    sampler's update (the engine's ``FolParams.focus_weights``; None: all 1)."""
     m = X.shape[0]
     eta = eta if eta > 0 else 1.0 / (2.0 * m)
     tree = _core.SumTree(m, seed=seed) if prior is None else _core.SumTree(prior, seed=seed)
@@ -223,6 +224,8 @@ def _python_fol(learner, X, y, n_steps, spe, batch_size, eta, gamma, k, seed, ev
         if losses.shape != (batch_size,) or not np.all(np.isfinite(losses)) or losses.min() < 0 or losses.max() > 1:
             raise ValueError("learner.loss must return one finite value in [0, 1] per example")
         learner.step(Xb, yb)
+        if focus_weights is not None:
+            losses = losses * focus_weights[idx]
         pos = losses > 0
         if pos.any():
             tree.update_batch_log(np.ascontiguousarray(idx[pos]), eta * losses[pos] / (batch_size * p[pos]))

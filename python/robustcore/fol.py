@@ -107,7 +107,10 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
     verbose : int
         > 0 shows a progress bar over the FOL steps of all problems.
     class_weight : None, "balanced" or dict {class: weight}
-        Multiplies ``sample_weight`` (scikit-learn's semantics; the product is the sampler's prior, below).
+        Multiplies ``sample_weight`` (scikit-learn's semantics; the product is the sampler's prior, below), and
+        scales each class's focus loss by its weight over the largest (``FolParams.focus_weights``): the p
+        player moves its mass onto the misclassified rows in proportion to their class's weight, so a class
+        weighted down is not chased.
     probability : bool
         Fit Platt scaling on out-of-fold decision functions at fit time (5 extra fits, as SVC's
         ``probability=True``) for ``predict_proba`` (calibrated scores; ``platt_`` holds the sigmoids).
@@ -263,6 +266,8 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         if eval_set is not None:
             Xt, yt = check_eval_set(self, eval_set, sp.issparse(X))
         Y = binary_targets(y, classes)
+        focus_weights = None if self.class_weight is None else fit_weights(self.class_weight, y, None, classes)
+        focus_weights = None if focus_weights is None else focus_weights / focus_weights.max()
         Yt = None if yt is None else binary_targets(yt, classes)
         fit_one = self._fit_python if self._python_learner() else self._fit_core
         M = None if self._python_learner() else to_matrix(X)
@@ -273,6 +278,8 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
 
         def one(j):
             params = self._fol_params(m, seed + 104729 * j)
+            if focus_weights is not None:
+                params.focus_weights = focus_weights
             test = None if Xt is None else ((Mt if M is not None else Xt), Yt[j])
             scored = (X, Y[j], None) if validation is None else (validation[0], binary_targets(validation[1], classes)[j],
                                                                  validation[2])
@@ -370,7 +377,8 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
 
         callback = progress if stopper is None else stopping
         r = _python_fol(learner, X, y, params.n_steps(m), params.epoch_steps(m), params.batch_size, params.eta,
-                        params.gamma, params.k, params.seed, test, callback, prior, snaps)
+                        params.gamma, params.k, params.seed, test, callback, prior, snaps,
+                        np.asarray(params.focus_weights) if params.focus_weights else None)
         status = r["status"]
         if stopper is not None:
             snaps, learner = stopper.best_model or (snaps, learner)

@@ -247,7 +247,27 @@ def loss_spec(loss: str, **params: Any) -> Any:
 
 
 def loss_spec_from(loss: str, estimator_params: dict) -> Any:
-    """``loss_spec`` with the loss parameters taken from an estimator's ``get_params()``."""
+    """:func:`loss_spec` with the loss parameters taken from an estimator's parameters.
+
+    Parameters
+    ----------
+    loss : str
+        One of :data:`LOSSES`.
+    estimator_params : dict
+        An estimator's ``get_params()``; its entries named in :data:`LOSS_PARAMETERS` are passed on.
+
+    Returns
+    -------
+    spec : robustcore._core.LossSpec
+
+    Examples
+    --------
+    >>> import robustcore as rc
+    >>> from robustcore import losses
+    >>> params = rc.LinearClassifier(loss="sramp", s=-0.7, sramp_params="paper").get_params()
+    >>> losses.loss_spec_from("sramp", params).parameters
+    {'s': -0.7, 'alpha': 3.0, 'beta': -0.15}
+    """
     return loss_spec(loss, **{p: estimator_params[p] for p in LOSS_PARAMETERS if p in estimator_params})
 
 

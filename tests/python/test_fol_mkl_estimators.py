@@ -42,11 +42,6 @@ def _expected_failures(est):
         # as scikit-learn's SGDClassifier declares
         failures = {"check_sample_weight_equivalence_on_dense_data": _STOCHASTIC,
                     "check_sample_weight_equivalence_on_sparse_data": _STOCHASTIC}
-        if isinstance(est, rc.FocusedOnlineClassifier):
-            failures["check_class_weight_classifiers"] = (
-                "class_weight, like sample_weight, is FOL's prior on the sampler: the p player minimises the "
-                "maximal loss and moves its mass onto the misclassified rows whatever their prior, so a class "
-                "weighted 1e-7 times less is not given up")
         return failures
     if isinstance(est, (NoisyMKLClassifier, MiPMKLClassifier)):
         failures = {"check_sample_weight_equivalence_on_dense_data":
@@ -243,3 +238,26 @@ def test_sramp_command_takes_alphas_and_the_hidden_lambdas():
     assert parser.parse_args(["sramp", "--lambdas", "0.5"]).alphas == [0.5]
     sub = next(a for a in parser._actions if a.choices and "sramp" in a.choices).choices["sramp"]
     assert "--alphas" in sub.format_help() and "--lambdas" not in sub.format_help()
+
+
+def test_fol_class_weight_scales_the_focus_loss():
+    """class_weight multiplies each class's focus loss (over the largest weight): equal weights are the
+    unweighted fit to the bit, and a class weighted down is not chased by the sampler."""
+    X, y = _problem(200, seed=3)
+    plain = rc.FocusedOnlineClassifier(random_state=0).fit(X, y)
+    equal = rc.FocusedOnlineClassifier(random_state=0, class_weight={0: 2.0, 1: 2.0}).fit(X, y)
+    np.testing.assert_array_equal(plain.coef_, equal.coef_)
+    down = rc.FocusedOnlineClassifier(random_state=0, class_weight={0: 1.0, 1: 1e-4}).fit(X, y)
+    rows_1 = y == 1
+    # the sampler's mass on class 1 stays near its prior share; without the weights it grows
+    assert down.q_[0][rows_1].sum() < 1e-2 < plain.q_[0][rows_1].sum()
+    assert np.mean(down.predict(X) == 0) > np.mean(plain.predict(X) == 0)
+
+
+def test_fol_focus_weights_are_checked_by_the_engine():
+    params = _core.FolParams()
+    params.focus_weights = [0.5, 2.0]
+    with pytest.raises(ValueError, match="focus_weights must be in"):
+        params.validate(2)
+    with pytest.raises(ValueError, match="one value per training example"):
+        params.validate(3)

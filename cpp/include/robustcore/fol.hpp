@@ -219,6 +219,9 @@ struct FolParams {
   double slack_budget = -1.0;   ///< K of section 4.2; < 0 turns the slack variables off
   double slack_lr = 0.0;        ///< step of the slack player (> 0 when slack_budget >= 0)
   uint64_t seed = 0;
+  /// Per example, in [0, 1]: multiplies the focus loss l_t of the p player (class weights: a class weighted
+  /// down is not chased by the sampler). Empty: all 1 (the paper).
+  std::vector<double> focus_weights;
 
   /// Steps per epoch for m training examples (batch_size >= 1).
   int64_t epoch_steps(int64_t m) const { return steps_per_epoch > 0 ? steps_per_epoch : (m + batch_size - 1) / batch_size; }
@@ -239,6 +242,12 @@ struct FolParams {
     if (!std::isfinite(slack_budget)) throw std::invalid_argument("FOL: slack_budget must be finite");
     if (slack_budget >= 0.0 && !(slack_lr > 0.0 && std::isfinite(slack_lr)))
       throw std::invalid_argument("FOL: slack_lr must be > 0 when slack variables are used");
+    if (!focus_weights.empty()) {
+      if (static_cast<int64_t>(focus_weights.size()) != m)
+        throw std::invalid_argument("FOL: focus_weights must hold one value per training example");
+      for (double v : focus_weights)
+        if (!(v >= 0.0 && v <= 1.0)) throw std::invalid_argument("FOL: focus_weights must be in [0, 1]");
+    }
   }
 };
 
@@ -369,6 +378,7 @@ FolResult fol_run(const Data& X, const double* y, Learner& learner, const FolPar
     for (int64_t j = 0; j < bsz; ++j) {
       double l = params.focus == Focus::ZeroOne ? (misclassified(ys[j], sc[j]) ? 1.0 : 0.0)
                                                 : std::min(1.0, learner.surrogate(ys[j], sc[j]));
+      if (!params.focus_weights.empty()) l *= params.focus_weights[static_cast<size_t>(idx[j])];
       if (slack) {
         l = std::max(0.0, l - xi[idx[j]]);
         pr[j] = l > 0.0 ? -pr[j] : pr[j];  // sign marks "slack still active" for the slack step below
