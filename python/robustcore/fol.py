@@ -107,10 +107,8 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
     verbose : int
         > 0 shows a progress bar over the FOL steps of all problems.
     class_weight : None, "balanced" or dict {class: weight}
-        Multiplies ``sample_weight`` (scikit-learn's semantics; the product is the sampler's prior, below), and
-        scales each class's focus loss by its weight over the largest (``FolParams.focus_weights``): the p
-        player moves its mass onto the misclassified rows in proportion to their class's weight, so a class
-        weighted down is not chased.
+        Multiplies ``sample_weight`` (scikit-learn's semantics; the product is the sampler's prior and scales
+        the focus loss, below).
     probability : bool
         Fit Platt scaling on out-of-fold decision functions at fit time (5 extra fits, as SVC's
         ``probability=True``) for ``predict_proba`` (calibrated scores; ``platt_`` holds the sigmoids).
@@ -141,7 +139,10 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
     (all ones is the paper's uniform start), so that, as with a row repeated w times, a row of weight w
     starts with w times the probability mass and its weight follows the same multiplicative updates. A
     row of weight 0 is removed (its ``q_`` and ``xi_`` entries are 0). The uniform exploration gamma / m
-    stays uniform over the distinct rows, and eta's default 1/(2m) counts distinct rows.
+    stays uniform over the distinct rows, and eta's default 1/(2m) counts distinct rows. The weights, over
+    their largest, also scale each row's focus loss (``FolParams.focus_weights``): the p player moves mass
+    onto a misclassified row in proportion to its weight, so rows (or a class, by ``class_weight``) weighted
+    down are not chased. All weights equal give the unweighted fit's bits.
 
     ``fit`` is atomic: a call that raises (bad input, divergence, Ctrl-C, which raises KeyboardInterrupt)
     leaves the estimator as it was before the call.
@@ -266,8 +267,7 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         if eval_set is not None:
             Xt, yt = check_eval_set(self, eval_set, sp.issparse(X))
         Y = binary_targets(y, classes)
-        focus_weights = None if self.class_weight is None else fit_weights(self.class_weight, y, None, classes)
-        focus_weights = None if focus_weights is None else focus_weights / focus_weights.max()
+        focus_weights = None if prior is None else prior / prior.max()  # the weights scale the focus loss too
         Yt = None if yt is None else binary_targets(yt, classes)
         fit_one = self._fit_python if self._python_learner() else self._fit_core
         M = None if self._python_learner() else to_matrix(X)

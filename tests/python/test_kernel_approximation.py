@@ -283,8 +283,12 @@ def test_engine_checks():
 
 
 # ----------------------------------------------------------------------------- Ctrl-C
+# The child restores Python's SIGINT handler first: a child of a process that ignores SIGINT (CI run as a
+# background job) inherits SIG_IGN, Python then installs no handler, and SIGINT would do nothing.
 _SIGINT_SCRIPT = """
+import signal
 import time
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import numpy as np
 from robustcore.kernel_approximation import RandomFourierFeatures
 X = np.random.default_rng(0).normal(size=(20_000, 50))  # 320 MB of features per transform, ~2 s each
