@@ -135,7 +135,8 @@ class _KernelMixin(BaseClassifier):
         K, widths = self._train_bank(X, self._concurrent(len(targets)), validation)
         stoppers = [None] * len(targets)
         if validation is not None:
-            K_val, y_val, sw_val = self._validation_bank(X, widths, *validation, K=K)
+            X_val, y_val, sw_val = validation
+            K_val, y_val, sw_val = self._validation_bank(X, widths, X_val, y_val, sw_val, K=K)
             stoppers = [self._stopper(K_val, yk, sw_val) for yk in binary_targets(y_val, classes)]
         # one problem: its kernel passes on the n_jobs threads; more: one thread each, the problems on n_jobs
         threads = self._concurrent(len(targets))[0]
