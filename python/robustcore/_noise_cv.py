@@ -447,7 +447,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
 
             def fit_one(task):
                 c, f = task
-                (remedy, params), (tr, va) = candidates[c], folds[f]
+                (remedy, _), (tr, va) = candidates[c], folds[f]
                 if c in reused:
                     pred, seconds = reused[c][va], 0.0
                 else:
