@@ -3,20 +3,16 @@ property-based fuzzing of every public estimator and the public functions.
 
 * SIGINT: a subprocess fits a model, prints READY and starts a long call; the test sends SIGINT and
   asserts KeyboardInterrupt arrives within STOP_SECONDS (generous: a fault test, not a speed test) and
-  that the previously fitted estimator is unchanged.
+  that the previously fitted estimator is unchanged. Every case runs in one child, one after the other
+  (tests/python/children.py), so each also shows the interpreter works after an interrupted call.
 * Fuzzing (hypothesis): every estimator and function either raises ValueError / TypeError with a
   message, or returns a finite, valid result. ``--fuzz`` (conftest.py) runs many more examples.
 """
 
 from __future__ import annotations
 
-import os
-import select
-import signal
-import subprocess
+import functools
 import sys
-import textwrap
-import time
 
 import numpy as np
 import pytest
@@ -26,6 +22,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import robustcore as rc
+from children import sigint_cases
 from robustcore import _core, mkl, variance_reduced
 
 STOP_SECONDS = 2.0
@@ -40,12 +37,13 @@ _STOP_SECONDS = {"label_powerset": 1.0, "noise_rates_auto": 1.0, "pruned": 1.0, 
 _PRELUDE = """
 import signal
 signal.signal(signal.SIGINT, signal.default_int_handler)
-import pickle, sys, time
+import functools, pickle, sys, time
 import numpy as np, scipy.sparse as sp
 import robustcore as rc
 from robustcore import mkl
 rng = np.random.default_rng(0)
 
+@functools.cache  # the cases share one child: the 300 000 x 2000 matrix is built once
 def sparse(n, d, nnz=20):
     cols = rng.integers(0, d, n * nnz).astype(np.int32)
     return sp.csr_matrix((rng.random(n * nnz), cols, np.arange(0, n * nnz + 1, nnz)), shape=(n, d))
@@ -116,29 +114,19 @@ _CASES = {
 }
 
 
+@functools.cache
+def _sigint_results():
+    """All the cases in one child, one after the other (children.sigint_cases)."""
+    return sigint_cases(_PRELUDE, _CASES)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 @pytest.mark.parametrize("case", list(_CASES))
 def test_sigint_stops_within_seconds_and_leaves_the_estimator_unchanged(case):
-    code = textwrap.dedent(_PRELUDE) + _CASES[case]
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "OMP_NUM_THREADS": "1"})
-    try:
-        deadline, line = time.time() + 120, ""
-        while not line.startswith("READY"):  # (an editable install may print its rebuild first)
-            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.time()))
-            line = proc.stdout.readline() if ready else ""
-            assert line, "the subprocess printed no READY within 120 s"
-        time.sleep(0.5)  # inside the long call
-        sent = time.time()
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    words = out.split()
-    assert words[:1] == ["STOPPED"], out + err
-    latency = float(words[1]) - sent
+    word, latency, rest = _sigint_results()[case]
+    assert word == "STOPPED", f"{case}: {word} {rest}"
     assert latency < _STOP_SECONDS.get(case, STOP_SECONDS), f"{case}: stopped {latency:.2f} s after SIGINT"
-    assert words[2] == "True", f"{case}: the estimator changed"
+    assert rest == "True", f"{case}: the estimator changed"
 
 
 def test_cancel_flag_stops_engine_calls_inside_its_with_block():

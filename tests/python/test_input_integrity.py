@@ -1,11 +1,10 @@
 """Issue 30, engine side: no crash and no silent garbage from any input. Crash cases run in a child
-process (a segfault there fails the test instead of killing pytest)."""
+process (a segfault there fails the test instead of killing pytest), one child per group of cases
+(tests/python/children.py)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
+import functools
 
 import numpy as np
 import pytest
@@ -13,6 +12,7 @@ import scipy.sparse as sp
 from sklearn.datasets import make_classification
 
 import robustcore as rc
+from children import run_cases
 from robustcore import _core, datasets
 from robustcore._validation import check_csr_structure
 
@@ -29,20 +29,14 @@ def non_monotone(A):
     B = A.copy(); B.indptr[5], B.indptr[6] = B.indptr[6], B.indptr[5]; return B
 def bad_column(A):
     B = A.copy(); B.indices[3] = 15; return B
+"""
+_TRY = """
 try:
     CALL
     print("RESULT none")
 except ValueError as e:
-    print("RESULT ValueError", e)
+    print("RESULT ValueError", str(e).replace("\\n", " "))
 """
-
-
-def _child(call):
-    code = textwrap.dedent(_PRELUDE).replace("CALL", call)
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, f"child died (returncode {p.returncode}): {p.stderr[-2000:]}"
-    line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT")][-1]
-    return line
 
 
 _FIT_CASES = {
@@ -64,14 +58,20 @@ _NEEDS_BASE = {
 }
 
 
+@functools.cache
+def _csr_results():
+    """Every corrupt-CSR case in one child (a crash there fails the cases, not pytest)."""
+    return run_cases(_PRELUDE, _TRY, {**_FIT_CASES, **_NEEDS_BASE})
+
+
 @pytest.mark.parametrize("case", list(_FIT_CASES))
 def test_corrupt_csr_is_a_value_error_in_a_child(case):
-    assert _child(_FIT_CASES[case]).startswith("RESULT ValueError corrupt CSR matrix")
+    assert _csr_results()[case].startswith("RESULT ValueError corrupt CSR matrix"), _csr_results()[case]
 
 
 @pytest.mark.parametrize("case", list(_NEEDS_BASE))
 def test_corrupt_csr_through_the_estimators_validation(case):
-    assert _child(_NEEDS_BASE[case]).startswith("RESULT ValueError corrupt CSR matrix")
+    assert _csr_results()[case].startswith("RESULT ValueError corrupt CSR matrix"), _csr_results()[case]
 
 
 def _csr():
@@ -177,7 +177,7 @@ def test_feature_count_beyond_memory_is_refused_before_allocating(tmp_path, monk
 # ----------------------------------------------------------------------------- issue 30, second half
 from robustcore import mkl  # noqa: E402
 
-_RUN = """
+_RUN_PRELUDE = """
 import signal, time
 signal.signal(signal.SIGINT, signal.default_int_handler)
 import numpy as np, warnings
@@ -186,6 +186,8 @@ from sklearn.datasets import make_classification
 from sklearn.preprocessing import StandardScaler
 import robustcore as rc
 from robustcore import mkl
+"""
+_RUN = """
 t0 = time.time()
 try:
     CALL
@@ -193,15 +195,6 @@ try:
 except (ValueError, TypeError, MemoryError) as e:
     print("RESULT", type(e).__name__, time.time() - t0, str(e).replace("\\n", " "))
 """
-
-
-def _run_child(call, timeout=300):
-    """(exception name or "none", seconds, message) of ``call`` run in a child process."""
-    code = textwrap.dedent(_RUN).replace("CALL", call)
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
-    assert p.returncode == 0, f"child died (returncode {p.returncode}): {p.stderr[-2000:]}"
-    words = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT")][-1].split(" ", 3)
-    return words[1], float(words[2]), words[3] if len(words) > 3 else ""
 
 
 _MEMORY_CASES = {
@@ -222,13 +215,21 @@ _MEMORY_CASES = {
 }
 
 
+@functools.cache
+def _memory_results():
+    """Every memory case in one child: a guard that fails allocates there, not in pytest."""
+    return run_cases(_RUN_PRELUDE, _RUN, {name: call for name, (call, _) in _MEMORY_CASES.items()})
+
+
 @pytest.mark.parametrize("case", list(_MEMORY_CASES))
 def test_mkl_banks_are_sized_before_they_are_built(case):
-    call, seconds = _MEMORY_CASES[case]
-    kind, took, message = _run_child(call)
+    line = _memory_results()[case]
+    words = line.split(" ", 3)
+    assert words[0] == "RESULT", line
+    kind, took, message = words[1], float(words[2]), words[3] if len(words) > 3 else ""
     assert kind == "MemoryError", (kind, message)
     assert "max_memory_mb" in message and "MiB" in message, message
-    assert took < seconds, f"{case}: refused after {took:.1f} s"
+    assert took < _MEMORY_CASES[case][1], f"{case}: refused after {took:.1f} s"
 
 
 def test_factored_bank_lower_bound_is_below_the_built_size():
