@@ -235,9 +235,14 @@ def _row(name, label, runs):
     return f"| {name} | {label} | " + " | ".join(cells) + f" | {winners} | {secs:.1f} |"
 
 
+def _grid_keys(runs):
+    """The candidates of every seed's grid ("corrected" is left out of a seed whose T is ill-conditioned)."""
+    return [k for k in runs[0] if k.startswith("grid ") and all(k in r for r in runs)]
+
+
 def _grid_row(runs):
     """ selection ceiling (candidate) | what the corrected CV picked (candidates over the seeds) |"""
-    keys = [k for k in runs[0] if k.startswith("grid ")]
+    keys = _grid_keys(runs)
     best = min(keys, key=lambda k: _stats(runs, k)[0])
     mean, sd = _stats(runs, best)
     picks = ";".join(r["_pick"][5:] for r in runs)
@@ -254,7 +259,7 @@ def verdicts(cells):
                   "LogisticRegression": "LogisticRegression (noisy CV)"}
         if "cleanlab CleanLearning" in runs[0]:
             others["cleanlab"] = "cleanlab CleanLearning"
-        grid = [k for k in runs[0] if k.startswith("grid ")]
+        grid = _grid_keys(runs)
         if grid:
             others["selection ceiling (hindsight in our grid)"] = min(grid, key=lambda k: _stats(runs, k)[0])
         for who, key in others.items():
