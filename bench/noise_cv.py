@@ -133,6 +133,11 @@ def _rc(params, alpha, seed):
     return rc.PrunedClassifier(model, random_state=seed) if prune else model
 
 
+#: ``--grid explore``: every candidate on every fold (the selection rules replayed offline from ``--dump``), and
+#: the Smooth Ramp loss with the SGD solver as an extra remedy (the configuration ceiling's "rc sramp sgd")
+EXPLORE = {"n_finalists": None, "remedies": ("plain", "corrected", "pruned", "sramp", "sramp_sgd")}
+
+
 def grid_errors(ours, X, yn, Xt, yt, seed):
     """{"grid <remedy> <params>": clean test error} of every candidate of ``ours``' grid refitted on all rows as
     its fit refits the winner: the shared pass recomputed on the fit's folds (same seed, same bits)."""
@@ -173,13 +178,19 @@ def one_run(X, yn, Xt, yt, seed, cleanlab, grid=False):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t = time.perf_counter()
-        ours = NoisyLabelClassifierCV(random_state=seed).fit(X, yn)
+        ours = NoisyLabelClassifierCV(random_state=seed, **(EXPLORE if grid == "explore" else {})).fit(X, yn)
         out["NoisyLabelClassifierCV"] = err(ours)
         out["_seconds"] = time.perf_counter() - t
         out["_winner"] = ours.best_remedy_
         if grid:
             out.update(grid_errors(ours, X, yn, Xt, yt, seed))
             out["_pick"] = f"grid {ours.best_remedy_} " + ",".join(f"{k}={v:g}" for k, v in ours.best_params_.items())
+            r = ours.cv_results_
+            out["_cv"] = {"keys": [f"grid {m} " + ",".join(f"{k}={v:g}" for k, v in p.items())
+                                   for m, p in zip(r["remedy"], r["params"])],
+                          "splits": np.array([r[f"split{f}_corrected_score"] for f in range(5)]).T.tolist(),
+                          "noisy": np.array([r[f"split{f}_noisy_score"] for f in range(5)]).T.tolist(),
+                          "scoring": ours.scoring_}
         for name, params in CONFIGS.items():
             for alpha in ALPHAS:
                 out[f"{name} {alpha:g}"] = err(_rc(params, alpha, seed).fit(X, yn))
@@ -285,9 +296,12 @@ def main():
     p.add_argument("--sets", nargs="*", default=None, help="accuracy: real sets (default: noise-bench's)")
     p.add_argument("--max-train", type=int, default=4000)
     p.add_argument("--grid", action="store_true", help="accuracy: also the selection ceiling and the picks")
+    p.add_argument("--explore", action="store_true", help="accuracy: --grid with EXPLORE's settings")
+    p.add_argument("--dump", default=None, help="accuracy: write every run's numbers (pickle) here")
     p.add_argument("--settings", nargs="*", default=None, help='accuracy: only these noise settings ("q=0.4", '
                    '"(0.4, 0.1)", ...)')
     args = p.parse_args()
+    args.grid = "explore" if args.explore else args.grid
     try:
         import cleanlab  # noqa: F401
         have_cleanlab = True
@@ -308,7 +322,16 @@ def main():
     head += " winners | seconds |" + (" selection ceiling (candidate) | picks per seed |" if args.grid else "")
     print(head)
     print("|---" * (head.count("|") - 1) + "|")
+    if args.explore:
+        from robustcore import _noise_cv
+
+        _noise_cv.REMEDIES.setdefault("sramp_sgd", ("the Smooth Ramp loss, SGD", {"loss": "sramp", "solver": "sgd"}))
     cells = accuracy(args.seeds, sets, have_cleanlab, args.max_train, args.grid, args.settings)
+    if args.dump:
+        import pickle
+
+        with open(args.dump, "wb") as fh:
+            pickle.dump(cells, fh)
     for who, (ok, n) in verdicts(cells).items():
         print(f"{who}: {ok} of {n} cells" if who.startswith("grid:") else
               f"within the seed spread of {who}, or better: {ok} of {n} cells")
