@@ -11,7 +11,7 @@ One fit is:
    ``kBoostedMaxFeatures`` features) also scikit-learn's ``HistGradientBoostingClassifier``, first on one
    fold, on all of them and kept only when it beats the linear posterior's log-likelihood (:doc:`/user_guide/noisy_labels`,
    "The posterior model matters"). The probabilities ``P`` of that pass feed everything below, and its fits at
-   the plain remedy's alphas are the plain candidates' fits; nothing is estimated twice.
+   the plain remedy's alphas are the plain candidates' fits.
 2. From ``P``: the transition matrix ``T`` and the importance weights (``_label_noise.noise_correction``'s
    estimators: the bounded-sigmoid fit for two classes, the confident joint for more), the label issues
    (``label_issues_from_proba`` with that ``T``).
@@ -22,7 +22,8 @@ One fit is:
    importance-weighted remedy is left out (its weights would not be applied either) and the fit warns once.
    The weights and the flagged rows of a training fold come from ``fold_noise``: the chosen posterior
    refitted once per pair of folds, so that no model behind them saw that fold's validation labels.
-4. The best candidate refitted on all rows: ``best_estimator_``.
+4. The best candidate (``_one_se``: the largest alpha of its remedy within one standard error) refitted on
+   all rows: ``best_estimator_``.
 
 Every internal fit's ConstantPredictorWarning / ConvergenceWarning / NoiseEstimateWarning is silenced; the
 final refit's warnings are shown once each, pointing at the user's line.
@@ -59,7 +60,7 @@ REMEDIES = {
     "plain": ("all rows, unweighted", {}),
     "corrected": ("importance weights P(clean y | x) / P(noisy y | x)", {}),
     "pruned": ("the flagged label issues left out", {}),
-    "sramp": ("the bounded Smooth Ramp loss", {"loss": "sramp"}),
+    "sramp": ("the bounded Smooth Ramp loss (SGD, the paper's solver)", {"loss": "sramp", "solver": "sgd"}),
     "rgomp": ("the bounded Reversed Gompertz loss", {"loss": "rgomp"}),
     "ramp": ("the bounded ramp loss (SGD)", {"loss": "ramp", "solver": "sgd"}),
 }
@@ -190,7 +191,7 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
         ll = [_log_likelihood(Pj, labels, sw) for Pj in Ps]
         best = int(np.argmax(ll))
         P = Ps[best]
-        proba = lambda tr, va: _linear_path(X, y, sw, tr, va, model, POSTERIOR_ALPHAS[best:best + 1])[0][0]  # noqa: E731
+        proba = lambda tr, va: _linear_path(X, y, sw, tr, va, model, (POSTERIOR_ALPHAS[best],))[0][0]  # noqa: E731
         predictions = dict(zip(POSTERIOR_ALPHAS, preds))
         va0 = folds[0][1]
         lin_fold0 = _log_likelihood(P[va0], labels[va0], None if sw is None else sw[va0])
@@ -223,14 +224,10 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
 
 
 def fold_noise(labels, folds, proba, P, n_jobs):
-    """Per fold f, (importance weights, is flagged, margin score) of every row (full length, read on f's training
-    rows) estimated as ``noise_from_posterior`` does but from probabilities that no model fitted on f's validation
-    rows produced: for each other fold g, the chosen posterior fitted on the rows of neither validation fold
-    predicts f's training rows in g (one fit per pair of folds; a row no pair covers keeps the shared ``P``).
-    Without it the flags and weights of f's training rows came from models that had seen f's noisy validation
-    labels, and the pruned / weighted candidates learnt to agree with them: under 40% symmetric flips their noisy
-    validation accuracy exceeded the 0.6 a perfect classifier gets (docs/benchmarks/noise.md, issue 32's
-    selection split). None when the rows outside a pair of folds miss a class (the shared estimates are used)."""
+    """Per fold f, (importance weights, is flagged, margin) of every row (read on f's training rows) from the
+    chosen posterior fitted once per pair of folds (f, g) on the rows of neither, predicting f's training rows in
+    g: no model behind them saw f's validation labels (the shared P's did: pruned candidates beat the 0.6 noisy
+    accuracy cap of 40% symmetric flips, issue 32). None when the rows outside a pair miss a class."""
     n, K, F = labels.size, P.shape[1], len(folds)
     pairs = [(f, g) for f in range(F) for g in range(f + 1, F)]
 
@@ -250,10 +247,8 @@ def fold_noise(labels, folds, proba, P, n_jobs):
     out = []
     for f, (tr, _) in enumerate(folds):
         _, w, flagged, scores = noise_from_posterior(Pf[f][tr], labels[tr])
-        weights, is_flagged, margin = np.ones(n), np.zeros(n, dtype=bool), np.zeros(n)
-        weights[tr], margin[tr] = w, scores
-        is_flagged[tr[flagged]] = True
-        out.append((weights, is_flagged, margin))
+        out.append((np.ones(n), np.zeros(n, dtype=bool), np.zeros(n)))
+        out[-1][0][tr], out[-1][1][tr[flagged]], out[-1][2][tr] = w, True, scores
     return out
 
 
@@ -299,6 +294,16 @@ def _kept(rows, is_flagged, labels, scores, K, minimum=1):
     return rows[keep]
 
 
+def _one_se(candidates, complete, mean, splits, best):
+    """The one-standard-error rule within the best candidate's remedy: its largest ``alpha`` (smallest ``C``;
+    other parameters equal) run on every fold whose mean is within std / sqrt(folds) of the best's."""
+    (remedy, params), row = candidates[best], splits[best][~np.isnan(splits[best])]
+    key, cut = next((k for k in ("alpha", "C") if k in params), None), mean[best] - row.std() / np.sqrt(row.size)
+    near = [c for c, (r, p) in enumerate(candidates) if complete[c] and r == remedy and mean[c] >= cut and
+            {k: v for k, v in p.items() if k != key} == {k: v for k, v in params.items() if k != key}]
+    return best if key is None else max(near, key=lambda c: candidates[c][1][key] * (1 if key == "alpha" else -1))
+
+
 class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     """Learn from noisy labels: estimate the noise once, choose and tune the remedy by noise-corrected
     cross-validation, refit the winner (the practitioner's default; scikit-learn's naming, as
@@ -310,8 +315,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     label issues and the importance weights. Every remedy in ``remedies`` is then tried with every parameter
     set of its grid on the same folds and scored on the validation folds' noisy labels by
     ``noise.corrected_accuracy`` with ``T``, an unbiased estimate of the clean accuracy (by the plain
-    accuracy, with a ``NoiseEstimateWarning``, when ``T`` is ill-conditioned); the best is refitted on all
-    rows. ``report()`` says what was found and why the winner won.
+    accuracy, with a ``NoiseEstimateWarning``, when ``T`` is ill-conditioned); the best remedy's largest alpha
+    (smallest C) within one standard error of the best score is refitted on all rows. ``report()`` says why.
 
     Parameters
     ----------
@@ -322,7 +327,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     remedies : sequence of str, default ("plain", "corrected", "pruned", "sramp")
         Among "plain" (all rows as they are), "corrected" (importance-weighted: ``NoiseCorrectedClassifier``'s
         training), "pruned" (the label issues left out: ``PrunedClassifier``'s), "sramp", "rgomp", "ramp"
-        (the bounded losses). Ties are broken in this order.
+        (the bounded losses; "sramp" and "ramp" with the SGD solver). Ties are broken in this order.
     param_grid : dict or None, default None
         The parameters tried per remedy: {remedy: dict of lists or list of such dicts (``ParameterGrid``)},
         or one dict of lists for every remedy (keys that are not remedies). Missing remedies use the
@@ -528,7 +533,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         selection = noisy_cf if ill else scores_cf
         complete = ~np.isnan(selection).any(axis=1)
         mean = np.nanmean(selection, axis=1)
-        best = int(np.argmax(np.where(complete, mean, -np.inf)))  # the first of the best: remedies' order breaks ties
+        best = _one_se(candidates, complete, mean, selection,
+                       int(np.argmax(np.where(complete, mean, -np.inf))))  # the first of the best: remedies' order
         cv_results = {"remedy": np.array([c[0] for c in candidates], dtype=object),
                       "params": [c[1] for c in candidates],
                       "mean_corrected_score": np.nanmean(scores_cf, axis=1) if not ill else scores_cf[:, 0],
