@@ -209,6 +209,32 @@ def test_any_classifier_grid_and_remedies():
         NoisyLabelClassifierCV(rc.LinearClassifier(noise_rates="auto")).fit(X, yn)
 
 
+def test_one_standard_error_rule_takes_the_largest_alpha_of_the_best_remedy():
+    cands = [("plain", {"alpha": 1e-4}), ("plain", {"alpha": 1e-1}), ("pruned", {"alpha": 1e-4}),
+             ("pruned", {"alpha": 1e-3}), ("pruned", {"alpha": 1e-2}), ("pruned", {"alpha": 1e-1})]
+    splits = np.array([[.80, .82, .81], [.93, .94, .935], [.92, .96, .94], [.93, .94, .935], [.91, .93, .92],
+                       [.95, .95, np.nan]])
+    complete = ~np.isnan(splits).any(axis=1)
+    mean = np.nanmean(splits, axis=1)
+    best = int(np.argmax(np.where(complete, mean, -np.inf)))
+    assert best == 2  # pruned 1e-4, 0.94 +- 0.0163 / sqrt(3): the cut is 0.9306
+    # pruned 1e-3 (0.935) is within; 1e-2 (0.92) is not, plain 1e-1 is another remedy, pruned 1e-1 ran on 2 folds
+    assert _noise_cv._one_se(cands, complete, mean, splits, best) == 3
+    c_cands = [(r, {"C": 1.0 / p["alpha"]}) for r, p in cands]  # C: the smallest within
+    assert _noise_cv._one_se(c_cands, complete, mean, splits, best) == 3
+    assert _noise_cv._one_se([(r, {}) for r, _ in cands], complete, mean, splits, best) == best  # nothing to tune
+    tight = splits.copy()
+    tight[2] = .94  # no spread: the best stays
+    assert _noise_cv._one_se(cands, complete, np.nanmean(tight, axis=1), tight, best) == best
+
+
+def test_the_sramp_remedy_fits_the_smooth_ramp_with_sgd():
+    X, yn, _, _ = _heavy(1000, rates=(0.4, 0.4))
+    clf = NoisyLabelClassifierCV(remedies=["sramp"], param_grid={"alpha": [1e-3]}, random_state=0).fit(X, yn)
+    params = clf.best_estimator_.get_params()
+    assert (params["loss"], params["solver"]) == ("sramp", "sgd")
+
+
 def test_report_and_plot():
     X, yn, _, _ = _heavy(1000, rates=(0.4, 0.1))
     clf = NoisyLabelClassifierCV(random_state=0).fit(X, yn)
