@@ -153,7 +153,7 @@ def grid_errors(ours, X, yn, Xt, yt, seed):
     seed = seed_from_random_state(seed) % (2**32)  # the fit's seed of random_state=seed
     base = ours.final_estimator(seed)
     folds = [(np.asarray(tr), np.asarray(va)) for tr, va in stratified_folds(labels, 5, seed).split(Xv, labels)]
-    P, _, _, _ = shared_posterior(Xv, labels, labels, None, folds, "auto", posterior_estimator(base, seed), seed, None)
+    P, _, _ = shared_posterior(Xv, labels, labels, None, folds, "auto", posterior_estimator(base, seed), seed, None)
     T, weights, flagged, scores = noise_from_posterior(P, labels)
     assert np.array_equal(flagged, ours.label_issues_), "the recomputed shared pass differs from the fit's"
     is_flagged = np.zeros(labels.size, dtype=bool)

@@ -11,7 +11,7 @@ One fit is:
    ``kBoostedMaxFeatures`` features) also scikit-learn's ``HistGradientBoostingClassifier``, first on one
    fold, on all of them and kept only when it beats the linear posterior's log-likelihood (:doc:`/user_guide/noisy_labels`,
    "The posterior model matters"). The probabilities ``P`` of that pass feed everything below, and its fits at
-   the plain remedy's alphas are the plain candidates' fits.
+   the plain remedy's alphas are the plain candidates' fits; nothing is estimated twice.
 2. From ``P``: the transition matrix ``T`` and the importance weights (``_label_noise.noise_correction``'s
    estimators: the bounded-sigmoid fit for two classes, the confident joint for more), the label issues
    (``label_issues_from_proba`` with that ``T``).
@@ -20,10 +20,9 @@ One fit is:
    accuracy from noisy labels); the plain accuracy on the noisy labels sits beside it. When ``T`` is
    ill-conditioned (cond > ``kIllConditionedT``) the candidates are ranked by the noisy accuracy, the
    importance-weighted remedy is left out (its weights would not be applied either) and the fit warns once.
-   The weights and the flagged rows of a training fold come from ``fold_noise``: the chosen posterior
-   refitted once per pair of folds, so that no model behind them saw that fold's validation labels.
-4. The best candidate (``_one_se``: the largest alpha of its remedy within one standard error) refitted on
-   all rows: ``best_estimator_``.
+   The weights and the flagged rows of a training fold come from the shared pass (whose models saw that
+   fold's validation rows: a small optimism shared by every candidate, the price of estimating once).
+4. The best candidate refitted on all rows: ``best_estimator_``.
 
 Every internal fit's ConstantPredictorWarning / ConvergenceWarning / NoiseEstimateWarning is silenced; the
 final refit's warnings are shown once each, pointing at the user's line.
@@ -60,7 +59,7 @@ REMEDIES = {
     "plain": ("all rows, unweighted", {}),
     "corrected": ("importance weights P(clean y | x) / P(noisy y | x)", {}),
     "pruned": ("the flagged label issues left out", {}),
-    "sramp": ("the bounded Smooth Ramp loss (SGD, the paper's solver)", {"loss": "sramp", "solver": "sgd"}),
+    "sramp": ("the bounded Smooth Ramp loss", {"loss": "sramp"}),
     "rgomp": ("the bounded Reversed Gompertz loss", {"loss": "rgomp"}),
     "ramp": ("the bounded ramp loss (SGD)", {"loss": "ramp", "solver": "sgd"}),
 }
@@ -161,8 +160,7 @@ def _nonlinear_name(kind, X, seed):
 
 
 def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
-    """The shared out-of-fold pass: (P, description, {alpha: out-of-fold predictions} of the linear path, the
-    chosen posterior as ``proba(train rows, rows) -> probabilities``).
+    """The shared out-of-fold pass: (P, description, {alpha: out-of-fold predictions} of the linear path).
     ``detector`` "auto" / "linear" / "boosted" or a classifier with predict_proba (its clones fitted out of
     fold, no choice made); ``model`` the linear posterior (``posterior_estimator``)."""
     n, K = labels.size, int(labels.max()) + 1
@@ -175,8 +173,7 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
 
         for (_, va), Pf in zip(folds, map_problems(one, len(folds), n_jobs)):
             P[va] = _check_fold(Pf, va, K)
-        return P, {"model": type(detector).__name__, "log_likelihood": _log_likelihood(P, labels, sw)}, {}, (
-            lambda tr, va: clone(detector).fit(_rows(X, tr), y[tr]).predict_proba(_rows(X, va)))
+        return P, {"model": type(detector).__name__, "log_likelihood": _log_likelihood(P, labels, sw)}, {}
     desc: dict = {}
     predictions: dict = {}
     lin_fold0 = None
@@ -191,7 +188,6 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
         ll = [_log_likelihood(Pj, labels, sw) for Pj in Ps]
         best = int(np.argmax(ll))
         P = Ps[best]
-        proba = lambda tr, va: _linear_path(X, y, sw, tr, va, model, (POSTERIOR_ALPHAS[best],))[0][0]  # noqa: E731
         predictions = dict(zip(POSTERIOR_ALPHAS, preds))
         va0 = folds[0][1]
         lin_fold0 = _log_likelihood(P[va0], labels[va0], None if sw is None else sw[va0])
@@ -217,39 +213,10 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
             if lin_fold0 is None or llb > desc["log_likelihood"]:
                 desc = {"model": _nonlinear_name(kind, X, seed), "log_likelihood": llb,
                         "linear": {k: v for k, v in desc.items() if k != "model"} or None}
-                P, proba = Pb, (lambda tr, va: _nonlinear(kind, X, y, sw, tr, va, seed))
+                P = Pb
             else:
                 desc[kind] = f"out-of-fold log-likelihood {llb:.4f}, lower: not kept"
-    return P, desc, predictions, proba
-
-
-def fold_noise(labels, folds, proba, P, n_jobs):
-    """Per fold f, (importance weights, is flagged, margin) of every row (read on f's training rows) from the
-    chosen posterior fitted once per pair of folds (f, g) on the rows of neither, predicting f's training rows in
-    g: no model behind them saw f's validation labels (the shared P's did: pruned candidates beat the 0.6 noisy
-    accuracy cap of 40% symmetric flips, issue 32). None when the rows outside a pair miss a class."""
-    n, K, F = labels.size, P.shape[1], len(folds)
-    pairs = [(f, g) for f in range(F) for g in range(f + 1, F)]
-
-    def one(p):
-        (trf, vaf), (trg, vag) = folds[pairs[p][0]], folds[pairs[p][1]]
-        rest, rows = np.intersect1d(trf, trg), np.union1d(np.intersect1d(trf, vag), np.intersect1d(trg, vaf))
-        return (rows, _check_fold(proba(rest, rows), rows, K)) if np.unique(labels[rest]).size == K else None
-
-    fitted = map_problems(one, len(pairs), n_jobs)
-    if any(r is None for r in fitted):
-        return None
-    Pf = [P.copy() for _ in range(F)]
-    for (f, g), (rows, Pr) in zip(pairs, fitted):
-        for a, b in ((f, g), (g, f)):
-            sel = np.isin(rows, folds[a][0]) & np.isin(rows, folds[b][1])
-            Pf[a][rows[sel]] = Pr[sel]
-    out = []
-    for f, (tr, _) in enumerate(folds):
-        _, w, flagged, scores = noise_from_posterior(Pf[f][tr], labels[tr])
-        out.append((np.ones(n), np.zeros(n, dtype=bool), np.zeros(n)))
-        out[-1][0][tr], out[-1][1][tr[flagged]], out[-1][2][tr] = w, True, scores
-    return out
+    return P, desc, predictions
 
 
 def _same_fit(a, b):
@@ -294,16 +261,6 @@ def _kept(rows, is_flagged, labels, scores, K, minimum=1):
     return rows[keep]
 
 
-def _one_se(candidates, complete, mean, splits, best):
-    """The one-standard-error rule within the best candidate's remedy: its largest ``alpha`` (smallest ``C``;
-    other parameters equal) run on every fold whose mean is within std / sqrt(folds) of the best's."""
-    (remedy, params), row = candidates[best], splits[best][~np.isnan(splits[best])]
-    key, cut = next((k for k in ("alpha", "C") if k in params), None), mean[best] - row.std() / np.sqrt(row.size)
-    near = [c for c, (r, p) in enumerate(candidates) if complete[c] and r == remedy and mean[c] >= cut and
-            {k: v for k, v in p.items() if k != key} == {k: v for k, v in params.items() if k != key}]
-    return best if key is None else max(near, key=lambda c: candidates[c][1][key] * (1 if key == "alpha" else -1))
-
-
 class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     """Learn from noisy labels: estimate the noise once, choose and tune the remedy by noise-corrected
     cross-validation, refit the winner (the practitioner's default; scikit-learn's naming, as
@@ -315,8 +272,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     label issues and the importance weights. Every remedy in ``remedies`` is then tried with every parameter
     set of its grid on the same folds and scored on the validation folds' noisy labels by
     ``noise.corrected_accuracy`` with ``T``, an unbiased estimate of the clean accuracy (by the plain
-    accuracy, with a ``NoiseEstimateWarning``, when ``T`` is ill-conditioned); the best remedy's largest alpha
-    (smallest C) within one standard error of the best score is refitted on all rows. ``report()`` says why.
+    accuracy, with a ``NoiseEstimateWarning``, when ``T`` is ill-conditioned); the best is refitted on all
+    rows. ``report()`` says what was found and why the winner won.
 
     Parameters
     ----------
@@ -327,7 +284,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     remedies : sequence of str, default ("plain", "corrected", "pruned", "sramp")
         Among "plain" (all rows as they are), "corrected" (importance-weighted: ``NoiseCorrectedClassifier``'s
         training), "pruned" (the label issues left out: ``PrunedClassifier``'s), "sramp", "rgomp", "ramp"
-        (the bounded losses; "sramp" and "ramp" with the SGD solver). Ties are broken in this order.
+        (the bounded losses). Ties are broken in this order.
     param_grid : dict or None, default None
         The parameters tried per remedy: {remedy: dict of lists or list of such dicts (``ParameterGrid``)},
         or one dict of lists for every remedy (keys that are not remedies). Missing remedies use the
@@ -457,8 +414,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         model = posterior_estimator(base, seed)
         with _silenced():
             t0 = time.perf_counter()
-            P, posterior, path, proba = shared_posterior(Xv, yv, labels, sw, folds, self.detector, model, seed,
-                                                         self.n_jobs)
+            P, posterior, path = shared_posterior(Xv, yv, labels, sw, folds, self.detector, model, seed, self.n_jobs)
             posterior["seconds"] = time.perf_counter() - t0  # the shared pass's wall time (report, bench)
             T, weights, flagged, scores = noise_from_posterior(P, labels)
             ill = bool(np.linalg.cond(T) > kIllConditionedT)
@@ -470,18 +426,14 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             Tinv = None if ill else np.linalg.inv(T)
             is_flagged = np.zeros(labels.size, dtype=bool)
             is_flagged[flagged] = True
-            # the folds' own flags and weights (fold_noise), when a candidate reads them
-            per_fold = (fold_noise(labels, folds, proba, P, self.n_jobs)
-                        if any(c[0] in ("corrected", "pruned") for c in candidates) else None)
 
-            def training(remedy, rows, f=None):
-                """(rows, sample weights) of a remedy's fit on ``rows`` (fold f's training rows, or all)."""
-                wts, flags, margin = (weights, is_flagged, scores) if f is None or per_fold is None else per_fold[f]
+            def training(remedy, rows):
+                """(rows, sample weights) of a remedy's fit on ``rows``."""
                 if remedy == "pruned":
-                    rows = _kept(rows, flags, labels, margin, K)
+                    rows = _kept(rows, is_flagged, labels, scores, K)
                 w = None if sw is None else sw[rows]
                 if remedy == "corrected":
-                    w = wts[rows] if w is None else w * wts[rows]
+                    w = weights[rows] if w is None else w * weights[rows]
                 return rows, w
 
             # the plain candidates that are fits of the shared pass (same estimator, folds, rows): its predictions
@@ -499,7 +451,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                 if c in reused:
                     pred, seconds = reused[c][va], 0.0
                 else:
-                    rows, w = training(remedy, tr, f)
+                    rows, w = training(remedy, tr)
                     est = clone(configured[c])
                     t0 = time.perf_counter()
                     est.fit(_rows(Xv, rows), yv[rows], **({} if w is None else {"sample_weight": w}))
@@ -533,8 +485,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         selection = noisy_cf if ill else scores_cf
         complete = ~np.isnan(selection).any(axis=1)
         mean = np.nanmean(selection, axis=1)
-        best = _one_se(candidates, complete, mean, selection,
-                       int(np.argmax(np.where(complete, mean, -np.inf))))  # the first of the best: remedies' order
+        best = int(np.argmax(np.where(complete, mean, -np.inf)))  # the first of the best: remedies' order breaks ties
         cv_results = {"remedy": np.array([c[0] for c in candidates], dtype=object),
                       "params": [c[1] for c in candidates],
                       "mean_corrected_score": np.nanmean(scores_cf, axis=1) if not ill else scores_cf[:, 0],
