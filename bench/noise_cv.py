@@ -4,6 +4,7 @@ clean test error on generated data with known noise and on noise-bench's real se
     python bench/noise_cv.py speed [--repeats 3]      # medians of repeats, same process, interleaved
     python bench/noise_cv.py accuracy [--seeds 3]     # the table of the README paragraph
     python bench/noise_cv.py accuracy --grid [--settings "q=0.4" ...]   # + the grid / selection split
+    python bench/noise_cv.py accuracy --explore --dump FILE   # for bench/noise_cv_replay.py FILE
 
 Speed: every data set with (rho+, rho-) = (0.4, 0.1) flips; NoisyLabelClassifierCV at its defaults with
 ``cv=StratifiedKFold(5, shuffle=True, random_state=seed)``, CleanLearning(LogisticRegression()) with
@@ -133,7 +134,7 @@ def _rc(params, alpha, seed):
     return rc.PrunedClassifier(model, random_state=seed) if prune else model
 
 
-#: ``--grid explore``: every candidate on every fold (the selection rules replayed offline from ``--dump``), and
+#: ``--explore``: every candidate on every fold (the selection rules replayed offline from ``--dump``), and
 #: the Smooth Ramp loss with the SGD solver as an extra remedy (the configuration ceiling's "rc sramp sgd")
 EXPLORE = {"n_finalists": None, "remedies": ("plain", "corrected", "pruned", "sramp", "sramp_sgd")}
 
