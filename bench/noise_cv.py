@@ -3,6 +3,8 @@ clean test error on generated data with known noise and on noise-bench's real se
 
     python bench/noise_cv.py speed [--repeats 3]      # medians of repeats, same process, interleaved
     python bench/noise_cv.py accuracy [--seeds 3]     # the table of the README paragraph
+    python bench/noise_cv.py accuracy --grid [--settings "q=0.4" ...]   # + the grid / selection split
+    python bench/noise_cv.py accuracy --explore --dump FILE   # for bench/noise_cv_replay.py FILE
 
 Speed: every data set with (rho+, rho-) = (0.4, 0.1) flips; NoisyLabelClassifierCV at its defaults with
 ``cv=StratifiedKFold(5, shuffle=True, random_state=seed)``, CleanLearning(LogisticRegression()) with
@@ -18,6 +20,14 @@ Accuracy: per cell (data set x noise) and seed, the clean test error of
   mean over the seeds);
 * scikit-learn's LogisticRegression with C in (0.1, 1, 10) chosen by 5-fold CV accuracy on the noisy labels;
 * cleanlab's CleanLearning(LogisticRegression()) at its defaults, when cleanlab is installed.
+With ``--grid`` (issue 32's grid / selection split) also, per cell: the *selection ceiling*, the candidate of
+NoisyLabelClassifierCV's own grid (remedy x alpha) with the best mean clean test error over the seeds, every
+candidate refitted on all training rows the way the fit refits its winner (the shared pass recomputed on the
+same folds: same seed, same bits; checked against the fitted ``label_issues_``), and what the corrected CV
+score picked (NoisyLabelClassifierCV's own error). Selection ceiling within the configuration ceiling's
+spread and the pick not: the loss is the selection signal; the selection ceiling not: the grid lacks the
+winning remedy. ``--settings`` keeps only the named noise settings ("q=0.2", "q=0.4", "(0.4, 0.1)",
+"(0.6, 0.1)").
 "within" counts the cells where NoisyLabelClassifierCV's mean is within the seed spread (the larger of the
 two standard deviations over seeds, at least 0.5 points) of the other's mean, or better.
 """
@@ -124,16 +134,64 @@ def _rc(params, alpha, seed):
     return rc.PrunedClassifier(model, random_state=seed) if prune else model
 
 
-def one_run(X, yn, Xt, yt, seed, cleanlab):
+#: ``--explore``: every candidate on every fold (the selection rules replayed offline from ``--dump``), and
+#: the Smooth Ramp loss with the SGD solver as an extra remedy (the configuration ceiling's "rc sramp sgd")
+EXPLORE = {"n_finalists": None, "remedies": ("plain", "corrected", "pruned", "sramp", "sramp_sgd")}
+
+
+def grid_errors(ours, X, yn, Xt, yt, seed):
+    """{"grid <remedy> <params>": clean test error} of every candidate of ``ours``' grid refitted on all rows as
+    its fit refits the winner: the shared pass recomputed on the fit's folds (same seed, same bits)."""
+    from sklearn.base import clone
+
+    from robustcore._base import stratified_folds
+    from robustcore._validation import seed_from_random_state
+    from robustcore._noise_cv import (REMEDIES, _kept, noise_from_posterior, posterior_estimator,
+                                      shared_posterior)
+
+    Xv = X.tocsr() if hasattr(X, "tocsr") else np.ascontiguousarray(X, dtype=np.float64)
+    labels = np.asarray(yn)  # 0..K-1 already
+    seed = seed_from_random_state(seed) % (2**32)  # the fit's seed of random_state=seed
+    base = ours.final_estimator(seed)
+    folds = [(np.asarray(tr), np.asarray(va)) for tr, va in stratified_folds(labels, 5, seed).split(Xv, labels)]
+    P, _, _ = shared_posterior(Xv, labels, labels, None, folds, "auto", posterior_estimator(base, seed), seed, None)
+    T, weights, flagged, scores = noise_from_posterior(P, labels)
+    assert np.array_equal(flagged, ours.label_issues_), "the recomputed shared pass differs from the fit's"
+    is_flagged = np.zeros(labels.size, dtype=bool)
+    is_flagged[flagged] = True
+    out = {}
+    for remedy, params in zip(ours.cv_results_["remedy"], ours.cv_results_["params"]):
+        rows, w = np.arange(labels.size), None
+        if remedy == "pruned":
+            rows = _kept(rows, is_flagged, labels, scores, int(labels.max()) + 1)
+        elif remedy == "corrected":
+            w = weights
+        est = clone(base).set_params(**{**REMEDIES[remedy][1], **params})
+        est.fit(Xv[rows], labels[rows], **({} if w is None else {"sample_weight": w}))
+        key = f"grid {remedy} " + ",".join(f"{k}={v:g}" for k, v in params.items())
+        out[key] = float(np.mean(est.predict(Xt) != yt))
+    return out
+
+
+def one_run(X, yn, Xt, yt, seed, cleanlab, grid=False):
     err = lambda model: float(np.mean(model.predict(Xt) != yt))  # noqa: E731
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t = time.perf_counter()
-        ours = NoisyLabelClassifierCV(random_state=seed).fit(X, yn)
+        ours = NoisyLabelClassifierCV(random_state=seed, **(EXPLORE if grid == "explore" else {})).fit(X, yn)
         out["NoisyLabelClassifierCV"] = err(ours)
         out["_seconds"] = time.perf_counter() - t
         out["_winner"] = ours.best_remedy_
+        if grid:
+            out.update(grid_errors(ours, X, yn, Xt, yt, seed))
+            out["_pick"] = f"grid {ours.best_remedy_} " + ",".join(f"{k}={v:g}" for k, v in ours.best_params_.items())
+            r = ours.cv_results_
+            out["_cv"] = {"keys": [f"grid {m} " + ",".join(f"{k}={v:g}" for k, v in p.items())
+                                   for m, p in zip(r["remedy"], r["params"])],
+                          "splits": np.array([r[f"split{f}_corrected_score"] for f in range(5)]).T.tolist(),
+                          "noisy": np.array([r[f"split{f}_noisy_score"] for f in range(5)]).T.tolist(),
+                          "scoring": ours.scoring_}
         for name, params in CONFIGS.items():
             for alpha in ALPHAS:
                 out[f"{name} {alpha:g}"] = err(_rc(params, alpha, seed).fit(X, yn))
@@ -145,20 +203,26 @@ def one_run(X, yn, Xt, yt, seed, cleanlab):
     return out
 
 
-def accuracy(seeds, real_sets, cleanlab, max_train):
+def _label(kind, rate):
+    return f"q={rate}" if kind == "sym" else f"({rate[0]}, {rate[1]})"
+
+
+def accuracy(seeds, real_sets, cleanlab, max_train, grid=False, settings=None):
     cells = []
     problems = [(f"generated {r}", lambda s, r=r: generated(4000, r, s)) for r in ("1:1", "1:4")]
     problems = [(n, (lambda s, ratio=(1 if "1:1" in n else 4): generated(4000, ratio, s))) for n, _ in problems]
     problems += [(name, (lambda s, name=name: real(name, max_train, s))) for name in real_sets]
     for name, load in problems:
         for kind, rate in SETTINGS:
+            label = _label(kind, rate)
+            if settings and label not in settings:
+                continue
             runs = []
             for seed in range(seeds):
                 X, y, Xt, yt = load(seed)
-                runs.append(one_run(X, flip(y, kind, rate, seed), Xt, yt, seed, cleanlab))
-            label = f"q={rate}" if kind == "sym" else f"({rate[0]}, {rate[1]})"
+                runs.append(one_run(X, flip(y, kind, rate, seed), Xt, yt, seed, cleanlab, grid))
             cells.append((name, label, runs))
-            print(_row(name, label, runs), flush=True)
+            print(_row(name, label, runs) + (_grid_row(runs) if grid else ""), flush=True)
     return cells
 
 
@@ -183,6 +247,20 @@ def _row(name, label, runs):
     return f"| {name} | {label} | " + " | ".join(cells) + f" | {winners} | {secs:.1f} |"
 
 
+def _grid_keys(runs):
+    """The candidates of every seed's grid ("corrected" is left out of a seed whose T is ill-conditioned)."""
+    return [k for k in runs[0] if k.startswith("grid ") and all(k in r for r in runs)]
+
+
+def _grid_row(runs):
+    """ selection ceiling (candidate) | what the corrected CV picked (candidates over the seeds) |"""
+    keys = _grid_keys(runs)
+    best = min(keys, key=lambda k: _stats(runs, k)[0])
+    mean, sd = _stats(runs, best)
+    picks = ";".join(r["_pick"][5:] for r in runs)
+    return f" {100 * mean:.1f} ± {100 * sd:.1f} ({best[5:]}) | {picks} |"
+
+
 def verdicts(cells):
     """{other: (cells within or better, cells)} for the ceiling, LR and cleanlab."""
     out = {}
@@ -193,11 +271,20 @@ def verdicts(cells):
                   "LogisticRegression": "LogisticRegression (noisy CV)"}
         if "cleanlab CleanLearning" in runs[0]:
             others["cleanlab"] = "cleanlab CleanLearning"
+        grid = _grid_keys(runs)
+        if grid:
+            others["selection ceiling (hindsight in our grid)"] = min(grid, key=lambda k: _stats(runs, k)[0])
         for who, key in others.items():
             mean, sd = _stats(runs, key)
             spread = max(ours_sd, sd, 0.005)
             ok, n = out.get(who, (0, 0))
             out[who] = (ok + int(ours <= mean + spread), n + 1)
+        if grid:  # the grid part of the gap: our best candidate against the configuration ceiling
+            g_mean, g_sd = _stats(runs, others["selection ceiling (hindsight in our grid)"])
+            c_mean, c_sd = _stats(runs, others["ceiling"])
+            ok, n = out.get("grid: selection ceiling within the ceiling", (0, 0))
+            out["grid: selection ceiling within the ceiling"] = (ok + int(g_mean <= c_mean + max(g_sd, c_sd, 0.005)),
+                                                                 n + 1)
     return out
 
 
@@ -209,7 +296,13 @@ def main():
     p.add_argument("--full", action="store_true", help="speed: also a7a and ijcnn1 at full size")
     p.add_argument("--sets", nargs="*", default=None, help="accuracy: real sets (default: noise-bench's)")
     p.add_argument("--max-train", type=int, default=4000)
+    p.add_argument("--grid", action="store_true", help="accuracy: also the selection ceiling and the picks")
+    p.add_argument("--explore", action="store_true", help="accuracy: --grid with EXPLORE's settings")
+    p.add_argument("--dump", default=None, help="accuracy: write every run's numbers (pickle) here")
+    p.add_argument("--settings", nargs="*", default=None, help='accuracy: only these noise settings ("q=0.4", '
+                   '"(0.4, 0.1)", ...)')
     args = p.parse_args()
+    args.grid = "explore" if args.explore else args.grid
     try:
         import cleanlab  # noqa: F401
         have_cleanlab = True
@@ -227,11 +320,22 @@ def main():
                                                     if info["task"] == "binary" and ds.has_dataset(n, DATA_HOME)]
     head = "| data | noise | NoisyLabelClassifierCV | ceiling (config) | LogisticRegression noisy CV |"
     head += " CleanLearning |" if have_cleanlab else ""
-    print(head + " winners | seconds |")
-    print("|---" * (head.count("|") + 1) + "|")
-    cells = accuracy(args.seeds, sets, have_cleanlab, args.max_train)
+    head += " winners | seconds |" + (" selection ceiling (candidate) | picks per seed |" if args.grid else "")
+    print(head)
+    print("|---" * (head.count("|") - 1) + "|")
+    if args.explore:
+        from robustcore import _noise_cv
+
+        _noise_cv.REMEDIES.setdefault("sramp_sgd", ("the Smooth Ramp loss, SGD", {"loss": "sramp", "solver": "sgd"}))
+    cells = accuracy(args.seeds, sets, have_cleanlab, args.max_train, args.grid, args.settings)
+    if args.dump:
+        import pickle
+
+        with open(args.dump, "wb") as fh:
+            pickle.dump(cells, fh)
     for who, (ok, n) in verdicts(cells).items():
-        print(f"within the seed spread of {who}, or better: {ok} of {n} cells")
+        print(f"{who}: {ok} of {n} cells" if who.startswith("grid:") else
+              f"within the seed spread of {who}, or better: {ok} of {n} cells")
 
 
 if __name__ == "__main__":
