@@ -20,8 +20,10 @@ One fit is:
    accuracy from noisy labels); the plain accuracy on the noisy labels sits beside it. When ``T`` is
    ill-conditioned (cond > ``kIllConditionedT``) the candidates are ranked by the noisy accuracy, the
    importance-weighted remedy is left out (its weights would not be applied either) and the fit warns once.
-   The weights and the flagged rows of a training fold come from the shared pass (whose models saw that
-   fold's validation rows: a small optimism shared by every candidate, the price of estimating once).
+   The weights and the flagged rows of a training fold come from the shared pass, whose models saw that
+   fold's validation rows: the price of estimating once. It makes the pruned and weighted candidates' scores
+   optimistic (the plain and bounded-loss ones read no flags), markedly so at 40% symmetric noise
+   (docs/benchmarks/noise.md, "the grid or the selection"; per-fold estimates removed it at twice the time).
 4. The best candidate refitted on all rows: ``best_estimator_``.
 
 Every internal fit's ConstantPredictorWarning / ConvergenceWarning / NoiseEstimateWarning is silenced; the
