@@ -3,7 +3,7 @@
 Cases that may crash the interpreter (a corrupt CSR matrix reaching the engine) or allocate without bound
 (a memory guard that fails) run in a child process, so a crash fails the test instead of killing pytest.
 One child per group of cases, not one per case: the interpreter start and the imports (about 1.5 s of CPU
-each, 40 cases in the suite) are paid once. A case that crashes the child fails itself and every case after
+each; 36 cases in the suite) are paid once. A case that crashes the child fails itself and every case after
 it, each with the child's stderr; the cases before it keep their results.
 """
 
@@ -24,7 +24,7 @@ def run_cases(prelude: str, body: str, cases: dict[str, str], *, timeout: float 
     """{case: its last ``RESULT ...`` line, or ``"DIED ..."``} of ``body`` run once per case in one child.
 
     ``prelude`` runs once; ``body`` is a template whose line ``CALL`` (at any indentation) is replaced by the
-    case's code, whose continuation lines are indented to match.
+    case's code (its continuation lines already indented to match).
     """
     parts = [textwrap.dedent(prelude)]
     for name, call in cases.items():
