@@ -20,18 +20,23 @@ import threading
 import time
 
 
+def _script(prelude: str, body: str, cases: dict[str, str]) -> str:
+    """The child's program: ``prelude`` once, then per case a ``CASE <name>`` line and ``body`` with its line
+    ``CALL`` replaced by the case's code."""
+    parts = [textwrap.dedent(prelude)]
+    for name, call in cases.items():
+        parts += [f"print('CASE', {name!r}, flush=True)", textwrap.dedent(body).replace("CALL", call)]
+    return "\n".join(parts)
+
+
 def run_cases(prelude: str, body: str, cases: dict[str, str], *, timeout: float = 600) -> dict[str, str]:
     """{case: its last ``RESULT ...`` line, or ``"DIED ..."``} of ``body`` run once per case in one child.
 
     ``prelude`` runs once; ``body`` is a template whose line ``CALL`` (at any indentation) is replaced by the
     case's code (its continuation lines already indented to match).
     """
-    parts = [textwrap.dedent(prelude)]
-    for name, call in cases.items():
-        parts.append(f"print('CASE', {name!r}, flush=True)")
-        parts.append(textwrap.dedent(body).replace("CALL", call))
     try:
-        p = subprocess.run([sys.executable, "-c", "\n".join(parts)], capture_output=True, text=True,
+        p = subprocess.run([sys.executable, "-c", _script(prelude, body, cases)], capture_output=True, text=True,
                            timeout=timeout)
         stdout, failure = p.stdout, (None if p.returncode == 0 else f"returncode {p.returncode}: {p.stderr[-2000:]}")
     except subprocess.TimeoutExpired as e:
@@ -55,13 +60,9 @@ def sigint_cases(prelude: str, cases: dict[str, str], *, wait: float = 0.5) -> d
     after READY. The cases run one after the other in one child: each also checks that an interrupted call
     leaves the interpreter fit for the next one.
     """
-    parts = [textwrap.dedent(prelude)]
-    for name, code in cases.items():
-        parts += [f"print('CASE', {name!r}, flush=True)", textwrap.dedent(code)]
-    parts.append("print('DONE', flush=True)")
     stderr = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a full pipe would block the child
-    proc = subprocess.Popen([sys.executable, "-c", "\n".join(parts)], stdout=subprocess.PIPE, stderr=stderr,
-                            text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    proc = subprocess.Popen([sys.executable, "-c", _script(prelude, "CALL", cases)], stdout=subprocess.PIPE,
+                            stderr=stderr, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
     lines: queue.Queue = queue.Queue()  # a reader thread: select() on a buffered pipe misses lines it holds
     threading.Thread(target=lambda: [lines.put(ln) for ln in proc.stdout], daemon=True).start()
     out: dict[str, tuple] = {}
