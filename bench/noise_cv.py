@@ -2,7 +2,7 @@
 clean test error on generated data with known noise and on noise-bench's real sets.
 
     python bench/noise_cv.py speed [--repeats 3]      # medians of repeats, same process, interleaved
-    python bench/noise_cv.py accuracy [--seeds 3]     # the table of the README paragraph
+    python bench/noise_cv.py accuracy [--seeds 3] [--first-seed 0]   # the table of the README paragraph
     python bench/noise_cv.py accuracy --grid [--settings "q=0.4" ...]   # + the grid / selection split
     python bench/noise_cv.py accuracy --explore --dump FILE   # for bench/noise_cv_replay.py FILE
 
@@ -154,8 +154,8 @@ def grid_errors(ours, X, yn, Xt, yt, seed):
     seed = seed_from_random_state(seed) % (2**32)  # the fit's seed of random_state=seed
     base = ours.final_estimator(seed)
     folds = [(np.asarray(tr), np.asarray(va)) for tr, va in stratified_folds(labels, 5, seed).split(Xv, labels)]
-    P, _, _ = shared_posterior(Xv, labels, labels, None, folds, "auto", posterior_estimator(base, seed), seed, None)
-    T, weights, flagged, scores = noise_from_posterior(P, labels)
+    P = shared_posterior(Xv, labels, labels, None, folds, "auto", posterior_estimator(base, seed), seed, None)[0]
+    T, weights, flagged, scores, _ = noise_from_posterior(P, labels)
     assert np.array_equal(flagged, ours.label_issues_), "the recomputed shared pass differs from the fit's"
     is_flagged = np.zeros(labels.size, dtype=bool)
     is_flagged[flagged] = True
@@ -207,7 +207,7 @@ def _label(kind, rate):
     return f"q={rate}" if kind == "sym" else f"({rate[0]}, {rate[1]})"
 
 
-def accuracy(seeds, real_sets, cleanlab, max_train, grid=False, settings=None):
+def accuracy(seeds, real_sets, cleanlab, max_train, grid=False, settings=None, first_seed=0):
     cells = []
     problems = [(f"generated {r}", lambda s, r=r: generated(4000, r, s)) for r in ("1:1", "1:4")]
     problems = [(n, (lambda s, ratio=(1 if "1:1" in n else 4): generated(4000, ratio, s))) for n, _ in problems]
@@ -218,7 +218,7 @@ def accuracy(seeds, real_sets, cleanlab, max_train, grid=False, settings=None):
             if settings and label not in settings:
                 continue
             runs = []
-            for seed in range(seeds):
+            for seed in range(first_seed, first_seed + seeds):
                 X, y, Xt, yt = load(seed)
                 runs.append(one_run(X, flip(y, kind, rate, seed), Xt, yt, seed, cleanlab, grid))
             cells.append((name, label, runs))
@@ -293,6 +293,8 @@ def main():
     p.add_argument("what", choices=("speed", "accuracy"))
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--first-seed", type=int, default=0, help="accuracy: seeds first-seed .. first-seed + seeds - 1 "
+                   "(a fresh table to confirm a rule chosen on another)")
     p.add_argument("--full", action="store_true", help="speed: also a7a and ijcnn1 at full size")
     p.add_argument("--sets", nargs="*", default=None, help="accuracy: real sets (default: noise-bench's)")
     p.add_argument("--max-train", type=int, default=4000)
@@ -327,7 +329,7 @@ def main():
         from robustcore import _noise_cv
 
         _noise_cv.REMEDIES.setdefault("sramp_sgd", ("the Smooth Ramp loss, SGD", {"loss": "sramp", "solver": "sgd"}))
-    cells = accuracy(args.seeds, sets, have_cleanlab, args.max_train, args.grid, args.settings)
+    cells = accuracy(args.seeds, sets, have_cleanlab, args.max_train, args.grid, args.settings, args.first_seed)
     if args.dump:
         import pickle
 

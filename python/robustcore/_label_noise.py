@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 import numpy as np
 
-from ._transition import (_asymptote_fit, _binary_transition, _check_rates, _transition_anchor,
+from ._transition import (_asymptote_map, _binary_transition, _check_rates, _transition_anchor,
                           _transition_asymptotes, _transition_from_joint, confident_joint, transition_matrix)
 
 _METHODS = ("auto", "asymptotes", "confident_joint", "anchor")
@@ -198,10 +198,21 @@ def importance_weights(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: i
 def _asymptote_weights(P, labels):
     """(T, importance weights) from one bounded-sigmoid fit: its rates, and its clean posterior eta against
     the noisy one ``rho_-`` + (1 - ``rho_+`` - ``rho_-``) eta."""
-    rho_minus, rho_plus, eta = _asymptote_fit(P, labels)
-    eta_noisy = np.clip(rho_minus + (1.0 - rho_plus - rho_minus) * eta, 1e-12, 1.0 - 1e-12)
-    weights = np.where(labels == 1, eta / eta_noisy, (1.0 - eta) / (1.0 - eta_noisy))
-    return _binary_transition(rho_plus, rho_minus), weights
+    T, weigh = _asymptote_weighting(P, labels)
+    return T, weigh(P, labels)
+
+
+def _asymptote_weighting(P, labels):
+    """(T, weigh): the bounded-sigmoid fit of (P, labels), and weigh(P', labels') the importance weights of any
+    rows by that fit (its clean posterior of P', its rates)."""
+    rho_minus, rho_plus, eta_of = _asymptote_map(P, labels)
+
+    def weigh(Q, lab):
+        eta = eta_of(Q)
+        eta_noisy = np.clip(rho_minus + (1.0 - rho_plus - rho_minus) * eta, 1e-12, 1.0 - 1e-12)
+        return np.where(lab == 1, eta / eta_noisy, (1.0 - eta) / (1.0 - eta_noisy))
+
+    return _binary_transition(rho_plus, rho_minus), weigh
 
 
 def clean_prior(T, labels):

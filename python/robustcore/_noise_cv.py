@@ -45,7 +45,7 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ._base import ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, map_problems, user_stacklevel
-from ._label_noise import (NoiseEstimateWarning, _asymptote_weights, corrected_weights, kIllConditionedT,
+from ._label_noise import (NoiseEstimateWarning, _asymptote_weighting, corrected_weights, kIllConditionedT,
                            label_issues_from_proba)
 from ._transition import _transition_from_joint, confident_joint
 from ._meta import FinalEstimatorWrapper
@@ -80,6 +80,9 @@ POSTERIOR_ALPHAS = (1e-4, 1e-3, 1e-2)
 kBoostedMinRows, kBoostedMaxFeatures = 20_000, 200
 #: ``detector="kernel"``: the kernel posterior's Nystroem landmarks and its log-loss alpha (``kernel_posterior``)
 kKernelComponents, kKernelAlpha = 500, 1e-4
+#: the candidates' flags and weights per fold from leave-one-out probabilities (``loo_proba``) up to this many
+#: features: one (d + 1) x (d + 1) Hessian and n d^2 / 2 flops per fold
+kLooMaxFeatures = 2000
 _INTERNAL = (ConstantPredictorWarning, ConvergenceWarning, NoiseEstimateWarning)
 
 
@@ -118,14 +121,53 @@ def posterior_estimator(base, seed):
 
 
 def _linear_path(X, y, sw, tr, va, model, alphas):
-    """(validation-fold probabilities, predictions) of ``model`` at every alpha of the path."""
+    """(validation-fold probabilities, predictions, the fitted model) of ``model`` at every alpha of the path."""
     out = []
     for alpha in alphas:
         fitted = clone(model).set_params(alpha=alpha).fit(_rows(X, tr), y[tr],
                                                          sample_weight=None if sw is None else sw[tr])
         Xva = _rows(X, va)
-        out.append((fitted.predict_proba(Xva), fitted.predict(Xva)))
+        out.append((fitted.predict_proba(Xva), fitted.predict(Xva), fitted))
     return out
+
+
+def loo_proba(model, X, labels, sw):
+    """Approximate leave-one-out probabilities of a fitted binary log-loss ``LinearClassifier`` on its own
+    training rows (X, labels 0 / 1, sample weights sw): each row's probability as if the model had been fitted
+    without that row, by one Newton step from the fitted optimum (Sherman-Morrison on the Hessian of
+    ``(1/sum sw) sum_i sw_i log(1 + exp(-y_i (w.x_i + b))) + (alpha/2) ||w||^2``). None when it does not apply
+    (more than ``kLooMaxFeatures`` features, or a singular Hessian)."""
+    from scipy.special import expit
+
+    d = X.shape[1]
+    if d > kLooMaxFeatures:
+        return None
+    w, b = model.coef_.ravel(), float(model.intercept_[0])
+    z = np.asarray(X @ w).ravel() + b
+    p = expit(z)
+    c = np.full(z.size, 1.0 / z.size) if sw is None else sw / sw.sum()
+    cs = c * p * (1.0 - p)
+    H = np.empty((d + 1, d + 1))
+    if sp.issparse(X):
+        H[:d, :d] = (X.T @ X.multiply(cs[:, None])).toarray()
+        Xd = X.toarray()
+    else:
+        Xd = X
+        H[:d, :d] = (Xd * cs[:, None]).T @ Xd
+    H[:d, d] = H[d, :d] = cs @ Xd
+    H[d, d] = cs.sum()
+    H[np.arange(d), np.arange(d)] += model.alpha
+    try:
+        L = np.linalg.cholesky(H)
+    except np.linalg.LinAlgError:
+        return None
+    import scipy.linalg
+
+    B = scipy.linalg.solve_triangular(L, np.hstack([Xd, np.ones((z.size, 1))]).T, lower=True, check_finite=False)
+    q = np.einsum("ij,ij->j", B, B)  # x_i^T H^-1 x_i
+    z_loo = z + c * (p - labels) * q / np.maximum(1.0 - cs * q, 1e-12)
+    p1 = expit(z_loo)
+    return np.column_stack([1.0 - p1, p1])
 
 
 def kernel_posterior(X, seed):
@@ -162,9 +204,10 @@ def _nonlinear_name(kind, X, seed):
 
 
 def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
-    """The shared out-of-fold pass: (P, description, {alpha: out-of-fold predictions} of the linear path).
-    ``detector`` "auto" / "linear" / "boosted" or a classifier with predict_proba (its clones fitted out of
-    fold, no choice made); ``model`` the linear posterior (``posterior_estimator``)."""
+    """The shared out-of-fold pass: (P, description, {alpha: out-of-fold predictions} of the linear path, the
+    fold models of P when it is the linear posterior's, else None). ``detector`` "auto" / "linear" / "boosted"
+    or a classifier with predict_proba (its clones fitted out of fold, no choice made); ``model`` the linear
+    posterior (``posterior_estimator``)."""
     n, K = labels.size, int(labels.max()) + 1
     if not isinstance(detector, str):
         P = np.zeros((n, K))
@@ -175,21 +218,22 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
 
         for (_, va), Pf in zip(folds, map_problems(one, len(folds), n_jobs)):
             P[va] = _check_fold(Pf, va, K)
-        return P, {"model": type(detector).__name__, "log_likelihood": _log_likelihood(P, labels, sw)}, {}
+        return P, {"model": type(detector).__name__, "log_likelihood": _log_likelihood(P, labels, sw)}, {}, None
     desc: dict = {}
     predictions: dict = {}
-    lin_fold0 = None
+    lin_fold0 = fold_models = None
     if detector in ("auto", "linear", "kernel"):
         paths = map_problems(lambda f: _linear_path(X, y, sw, *folds[f], model, POSTERIOR_ALPHAS), len(folds), n_jobs)
         Ps = np.zeros((len(POSTERIOR_ALPHAS), n, K))
         preds = [np.empty(n, dtype=y.dtype) for _ in POSTERIOR_ALPHAS]
         for (_, va), path in zip(folds, paths):
-            for j, (Pf, pred) in enumerate(path):
+            for j, (Pf, pred, _) in enumerate(path):
                 Ps[j][va] = _check_fold(Pf, va, K)
                 preds[j][va] = pred
         ll = [_log_likelihood(Pj, labels, sw) for Pj in Ps]
         best = int(np.argmax(ll))
         P = Ps[best]
+        fold_models = [path[best][2] for path in paths]
         predictions = dict(zip(POSTERIOR_ALPHAS, preds))
         va0 = folds[0][1]
         lin_fold0 = _log_likelihood(P[va0], labels[va0], None if sw is None else sw[va0])
@@ -215,10 +259,10 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
             if lin_fold0 is None or llb > desc["log_likelihood"]:
                 desc = {"model": _nonlinear_name(kind, X, seed), "log_likelihood": llb,
                         "linear": {k: v for k, v in desc.items() if k != "model"} or None}
-                P = Pb
+                P, fold_models = Pb, None
             else:
                 desc[kind] = f"out-of-fold log-likelihood {llb:.4f}, lower: not kept"
-    return P, desc, predictions
+    return P, desc, predictions, fold_models
 
 
 def _same_fit(a, b):
@@ -237,17 +281,49 @@ def _check_fold(Pf, va, K):
 
 
 def noise_from_posterior(P, labels):
-    """(T, importance weights, flagged rows most suspicious first, every row's margin) from the shared P:
-    T and the weights by one estimate (``_label_noise.noise_correction``'s estimators, without its warning),
-    the label issues counted with that T."""
+    """(T, importance weights, flagged rows most suspicious first, every row's margin, weigh) from the shared
+    P: T and the weights by one estimate (``_label_noise.noise_correction``'s estimators, without its warning),
+    the label issues counted with that T; weigh(P', labels') the weights of other rows' posteriors by the
+    same estimate (the per-fold candidates')."""
     if P.shape[1] == 2:
-        T, weights = _asymptote_weights(P, labels)
+        T, weigh = _asymptote_weighting(P, labels)
     else:
         T = _transition_from_joint(confident_joint(labels, P)[0])
         # an ill-conditioned T is not applied (and may be singular): no weights to compute
-        weights = np.ones(labels.size) if np.linalg.cond(T) > kIllConditionedT else corrected_weights(P, labels, T)
+        weigh = ((lambda Q, lab: np.ones(lab.size)) if np.linalg.cond(T) > kIllConditionedT else
+                 (lambda Q, lab: corrected_weights(Q, lab, T)))
     flagged, scores, _ = label_issues_from_proba(P, labels, transition_matrix=T)
-    return T, weights, flagged, scores
+    return T, weigh(P, labels), flagged, scores, weigh
+
+
+def _flags(P, labels, T):
+    """(is_flagged, margin scores) of the rows of P: the label issues counted with T."""
+    flagged, scores, _ = label_issues_from_proba(P, labels, transition_matrix=T)
+    is_flagged = np.zeros(labels.size, dtype=bool)
+    is_flagged[flagged] = True
+    return is_flagged, scores
+
+
+def honest_folds(X, labels, sw, folds, fold_models, T, weigh):
+    """Per fold, (is_flagged, scores, weights) of its training rows (arrays over all rows; the training rows
+    filled) from the fold model's leave-one-out probabilities (``loo_proba``): the flags and weights of a
+    candidate's training rows then come from models that never saw its validation fold's labels (nor the row's
+    own). None when they do not apply (not the binary linear posterior, ``loo_proba`` declines, or a fold's
+    weights are all zero): the shared pass's flags and weights serve every fold."""
+    if fold_models is None or T.shape[0] != 2:
+        return None
+    out = []
+    for (tr, _), m in zip(folds, fold_models):
+        Pf = loo_proba(m, _rows(X, tr), labels[tr], None if sw is None else sw[tr])
+        if Pf is None:
+            return None
+        is_flagged, scores, weights = np.zeros(labels.size, bool), np.zeros(labels.size), np.ones(labels.size)
+        is_flagged[tr], scores[tr] = _flags(Pf, labels[tr], T)
+        weights[tr] = weigh(Pf, labels[tr])
+        if not np.any(weights[tr] * (1.0 if sw is None else sw[tr]) > 0):  # nothing left to fit: the shared ones
+            return None
+        out.append((is_flagged, scores, weights))
+    return out
 
 
 def _kept(rows, is_flagged, labels, scores, K, minimum=1):
@@ -416,9 +492,10 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         model = posterior_estimator(base, seed)
         with _silenced():
             t0 = time.perf_counter()
-            P, posterior, path = shared_posterior(Xv, yv, labels, sw, folds, self.detector, model, seed, self.n_jobs)
+            P, posterior, path, fold_models = shared_posterior(Xv, yv, labels, sw, folds, self.detector, model, seed,
+                                                               self.n_jobs)
             posterior["seconds"] = time.perf_counter() - t0  # the shared pass's wall time (report, bench)
-            T, weights, flagged, scores = noise_from_posterior(P, labels)
+            T, weights, flagged, scores, weigh = noise_from_posterior(P, labels)
             ill = bool(np.linalg.cond(T) > kIllConditionedT)
             if ill:
                 candidates = [c for c in candidates if c[0] != "corrected"]
@@ -428,14 +505,18 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             Tinv = None if ill else np.linalg.inv(T)
             is_flagged = np.zeros(labels.size, dtype=bool)
             is_flagged[flagged] = True
+            per_fold = honest_folds(Xv, labels, sw, folds, fold_models, T, weigh)
+            posterior["candidates' flags"] = ("per fold, leave-one-out" if per_fold is not None else
+                                              "the shared pass's")
 
-            def training(remedy, rows):
-                """(rows, sample weights) of a remedy's fit on ``rows``."""
+            def training(remedy, rows, f=None):
+                """(rows, sample weights) of a remedy's fit on ``rows`` (fold f's training rows, or all)."""
+                flags, margins, wts = (is_flagged, scores, weights) if f is None or per_fold is None else per_fold[f]
                 if remedy == "pruned":
-                    rows = _kept(rows, is_flagged, labels, scores, K)
+                    rows = _kept(rows, flags, labels, margins, K)
                 w = None if sw is None else sw[rows]
                 if remedy == "corrected":
-                    w = weights[rows] if w is None else w * weights[rows]
+                    w = wts[rows] if w is None else w * wts[rows]
                 return rows, w
 
             # the plain candidates that are fits of the shared pass (same estimator, folds, rows): its predictions
@@ -453,7 +534,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                 if c in reused:
                     pred, seconds = reused[c][va], 0.0
                 else:
-                    rows, w = training(remedy, tr)
+                    rows, w = training(remedy, tr, f)
                     est = clone(configured[c])
                     t0 = time.perf_counter()
                     est.fit(_rows(Xv, rows), yv[rows], **({} if w is None else {"sample_weight": w}))

@@ -109,16 +109,28 @@ def _transition_anchor(P, quantile=0.97):
     return T
 
 
+def _logit_of(P):
+    from scipy.special import logit
+
+    return logit(np.clip(P[:, 1] / P.sum(axis=1), 1e-12, 1.0 - 1e-12))
+
+
 def _asymptote_fit(P, labels):
     """The bounded-sigmoid fit on the standardised out-of-fold logit: (rho_minus, rho_plus, clean
     posterior P(clean = 1 | x_i) = sigmoid(a s_i + c) for every row)."""
-    from scipy.special import expit, logit
+    rho_minus, rho_plus, eta_of = _asymptote_map(P, labels)
+    return rho_minus, rho_plus, eta_of(P)
 
-    p1 = np.clip(P[:, 1] / P.sum(axis=1), 1e-12, 1.0 - 1e-12)
-    score = logit(p1)
-    score = (score - score.mean()) / (score.std() + 1e-12)
-    rho_minus, rho_plus, a, c = _bounded_sigmoid_mle(score, (labels == 1).astype(np.float64))
-    return rho_minus, rho_plus, expit(a * score + c)
+
+def _asymptote_map(P, labels):
+    """The bounded-sigmoid fit as a map: (rho_minus, rho_plus, eta_of) where eta_of(P') is the fitted clean
+    posterior sigmoid(a s' + c) of any rows' noisy posteriors P' (s' their logit standardised as P's was)."""
+    from scipy.special import expit
+
+    score = _logit_of(P)
+    mean, std = score.mean(), score.std() + 1e-12
+    rho_minus, rho_plus, a, c = _bounded_sigmoid_mle((score - mean) / std, (labels == 1).astype(np.float64))
+    return rho_minus, rho_plus, lambda Q: expit(a * (_logit_of(Q) - mean) / std + c)
 
 
 def _transition_asymptotes(P, labels):

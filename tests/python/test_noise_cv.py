@@ -132,8 +132,8 @@ def test_ill_conditioned_noise_ranks_by_noisy_accuracy_and_warns_once(monkeypatc
     real = _noise_cv.noise_from_posterior
 
     def uninformative(P, labels):
-        T, w, flagged, scores = real(P, labels)
-        return np.array([[0.5, 0.5], [0.45, 0.55]]), w, flagged, scores
+        T, w, flagged, scores, weigh = real(P, labels)
+        return np.array([[0.5, 0.5], [0.45, 0.55]]), w, flagged, scores, weigh
 
     monkeypatch.setattr(_noise_cv, "noise_from_posterior", uninformative)
     with pytest.warns(rc.NoiseEstimateWarning, match="ranked by their plain accuracy") as record:
