@@ -7,6 +7,10 @@ spread of the configuration ceiling, of LogisticRegression (noisy CV) and of Cle
 
     python bench/noise_cv_replay.py FILE [RULE ...]     # RULE names: print its cells that lose
 
+It also prints the cross-seed hindsight (per cell and seed, the configuration best on the other seeds: how much
+of the hindsight ceiling no selection can reach) and the selection's leak at 40% symmetric noise (fold scores
+above what a perfect classifier can score on the noisy labels).
+
 Rules: the fit's own (successive halving, n_finalists=3, the best mean corrected score; the noisy accuracy
 when T is ill-conditioned), over different remedy sets, without halving, and two one-standard-error variants
 ("1se": the first remedy in order, then the largest alpha, within one standard error of the best; "1se_alpha":
@@ -108,9 +112,55 @@ RULES = {
 }
 
 
+def cross_seed(cells, prefix):
+    """{setting: [within, cells]}: per cell, for each seed the configuration (``prefix`` "rc ": noise-bench's
+    configurations, the ceiling's own family; "grid ": our grid) with the best mean error over the *other*
+    seeds, tested on that seed -- the best fixed choice for the cell learnt from independent noise draws --
+    against the all-seed hindsight ceiling, by the same spread rule. What no selection from one data set can
+    be expected to beat: it measures how much of the ceiling is the minimum over many noisy means."""
+    out = {}
+    for _, label, runs in cells:
+        keys = [k for k in runs[0] if k.startswith(prefix) and all(k in r for r in runs)]
+        E = np.array([[r[k] for k in keys] for r in runs])
+        configs = [k for k in runs[0] if k.startswith("rc ")]
+        C = np.array([[r[k] for k in configs] for r in runs])
+        ceiling = C[:, np.argmin(C.mean(axis=0))]
+        xs = np.array([E[s, np.argmin(np.delete(E, s, axis=0).mean(axis=0))] for s in range(len(runs))])
+        cell = out.setdefault(label, [0, 0])
+        cell[0] += int(xs.mean() <= ceiling.mean() + max(xs.std(), ceiling.std(), 0.005))
+        cell[1] += 1
+    return out
+
+
+def leak(cells, rate=0.4):
+    """(pruned / corrected candidates whose mean fold score on the noisy labels is above 1 - rate, of all;
+    corrected candidates whose mean corrected score is above 1, of all) at symmetric noise ``rate``: a perfect
+    classifier scores 1 - rate on noisy labels, and the corrected score estimates an accuracy."""
+    above = n = over1 = m = 0
+    for _, label, runs in cells:
+        if label != f"q={rate}":
+            continue
+        for r in runs:
+            cv = r["_cv"]
+            for k, noisy, corr in zip(cv["keys"], cv["noisy"], cv["splits"]):
+                if remedy(k) in ("pruned", "corrected"):
+                    above, n = above + int(np.nanmean(noisy) > 1 - rate), n + 1
+                    if not np.all(np.isnan(corr)):
+                        over1, m = over1 + int(np.nanmean(corr) > 1), m + 1
+    return above, n, over1, m
+
+
 def main():
     with open(sys.argv[1], "rb") as fh:
         cells = pickle.load(fh)
+    for prefix, what in (("rc ", "noise-bench's configurations"), ("grid ", "our grid (+ sramp_sgd)")):
+        d = cross_seed(cells, prefix)
+        print(f"== cross-seed hindsight over {what} (each seed's pick from the other seeds): within the "
+              f"ceiling's spread {sum(v[0] for v in d.values())}/{sum(v[1] for v in d.values())}: "
+              + " ".join(f"{label} {v[0]}/{v[1]}" for label, v in d.items()))
+    above, n, over1, m = leak(cells)
+    print(f"== at q=0.4, pruned / corrected candidates' mean noisy score above 0.6: {above} of {n}; mean corrected "
+          f"score above 1: {over1} of {m}")
     for name, pick in RULES.items():
         out, rows = verdict(cells, pick)
         totals = ", ".join(f"{who} {sum(v[0] for v in d.values())}/{sum(v[1] for v in d.values())}"

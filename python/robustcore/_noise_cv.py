@@ -20,10 +20,14 @@ One fit is:
    accuracy from noisy labels); the plain accuracy on the noisy labels sits beside it. When ``T`` is
    ill-conditioned (cond > ``kIllConditionedT``) the candidates are ranked by the noisy accuracy, the
    importance-weighted remedy is left out (its weights would not be applied either) and the fit warns once.
-   The weights and the flagged rows of a training fold come from the shared pass, whose models saw that
-   fold's validation rows: the price of estimating once. It makes the pruned and weighted candidates' scores
-   optimistic (the plain and bounded-loss ones read no flags), markedly so at 40% symmetric noise
-   (docs/benchmarks/noise.md, "the grid or the selection"; per-fold estimates removed it at twice the time).
+   The weights and the flagged rows of a training fold come from that fold's own model of the shared pass
+   (fitted on exactly those rows) by approximate leave-one-out (``loo_proba``: one Newton step per row, no
+   extra fit), with the shared T and weighting map: no candidate's training reads its validation fold's
+   labels. The shared pass's own probabilities would (its models for a training row saw the validation
+   fold), which made the pruned and weighted candidates' scores optimistic, markedly so at 40% symmetric
+   noise (docs/benchmarks/noise.md, "the grid or the selection"). Where leave-one-out does not apply (more
+   than two classes, a non-linear or user-given posterior, more than ``kLooMaxFeatures`` features) the shared
+   pass's flags and weights serve every fold, and ``posterior_["candidates' flags"]`` says which.
 4. The best candidate refitted on all rows: ``best_estimator_``.
 
 Every internal fit's ConstantPredictorWarning / ConvergenceWarning / NoiseEstimateWarning is silenced; the
@@ -134,37 +138,38 @@ def _linear_path(X, y, sw, tr, va, model, alphas):
 def loo_proba(model, X, labels, sw):
     """Approximate leave-one-out probabilities of a fitted binary log-loss ``LinearClassifier`` on its own
     training rows (X, labels 0 / 1, sample weights sw): each row's probability as if the model had been fitted
-    without that row, by one Newton step from the fitted optimum (Sherman-Morrison on the Hessian of
-    ``(1/sum sw) sum_i sw_i log(1 + exp(-y_i (w.x_i + b))) + (alpha/2) ||w||^2``). None when it does not apply
-    (more than ``kLooMaxFeatures`` features, or a singular Hessian)."""
+    without that row, by one Newton step from the fitted optimum (Sherman-Morrison on the Hessian H of
+    ``(1/sum sw) sum_i sw_i log(1 + exp(-y_i (w.x_i + b))) + (alpha/2) ||w||^2``; the leverages x_i^T H^-1 x_i
+    by blocks of rows, sparse X kept sparse). None when it does not apply (more than ``kLooMaxFeatures``
+    features, or a Hessian that is not positive definite)."""
     from scipy.special import expit
 
-    d = X.shape[1]
+    n, d = X.shape
     if d > kLooMaxFeatures:
         return None
     w, b = model.coef_.ravel(), float(model.intercept_[0])
     z = np.asarray(X @ w).ravel() + b
     p = expit(z)
-    c = np.full(z.size, 1.0 / z.size) if sw is None else sw / sw.sum()
+    c = np.full(n, 1.0 / n) if sw is None else sw / sw.sum()
     cs = c * p * (1.0 - p)
     H = np.empty((d + 1, d + 1))
-    if sp.issparse(X):
-        H[:d, :d] = (X.T @ X.multiply(cs[:, None])).toarray()
-        Xd = X.toarray()
-    else:
-        Xd = X
-        H[:d, :d] = (Xd * cs[:, None]).T @ Xd
-    H[:d, d] = H[d, :d] = cs @ Xd
+    H[:d, :d] = (X.T @ X.multiply(cs[:, None]).tocsr()).toarray() if sp.issparse(X) else X.T @ (X * cs[:, None])
+    H[:d, d] = H[d, :d] = np.asarray(X.T @ cs).ravel()
     H[d, d] = cs.sum()
     H[np.arange(d), np.arange(d)] += model.alpha
     try:
-        L = np.linalg.cholesky(H)
+        np.linalg.cholesky(H)
     except np.linalg.LinAlgError:
         return None
-    import scipy.linalg
-
-    B = scipy.linalg.solve_triangular(L, np.hstack([Xd, np.ones((z.size, 1))]).T, lower=True, check_finite=False)
-    q = np.einsum("ij,ij->j", B, B)  # x_i^T H^-1 x_i
+    Hinv = np.linalg.inv(H)
+    A, a, a0 = Hinv[:d, :d], Hinv[:d, d], Hinv[d, d]
+    q = np.empty(n)  # [x_i, 1] H^-1 [x_i, 1]
+    block = max(256, 4_000_000 // max(d, 1))
+    for i0 in range(0, n, block):
+        Xi = X[i0:i0 + block]
+        XA = np.asarray(Xi @ A)
+        quad = np.asarray(Xi.multiply(XA).sum(axis=1)).ravel() if sp.issparse(Xi) else np.einsum("ij,ij->i", XA, Xi)
+        q[i0:i0 + block] = quad + 2.0 * np.asarray(Xi @ a).ravel() + a0
     z_loo = z + c * (p - labels) * q / np.maximum(1.0 - cs * q, 1e-12)
     p1 = expit(z_loo)
     return np.column_stack([1.0 - p1, p1])
@@ -350,8 +355,10 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     label issues and the importance weights. Every remedy in ``remedies`` is then tried with every parameter
     set of its grid on the same folds and scored on the validation folds' noisy labels by
     ``noise.corrected_accuracy`` with ``T``, an unbiased estimate of the clean accuracy (by the plain
-    accuracy, with a ``NoiseEstimateWarning``, when ``T`` is ill-conditioned); the best is refitted on all
-    rows. ``report()`` says what was found and why the winner won.
+    accuracy, with a ``NoiseEstimateWarning``, when ``T`` is ill-conditioned); the pruned and weighted
+    candidates of a fold take their flags and weights from leave-one-out probabilities of that fold's model
+    (two classes, linear posterior), so no candidate is trained on anything its validation labels shaped; the
+    best is refitted on all rows. ``report()`` says what was found and why the winner won.
 
     Parameters
     ----------
@@ -406,8 +413,9 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         T transposed). ``noise_rates_`` : per class, 1 - the diagonal of T.
     label_issues_ : the rows flagged as probably mislabelled, most suspicious first.
     label_quality_ : every row's out-of-fold margin P[i, y_i] - max_{k != y_i} P[i, k].
-    posterior_ : dict describing the posterior model chosen, its out-of-fold log-likelihood and the shared
-        pass's wall time ("seconds").
+    posterior_ : dict describing the posterior model chosen, its out-of-fold log-likelihood, the shared
+        pass's wall time ("seconds") and where the candidates' flags and weights came from ("candidates'
+        flags": "per fold, leave-one-out" or "the shared pass's").
     ``classes_``, ``n_features_in_``.
 
     Examples
@@ -631,7 +639,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         model = post["model"] + (f", alpha={post['alpha']:g}" if "alpha" in post else "")
         lines.append(f"posterior model: {model}, out-of-fold log-likelihood {post['log_likelihood']:.4f}, "
                      f"{post['seconds']:.2f} s"
-                     + "".join(f"; {k}: {post[k]}" for k in ("boosted", "kernel") if k in post))
+                     + "".join(f"; {k}: {post[k]}" for k in ("boosted", "kernel", "candidates' flags") if k in post))
         rates = ", ".join(f"{c!r}: {q:.3f}" for c, q in zip(self.classes_.tolist(), self.noise_rates_))
         lines.append(f"estimated flip rates per class (1 - diag T): {rates}; T condition number "
                      f"{np.linalg.cond(self.transition_matrix_):.3g}")

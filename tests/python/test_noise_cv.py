@@ -112,6 +112,56 @@ def test_corrected_selection_picks_a_corrected_remedy_under_heavy_class_conditio
     assert r["mean_noisy_score"][r["remedy"] == "plain"].max() > r["mean_noisy_score"][clf.best_index_]
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_leave_one_out_probabilities_match_refits_without_the_row(sparse):
+    """The oracle: loo_proba's one Newton step against the model refitted without each row (tight tolerance),
+    with sample weights, dense and sparse alike."""
+    import scipy.sparse as sp
+
+    X, y = make_classification(200, 6, n_informative=4, flip_y=0.2, random_state=1)
+    sw = np.random.default_rng(0).uniform(0.5, 2.0, 200)
+    Xf = sp.csr_matrix(X) if sparse else X
+    fit = lambda rows: rc.LinearClassifier(loss="log_loss", solver="saga", alpha=3e-3, tol=1e-12, max_iter=5000,  # noqa: E731
+                                           random_state=0).fit(Xf[rows], y[rows], sample_weight=sw[rows])
+    full = fit(np.arange(200))
+    P = _noise_cv.loo_proba(full, Xf, y, sw)
+    moved = []
+    for i in range(0, 200, 25):
+        exact = fit(np.flatnonzero(np.arange(200) != i)).predict_proba(X[i:i + 1])[0, 1]
+        in_sample = full.predict_proba(X[i:i + 1])[0, 1]
+        assert abs(P[i, 1] - exact) < 2e-3 + 0.05 * abs(in_sample - exact), (i, P[i, 1], exact, in_sample)
+        moved.append(abs(in_sample - exact))
+    assert max(moved) > 5e-3  # leaving a row out does move its probability: the check above is not vacuous
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+
+
+def test_candidates_flags_do_not_read_their_validation_fold():
+    """The candidates' flags and weights of fold f come from fold f's model (fitted on its training rows) by
+    leave-one-out: relabelling f's validation rows changes none of them (T and the weighting map, a few
+    numbers estimated once from every row, held fixed); the shared pass's probabilities of f's training rows
+    do change."""
+    from robustcore._base import stratified_folds
+
+    X, yn, _, _ = _heavy(1000, rates=(0.4, 0.4))
+    folds = [(tr, va) for tr, va in stratified_folds(yn, 5, 0).split(X, yn)]
+    model = _noise_cv.posterior_estimator(rc.LinearClassifier(loss="log_loss", solver="saga", random_state=0), 0)
+    P, _, _, fold_models = _noise_cv.shared_posterior(X, yn, yn, None, folds, "linear", model, 0, None)
+    T, _, _, _, weigh = _noise_cv.noise_from_posterior(P, yn)
+    honest = _noise_cv.honest_folds(X, yn, None, folds, fold_models, T, weigh)
+
+    (tr0, va0), (tr1, _) = folds[0], folds[1]
+    relabelled = yn.copy()
+    relabelled[va0] = 1 - relabelled[va0]
+    P2, _, _, fold_models2 = _noise_cv.shared_posterior(X, relabelled, relabelled, None, folds, "linear", model, 0,
+                                                        None)
+    honest2 = _noise_cv.honest_folds(X, relabelled, None, folds, fold_models2, T, weigh)
+    assert honest is not None and honest2 is not None
+    for a, b in zip(honest[0], honest2[0]):  # flags, margins, weights of fold 0's training rows
+        np.testing.assert_array_equal(a[tr0], b[tr0])
+    assert np.abs(P[tr0] - P2[tr0]).max() > 0.01  # what the shared pass gave fold 0's candidates did move
+    assert not np.array_equal(honest[1][1][tr1], honest2[1][1][tr1])  # fold 1 trains on the relabelled rows
+
+
 def test_no_constant_predictor_warning_from_internal_fits():
     """Issue 32's repro: the internal fits' warnings are not the user's."""
     X, y = make_classification(10000, 50, n_informative=10, weights=[0.95], random_state=0)
