@@ -146,8 +146,8 @@ def grid_errors(ours, X, yn, Xt, yt, seed):
 
     from robustcore._base import stratified_folds
     from robustcore._validation import seed_from_random_state
-    from robustcore._noise_cv import (REMEDIES, _kept, noise_from_posterior, posterior_estimator,
-                                      shared_posterior)
+    from robustcore._noise_cv import REMEDIES, _kept
+    from robustcore._noise_posterior import noise_from_posterior, posterior_estimator, shared_posterior
 
     Xv = X.tocsr() if hasattr(X, "tocsr") else np.ascontiguousarray(X, dtype=np.float64)
     labels = np.asarray(yn)  # 0..K-1 already

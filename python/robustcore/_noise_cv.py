@@ -3,7 +3,8 @@ cross-validation, refit the winner (issue 32; public through :mod:`robustcore.no
 
 One fit is:
 
-1. **One shared out-of-fold pass** over the folds of ``cv``. Its posterior model is chosen here, not taken
+1. **One shared out-of-fold pass** over the folds of ``cv`` (``_noise_posterior``: the pass and what is read
+   from it). Its posterior model is chosen there, not taken
    from the user's estimator, so the noise estimate does not move with the user's ``alpha``: a log-loss
    ``LinearClassifier`` (``posterior_estimator``: the estimator's own solver settings on the logistic loss
    when it is a robustcore linear model, else SAGA) along ``POSTERIOR_ALPHAS``, the alpha of the best
@@ -42,17 +43,15 @@ from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ._base import ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, map_problems, user_stacklevel
-from ._label_noise import (NoiseEstimateWarning, _asymptote_weighting, corrected_weights, kIllConditionedT,
-                           label_issues_from_proba)
-from ._transition import _transition_from_joint, confident_joint
+from ._label_noise import NoiseEstimateWarning, kIllConditionedT
 from ._meta import FinalEstimatorWrapper
+from ._noise_posterior import _rows, honest_folds, noise_from_posterior, posterior_estimator, shared_posterior
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -74,19 +73,6 @@ DEFAULT_REMEDIES = ("plain", "corrected", "pruned", "sramp")
 _BOUNDED = ("sramp", "rgomp", "ramp")
 #: the default grid of every remedy, by the name of the estimator parameter that exists
 DEFAULT_GRIDS = {"alpha": [1e-4, 1e-3, 1e-2], "C": [0.1, 1.0, 10.0]}
-#: the posterior's regularisation path (alpha of a log-loss LinearClassifier); the default grid's alphas are
-#: among them, so the plain remedy's candidates are this pass's fits
-POSTERIOR_ALPHAS = (1e-4, 1e-3, 1e-2)
-#: the "auto" posterior also tries gradient boosting from this many rows, with at most kBoostedMaxFeatures
-#: features (docs/user_guide/noisy_labels.md, "The posterior model matters": at <= 4000 rows the boosted posterior never had the higher
-#: likelihood on noise-bench's sets, on ijcnn1's 50 000 it did; in between unmeasured, and a boosted probe on
-#: a7a's 16 100 rows doubled the fit for nothing)
-kBoostedMinRows, kBoostedMaxFeatures = 20_000, 200
-#: ``detector="kernel"``: the kernel posterior's Nystroem landmarks and its log-loss alpha (``kernel_posterior``)
-kKernelComponents, kKernelAlpha = 500, 1e-4
-#: the candidates' flags and weights per fold from leave-one-out probabilities (``loo_proba``) up to this many
-#: features: one (d + 1) x (d + 1) Hessian and n d^2 / 2 flops per fold
-kLooMaxFeatures = 2000
 _INTERNAL = (ConstantPredictorWarning, ConvergenceWarning, NoiseEstimateWarning)
 
 
@@ -101,234 +87,12 @@ class _silenced(warnings.catch_warnings):
         return out
 
 
-def _rows(X, idx):
-    return X[idx]
-
-
-def _log_likelihood(P, labels, sample_weight):
-    """Mean (weighted) log-likelihood of the labels under the rows of P."""
-    p = np.clip(P[np.arange(labels.size), labels], 1e-15, 1.0)
-    return float(np.average(np.log(p), weights=sample_weight))
-
-
-def posterior_estimator(base, seed):
-    """The linear posterior model of the shared pass: for a robustcore LinearClassifier its clone on the
-    logistic loss (``noise_detector``: no noise correction, Platt scaling, class weights or history), so
-    the plain remedy's fits on the same folds are this pass's own; otherwise a seeded log-loss SAGA
-    LinearClassifier. Its ``alpha`` is then set along ``POSTERIOR_ALPHAS``, never the user's."""
-    from .linear_model import LinearClassifier
-    from .linear_model._solver import noise_detector
-
-    if isinstance(base, LinearClassifier):
-        return noise_detector(base)
-    return LinearClassifier(loss="log_loss", solver="saga", random_state=seed)
-
-
-def _linear_path(X, y, sw, tr, va, model, alphas):
-    """(validation-fold probabilities, predictions, the fitted model) of ``model`` at every alpha of the path."""
-    out = []
-    for alpha in alphas:
-        fitted = clone(model).set_params(alpha=alpha).fit(_rows(X, tr), y[tr],
-                                                         sample_weight=None if sw is None else sw[tr])
-        Xva = _rows(X, va)
-        out.append((fitted.predict_proba(Xva), fitted.predict(Xva), fitted))
-    return out
-
-
-def loo_proba(model, X, labels, sw):
-    """Approximate leave-one-out probabilities of a fitted binary log-loss ``LinearClassifier`` on its own
-    training rows (X, labels 0 / 1, sample weights sw): each row's probability as if the model had been fitted
-    without that row, by one Newton step from the fitted optimum (Sherman-Morrison on the Hessian H of
-    ``(1/sum sw) sum_i sw_i log(1 + exp(-y_i (w.x_i + b))) + (alpha/2) ||w||^2``; the leverages x_i^T H^-1 x_i
-    by blocks of rows, sparse X kept sparse). None when it does not apply (more than ``kLooMaxFeatures``
-    features, or a Hessian that is not positive definite)."""
-    from scipy.special import expit
-
-    n, d = X.shape
-    if d > kLooMaxFeatures:
-        return None
-    w, b = model.coef_.ravel(), float(model.intercept_[0])
-    z = np.asarray(X @ w).ravel() + b
-    p = expit(z)
-    c = np.full(n, 1.0 / n) if sw is None else sw / sw.sum()
-    cs = c * p * (1.0 - p)
-    H = np.empty((d + 1, d + 1))
-    H[:d, :d] = (X.T @ X.multiply(cs[:, None]).tocsr()).toarray() if sp.issparse(X) else X.T @ (X * cs[:, None])
-    H[:d, d] = H[d, :d] = np.asarray(X.T @ cs).ravel()
-    H[d, d] = cs.sum()
-    H[np.arange(d), np.arange(d)] += model.alpha
-    try:
-        np.linalg.cholesky(H)
-    except np.linalg.LinAlgError:
-        return None
-    Hinv = np.linalg.inv(H)
-    A, a, a0 = Hinv[:d, :d], Hinv[:d, d], Hinv[d, d]
-    q = np.empty(n)  # [x_i, 1] H^-1 [x_i, 1]
-    block = max(256, 4_000_000 // max(d, 1))
-    for i0 in range(0, n, block):
-        Xi = X[i0:i0 + block]
-        XA = np.asarray(Xi @ A)
-        quad = np.asarray(Xi.multiply(XA).sum(axis=1)).ravel() if sp.issparse(Xi) else np.einsum("ij,ij->i", XA, Xi)
-        q[i0:i0 + block] = quad + 2.0 * np.asarray(Xi @ a).ravel() + a0
-    z_loo = z + c * (p - labels) * q / np.maximum(1.0 - cs * q, 1e-12)
-    p1 = expit(z_loo)
-    return np.column_stack([1.0 - p1, p1])
-
-
-def kernel_posterior(X, seed):
-    """The kernel posterior of ``detector="kernel"``: ``KernelClassifier`` with ``kKernelComponents`` Nystroem
-    landmarks of an rbf kernel of scikit-learn's "scale" width, gamma = 1 / (n_features * X.var()), and a
-    log-loss SAGA ``LinearClassifier`` at alpha ``kKernelAlpha`` on the features."""
-    from .kernel_model import KernelClassifier
-    from .linear_model import LinearClassifier
-
-    var = float(X.multiply(X).mean() - X.mean() ** 2) if sp.issparse(X) else float(np.var(X))
-    return KernelClassifier(gamma=1.0 / (X.shape[1] * var) if var > 0 else 1.0, n_components=kKernelComponents,
-                            random_state=seed, estimator=LinearClassifier(loss="log_loss", solver="saga",
-                                                                          alpha=kKernelAlpha, random_state=seed))
-
-
-def _nonlinear(kind, X, y, sw, tr, va, seed):
-    """Validation-fold probabilities of the non-linear posterior ``kind`` ("boosted" or "kernel") fitted on tr."""
-    w = None if sw is None else sw[tr]
-    if kind == "kernel":
-        return kernel_posterior(X, seed).fit(_rows(X, tr), y[tr], sample_weight=w).predict_proba(_rows(X, va))
-    from sklearn.ensemble import HistGradientBoostingClassifier
-
-    Xd = X.toarray() if sp.issparse(X) else X
-    model = HistGradientBoostingClassifier(max_iter=50, early_stopping=False, random_state=seed)
-    return model.fit(Xd[tr], y[tr], sample_weight=w).predict_proba(Xd[va])
-
-
-def _nonlinear_name(kind, X, seed):
-    if kind == "boosted":
-        return "HistGradientBoostingClassifier(max_iter=50)"
-    k = kernel_posterior(X, seed)
-    return (f"KernelClassifier(nystroem {k.n_components}, gamma={k.gamma:.3g}, log_loss, "
-            f"alpha={k.estimator.alpha:g})")
-
-
-def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
-    """The shared out-of-fold pass: (P, description, {alpha: out-of-fold predictions} of the linear path, the
-    fold models of P when it is the linear posterior's, else None). ``detector`` "auto" / "linear" / "boosted"
-    or a classifier with predict_proba (its clones fitted out of fold, no choice made); ``model`` the linear
-    posterior (``posterior_estimator``)."""
-    n, K = labels.size, int(labels.max()) + 1
-    if not isinstance(detector, str):
-        P = np.zeros((n, K))
-
-        def one(f):
-            tr, va = folds[f]
-            return clone(detector).fit(_rows(X, tr), y[tr]).predict_proba(_rows(X, va))
-
-        for (_, va), Pf in zip(folds, map_problems(one, len(folds), n_jobs)):
-            P[va] = _check_fold(Pf, va, K)
-        return P, {"model": type(detector).__name__, "log_likelihood": _log_likelihood(P, labels, sw)}, {}, None
-    desc: dict = {}
-    predictions: dict = {}
-    lin_fold0 = fold_models = None
-    if detector in ("auto", "linear", "kernel"):
-        paths = map_problems(lambda f: _linear_path(X, y, sw, *folds[f], model, POSTERIOR_ALPHAS), len(folds), n_jobs)
-        Ps = np.zeros((len(POSTERIOR_ALPHAS), n, K))
-        preds = [np.empty(n, dtype=y.dtype) for _ in POSTERIOR_ALPHAS]
-        for (_, va), path in zip(folds, paths):
-            for j, (Pf, pred, _) in enumerate(path):
-                Ps[j][va] = _check_fold(Pf, va, K)
-                preds[j][va] = pred
-        ll = [_log_likelihood(Pj, labels, sw) for Pj in Ps]
-        best = int(np.argmax(ll))
-        P = Ps[best]
-        fold_models = [path[best][2] for path in paths]
-        predictions = dict(zip(POSTERIOR_ALPHAS, preds))
-        va0 = folds[0][1]
-        lin_fold0 = _log_likelihood(P[va0], labels[va0], None if sw is None else sw[va0])
-        desc = {"model": f"{type(model).__name__}(loss={model.get_params()['loss']!r})", "alpha": POSTERIOR_ALPHAS[best],
-                "log_likelihood": ll[best], "path": dict(zip(POSTERIOR_ALPHAS, ll))}
-    kind = detector if detector in ("boosted", "kernel") else (
-        "boosted" if detector == "auto" and n >= kBoostedMinRows and X.shape[1] <= kBoostedMaxFeatures else None)
-    if detector == "auto" and kind is None:
-        desc["boosted"] = f"not tried (fewer than {kBoostedMinRows} rows or more than {kBoostedMaxFeatures} features)"
-    if kind is not None:
-        # one fold first: the other folds only when it beats the linear posterior there ("boosted": no linear)
-        tr0, va0 = folds[0]
-        Pb = np.zeros((n, K))
-        Pb[va0] = _check_fold(_nonlinear(kind, X, y, sw, tr0, va0, seed), va0, K)
-        llb0 = _log_likelihood(Pb[va0], labels[va0], None if sw is None else sw[va0])
-        if lin_fold0 is not None and llb0 <= lin_fold0:
-            desc[kind] = f"fold 0 log-likelihood {llb0:.4f} against the linear {lin_fold0:.4f}: not kept"
-        else:
-            rest = map_problems(lambda f: _nonlinear(kind, X, y, sw, *folds[f + 1], seed), len(folds) - 1, n_jobs)
-            for (_, va), Pf in zip(folds[1:], rest):
-                Pb[va] = _check_fold(Pf, va, K)
-            llb = _log_likelihood(Pb, labels, sw)
-            if lin_fold0 is None or llb > desc["log_likelihood"]:
-                desc = {"model": _nonlinear_name(kind, X, seed), "log_likelihood": llb,
-                        "linear": {k: v for k, v in desc.items() if k != "model"} or None}
-                P, fold_models = Pb, None
-            else:
-                desc[kind] = f"out-of-fold log-likelihood {llb:.4f}, lower: not kept"
-    return P, desc, predictions, fold_models
-
-
 def _same_fit(a, b):
     """Whether two estimators fit the same model: equal parameters (``history``, which only records, aside)."""
     pa, pb = a.get_params(), b.get_params()
     pa.pop("history", None), pb.pop("history", None)
     return type(a) is type(b) and pa.keys() == pb.keys() and all(
         pa[k] is pb[k] or (type(pa[k]) is type(pb[k]) and pa[k] == pb[k]) for k in pa)
-
-
-def _check_fold(Pf, va, K):
-    Pf = np.asarray(Pf, dtype=np.float64)
-    if Pf.shape != (va.size, K) or not np.all(np.isfinite(Pf)):
-        raise ValueError("the out-of-fold probabilities are not finite, or a training fold missed a class")
-    return Pf
-
-
-def noise_from_posterior(P, labels):
-    """(T, importance weights, flagged rows most suspicious first, every row's margin, weigh) from the shared
-    P: T and the weights by one estimate (``_label_noise.noise_correction``'s estimators, without its warning),
-    the label issues counted with that T; weigh(P', labels') the weights of other rows' posteriors by the
-    same estimate (the per-fold candidates')."""
-    if P.shape[1] == 2:
-        T, weigh = _asymptote_weighting(P, labels)
-    else:
-        T = _transition_from_joint(confident_joint(labels, P)[0])
-        # an ill-conditioned T is not applied (and may be singular): no weights to compute
-        weigh = ((lambda Q, lab: np.ones(lab.size)) if np.linalg.cond(T) > kIllConditionedT else
-                 (lambda Q, lab: corrected_weights(Q, lab, T)))
-    flagged, scores, _ = label_issues_from_proba(P, labels, transition_matrix=T)
-    return T, weigh(P, labels), flagged, scores, weigh
-
-
-def _flags(P, labels, T):
-    """(is_flagged, margin scores) of the rows of P: the label issues counted with T."""
-    flagged, scores, _ = label_issues_from_proba(P, labels, transition_matrix=T)
-    is_flagged = np.zeros(labels.size, dtype=bool)
-    is_flagged[flagged] = True
-    return is_flagged, scores
-
-
-def honest_folds(X, labels, sw, folds, fold_models, T, weigh):
-    """Per fold, (is_flagged, scores, weights) of its training rows (arrays over all rows; the training rows
-    filled) from the fold model's leave-one-out probabilities (``loo_proba``): the flags and weights of a
-    candidate's training rows then come from models that never saw its validation fold's labels (nor the row's
-    own). None when they do not apply (not the binary linear posterior, ``loo_proba`` declines, or a fold's
-    weights are all zero): the shared pass's flags and weights serve every fold."""
-    if fold_models is None or T.shape[0] != 2:
-        return None
-    out = []
-    for (tr, _), m in zip(folds, fold_models):
-        Pf = loo_proba(m, _rows(X, tr), labels[tr], None if sw is None else sw[tr])
-        if Pf is None:
-            return None
-        is_flagged, scores, weights = np.zeros(labels.size, bool), np.zeros(labels.size), np.ones(labels.size)
-        is_flagged[tr], scores[tr] = _flags(Pf, labels[tr], T)
-        weights[tr] = weigh(Pf, labels[tr])
-        if not np.any(weights[tr] * (1.0 if sw is None else sw[tr]) > 0):  # nothing left to fit: the shared ones
-            return None
-        out.append((is_flagged, scores, weights))
-    return out
 
 
 def _kept(rows, is_flagged, labels, scores, K, minimum=1):

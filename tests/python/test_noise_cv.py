@@ -18,7 +18,7 @@ from sklearn.preprocessing import MinMaxScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robustcore as rc
-from robustcore import _label_noise, _noise_cv, _transition, noise
+from robustcore import _label_noise, _noise_cv, _noise_posterior, _transition, noise
 from robustcore.noise import NoisyLabelClassifierCV, flip_labels
 
 
@@ -60,8 +60,8 @@ def test_the_shared_out_of_fold_pass_runs_once(monkeypatch):
     assert clf.posterior_["model"] == "_CountingLR"
     # the default ("auto") posterior: one linear path per fold, nothing else
     paths = []
-    real_path = _noise_cv._linear_path
-    monkeypatch.setattr(_noise_cv, "_linear_path", lambda *a: paths.append(1) or real_path(*a))
+    real_path = _noise_posterior._linear_path
+    monkeypatch.setattr(_noise_posterior, "_linear_path", lambda *a: paths.append(1) or real_path(*a))
     calls["sigmoid"] = 0
     NoisyLabelClassifierCV(cv=4, random_state=0).fit(X, yn)
     assert len(paths) == 4 and calls["sigmoid"] == 1
@@ -96,7 +96,7 @@ def test_kernel_posterior_where_the_linear_one_cannot_separate():
     assert np.max(np.abs(linear.noise_rates_ - real)) > 0.1, (linear.noise_rates_, real)
     assert "KernelClassifier" in kernel.report()
     # the public estimate_transition with the same posterior model (its own folds and seed) reads them too
-    T = noise.estimate_transition(X, yn, estimator=_noise_cv.kernel_posterior(X, 0), random_state=0)
+    T = noise.estimate_transition(X, yn, estimator=_noise_posterior.kernel_posterior(X, 0), random_state=0)
     assert max(abs(T[0, 1] - real[0]), abs(T[1, 0] - real[1])) < 0.05, (T, real)
 
 
@@ -121,10 +121,13 @@ def test_leave_one_out_probabilities_match_refits_without_the_row(sparse):
     X, y = make_classification(200, 6, n_informative=4, flip_y=0.2, random_state=1)
     sw = np.random.default_rng(0).uniform(0.5, 2.0, 200)
     Xf = sp.csr_matrix(X) if sparse else X
-    fit = lambda rows: rc.LinearClassifier(loss="log_loss", solver="saga", alpha=3e-3, tol=1e-12, max_iter=5000,  # noqa: E731
-                                           random_state=0).fit(Xf[rows], y[rows], sample_weight=sw[rows])
+
+    def fit(rows):
+        return rc.LinearClassifier(loss="log_loss", solver="saga", alpha=3e-3, tol=1e-12, max_iter=5000,
+                                   random_state=0).fit(Xf[rows], y[rows], sample_weight=sw[rows])
+
     full = fit(np.arange(200))
-    P = _noise_cv.loo_proba(full, Xf, y, sw)
+    P = _noise_posterior.loo_proba(full, Xf, y, sw)
     moved = []
     for i in range(0, 200, 25):
         exact = fit(np.flatnonzero(np.arange(200) != i)).predict_proba(X[i:i + 1])[0, 1]
@@ -144,17 +147,17 @@ def test_candidates_flags_do_not_read_their_validation_fold():
 
     X, yn, _, _ = _heavy(1000, rates=(0.4, 0.4))
     folds = [(tr, va) for tr, va in stratified_folds(yn, 5, 0).split(X, yn)]
-    model = _noise_cv.posterior_estimator(rc.LinearClassifier(loss="log_loss", solver="saga", random_state=0), 0)
-    P, _, _, fold_models = _noise_cv.shared_posterior(X, yn, yn, None, folds, "linear", model, 0, None)
-    T, _, _, _, weigh = _noise_cv.noise_from_posterior(P, yn)
-    honest = _noise_cv.honest_folds(X, yn, None, folds, fold_models, T, weigh)
+    post = _noise_posterior
+    model = post.posterior_estimator(rc.LinearClassifier(loss="log_loss", solver="saga", random_state=0), 0)
+    P, _, _, fold_models = post.shared_posterior(X, yn, yn, None, folds, "linear", model, 0, None)
+    T, _, _, _, weigh = post.noise_from_posterior(P, yn)
+    honest = post.honest_folds(X, yn, None, folds, fold_models, T, weigh)
 
     (tr0, va0), (tr1, _) = folds[0], folds[1]
     relabelled = yn.copy()
     relabelled[va0] = 1 - relabelled[va0]
-    P2, _, _, fold_models2 = _noise_cv.shared_posterior(X, relabelled, relabelled, None, folds, "linear", model, 0,
-                                                        None)
-    honest2 = _noise_cv.honest_folds(X, relabelled, None, folds, fold_models2, T, weigh)
+    P2, _, _, fold_models2 = post.shared_posterior(X, relabelled, relabelled, None, folds, "linear", model, 0, None)
+    honest2 = post.honest_folds(X, relabelled, None, folds, fold_models2, T, weigh)
     assert honest is not None and honest2 is not None
     for a, b in zip(honest[0], honest2[0]):  # flags, margins, weights of fold 0's training rows
         np.testing.assert_array_equal(a[tr0], b[tr0])
