@@ -5,6 +5,7 @@ clean test error on generated data with known noise and on noise-bench's real se
     python bench/noise_cv.py accuracy [--seeds 3] [--first-seed 0]   # the table of the README paragraph
     python bench/noise_cv.py accuracy --grid [--settings "q=0.4" ...]   # + the grid / selection split
     python bench/noise_cv.py accuracy --explore --dump FILE   # for bench/noise_cv_replay.py FILE
+    python bench/noise_cv.py multiclass [--seeds 3]   # leave-one-out flags against the shared pass's, K = 3, 4
 
 Speed: every data set with (rho+, rho-) = (0.4, 0.1) flips; NoisyLabelClassifierCV at its defaults with
 ``cv=StratifiedKFold(5, shuffle=True, random_state=seed)``, CleanLearning(LogisticRegression()) with
@@ -203,6 +204,33 @@ def one_run(X, yn, Xt, yt, seed, cleanlab, grid=False):
     return out
 
 
+# ----------------------------------------------------------------------------- multiclass
+def multiclass(seeds):
+    """More than two classes: the candidates' per-fold leave-one-out flags (0.3.0) against the shared pass's
+    (before; ``_noise_posterior.honest_folds`` declined), test error on clean labels."""
+    from robustcore import _noise_cv
+
+    honest = _noise_cv.honest_folds
+    print("| classes | noise | leave-one-out flags | shared-pass flags |\n|---|---|---|---|")
+    for K in (3, 4):
+        for rate in (0.2, 0.4, {0: 0.4, 1: 0.1}):
+            errs = {"on": [], "off": []}
+            for seed in range(seeds):
+                X, y = make_classification(6000, 20, n_informative=10, n_classes=K, n_clusters_per_class=1,
+                                           class_sep=1.0, random_state=seed)
+                yn = flip_labels(y[:4000], rate, random_state=seed)
+                for mode in errs:
+                    _noise_cv.honest_folds = honest if mode == "on" else (lambda *a, **k: None)
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        model = NoisyLabelClassifierCV(random_state=seed).fit(X[:4000], yn)
+                    errs[mode].append(float(np.mean(model.predict(X[4000:]) != y[4000:])))
+            _noise_cv.honest_folds = honest
+            on, off = np.array(errs["on"]), np.array(errs["off"])
+            print(f"| {K} | {rate} | {100 * on.mean():.1f} ± {100 * on.std():.1f} | {100 * off.mean():.1f} ± "
+                  f"{100 * off.std():.1f} |", flush=True)
+
+
 def _label(kind, rate):
     return f"q={rate}" if kind == "sym" else f"({rate[0]}, {rate[1]})"
 
@@ -290,7 +318,7 @@ def verdicts(cells):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("what", choices=("speed", "accuracy"))
+    p.add_argument("what", choices=("speed", "accuracy", "multiclass"))
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--first-seed", type=int, default=0, help="accuracy: seeds first-seed .. first-seed + seeds - 1 "
@@ -311,6 +339,9 @@ def main():
     except ImportError:
         have_cleanlab = False
         print("cleanlab is not installed: no CleanLearning column (and no speed comparison)")
+    if args.what == "multiclass":
+        multiclass(args.seeds)
+        return
     if args.what == "speed":
         if not have_cleanlab:
             return

@@ -26,8 +26,8 @@ One fit is:
    extra fit), with the shared T and weighting map: no candidate's training reads its validation fold's
    labels. The shared pass's own probabilities would (its models for a training row saw the validation
    fold), which made the pruned and weighted candidates' scores optimistic, markedly so at 40% symmetric
-   noise (docs/benchmarks/noise.md, "the grid or the selection"). Where leave-one-out does not apply (more
-   than two classes, a non-linear or user-given posterior, more than ``kLooMaxFeatures`` features) the shared
+   noise (docs/benchmarks/noise.md, "the grid or the selection"). Where leave-one-out does not apply (a softmax,
+   non-linear or user-given posterior, more than ``kLooMaxFeatures`` features) the shared
    pass's flags and weights serve every fold, and ``posterior_["candidates' flags"]`` says which.
 4. The best candidate refitted on all rows: ``best_estimator_``.
 
@@ -121,7 +121,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     ``noise.corrected_accuracy`` with ``T``, an unbiased estimate of the clean accuracy (by the plain
     accuracy, with a ``NoiseEstimateWarning``, when ``T`` is ill-conditioned); the pruned and weighted
     candidates of a fold take their flags and weights from leave-one-out probabilities of that fold's model
-    (two classes, linear posterior), so no candidate is trained on anything its validation labels shaped; the
+    (the linear log-loss posterior), so no candidate is trained on anything its validation labels shaped; the
     best is refitted on all rows. ``report()`` says what was found and why the winner won.
 
     Parameters

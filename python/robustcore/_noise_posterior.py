@@ -64,43 +64,60 @@ def _linear_path(X, y, sw, tr, va, model, alphas):
 
 
 def loo_proba(model, X, labels, sw):
-    """Approximate leave-one-out probabilities of a fitted binary log-loss ``LinearClassifier`` on its own
-    training rows (X, labels 0 / 1, sample weights sw): each row's probability as if the model had been fitted
-    without that row, by one Newton step from the fitted optimum (Sherman-Morrison on the Hessian H of
-    ``(1/sum sw) sum_i sw_i log(1 + exp(-y_i (w.x_i + b))) + (alpha/2) ||w||^2``; the leverages x_i^T H^-1 x_i
-    by blocks of rows, sparse X kept sparse). None when it does not apply (more than ``kLooMaxFeatures``
-    features, or a Hessian that is not positive definite)."""
+    """Approximate leave-one-out probabilities of a fitted log-loss ``LinearClassifier`` on its own training
+    rows (X, class indices ``labels``, sample weights sw): each row's probabilities as if the model had been
+    fitted without that row. Binary: one logistic problem; more classes: its one-vs-rest problems, each left
+    out on its own, the sigmoids normalised as ``predict_proba`` does. None when it does not apply (another
+    loss, e.g. softmax; more than ``kLooMaxFeatures`` features; a Hessian that is not positive definite)."""
+    from scipy.special import expit
+
+    from .losses import canonical_loss
+
+    if canonical_loss(model.get_params()["loss"]) != "log_loss" or X.shape[1] > kLooMaxFeatures:
+        return None
+    c = np.full(X.shape[0], 1.0 / X.shape[0]) if sw is None else sw / sw.sum()
+    W, B = np.atleast_2d(model.coef_), np.ravel(model.intercept_)
+    targets = [labels] if W.shape[0] == 1 else [(labels == k).astype(np.float64) for k in range(W.shape[0])]
+    z = [_loo_logit(X, w, b, t, c, model.alpha) for w, b, t in zip(W, B, targets)]
+    if any(zk is None for zk in z):
+        return None
+    if len(z) == 1:
+        p1 = expit(z[0])
+        return np.column_stack([1.0 - p1, p1])
+    P = expit(np.column_stack(z))
+    return P / np.maximum(P.sum(axis=1, keepdims=True), 1e-300)
+
+
+def _loo_logit(X, w, b, t, c, alpha):
+    """Leave-one-out logits of one logistic problem (targets t in {0, 1}, row weights c summing to 1) fitted
+    at (w, b): one Newton step from the optimum per row, Sherman-Morrison on the Hessian H of
+    ``sum_i c_i log(1 + exp(-y_i (w.x_i + b))) + (alpha/2) ||w||^2``; the leverages [x_i, 1] H^-1 [x_i, 1] by
+    blocks of rows, sparse X kept sparse. None when H is not positive definite."""
     from scipy.special import expit
 
     n, d = X.shape
-    if d > kLooMaxFeatures:
-        return None
-    w, b = model.coef_.ravel(), float(model.intercept_[0])
     z = np.asarray(X @ w).ravel() + b
     p = expit(z)
-    c = np.full(n, 1.0 / n) if sw is None else sw / sw.sum()
     cs = c * p * (1.0 - p)
     H = np.empty((d + 1, d + 1))
     H[:d, :d] = (X.T @ X.multiply(cs[:, None]).tocsr()).toarray() if sp.issparse(X) else X.T @ (X * cs[:, None])
     H[:d, d] = H[d, :d] = np.asarray(X.T @ cs).ravel()
     H[d, d] = cs.sum()
-    H[np.arange(d), np.arange(d)] += model.alpha
+    H[np.arange(d), np.arange(d)] += alpha
     try:
         np.linalg.cholesky(H)
     except np.linalg.LinAlgError:
         return None
     Hinv = np.linalg.inv(H)
     A, a, a0 = Hinv[:d, :d], Hinv[:d, d], Hinv[d, d]
-    q = np.empty(n)  # [x_i, 1] H^-1 [x_i, 1]
+    q = np.empty(n)
     block = max(256, 4_000_000 // max(d, 1))
     for i0 in range(0, n, block):
         Xi = X[i0:i0 + block]
         XA = np.asarray(Xi @ A)
         quad = np.asarray(Xi.multiply(XA).sum(axis=1)).ravel() if sp.issparse(Xi) else np.einsum("ij,ij->i", XA, Xi)
         q[i0:i0 + block] = quad + 2.0 * np.asarray(Xi @ a).ravel() + a0
-    z_loo = z + c * (p - labels) * q / np.maximum(1.0 - cs * q, 1e-12)
-    p1 = expit(z_loo)
-    return np.column_stack([1.0 - p1, p1])
+    return z + c * (p - t) * q / np.maximum(1.0 - cs * q, 1e-12)
 
 
 def kernel_posterior(X, seed):
@@ -233,9 +250,9 @@ def honest_folds(X, labels, sw, folds, fold_models, T, weigh):
     """Per fold, (is_flagged, scores, weights) of its training rows (arrays over all rows; the training rows
     filled) from the fold model's leave-one-out probabilities (``loo_proba``): the flags and weights of a
     candidate's training rows then come from models that never saw its validation fold's labels (nor the row's
-    own). None when they do not apply (not the binary linear posterior, ``loo_proba`` declines, or a fold's
-    weights are all zero): the shared pass's flags and weights serve every fold."""
-    if fold_models is None or T.shape[0] != 2:
+    own). None when they do not apply (not the linear posterior, ``loo_proba`` declines, or a fold's weights
+    are all zero): the shared pass's flags and weights serve every fold."""
+    if fold_models is None:
         return None
     out = []
     for (tr, _), m in zip(folds, fold_models):

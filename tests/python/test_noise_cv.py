@@ -112,30 +112,33 @@ def test_corrected_selection_picks_a_corrected_remedy_under_heavy_class_conditio
     assert r["mean_noisy_score"][r["remedy"] == "plain"].max() > r["mean_noisy_score"][clf.best_index_]
 
 
-@pytest.mark.parametrize("sparse", [False, True])
-def test_leave_one_out_probabilities_match_refits_without_the_row(sparse):
-    """The oracle: loo_proba's one Newton step against the model refitted without each row (tight tolerance),
-    with sample weights, dense and sparse alike."""
+@pytest.mark.parametrize("sparse, n_classes", [(False, 2), (True, 2), (False, 3)])
+def test_leave_one_out_probabilities_match_refits_without_the_row(sparse, n_classes):
+    """The oracle: loo_proba's one Newton step (per one-vs-rest problem) against the model refitted without
+    each row (tight tolerance), with sample weights, dense and sparse alike; a softmax model is declined."""
     import scipy.sparse as sp
 
-    X, y = make_classification(200, 6, n_informative=4, flip_y=0.2, random_state=1)
+    X, y = make_classification(200, 6, n_informative=4, n_classes=n_classes, n_clusters_per_class=1, flip_y=0.2,
+                               random_state=1)
     sw = np.random.default_rng(0).uniform(0.5, 2.0, 200)
     Xf = sp.csr_matrix(X) if sparse else X
 
-    def fit(rows):
-        return rc.LinearClassifier(loss="log_loss", solver="saga", alpha=3e-3, tol=1e-12, max_iter=5000,
+    def fit(rows, loss="log_loss"):
+        return rc.LinearClassifier(loss=loss, solver="saga", alpha=3e-3, tol=1e-12, max_iter=5000,
                                    random_state=0).fit(Xf[rows], y[rows], sample_weight=sw[rows])
 
     full = fit(np.arange(200))
     P = _noise_posterior.loo_proba(full, Xf, y, sw)
     moved = []
     for i in range(0, 200, 25):
-        exact = fit(np.flatnonzero(np.arange(200) != i)).predict_proba(X[i:i + 1])[0, 1]
-        in_sample = full.predict_proba(X[i:i + 1])[0, 1]
-        assert abs(P[i, 1] - exact) < 2e-3 + 0.05 * abs(in_sample - exact), (i, P[i, 1], exact, in_sample)
-        moved.append(abs(in_sample - exact))
-    assert max(moved) > 5e-3  # leaving a row out does move its probability: the check above is not vacuous
+        exact = fit(np.flatnonzero(np.arange(200) != i)).predict_proba(X[i:i + 1])[0]
+        in_sample = full.predict_proba(X[i:i + 1])[0]
+        gap = np.abs(in_sample - exact).max()
+        assert np.abs(P[i] - exact).max() < 2e-3 + 0.05 * gap, (i, P[i], exact, in_sample)
+        moved.append(gap)
+    assert max(moved) > 5e-3  # leaving a row out does move its probabilities: the check above is not vacuous
     np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    assert _noise_posterior.loo_proba(fit(np.arange(200), loss="softmax"), Xf, y, sw) is None
 
 
 def test_candidates_flags_do_not_read_their_validation_fold():
@@ -201,6 +204,10 @@ def test_multiclass_and_weights():
     yn = flip_labels(y, 0.25, random_state=0)
     clf = NoisyLabelClassifierCV(random_state=0, n_jobs=2).fit(X[:1200], yn[:1200])
     assert clf.transition_matrix_.shape == (3, 3) and clf.noise_rates_.shape == (3,)
+    assert clf.posterior_["candidates' flags"] == "per fold, leave-one-out"  # one-vs-rest problems, each left out
+    softmax = NoisyLabelClassifierCV(rc.LinearClassifier(loss="softmax", solver="saga"), remedies=["plain", "pruned"],
+                                     random_state=0).fit(X[:600], yn[:600])
+    assert softmax.posterior_["candidates' flags"] == "the shared pass's"  # no leave-one-out for softmax
     assert np.all(np.abs(clf.noise_rates_ - 0.25) < 0.15), clf.noise_rates_
     assert clf.score(X[1200:], y[1200:]) > 0.7
     # unit weights are no weights; class_weight reaches the estimator
