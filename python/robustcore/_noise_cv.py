@@ -23,8 +23,8 @@ One fit is:
    importance-weighted remedy is left out (its weights would not be applied either) and the fit warns once.
    The weights and the flagged rows of a training fold come from that fold's own model of the shared pass
    (fitted on exactly those rows) by approximate leave-one-out (``loo_proba``: one Newton step per row, no
-   extra fit), with the shared T and weighting map: no candidate's training reads its validation fold's
-   labels. The shared pass's own probabilities would (its models for a training row saw the validation
+   extra fit), with the shared T and weighting map: no candidate's flags or weights come from a model
+   that saw its validation fold's labels (T and the map, a few numbers fitted on every row, are shared). The shared pass's own probabilities would (its models for a training row saw the validation
    fold), which made the pruned and weighted candidates' scores optimistic, markedly so at 40% symmetric
    noise (docs/benchmarks/noise.md, "the grid or the selection"). Where leave-one-out does not apply (a softmax,
    non-linear or user-given posterior, more than ``kLooMaxFeatures`` features) the shared
@@ -121,7 +121,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     ``noise.corrected_accuracy`` with ``T``, an unbiased estimate of the clean accuracy (by the plain
     accuracy, with a ``NoiseEstimateWarning``, when ``T`` is ill-conditioned); the pruned and weighted
     candidates of a fold take their flags and weights from leave-one-out probabilities of that fold's model
-    (the linear log-loss posterior), so no candidate is trained on anything its validation labels shaped; the
+    (the linear log-loss posterior), not from models that saw its validation labels; the
     best is refitted on all rows. ``report()`` says what was found and why the winner won.
 
     Parameters

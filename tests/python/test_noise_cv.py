@@ -112,16 +112,22 @@ def test_corrected_selection_picks_a_corrected_remedy_under_heavy_class_conditio
     assert r["mean_noisy_score"][r["remedy"] == "plain"].max() > r["mean_noisy_score"][clf.best_index_]
 
 
-@pytest.mark.parametrize("sparse, n_classes", [(False, 2), (True, 2), (False, 3)])
-def test_leave_one_out_probabilities_match_refits_without_the_row(sparse, n_classes):
+@pytest.mark.parametrize("layout, n_classes", [("dense", 2), ("csr", 2), ("thin csr", 2), ("dense", 3)])
+def test_leave_one_out_probabilities_match_refits_without_the_row(layout, n_classes):
     """The oracle: loo_proba's one Newton step (per one-vs-rest problem) against the model refitted without
-    each row (tight tolerance), with sample weights, dense and sparse alike; a softmax model is declined."""
+    each row (tight tolerance), with sample weights; dense, CSR densified by blocks, and CSR below
+    kLooDenseFrom (sparse products) alike; a softmax model is declined."""
     import scipy.sparse as sp
 
-    X, y = make_classification(200, 6, n_informative=4, n_classes=n_classes, n_clusters_per_class=1, flip_y=0.2,
-                               random_state=1)
-    sw = np.random.default_rng(0).uniform(0.5, 2.0, 200)
-    Xf = sp.csr_matrix(X) if sparse else X
+    d = 40 if layout == "thin csr" else 6
+    X, y = make_classification(200, d, n_informative=4, n_classes=n_classes, n_clusters_per_class=1, flip_y=0.2,
+                               shuffle=False, random_state=1)
+    rng = np.random.default_rng(0)
+    if layout == "thin csr":  # the informative columns kept, the others 5% dense
+        X[:, 4:] *= rng.random((200, d - 4)) < 0.05
+    sw = rng.uniform(0.5, 2.0, 200)
+    Xf = X if layout == "dense" else sp.csr_matrix(X)
+    assert layout != "thin csr" or Xf.nnz < _noise_posterior.kLooDenseFrom * Xf.shape[0] * Xf.shape[1]
 
     def fit(rows, loss="log_loss"):
         return rc.LinearClassifier(loss=loss, solver="saga", alpha=3e-3, tol=1e-12, max_iter=5000,
