@@ -25,8 +25,9 @@ kBoostedMinRows, kBoostedMaxFeatures = 20_000, 200
 #: ``detector="kernel"``: the kernel posterior's Nystroem landmarks and its log-loss alpha (``kernel_posterior``)
 kKernelComponents, kKernelAlpha = 500, 1e-4
 #: the candidates' flags and weights per fold from leave-one-out probabilities (``loo_proba``) up to this many
-#: features: one (d + 1) x (d + 1) Hessian and n d^2 / 2 flops per fold
-kLooMaxFeatures = 2000
+#: features: a (d + 1) x (d + 1) Hessian and ~4 n d^2 flops per fold, against the fits' ~n d each: +70% of the
+#: whole fit at mnist38's 784 dense-ish features (docs/benchmarks/noise.md), about twice that at 1000
+kLooMaxFeatures = 1000
 #: sparse X at least this dense is densified by blocks for the leave-one-out products: a sparse X^T X costs
 #: ~density^2 of the dense product's operations at ~40x the time per operation on this machine, so BLAS wins
 #: from ~0.15 (mnist38, 19% dense: 5 folds 1.6 -> 1.1 s; a7a, 11%: 44 ms sparse, 65 ms dense)
