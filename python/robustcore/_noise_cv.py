@@ -179,7 +179,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     label_quality_ : every row's out-of-fold margin P[i, y_i] - max_{k != y_i} P[i, k].
     posterior_ : dict describing the posterior model chosen, its out-of-fold log-likelihood, the shared
         pass's wall time ("seconds") and where the candidates' flags and weights came from ("candidates'
-        flags": "per fold, leave-one-out" or "the shared pass's").
+        flags": "per fold, leave-one-out", "the shared pass's", or "none read" without a pruned or weighted
+        candidate).
     ``classes_``, ``n_features_in_``.
 
     Examples
@@ -277,9 +278,10 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             Tinv = None if ill else np.linalg.inv(T)
             is_flagged = np.zeros(labels.size, dtype=bool)
             is_flagged[flagged] = True
-            per_fold = honest_folds(Xv, labels, sw, folds, fold_models, T, weigh)
-            posterior["candidates' flags"] = ("per fold, leave-one-out" if per_fold is not None else
-                                              "the shared pass's")
+            reads_flags = any(remedy in ("pruned", "corrected") for remedy, _ in candidates)
+            per_fold = honest_folds(Xv, labels, sw, folds, fold_models, T, weigh) if reads_flags else None
+            posterior["candidates' flags"] = ("none read" if not reads_flags else "per fold, leave-one-out"
+                                              if per_fold is not None else "the shared pass's")
 
             def training(remedy, rows, f=None):
                 """(rows, sample weights) of a remedy's fit on ``rows`` (fold f's training rows, or all)."""

@@ -214,6 +214,8 @@ def test_multiclass_and_weights():
     softmax = NoisyLabelClassifierCV(rc.LinearClassifier(loss="softmax", solver="saga"), remedies=["plain", "pruned"],
                                      random_state=0).fit(X[:600], yn[:600])
     assert softmax.posterior_["candidates' flags"] == "the shared pass's"  # no leave-one-out for softmax
+    plain = NoisyLabelClassifierCV(remedies=["plain", "sramp"], random_state=0).fit(X[:600], yn[:600])
+    assert plain.posterior_["candidates' flags"] == "none read"
     assert np.all(np.abs(clf.noise_rates_ - 0.25) < 0.15), clf.noise_rates_
     assert clf.score(X[1200:], y[1200:]) > 0.7
     # unit weights are no weights; class_weight reaches the estimator
