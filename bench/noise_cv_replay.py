@@ -6,6 +6,7 @@ spread of the configuration ceiling, of LogisticRegression (noisy CV) and of Cle
 ``bench/noise_cv.py`` counts them.
 
     python bench/noise_cv_replay.py FILE [RULE ...]     # RULE names: print its cells that lose
+    python bench/noise_cv_replay.py FILE --against OTHER   # + the configuration best on OTHER's seeds, tested here
 
 It also prints the cross-seed hindsight (per cell and seed, the configuration best on the other seeds: how much
 of the hindsight ceiling no selection can reach) and the selection's leak at 40% symmetric noise (fold scores
@@ -132,6 +133,22 @@ def cross_seed(cells, prefix):
     return out
 
 
+def cross_table(chosen, tested):
+    """{setting: [within, cells]}: per cell, noise-bench's configuration with the best mean error on the table
+    ``chosen`` (other seeds), tested on the table ``tested``, against ``tested``'s hindsight ceiling."""
+    out = {}
+    for (name, label, runs), (name2, label2, runs2) in zip(chosen, tested):
+        assert (name, label) == (name2, label2), "the two dumps hold different cells"
+        configs = [k for k in runs[0] if k.startswith("rc ")]
+        pick = min(configs, key=lambda k: np.mean([r[k] for r in runs]))
+        ceiling = min(configs, key=lambda k: np.mean([r[k] for r in runs2]))
+        a, b = np.array([r[pick] for r in runs2]), np.array([r[ceiling] for r in runs2])
+        cell = out.setdefault(label, [0, 0])
+        cell[0] += int(a.mean() <= b.mean() + max(a.std(), b.std(), 0.005))
+        cell[1] += 1
+    return out
+
+
 def leak(cells, rate=0.4):
     """(pruned / corrected candidates whose mean fold score on the noisy labels is above 1 - rate, of all;
     corrected candidates whose mean corrected score is above 1, of all) at symmetric noise ``rate``: a perfect
@@ -153,6 +170,15 @@ def leak(cells, rate=0.4):
 def main():
     with open(sys.argv[1], "rb") as fh:
         cells = pickle.load(fh)
+    args = sys.argv[2:]
+    if "--against" in args:  # a dump of the same cells with other seeds (--first-seed)
+        other_path = args[args.index("--against") + 1]
+        with open(other_path, "rb") as fh:
+            other = pickle.load(fh)
+        d = cross_table(other, cells)
+        print(f"== noise-bench's configuration best on {other_path}, tested here: within the ceiling's spread "
+              f"{sum(v[0] for v in d.values())}/{sum(v[1] for v in d.values())}: "
+              + " ".join(f"{label} {v[0]}/{v[1]}" for label, v in d.items()))
     for prefix, what in (("rc ", "noise-bench's configurations"), ("grid ", "our grid (+ sramp_sgd)")):
         d = cross_seed(cells, prefix)
         print(f"== cross-seed hindsight over {what} (each seed's pick from the other seeds): within the "
