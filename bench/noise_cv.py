@@ -221,11 +221,13 @@ def multiclass(seeds):
                 yn = flip_labels(y[:4000], rate, random_state=seed)
                 for mode in errs:
                     _noise_cv.honest_folds = honest if mode == "on" else (lambda *a, **k: None)
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        model = NoisyLabelClassifierCV(random_state=seed).fit(X[:4000], yn)
+                    try:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            model = NoisyLabelClassifierCV(random_state=seed).fit(X[:4000], yn)
+                    finally:
+                        _noise_cv.honest_folds = honest
                     errs[mode].append(float(np.mean(model.predict(X[4000:]) != y[4000:])))
-            _noise_cv.honest_folds = honest
             on, off = np.array(errs["on"]), np.array(errs["off"])
             print(f"| {K} | {rate} | {100 * on.mean():.1f} ± {100 * on.std():.1f} | {100 * off.mean():.1f} ± "
                   f"{100 * off.std():.1f} |", flush=True)
