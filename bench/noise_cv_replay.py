@@ -40,7 +40,7 @@ def alpha(key):
     return float(key.split("alpha=")[1])
 
 
-def select(run, remedies, rule="mean", n_finalists=3):
+def select(run, remedies, rule="mean", n_finalists=3, n_screen=2):
     """The key ("grid <remedy> alpha=<a>") the rule picks in one run."""
     cv = run["_cv"]
     keys = cv["keys"]
@@ -52,12 +52,12 @@ def select(run, remedies, rule="mean", n_finalists=3):
     reused = [c for c in range(C) if remedy(names[c]) == "plain"]  # the shared pass's fits: every fold
     fitted = [c for c in range(C) if c not in reused]
     mask = np.ones((C, F), bool)
-    if n_finalists is not None and F > 2 and len(fitted) > n_finalists:
-        partial = S[:, :2].mean(axis=1)
+    if n_finalists is not None and F > n_screen and len(fitted) > n_finalists:
+        partial = S[:, :n_screen].mean(axis=1)
         finalists = sorted(fitted, key=lambda c: -partial[c])[:n_finalists]
         for c in fitted:
             if c not in finalists:
-                mask[c, 2:] = False
+                mask[c, n_screen:] = False
     complete = mask.all(axis=1)
     mean = np.where(complete, np.where(mask, S, 0).sum(1) / mask.sum(1), -np.inf)
     best = int(np.argmax(mean))
@@ -100,6 +100,7 @@ def verdict(cells, pick):
 RULES = {
     "default": lambda r: select(r, ORDER[:4]),
     "default, no halving": lambda r: select(r, ORDER[:4], n_finalists=None),
+    "default, screened on one fold": lambda r: select(r, ORDER[:4], n_screen=1),
     "+sramp_sgd": lambda r: select(r, ORDER),
     "sramp->sgd": lambda r: select(r, SGD),
     "default 1se": lambda r: select(r, ORDER[:4], "1se"),
