@@ -148,7 +148,7 @@ def grid_errors(ours, X, yn, Xt, yt, seed):
     from robustcore._base import stratified_folds
     from robustcore._validation import seed_from_random_state
     from robustcore._noise_cv import REMEDIES, _kept
-    from robustcore._noise_posterior import noise_from_posterior, posterior_estimator, shared_posterior
+    from robustcore._noise_posterior import flag_mask, noise_from_posterior, posterior_estimator, shared_posterior
 
     Xv = X.tocsr() if hasattr(X, "tocsr") else np.ascontiguousarray(X, dtype=np.float64)
     labels = np.asarray(yn)  # 0..K-1 already
@@ -158,8 +158,7 @@ def grid_errors(ours, X, yn, Xt, yt, seed):
     P = shared_posterior(Xv, labels, labels, None, folds, "auto", posterior_estimator(base, seed), seed, None)[0]
     T, weights, flagged, scores, _ = noise_from_posterior(P, labels)
     assert np.array_equal(flagged, ours.label_issues_), "the recomputed shared pass differs from the fit's"
-    is_flagged = np.zeros(labels.size, dtype=bool)
-    is_flagged[flagged] = True
+    is_flagged = flag_mask(flagged, labels.size)
     out = {}
     for remedy, params in zip(ours.cv_results_["remedy"], ours.cv_results_["params"]):
         rows, w = np.arange(labels.size), None

@@ -70,6 +70,17 @@ def select(run, remedies, rule="mean", n_finalists=3, n_screen=2):
     return names[max((c for c in ok if remedy(names[c]) == r), key=lambda c: alpha(names[c]))]
 
 
+def within(errs, ref):
+    """bench/noise_cv.py's rule: the mean error within the larger seed standard deviation (at least 0.5
+    points) of the reference's mean, or better."""
+    return bool(errs.mean() <= ref.mean() + max(errs.std(), ref.std(), 0.005))
+
+
+def ceiling_key(runs):
+    """The configuration ceiling: noise-bench's configuration with the best mean error over these runs."""
+    return min((k for k in runs[0] if k.startswith("rc ")), key=lambda k: np.mean([r[k] for r in runs]))
+
+
 def verdict(cells, pick):
     """({who: {setting: [within, cells]}}, per cell [name, setting, mean ± sd, losses...])."""
     out, rows = {}, []
@@ -80,15 +91,14 @@ def verdict(cells, pick):
             errs = np.array([r[best] for r in runs])
         else:
             errs = np.array([r[pick(r)] for r in runs])
-        configs = [k for k in runs[0] if k.startswith("rc ")]
-        others = {"ceiling": min(configs, key=lambda k: np.mean([r[k] for r in runs])),
+        others = {"ceiling": ceiling_key(runs),
                   "LR": "LogisticRegression (noisy CV)", "cleanlab": "cleanlab CleanLearning"}
         row = [name, label, f"{100 * errs.mean():.1f} ± {100 * errs.std():.1f}"]
         for who, key in others.items():
             if key not in runs[0]:
                 continue
             v = np.array([r[key] for r in runs])
-            ok = errs.mean() <= v.mean() + max(errs.std(), v.std(), 0.005)
+            ok = within(errs, v)
             cell = out.setdefault(who, {}).setdefault(label, [0, 0])
             cell[0], cell[1] = cell[0] + ok, cell[1] + 1
             if not ok:
@@ -124,12 +134,10 @@ def cross_seed(cells, prefix):
     for _, label, runs in cells:
         keys = [k for k in runs[0] if k.startswith(prefix) and all(k in r for r in runs)]
         E = np.array([[r[k] for k in keys] for r in runs])
-        configs = [k for k in runs[0] if k.startswith("rc ")]
-        C = np.array([[r[k] for k in configs] for r in runs])
-        ceiling = C[:, np.argmin(C.mean(axis=0))]
+        ceiling = np.array([r[ceiling_key(runs)] for r in runs])
         xs = np.array([E[s, np.argmin(np.delete(E, s, axis=0).mean(axis=0))] for s in range(len(runs))])
         cell = out.setdefault(label, [0, 0])
-        cell[0] += int(xs.mean() <= ceiling.mean() + max(xs.std(), ceiling.std(), 0.005))
+        cell[0] += int(within(xs, ceiling))
         cell[1] += 1
     return out
 
@@ -140,12 +148,10 @@ def cross_table(chosen, tested):
     out = {}
     for (name, label, runs), (name2, label2, runs2) in zip(chosen, tested):
         assert (name, label) == (name2, label2), "the two dumps hold different cells"
-        configs = [k for k in runs[0] if k.startswith("rc ")]
-        pick = min(configs, key=lambda k: np.mean([r[k] for r in runs]))
-        ceiling = min(configs, key=lambda k: np.mean([r[k] for r in runs2]))
+        pick, ceiling = ceiling_key(runs), ceiling_key(runs2)
         a, b = np.array([r[pick] for r in runs2]), np.array([r[ceiling] for r in runs2])
         cell = out.setdefault(label, [0, 0])
-        cell[0] += int(a.mean() <= b.mean() + max(a.std(), b.std(), 0.005))
+        cell[0] += int(within(a, b))
         cell[1] += 1
     return out
 

@@ -51,7 +51,8 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from ._base import ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, map_problems, user_stacklevel
 from ._label_noise import NoiseEstimateWarning, kIllConditionedT
 from ._meta import FinalEstimatorWrapper
-from ._noise_posterior import _rows, honest_folds, noise_from_posterior, posterior_estimator, shared_posterior
+from ._noise_posterior import (_rows, flag_mask, honest_folds, noise_from_posterior, posterior_estimator,
+                               shared_posterior)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -276,8 +277,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                 raise ValueError("the only remedy asked for is 'corrected', and the estimated transition matrix is "
                                  "ill-conditioned: nothing to compare")
             Tinv = None if ill else np.linalg.inv(T)
-            is_flagged = np.zeros(labels.size, dtype=bool)
-            is_flagged[flagged] = True
+            is_flagged = flag_mask(flagged, labels.size)
             reads_flags = any(remedy in ("pruned", "corrected") for remedy, _ in candidates)
             per_fold = honest_folds(Xv, labels, sw, folds, fold_models, T, weigh) if reads_flags else None
             posterior["candidates' flags"] = ("none read" if not reads_flags else "per fold, leave-one-out"

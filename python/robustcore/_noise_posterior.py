@@ -253,12 +253,17 @@ def noise_from_posterior(P, labels):
     return T, weigh(P, labels), flagged, scores, weigh
 
 
+def flag_mask(flagged, n):
+    """The boolean mask over n rows of the flagged row indices."""
+    is_flagged = np.zeros(n, dtype=bool)
+    is_flagged[flagged] = True
+    return is_flagged
+
+
 def _flags(P, labels, T):
     """(is_flagged, margin scores) of the rows of P: the label issues counted with T."""
     flagged, scores, _ = label_issues_from_proba(P, labels, transition_matrix=T)
-    is_flagged = np.zeros(labels.size, dtype=bool)
-    is_flagged[flagged] = True
-    return is_flagged, scores
+    return flag_mask(flagged, labels.size), scores
 
 
 def honest_folds(X, labels, sw, folds, fold_models, T, weigh):
