@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 import robustcore as rc
 from robustcore import _base, losses
+from robustcore.linear_model import SGD
 
 ESTIMATORS = {
     "sgd": lambda: rc.LinearClassifier(loss="log_loss", max_iter=5, random_state=0),
@@ -88,7 +89,7 @@ def test_interrupted_refit_leaves_the_previous_model(name, monkeypatch):
 
 def test_divergent_refit_leaves_the_previous_model(binary_problem):
     X, y = binary_problem
-    e = rc.LinearClassifier(loss="squared_hinge", learning_rate="constant", eta0=1e-3, alpha=1e-6, random_state=0)
+    e = rc.LinearClassifier(solver=SGD(learning_rate="constant", eta0=1e-3), loss="squared_hinge", alpha=1e-6, random_state=0)
     e.fit(X, y)
     before, pred = _fitted_state(e), e.predict(X)
     with pytest.raises(ValueError, match="diverged"):
@@ -99,7 +100,7 @@ def test_divergent_refit_leaves_the_previous_model(binary_problem):
 
 def test_partial_fit_that_raises_changes_nothing(binary_problem):
     X, y = binary_problem
-    kw = dict(loss="log_loss", eta0=0.1, learning_rate="constant", shuffle=False, random_state=0)
+    kw = dict(solver=SGD(eta0=0.1, learning_rate="constant", shuffle=False), loss="log_loss", random_state=0)
     a = rc.LinearClassifier(**kw).partial_fit(X, y, classes=[-1.0, 1.0])
     b = rc.LinearClassifier(**kw).partial_fit(X, y, classes=[-1.0, 1.0])
     with pytest.raises(ValueError, match="not in classes"):
@@ -176,8 +177,8 @@ def test_sample_weight_is_checked_the_same_for_every_solver(binary_problem, solv
 @pytest.mark.parametrize("kw", [dict(loss="log_loss"), dict(loss="log_loss", solver="sag")])
 def test_n_jobs_all_cores_gives_the_same_bits(kw):
     X, y = _multiclass()
-    a = rc.LinearClassifier(max_iter=5, random_state=0, history=True, **kw).fit(X, y)
-    b = rc.LinearClassifier(max_iter=5, random_state=0, n_jobs=-1, history=True, **kw).fit(X, y)
+    a = rc.LinearClassifier(solver=SGD(history=True), max_iter=5, random_state=0, **kw).fit(X, y)
+    b = rc.LinearClassifier(solver=SGD(history=True), max_iter=5, random_state=0, n_jobs=-1, **kw).fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
     np.testing.assert_array_equal(a.history_["objective"], b.history_["objective"])
     Y = np.column_stack([y == k for k in range(3)]).astype(int)

@@ -17,6 +17,7 @@ from robustcore.kernel_approximation import Nystroem, RandomFourierFeatures
 from robustcore.losses import loss_spec
 
 from reference import loss_value_deriv, saga_reference
+from robustcore.linear_model import SVRG
 
 METHODS = sorted(vr.VR_SOLVERS)
 
@@ -133,8 +134,7 @@ def test_fused_sgd_on_float32_equals_pipeline(sparse):
 def test_kernel_classifier_bounded_loss_vr_weights_tol_history():
     X, y = _data(n=200)
     sw = np.random.default_rng(0).uniform(0.5, 2, len(y))
-    est = rc.LinearClassifier(loss="sramp", solver="svrg", alpha=1e-4, max_iter=6, tol=1e-3, history=True,
-                              class_weight="balanced", random_state=1)
+    est = rc.LinearClassifier(loss="sramp", solver=SVRG(history=True), alpha=1e-4, max_iter=6, tol=1e-3, class_weight="balanced", random_state=1)
     kw = dict(n_components=15, approximation="rff", estimator=est, random_state=2, batch_size=5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -9,6 +9,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 import robustcore as rc
 from robustcore.losses import value
+from robustcore.linear_model import ASGD, SAGA, make_solver
+from robustcore.linear_model import SGD
 
 SGD = ["sgd", "asgd", "pegasos"]
 
@@ -60,8 +62,8 @@ def test_tol_stops_when_the_objective_stalls(solver):
     objective by tol; the recorded objective shows exactly that."""
     X, y = _problem()
     tol, patience = 1e-3, 3
-    est = rc.LinearClassifier(loss="log_loss", solver=solver, alpha=1e-3, max_iter=200, tol=tol,
-                              n_iter_no_change=patience, history=True, random_state=0).fit(X, y)
+    est = rc.LinearClassifier(loss="log_loss", solver=make_solver(solver, history=True), alpha=1e-3, max_iter=200, tol=tol,
+                              n_iter_no_change=patience, random_state=0).fit(X, y)
     assert est.status_ == "converged" and patience < est.n_iter_ < 200
     obj = est.history_["objective"]
     assert len(obj) == est.n_iter_
@@ -137,7 +139,7 @@ def _split(y, fraction=0.2, seed=0):
 
 
 VR_CASES = [dict(loss="log_loss", solver=s) for s in ("saga", "sag", "svrg", "finito", "vrlite", "mixed_svrg")] + [
-    dict(loss="softmax", solver="sag"), dict(loss="softmax", solver="sgd", eta0=0.05)]
+    dict(loss="softmax", solver="sag"), dict(loss="softmax", solver=SGD(eta0=0.05))]
 
 
 @pytest.mark.parametrize("kw", VR_CASES, ids=lambda kw: f"{kw['loss']}-{kw['solver']}")
@@ -183,8 +185,8 @@ def test_early_stopping_budget_warns(kw):
 def test_early_stopping_multiclass_and_weights():
     X, y = _problem(k=3, noise=0.8)
     sw = np.random.default_rng(0).uniform(0.5, 2, len(y))
-    est = _fit_quietly(rc.LinearClassifier(solver="asgd", max_iter=60, tol=1e-3, early_stopping=True,
-                                           random_state=0, class_weight="balanced", history=True), X, y,
+    est = _fit_quietly(rc.LinearClassifier(solver=ASGD(history=True), max_iter=60, tol=1e-3, early_stopping=True,
+                                           random_state=0, class_weight="balanced"), X, y,
                        sample_weight=sw)
     assert est.coef_.shape == (3, X.shape[1]) and est.history_["objective"].shape[0] == 3
     assert est.score(X, y) > 0.6
@@ -355,6 +357,6 @@ def test_warnings_point_at_the_users_line():
     with pytest.warns(ConvergenceWarning) as caught:
         rc.LinearClassifier(solver="saga", loss="log_loss", max_iter=1, tol=1e-12).fit(X, y)
     with pytest.warns(UserWarning, match="no effect") as unused:
-        rc.LinearClassifier(solver="saga", loss="log_loss", max_iter=1, shuffle=False).fit(X, y)
+        rc.LinearClassifier(solver=SAGA(shuffle=False), loss="log_loss", max_iter=1).fit(X, y)
     for w in [*caught, *unused]:
         assert w.filename == __file__, (w.category.__name__, w.filename)
