@@ -12,7 +12,7 @@ from robustcore.losses import loss_spec
 
 from reference import loss_value_deriv, sgd_mixing_reference, sgd_reference
 from test_linear import ETA, _params, _run_core, _sparsify
-from robustcore.linear_model import SGD
+from robustcore.linear_model import SGD, make_solver
 
 
 @pytest.mark.parametrize("n_threads", [2, 3])
@@ -79,15 +79,16 @@ def test_rows_parallel_is_reproducible_and_as_accurate(solver, loss):
     diffs = []
     for seed in range(3):
         X, y, clean = _noisy_problem(seed)
-        kw = dict(solver=solver, loss=loss, random_state=seed, max_iter=10)
-        par = rc.LinearClassifier(solver=SGD(parallel="rows"), n_jobs=2, **kw).fit(X, y)
-        again = rc.LinearClassifier(solver=SGD(parallel="rows"), n_jobs=2, **kw).fit(X, y)
+        kw = dict(loss=loss, random_state=seed, max_iter=10)
+        rows = make_solver(solver, parallel="rows")
+        par = rc.LinearClassifier(solver=rows, n_jobs=2, **kw).fit(X, y)
+        again = rc.LinearClassifier(solver=rows, n_jobs=2, **kw).fit(X, y)
         assert np.array_equal(par.coef_, again.coef_) and np.array_equal(par.intercept_, again.intercept_)
-        one = rc.LinearClassifier(**kw).fit(X, y)
+        one = rc.LinearClassifier(solver=solver, **kw).fit(X, y)
         assert not np.array_equal(par.coef_, one.coef_)
         diffs.append(one.score(X, clean) - par.score(X, clean))
         if seed == 0:
-            dense = rc.LinearClassifier(solver=SGD(parallel="rows"), n_jobs=2, **kw).fit(X.toarray(), y)
+            dense = rc.LinearClassifier(solver=rows, n_jobs=2, **kw).fit(X.toarray(), y)
             np.testing.assert_allclose(dense.coef_, par.coef_, rtol=1e-10, atol=1e-12)
     assert np.mean(diffs) < 0.015, diffs
 
@@ -115,11 +116,15 @@ def test_rows_parallel_with_every_sgd_option():
     assert len(fits[4].history_["test_error"]) == 6
 
 
-@pytest.mark.parametrize("kw", [dict(solver="saga"), dict(solver="svrg"), dict(loss="softmax", solver="saga")])
-def test_rows_parallel_refuses_the_variance_reduced_solvers(kw):
+@pytest.mark.parametrize("solver", ["saga", "svrg"])
+def test_rows_parallel_is_the_sgd_solvers_knob(solver):
+    """parallel='rows' is a knob of the SGD solvers only: the variance-reduced solvers have none, and the
+    softmax model (plain SGD over the rows in one engine call) refuses it."""
     X, y, _ = _noisy_problem(0, n=200)
-    with pytest.raises(ValueError, match="parallel='rows'"):
-        rc.LinearClassifier(solver=SGD(parallel="rows"), n_jobs=2, **kw).fit(X, y)
+    with pytest.raises(TypeError, match="parallel"):
+        make_solver(solver, parallel="rows")
+    with pytest.raises(ValueError, match="softmax"):
+        rc.LinearClassifier(solver=SGD(parallel="rows", learning_rate="constant"), loss="softmax", n_jobs=2).fit(X, y)
     with pytest.raises(ValueError, match="parallel"):
         rc.LinearClassifier(solver=SGD(parallel="columns")).fit(X, y)
 
