@@ -23,10 +23,10 @@ from sklearn.exceptions import NotFittedError  # noqa: E402
 import robustcore as rc  # noqa: E402
 from robustcore import datasets  # noqa: E402
 from robustcore.dask import ParameterMixingClassifier  # noqa: E402
-from robustcore.linear_model import SGD
+from robustcore.linear_model import SGD, make_solver
 
 _WRAPPER = {"max_iter", "local_max_iter", "tol", "early_stopping", "validation_fraction", "n_iter_no_change",
-            "random_state", "verbose"}
+            "random_state", "verbose", "noise_rates", "probability"}
 
 
 def DaskLinearClassifier(**kw):  # noqa: N802 - stands for the estimator it builds
@@ -35,7 +35,8 @@ def DaskLinearClassifier(**kw):  # noqa: N802 - stands for the estimator it buil
     wrapper = {k: kw.pop(k) for k in list(kw) if k in _WRAPPER}
     wrapper.setdefault("max_iter", 15)
     wrapper.setdefault("local_max_iter", 1)
-    kw.setdefault("history", True)
+    solver = kw.pop("solver", "sgd")
+    kw["solver"] = make_solver(solver, history=True) if isinstance(solver, str) else solver
     return ParameterMixingClassifier(rc.LinearClassifier(**kw), **wrapper)
 
 
@@ -96,7 +97,8 @@ def test_bounded_loss_on_unit_scaled_features_warm_starts_in_rounds(client):
     kw = dict(loss="sramp", max_iter=9)
     assert _accuracy_gap(X, y, Xt, yt, parts=2, **kw) >= -1.0
     warm = DaskLinearClassifier(random_state=0, **kw).fit(*_dask(X, y, 2))
-    cold = DaskLinearClassifier(random_state=0, warm_start_loss=None, **kw).fit(*_dask(X, y, 2))
+    cold = DaskLinearClassifier(random_state=0, **{**kw, "solver": make_solver(kw.get("solver", "sgd"), history=True,
+                                                                               warm_start_loss=None)}).fit(*_dask(X, y, 2))
     assert len(np.unique(warm.predict(Xt))) == 2
     assert not np.allclose(warm.history_["objective"][:3], cold.history_["objective"][:3])
 
@@ -198,7 +200,8 @@ def test_probability_platt_over_partition_folds(client):
 
     X, y, Xt, yt = _planted(n=6000, d=20)
     dist = DaskLinearClassifier(random_state=0, probability=True).fit(*_dask(X, y, 4))
-    local = rc.LinearClassifier(random_state=0, probability=True).fit(X, y)
+    local = CalibratedClassifierCV(rc.LinearClassifier(random_state=0), method="sigmoid", ensemble=False,
+                                   cv=StratifiedKFold(5, shuffle=True, random_state=0)).fit(X, y)
     P, Pl = dist.predict_proba(Xt), local.predict_proba(Xt)
     assert dist.platt_.shape == (1, 2) and dist.platt_[0, 0] < 0  # larger scores, more positive
     assert log_loss(yt, P) < log_loss(yt, Pl) + 0.02
@@ -214,7 +217,7 @@ def test_probability_platt_over_partition_folds(client):
 
 def test_parallel_rows_in_each_task(client):
     X, y, Xt, yt = _planted()
-    assert _accuracy_gap(X, y, Xt, yt, parts=2, parallel="rows", n_jobs=2) >= -0.5
+    assert _accuracy_gap(X, y, Xt, yt, parts=2, solver=SGD(parallel="rows"), n_jobs=2) >= -0.5
 
 
 @pytest.mark.slow
@@ -316,7 +319,7 @@ def test_worker_killed_mid_fit_retries_or_raises(client):
     undisturbed fit or raises; never a silently different model."""
     X, y, _, _ = _planted(n=30000, d=40)
     Xd, yd = _dask(X, y, parts=4)
-    kw = dict(max_iter=12, local_max_iter=2, random_state=0, history=False)
+    kw = dict(max_iter=12, local_max_iter=2, random_state=0, solver=SGD(history=False))
     reference = DaskLinearClassifier(**kw).fit(Xd, yd)
     pids = client.run(os.getpid)
     est, outcome = DaskLinearClassifier(**kw), {}
@@ -461,8 +464,8 @@ def test_kernel_classifier_map_fitted_once_partitions_map_locally(client):
                               estimator=rc.LinearClassifier(loss="log_loss", solver="sgd", random_state=0))
     assert ParameterMixingClassifier(sgd, max_iter=5).fit(*_dask(sp.csr_matrix(X), y, 2)).score(Xt, yt) > 0.9
     # what the fused path cannot train is refused before any task; partial_fit has no map to fit
-    platt = rc.KernelClassifier(estimator=rc.LinearClassifier(loss="log_loss", solver="saga", probability=True))
+    block = rc.KernelClassifier(estimator=rc.LinearClassifier(loss="log_loss", solver=SGD(shuffle="block")))
     with pytest.raises(ValueError, match="features mapped on the workers"):
-        ParameterMixingClassifier(platt).fit(X, y)
+        ParameterMixingClassifier(block).fit(X, y)
     with pytest.raises(ValueError, match="partial_fit"):
         ParameterMixingClassifier(kc).partial_fit(X, y, classes=[0, 1])

@@ -52,7 +52,6 @@ _FIT_CASES = {
 _NEEDS_BASE = {
     "noise_rates_auto_past_end": "rc.LinearClassifier(noise_rates='auto').fit(past_end(Xs), y)",
     "pruned_past_end": "rc.PrunedClassifier(rc.LinearClassifier()).fit(past_end(Xs), y)",
-    "probability_past_end": "rc.LinearClassifier(probability=True).fit(past_end(Xs), y)",
     "predict_past_end": "rc.LinearClassifier().fit(Xs, y).predict(past_end(Xs))",
     "decision_bad_column": "rc.LinearClassifier().fit(Xs, y).decision_function(bad_column(Xs))",
 }
@@ -371,14 +370,13 @@ def test_fit_weights_rescales_by_a_power_of_two_only_out_of_range():
 
 def _proba_estimators(multiclass):
     out = {
-        "platt_sgd": rc.LinearClassifier(probability=True, random_state=0),
         "log_loss": rc.LinearClassifier(loss="log_loss", random_state=0),
         "modified_huber": rc.LinearClassifier(loss="modified_huber", random_state=0),
         "softmax": rc.LinearClassifier(loss="softmax", solver="saga", random_state=0),
         "fol": rc.FocusedOnlineClassifier(probability=True, random_state=0),
         "noisy_mkl": mkl.NoisyMKLClassifier(probability=True, max_iter=20, widths=[1.0]),
-        "pruned": rc.PrunedClassifier(rc.LinearClassifier(probability=True, random_state=0)),
-        "noise_corrected": rc.NoiseCorrectedClassifier(rc.LinearClassifier(probability=True, random_state=0)),
+        "pruned": rc.PrunedClassifier(rc.LinearClassifier(loss="log_loss", random_state=0)),
+        "noise_corrected": rc.NoiseCorrectedClassifier(rc.LinearClassifier(loss="log_loss", random_state=0)),
     }
     if not multiclass:
         out["adaboost"] = rc.AdaBoostOnlineClassifier(probability=True, random_state=0)
