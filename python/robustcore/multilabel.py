@@ -153,7 +153,7 @@ def _fit_one(est, X, y, sample_weight):
 def _wrapped_has(attr):
     """``available_if`` check: the wrapped estimator (the default one when ``estimator`` is None) has ``attr``
     (LinearClassifier's ``predict_proba`` is itself ``available_if``-guarded: present for the losses with a
-    probability model and with ``probability=True``)."""
+    probability model)."""
 
     def check(self):
         return hasattr(self._wrapped(), attr)
@@ -234,7 +234,8 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
     matrix), ``estimators_`` (list of fitted clones, None for constant labels), ``constants_`` (the constant or
     -1), ``n_labels_``, ``n_iter_`` (the most epochs / passes any label ran; only when the estimator has ``n_iter_``).
     ``decision_function`` and ``predict_proba`` exist when the estimator has them (``predict_proba`` with
-    LinearClassifier: loss "log_loss" or "modified_huber", or any loss with ``probability=True``).
+    LinearClassifier: loss "log_loss" or "modified_huber"; for another loss, wrap the estimator in
+    ``sklearn.calibration.CalibratedClassifierCV``).
 
     Examples
     --------

@@ -121,7 +121,7 @@ def plot_history(estimators: Any, key: str = "test_error", labels: Sequence[str]
     >>> import robustcore as rc
     >>> from robustcore import plotting
     >>> X, y = make_classification(n_samples=300, random_state=0)
-    >>> clf = rc.LinearClassifier(max_iter=5, history=True, random_state=0).fit(X, y)
+    >>> clf = rc.LinearClassifier(max_iter=5, solver=rc.linear_model.SGD(history=True), random_state=0).fit(X, y)
     >>> ax = plotting.plot_history([clf], "train_error")
     >>> len(ax.get_lines()[0].get_xdata())
     5

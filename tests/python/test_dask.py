@@ -21,6 +21,8 @@ from sklearn.linear_model import SGDClassifier  # noqa: E402
 from sklearn.exceptions import NotFittedError  # noqa: E402
 
 import robustcore as rc  # noqa: E402
+from sklearn.calibration import CalibratedClassifierCV  # noqa: E402
+from sklearn.model_selection import StratifiedKFold  # noqa: E402
 from robustcore import datasets  # noqa: E402
 from robustcore.dask import ParameterMixingClassifier  # noqa: E402
 from robustcore.linear_model import SGD, make_solver

@@ -103,6 +103,7 @@ def run_hamming(Xtr, Ytr, Xte, Yte, args, eta, bar=None):
     from sklearn.metrics import hamming_loss
 
     from .. import LinearClassifier
+    from ..linear_model import SGD
     from .. import variance_reduced as vr
 
     L = Ytr.shape[1]
@@ -120,8 +121,8 @@ def run_hamming(Xtr, Ytr, Xte, Yte, args, eta, bar=None):
         for k in range(L):
             yk = np.where(Ytr[:, k] == 1, 1.0, -1.0)
             if solver == "sgd":
-                clf = LinearClassifier(loss="log_loss", solver="sgd", learning_rate="constant", eta0=eta, alpha=args.alpha,
-                                       max_iter=args.max_iter, history=True, random_state=args.seed).fit(Xtr, yk)
+                clf = LinearClassifier(loss="log_loss", solver=SGD(learning_rate="constant", eta0=eta, history=True),
+                                       alpha=args.alpha, max_iter=args.max_iter, random_state=args.seed).fit(Xtr, yk)
                 obj = np.concatenate([[_binary_objective(Xtr, yk, np.zeros(Xtr.shape[1]), 0.0, args.alpha)],
                                       clf.history_["objective"]])
                 passes = np.arange(len(obj), dtype=float)
