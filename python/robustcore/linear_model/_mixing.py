@@ -52,8 +52,8 @@ from ..kernel_approximation import map_threads
 from ..kernel_model import KernelClassifier, fused_unsupported
 from ._constant import merge_constant_flags, warn_if_constant
 from ._estimator import LinearClassifier as _Local
-from ._solver import LinearSolver
-from .._base import (CV_FOLDS, STOPPING_CONSTRAINTS, EarlyStopping, Progress, class_weights_from_counts, fit_method,
+from ._solver import LinearSolver, Solved
+from .._base import (CV_FOLDS, STOPPING_CONSTRAINTS, EarlyStopping, EngineResult, Progress, class_weights_from_counts, fit_method,
                     fit_sigmoid_from_terms, platt_proba, warn_max_iter)
 from .._transition import transition_matrix
 from .._validation import seed_from_random_state
@@ -310,7 +310,7 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
                                         per_class, n_warm, replaced)
             state, history, status = self._rounds(client, shards, rows, params, classes, solver, plan, state, stopper,
                                                   per_class, n_warm, mapping=mapping)
-            fitted = self._fitted_model(solver, state, history, status)
+            fitted = self._fitted_model(solver, state, history, status, local)
             flags = merge_constant_flags(client.gather(client.map(
                 shard_constant_flags, shards, coef=fitted["coef_"], intercept=fitted["intercept_"], classes=classes,
                 fmap=None if mapping is None else mapping[0], pure=False)))
@@ -447,15 +447,11 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
         weights = np.asarray(rows, dtype=np.float64) / np.sum(rows)
         return {"seconds": seconds, **{k: float(weights @ [last[k] for _, _, last in results]) for k in keys}}
 
-    def _fitted_model(self, solver, state, history, status):
-        """The fitted attributes of the in-memory model from the mixed state."""
+    def _fitted_model(self, solver, state, history, status, local):
+        """The fitted attributes of the in-memory model from the mixed state: ``LinearSolver.attributes`` (the one
+        place they are built) of the rounds, read as one solve whose passes are the rounds."""
         hist = {k: np.array([h[k] for h in history]) for k in history[0]}
-        coef, intercept = solver.model(state)
-        fitted = dict(coef_=coef, intercept_=intercept, n_iter_=len(history), status_=status, history_=hist,
-                      t_=state.steps(0) if solver.kind == "sgd" else 0)
-        if solver.kind == "sgd":
-            fitted["_sgd_state"] = state
-        return fitted
+        return solver.attributes(Solved(state, [EngineResult(status, len(history), 0.0, hist)]), local)
 
     def _commit_from(self, local, model=None, **extra):
         """The fitted attributes of the linear model ``local``; predictions through ``model`` (a KernelClassifier
