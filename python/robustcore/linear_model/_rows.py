@@ -30,7 +30,18 @@ class RowSource(abc.ABC):
     ``fit``. The fit reads the rows only through these methods (see the module), so every step of the one
     fit pipeline -- early stopping's held-out split, centring, the tol rule, the constant-predictor check --
     works on any source. ``robustcore.kernel_approximation.MappedFeatures`` is one (a map's features, never
-    materialised)."""
+    materialised).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore.kernel_approximation import MappedFeatures, RandomFourierFeatures
+    >>> from robustcore.linear_model import RowSource
+    >>> X = np.random.default_rng(0).normal(size=(50, 3))
+    >>> rows = MappedFeatures(RandomFourierFeatures(n_components=8, random_state=0).fit(X), X)
+    >>> isinstance(rows, RowSource), rows.shape, rows.take(np.arange(10)).shape
+    (True, (50, 8), (10, 8))
+    """
 
     @property
     @abc.abstractmethod

@@ -47,6 +47,12 @@ class Solver(BaseEstimator):
     progress bar) and, except Pegasos, ``warm_start_loss`` ("auto", "log_loss", "hinge" or None: a convex
     warm start, the first third of the passes on that loss, then the loss itself; "auto": "log_loss" for the
     bounded losses, none otherwise).
+
+    Examples
+    --------
+    >>> from robustcore.linear_model import SAGA, Solver
+    >>> isinstance(SAGA(), Solver), SAGA.family, SAGA.requires
+    (True, 'vr', ('smooth',))
     """
 
     family: ClassVar[str]
@@ -169,8 +175,8 @@ class SGD(_SGDFamily):
     --------
     >>> import robustcore as rc
     >>> from robustcore.linear_model import SGD
-    >>> rc.LinearClassifier(solver=SGD(learning_rate="invscaling", eta0=0.01, power_t=0.25))
-    LinearClassifier(solver=SGD(eta0=0.01, learning_rate='invscaling', power_t=0.25))
+    >>> rc.LinearClassifier(solver=SGD(learning_rate="invscaling", eta0=0.01, power_t=0.25)).solver.power_t
+    0.25
     """
 
     method = "sgd"
@@ -219,7 +225,11 @@ class SGD(_SGDFamily):
 
 class ASGD(SGD):
     """Averaged SGD (Xu 2011): SGD with the "asgd" schedule, outputting the running average of the iterates.
-    The parameters are :class:`SGD`'s, with the defaults ``learning_rate=None`` ("asgd") and ``average=True``.
+
+    Parameters
+    ----------
+    learning_rate, eta0, power_t, average, shuffle, intercept_lr, center, parallel, warm_start_loss, history
+        :class:`SGD`'s, with the defaults ``learning_rate=None`` (the "asgd" schedule) and ``average=True``.
 
     Examples
     --------
@@ -310,7 +320,10 @@ def _vr_class(method: str, name: str, summary: str) -> type:
     doc = (f"{summary}\n\n    A variance-reduced solver (``vr.hpp``, method {method!r}) for smooth losses.\n\n"
            "    Parameters\n    ----------\n    eta0 : float > 0 or None, default=None\n"
            "        The constant step; None: the method's default from the loss's smoothness constant.\n"
-           "    warm_start_loss, history\n        See :class:`Solver`.\n")
+           "    warm_start_loss, history\n        See :class:`Solver`.\n\n"
+           "    Examples\n    --------\n    >>> import robustcore as rc\n"
+           f"    >>> from robustcore.linear_model import {name}\n"
+           f"    >>> rc.LinearClassifier(loss=\"log_loss\", solver={name}(eta0=0.1)).solver.eta0\n    0.1\n")
     return type(name, (_VarianceReduced,), {"__doc__": doc, "method": method, "__module__": __name__})
 
 
