@@ -15,16 +15,16 @@ import scipy.sparse as sp
 from sklearn.utils import check_array, check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions, validate_params
 
-from . import _core
-from ._base import CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, BaseClassifier
-from ._validation import to_matrix
-from .losses import ALIASES, LOSSES, canonical_loss, loss_spec_from
+from .. import _core
+from .._base import CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, BaseClassifier
+from .._validation import to_matrix
+from ..losses import ALIASES, LOSSES, canonical_loss, loss_spec_from
 
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from ._base import MatrixLike, RandomStateLike
+    from .._base import MatrixLike, RandomStateLike
 
 
 # option strings -> engine enums, from the engine's own names

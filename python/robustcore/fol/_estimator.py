@@ -1,29 +1,4 @@
-"""Focused Online Learning (FOL): minimise the maximal loss over the training set.
-
-FOL (Shalev-Shwartz & Wexler, "Minimizing the Maximal Loss: How and Why", section 2.3) plays a
-zero-sum game: an online learner (the w player) against an EXP3-style sampler (the p player) that
-keeps one weight per training example in a sum tree (O(log m) sample and update, C++). Examples the
-current model gets wrong are sampled more and more often, so the learner focuses on the hard ones.
-
-* :class:`FocusedOnlineClassifier` — scikit-learn estimator. ``learner="perceptron"`` (the paper's
-  Example 1) or ``"sgd"`` (one SGD step on any loss of :mod:`robustcore.losses` per FOL step), or any
-  object following the Python learner protocol below. Output: majority vote or average of ``k``
-  iterates taken at times drawn uniformly from [T] before the run, or the last iterate.
-* Python learner protocol — any object with ::
-
-      step(X_batch, y_batch)       one online update (labels in {-1, +1})
-      loss(X, y) -> ndarray        per-example loss in [0, 1] of the current model (the p player's)
-      decision_function(X)         real scores; > 0 predicts +1, 0 or below -1
-
-  can be the w player; the C++ tree samples and updates (:func:`focused_online_learning`).
-  :class:`PartialFitLearner` adapts any scikit-learn ``partial_fit`` classifier.
-* Robust variants (section 4): sub-sampling with repetitions (:func:`subsample_with_repetitions`,
-  sized by :func:`theorem3_sample_size` / :func:`theorem3_failure_bound`), and slack variables
-  (``slack_budget=K``: additive slack xi in [0, 1]^m with sum xi <= K, projected exactly by
-  ``_core.project_capped_simplex``).
-* :class:`AdaBoostOnlineClassifier` — the AdaBoost baseline of the paper's experiment 2 (each round one
-  epoch of SGD/Perceptron sampling from p, weighted-majority output).
-"""
+"""``FocusedOnlineClassifier``: the FOL game as a scikit-learn estimator; public through ``robustcore.fol``."""
 
 from __future__ import annotations
 
@@ -36,23 +11,21 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from . import _core
-from ._base import (STOPPING_CONSTRAINTS, EarlyStopping, EngineResult, Progress, accuracy, binary_targets,
+from .. import _core
+from .._base import (STOPPING_CONSTRAINTS, EarlyStopping, EngineResult, Progress, accuracy, binary_targets,
                     engine_result, fit_method, fit_weights, held_out, map_problems, result_attributes, stopping_tol,
                     warn_max_iter)
-from ._validation import check_eval_set, seed_from_random_state, to_matrix
+from .._validation import check_eval_set, seed_from_random_state, to_matrix
+from ._learners import (_AT_LEAST_ONE, _FOCUS, _LEARNERS, _LEARNER_CONSTRAINTS, _NON_NEGATIVE, _OUTPUTS,
+                        _OnlineLearnerParams, _POSITIVE, _on_all_rows, _python_fol, _weighted_rows, default_k,
+                        subsample_with_repetitions, theorem3_sample_size)
 
-from ._fol_learning import (NumpyPerceptron, PartialFitLearner, _AT_LEAST_ONE, _FOCUS, _LEARNERS, _LEARNER_CONSTRAINTS,
-                            _NON_NEGATIVE, _OUTPUTS, _OnlineLearnerParams, _POSITIVE, _on_all_rows, _python_fol,
-                            _weighted_rows, default_k, focused_online_learning, subsample_with_repetitions,
-                            theorem3_failure_bound, theorem3_sample_size)  # noqa: F401 - public here
-from ._adaboost import AdaBoostOnlineClassifier  # noqa: F401 - public here
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from typing_extensions import Self
 
-    from ._base import MatrixLike, RandomStateLike
+    from .._base import MatrixLike, RandomStateLike
 
 class FocusedOnlineClassifier(_OnlineLearnerParams):
     """Focused Online Learning classifier (minimises the maximal loss over the training set).

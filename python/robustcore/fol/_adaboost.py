@@ -11,19 +11,19 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from . import _core
-from ._base import (STOPPING_CONSTRAINTS, EarlyStopping, Progress, accuracy, binary_targets, engine_result, fit_method,
+from .. import _core
+from .._base import (STOPPING_CONSTRAINTS, EarlyStopping, Progress, accuracy, binary_targets, engine_result, fit_method,
                     fit_weights, held_out, result_attributes, stopping_tol, warn_max_iter)
-from ._validation import check_eval_set, seed_from_random_state, to_matrix
+from .._validation import check_eval_set, seed_from_random_state, to_matrix
 
 
-from ._fol_learning import (_LEARNERS, _LEARNER_CONSTRAINTS, _OnlineLearnerParams, _weighted_rows)
+from ._learners import (_LEARNERS, _LEARNER_CONSTRAINTS, _OnlineLearnerParams, _weighted_rows)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from typing_extensions import Self
 
-    from ._base import MatrixLike, RandomStateLike
+    from .._base import MatrixLike, RandomStateLike
 
 
 class AdaBoostOnlineClassifier(_OnlineLearnerParams):
