@@ -242,7 +242,7 @@ class NumpyPerceptron:
     >>> from robustcore.fol import NumpyPerceptron
     >>> p = NumpyPerceptron(2)
     >>> p.step(np.array([[1.0, 2.0]]), np.array([1.0]))  # a zero score is a mistake: w += y x, b += y
-    >>> p.w, p.b
+    >>> p.w, float(p.b)
     (array([1., 2.]), 1.0)
     """
 
