@@ -8,7 +8,7 @@ from sklearn.linear_model import SGDClassifier
 
 import robustcore as rc
 from robustcore import _core
-from robustcore.fol import (NumpyPerceptron, PartialFitLearner, default_k, focused_online_learning,
+from robustcore.fol import (NumpyPerceptron, OnlineSGD, PartialFitLearner, Perceptron, default_k, focused_online_learning,
                             subsample_with_repetitions, theorem3_failure_bound, theorem3_sample_size)
 from robustcore._validation import seed_from_random_state, to_matrix
 from robustcore.losses import loss_spec
@@ -148,7 +148,8 @@ def test_fol_focuses_on_rare_examples():
     rare[:3] = True
     Z = np.where(rare[:, None], [a, -2 * a], [a, 1.0])
     X = yy[:, None] * Z
-    clf = rc.FocusedOnlineClassifier(max_iter=5, output="last", fit_intercept=False, random_state=0).fit(X, yy)
+    clf = rc.FocusedOnlineClassifier(max_iter=5, output="last", learner=Perceptron(fit_intercept=False),
+                                     random_state=0).fit(X, yy)
     assert clf.score(X, yy) == 1.0
     q = clf.q_[0]
     assert q[rare].max() > 1.2 * np.median(q)  # the sampler moved mass to the rare examples it got wrong
@@ -217,7 +218,7 @@ def test_theorem3_helpers():
 
 def test_adaboost_baseline():
     X, y = _separable(400, 6, seed=6, margin=0.05)
-    ada = rc.AdaBoostOnlineClassifier(max_iter=8, random_state=0, eta0=0.5).fit(X, y, eval_set=(X, y))
+    ada = rc.AdaBoostOnlineClassifier(max_iter=8, random_state=0, learner=OnlineSGD(loss="log", eta0=0.5)).fit(X, y, eval_set=(X, y))
     r = len(ada.alphas_)
     assert r >= 1 and ada.history_["epochs"][-1] == 2 * r
     assert ada.history_["train_error"][-1] == pytest.approx(1 - ada.score(X, y))
@@ -228,7 +229,7 @@ def test_adaboost_baseline():
 
 def test_history_and_outputs(binary_problem):
     X, y = binary_problem
-    clf = rc.FocusedOnlineClassifier(learner="sgd", loss="log", max_iter=4, k=5, random_state=0)
+    clf = rc.FocusedOnlineClassifier(learner=OnlineSGD(loss="log"), max_iter=4, k=5, random_state=0)
     clf.fit(X[:200], y[:200], eval_set=(X[200:], y[200:]))
     h = clf.history_
     for key in ("max_loss", "train_error", "test_error", "max_q", "seconds"):
@@ -245,7 +246,7 @@ def test_multiclass_one_vs_rest():
     from sklearn.datasets import load_iris
 
     X, y = load_iris(return_X_y=True)
-    clf = rc.FocusedOnlineClassifier(learner="sgd", loss="log", max_iter=10, random_state=0).fit(X, y)
+    clf = rc.FocusedOnlineClassifier(learner=OnlineSGD(loss="log"), max_iter=10, random_state=0).fit(X, y)
     assert clf.decision_function(X).shape == (150, 3) and clf.score(X, y) > 0.7
 
 
@@ -255,9 +256,9 @@ def test_robust_loss_parameters_reach_the_engine(binary_problem, loss, params):
     """s / c / sramp_params change the fit, and the estimator's fit is the engine's with that LossSpec."""
     X, y = binary_problem
     X, y = X[:150], y[:150]
-    common = dict(learner="sgd", loss=loss, eta0=0.5, max_iter=2, output="last", random_state=0)
-    clf = rc.FocusedOnlineClassifier(**common, **params).fit(X, y)
-    default = rc.FocusedOnlineClassifier(**common).fit(X, y)
+    common = dict(max_iter=2, output="last", random_state=0)
+    clf = rc.FocusedOnlineClassifier(learner=OnlineSGD(loss=loss, eta0=0.5, **params), **common).fit(X, y)
+    default = rc.FocusedOnlineClassifier(learner=OnlineSGD(loss=loss, eta0=0.5), **common).fit(X, y)
     assert not np.array_equal(clf.last_, default.last_)
     # the same fit straight through the engine
     p = _core.FolParams()
@@ -273,8 +274,9 @@ def test_robust_loss_parameters_reach_the_engine(binary_problem, loss, params):
     np.testing.assert_array_equal(clf.last_[0], coef)
     assert res.n_iter == 2 and clf.n_iter_ == 2 and clf.n_steps_ == 2 * m
     # AdaBoost takes them the same way
-    ada = rc.AdaBoostOnlineClassifier(loss=loss, eta0=0.5, max_iter=2, random_state=0, **params).fit(X, y)
-    ada_default = rc.AdaBoostOnlineClassifier(loss=loss, eta0=0.5, max_iter=2, random_state=0).fit(X, y)
+    ada = rc.AdaBoostOnlineClassifier(learner=OnlineSGD(loss=loss, eta0=0.5, **params), max_iter=2,
+                                      random_state=0).fit(X, y)
+    ada_default = rc.AdaBoostOnlineClassifier(learner=OnlineSGD(loss=loss, eta0=0.5), max_iter=2, random_state=0).fit(X, y)
     assert not np.array_equal(ada.hypotheses_, ada_default.hypotheses_)
     a = _core.AdaBoostParams()
     a.learner = p.learner
@@ -286,12 +288,82 @@ def test_robust_loss_parameters_reach_the_engine(binary_problem, loss, params):
     np.testing.assert_array_equal(ada.alphas_, r.alpha_t)
 
 
+def test_learner_names_are_the_objects_with_their_defaults(binary_problem):
+    """"perceptron" / "sgd" fit the bits of Perceptron() / OnlineSGD(); AdaBoost's None is OnlineSGD("log_loss")."""
+    X, y = binary_problem
+    X, y = X[:150], y[:150]
+    for name, obj in (("perceptron", Perceptron()), ("sgd", OnlineSGD())):
+        a = rc.FocusedOnlineClassifier(learner=name, max_iter=2, random_state=0).fit(X, y)
+        b = rc.FocusedOnlineClassifier(learner=obj, max_iter=2, random_state=0).fit(X, y)
+        np.testing.assert_array_equal(a.snapshots_, b.snapshots_)
+        np.testing.assert_array_equal(a.q_, b.q_)
+    a = rc.AdaBoostOnlineClassifier(max_iter=3, random_state=0).fit(X, y)
+    b = rc.AdaBoostOnlineClassifier(learner=OnlineSGD(loss="log_loss"), max_iter=3, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(a.hypotheses_, b.hypotheses_)
+    c = rc.AdaBoostOnlineClassifier(learner="sgd", max_iter=3, random_state=0).fit(X, y)  # the hinge loss
+    assert not np.array_equal(a.hypotheses_, c.hypotheses_)
+
+
+def test_learner_parameters_nest_like_an_estimator(binary_problem):
+    """get_params / set_params / clone reach the learner's parameters (learner__eta0), a grid search tunes them,
+    and fitting leaves the learner object as it was."""
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV
+
+    X, y = binary_problem
+    X, y = X[:150], y[:150]
+    learner = OnlineSGD(loss="log_loss", eta0=0.5)
+    clf = rc.FocusedOnlineClassifier(learner=learner, max_iter=2, output="last", random_state=0)
+    assert clf.get_params()["learner__eta0"] == 0.5
+    copy = clone(clf).set_params(learner__eta0=0.05)
+    assert copy.learner is not learner and copy.learner.eta0 == 0.05 and learner.eta0 == 0.5
+    fast, slow = clone(clf).fit(X, y), copy.fit(X, y)
+    assert not np.array_equal(fast.last_, slow.last_)
+    assert learner.get_params() == OnlineSGD(loss="log_loss", eta0=0.5).get_params()
+    search = GridSearchCV(clf, {"learner__eta0": [0.05, 0.5]}, cv=2).fit(X, y)
+    assert search.best_params_["learner__eta0"] in (0.05, 0.5)
+    assert search.best_estimator_.learner.eta0 == search.best_params_["learner__eta0"]
+    assert repr(OnlineSGD(loss="log_loss")) == "OnlineSGD(loss='log_loss')"
+
+
+def test_parameters_of_an_unset_variant_are_refused(binary_problem):
+    """No parameter is ignored: the slack player's step without its budget, the outlier count without
+    Theorem 3's sizing, slack variables with a Python learner."""
+    X, y = binary_problem
+    with pytest.raises(ValueError, match="slack_lr"):
+        rc.FocusedOnlineClassifier(slack_lr=0.5).fit(X, y)
+    with pytest.raises(ValueError, match="n_outliers"):
+        rc.FocusedOnlineClassifier(n_outliers=2, subsample=100).fit(X, y)
+    with pytest.raises(ValueError, match="slack_budget"):
+        rc.FocusedOnlineClassifier(learner=NumpyPerceptron(X.shape[1]), slack_budget=2).fit(X, y)
+    m = 2 * len(y)
+    clf = rc.FocusedOnlineClassifier(subsample="theorem3", n_outliers=2, max_iter=1, random_state=0)
+    clf.fit(np.vstack([X] * 2), np.r_[y, y])
+    assert clf.q_.shape == (1, theorem3_sample_size(m, 2)[0])
+
+
+def test_probabilities_come_from_scikit_learns_calibration(binary_problem):
+    """probability= left the FOL estimators: CalibratedClassifierCV(method="sigmoid", ensemble=False) is the
+    same Platt fit on out-of-fold scores, and clones the learner object with the estimator."""
+    from sklearn.calibration import CalibratedClassifierCV
+
+    X, y = binary_problem
+    for est in (rc.FocusedOnlineClassifier(learner=OnlineSGD(loss="hinge"), max_iter=3, random_state=0),
+                rc.AdaBoostOnlineClassifier(max_iter=3, random_state=0)):
+        assert "probability" not in est.get_params() and not hasattr(est, "predict_proba")
+        cal = CalibratedClassifierCV(est, method="sigmoid", ensemble=False).fit(X, y)
+        P = cal.predict_proba(X)
+        np.testing.assert_allclose(P.sum(axis=1), 1.0)
+        assert np.mean(cal.classes_[P.argmax(axis=1)] == y) > 0.8
+
+
 def test_zero_score_predicts_the_negative_class():
     """scikit-learn's tie rule in the engine's errors and in predict: a score of exactly 0 is classes_[0]."""
     X = np.zeros((10, 2))  # every score stays 0: the Perceptron's steps add y * 0
     y = np.array([3] * 7 + [5] * 3)
     for output in ("majority", "last"):
-        clf = rc.FocusedOnlineClassifier(max_iter=2, fit_intercept=False, output=output, random_state=0).fit(X, y)
+        clf = rc.FocusedOnlineClassifier(max_iter=2, learner=Perceptron(fit_intercept=False), output=output,
+                                         random_state=0).fit(X, y)
         np.testing.assert_array_equal(clf.predict(X), np.full(10, 3))
         np.testing.assert_allclose(clf.history_["train_error"], [0.3, 0.3])
     assert np.all(clf.decision_function(X) == 0)  # "last": the iterate's own score
@@ -304,7 +376,7 @@ def test_zero_score_predicts_the_negative_class():
     "kwargs,exc,match",
     [
         ({"learner": "adam"}, ValueError, "learner"),
-        ({"loss": "nope"}, ValueError, "loss"),
+        ({"learner": OnlineSGD(loss="nope")}, ValueError, "loss"),
         ({"max_iter": 0}, ValueError, "max_iter"),
         ({"max_iter": 2.5}, TypeError, "max_iter"),
         ({"max_iter": 2**62}, ValueError, "overflows"),
@@ -316,10 +388,11 @@ def test_zero_score_predicts_the_negative_class():
         ({"output": "vote"}, ValueError, "output"),
         ({"focus": "max"}, ValueError, "focus"),
         ({"slack_budget": -1.0}, ValueError, "slack_budget"),
-        ({"eta0": 0.0}, ValueError, "eta0"),
-        ({"alpha": float("nan")}, ValueError, "alpha"),
-        ({"s": 1.5, "loss": "ramp"}, ValueError, "'s' parameter"),
-        ({"c": -1.0, "loss": "rgomp", "learner": "sgd"}, ValueError, "'c' parameter"),
+        ({"learner": OnlineSGD(eta0=0.0)}, ValueError, "eta0"),
+        ({"learner": OnlineSGD(alpha=float("nan"))}, ValueError, "alpha"),
+        ({"learner": OnlineSGD(s=1.5, loss="ramp")}, ValueError, "'s' parameter"),
+        ({"learner": OnlineSGD(c=-1.0, loss="rgomp")}, ValueError, "'c' parameter"),
+        ({"learner": Perceptron(fit_intercept="no")}, ValueError, "fit_intercept"),
         ({"batch_size": 1.5}, TypeError, "batch_size"),
     ],
 )

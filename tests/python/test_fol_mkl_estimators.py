@@ -9,13 +9,14 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import robustcore as rc
 from robustcore import _base, _core
 from robustcore._validation import to_matrix
+from robustcore.fol import OnlineSGD
 from robustcore.mkl import MiPMKLClassifier, NoisyMKLClassifier, SimpleMKLClassifier, gaussian_bank
 
 from test_base import _assert_same_state, _fitted_state
 
 FACTORIES = {
     "fol": lambda: rc.FocusedOnlineClassifier(random_state=0),  # the defaults (max_iter=10)
-    "fol_sgd": lambda: rc.FocusedOnlineClassifier(learner="sgd", loss="log", output="average", max_iter=3,
+    "fol_sgd": lambda: rc.FocusedOnlineClassifier(learner=OnlineSGD(loss="log"), output="average", max_iter=3,
                                                   random_state=0),
     "adaboost": lambda: rc.AdaBoostOnlineClassifier(random_state=0),
     "noisy_mkl": lambda: NoisyMKLClassifier(max_iter=100, widths=(0.5, 2.0)),

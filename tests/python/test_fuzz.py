@@ -212,7 +212,7 @@ def _estimator(rng, name):
     widths = [float(w) for w in rng.choice([0.5, 1.0, 4.0], size=int(rng.integers(1, 3)), replace=False)]
     make = {
         "linear": linear,
-        "fol": lambda: rc.FocusedOnlineClassifier(max_iter=2, random_state=0, probability=bool(rng.random() < 0.2)),
+        "fol": lambda: rc.FocusedOnlineClassifier(max_iter=2, random_state=0),
         "adaboost": lambda: rc.AdaBoostOnlineClassifier(max_iter=2, random_state=0),
         "noisy_mkl": lambda: mkl.NoisyMKLClassifier(max_iter=5, widths=widths,
                                                     low_rank_tol=None if rng.random() < 0.3 else 1e-10,

@@ -373,13 +373,10 @@ def _proba_estimators(multiclass):
         "log_loss": rc.LinearClassifier(loss="log_loss", random_state=0),
         "modified_huber": rc.LinearClassifier(loss="modified_huber", random_state=0),
         "softmax": rc.LinearClassifier(loss="softmax", solver="saga", random_state=0),
-        "fol": rc.FocusedOnlineClassifier(probability=True, random_state=0),
         "noisy_mkl": mkl.NoisyMKLClassifier(probability=True, max_iter=20, widths=[1.0]),
         "pruned": rc.PrunedClassifier(rc.LinearClassifier(loss="log_loss", random_state=0)),
         "noise_corrected": rc.NoiseCorrectedClassifier(rc.LinearClassifier(loss="log_loss", random_state=0)),
     }
-    if not multiclass:
-        out["adaboost"] = rc.AdaBoostOnlineClassifier(probability=True, random_state=0)
     return out
 
 

@@ -261,7 +261,7 @@ def test_fol_early_stopping_on_the_last_iterate():
     X, y = _problem(noise=1.0)
     tol, patience = 1e-4, 2
     train, val = _split(y)
-    kw = dict(learner="sgd", loss="log_loss", max_iter=60, output="last", random_state=0)
+    kw = dict(learner=rc.fol.OnlineSGD(loss="log_loss"), max_iter=60, output="last", random_state=0)
     est = _fit_quietly(rc.FocusedOnlineClassifier(tol=tol, early_stopping=True, validation_fraction=0.2,
                                                   n_iter_no_change=patience, **kw), X, y, eval_set=(X[val], y[val]))
     accs = 1.0 - est.history_["test_error"]

@@ -181,7 +181,7 @@ def run_realisable(args, out, log, with_adaboost):
     epochs = args.epochs or (200 if args.full else 60)
     X, y, Xt, yt, frac, frac_t = _realisable(args.dataset, args.data_home)
     log(f"{args.dataset}: realisable subset keeps {frac:.1%} of train, {frac_t:.1%} of test ({X.shape[0]} rows)")
-    common = dict(learner="sgd", loss="log", alpha=0.0, learning_rate="constant", eta0=0.5, max_iter=epochs,
+    common = dict(learner=rc.fol.OnlineSGD(loss="log", alpha=0.0, learning_rate="constant", eta0=0.5), max_iter=epochs,
                   batch_size=1, output="last", random_state=0)
     runs = {
         "FOL (SGD log)": rc.FocusedOnlineClassifier(**common),
@@ -224,7 +224,7 @@ def run_realisable(args, out, log, with_adaboost):
 
     if with_adaboost:
         rounds = max(1, epochs // 2)
-        ada = rc.AdaBoostOnlineClassifier(learner="sgd", loss="log", alpha=0.0, eta0=0.5, max_iter=rounds,
+        ada = rc.AdaBoostOnlineClassifier(learner=rc.fol.OnlineSGD(loss="log", alpha=0.0, eta0=0.5), max_iter=rounds,
                                           random_state=0).fit(X, y, eval_set=(Xt, yt))
         fol = res["FOL (SGD log)"]
         # FOL majority of the kept iterates, for the same epochs
@@ -298,7 +298,8 @@ def run_rare(args, out, log):
     X, y, part = X[keep], y[keep], part[keep]
     Xt, yt, part_t = Xt[keep_t], yt[keep_t], part_t[keep_t]
     log(f"rare: {int(part.sum())} rare training 5s among {X.shape[0]} rows; {int(part_t.sum())} rare test 5s")
-    common = dict(learner="sgd", loss="log", alpha=0.0, eta0=0.5, max_iter=epochs, output="last", random_state=0)
+    common = dict(learner=rc.fol.OnlineSGD(loss="log", alpha=0.0, eta0=0.5), max_iter=epochs, output="last",
+                  random_state=0)
     rows = []
     for name, est in {"FOL (SGD log)": rc.FocusedOnlineClassifier(**common),
                       "SGD (log, uniform)": rc.FocusedOnlineClassifier(gamma=1.0, **common),

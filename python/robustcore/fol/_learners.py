@@ -1,7 +1,7 @@
-"""What robustcore.fol's estimators share and the functions it offers around them: the option registries,
-the robust variants' bounds, the Python learner protocol (``focused_online_learning``, ``PartialFitLearner``,
-``NumpyPerceptron``) and the estimators' common parameters (``_OnlineLearnerParams``); public through
-``robustcore.fol``."""
+"""The w player of FOL and AdaBoost: the engine's learners as objects (:class:`Perceptron`, :class:`OnlineSGD`:
+their parameters, validated once, become one ``_core.LearnerSpec``) and the Python learner protocol
+(:func:`focused_online_learning`, which also runs the engine's Perceptron, :class:`PartialFitLearner`,
+:class:`NumpyPerceptron`); public through ``robustcore.fol``."""
 
 from __future__ import annotations
 
@@ -12,29 +12,148 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_array, check_random_state
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_array
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions, validate_params
 
-from . import _core
-from ._base import CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, BaseClassifier
-from ._validation import to_matrix
-from .losses import ALIASES, LOSSES, canonical_loss, loss_spec_from
+from .. import _core
+from .._validation import to_matrix
+from ..losses import ALIASES, LOSSES, canonical_loss, loss_spec_from
 
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from ._base import MatrixLike, RandomStateLike
+    from .._base import MatrixLike
 
 
 # option strings -> engine enums, from the engine's own names
 _LEARNERS = dict(_core.LearnerKind.__members__)
 _SCHEDULES = dict(_core.Schedule.__members__)
-_FOCUS = dict(_core.Focus.__members__)
-_OUTPUTS = ("majority", "average", "last")
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 _NON_NEGATIVE = Interval(Real, 0, None, closed="left")
 _AT_LEAST_ONE = Interval(Integral, 1, None, closed="left")
+#: the methods of a Python protocol learner
+_PROTOCOL = HasMethods(["step", "loss", "decision_function"])
+
+
+class _EngineLearner(BaseEstimator):
+    """A w player the engine runs (fol.hpp's ``LearnerSpec``): scikit-learn parameters (``get_params`` /
+    ``set_params`` / ``clone``, nested as ``learner__<name>``), validated once by :meth:`learner_spec`."""
+
+    _kind: str
+
+    def learner_spec(self) -> Any:
+        """The engine's ``_core.LearnerSpec`` of these parameters, after validating them against
+        ``_parameter_constraints`` (the estimators call it once per fit)."""
+        self._validate_params()
+        spec = _core.LearnerSpec()
+        spec.kind = _LEARNERS[self._kind]
+        spec.fit_intercept = bool(self.fit_intercept)
+        self._set_step(spec)
+        return spec
+
+    def _set_step(self, spec):
+        """The kind's own parameters into ``spec`` (none for the Perceptron)."""
+
+
+class Perceptron(_EngineLearner):
+    """The Perceptron as FOL's w player (Example 1 of the paper), run by the engine: on a mistake (y s <= 0, a
+    zero margin included) w += y x (and b += y with ``fit_intercept``). No step size, no loss; the p player's
+    focus loss is its 0/1 loss.
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=True
+        Learn an intercept (the last column of ``snapshots_`` / ``last_``).
+
+    Examples
+    --------
+    >>> from robustcore.fol import FocusedOnlineClassifier, Perceptron
+    >>> FocusedOnlineClassifier(learner=Perceptron(fit_intercept=False)).get_params()["learner__fit_intercept"]
+    False
+    """
+
+    _kind = "perceptron"
+    _parameter_constraints: dict = {"fit_intercept": ["boolean"]}
+
+    def __init__(self, fit_intercept: bool = True) -> None:
+        self.fit_intercept = fit_intercept
+
+
+class OnlineSGD(_EngineLearner):
+    """One SGD step per FOL step (or per AdaBoost sample) on any loss of :mod:`robustcore.losses`, with an L2
+    penalty, run by the engine.
+
+    Parameters
+    ----------
+    loss : str, default="hinge"
+        Any of :data:`robustcore.losses.LOSSES` ("log" is "log_loss").
+    s, c, sramp_params
+        Parameters of the Ramp / Smooth Ramp (``s`` < 1; ``sramp_params`` None, "paper" or (alpha, beta)) and
+        Reversed Gompertz (``c`` > 0) losses, as in ``LinearClassifier``.
+    alpha : float, default=1e-4
+        L2 penalty (>= 0).
+    learning_rate : str, default="constant"
+        Step schedule (the engine's ``Schedule`` names, as ``LinearClassifier``'s SGD).
+    eta0, power_t : float
+        Initial step (> 0) and exponent of the "invscaling" schedule.
+    fit_intercept : bool, default=True
+        Learn an intercept.
+
+    Examples
+    --------
+    >>> from robustcore.fol import FocusedOnlineClassifier, OnlineSGD
+    >>> clf = FocusedOnlineClassifier(learner=OnlineSGD(loss="log_loss", eta0=0.5))
+    >>> clf.set_params(learner__eta0=0.1).learner
+    OnlineSGD(loss='log_loss')
+    """
+
+    _kind = "sgd"
+    _parameter_constraints: dict = {
+        "loss": [StrOptions(set(LOSSES) | set(ALIASES))],
+        "s": [Interval(Real, None, 1, closed="neither")],
+        "c": [_POSITIVE],
+        "sramp_params": [StrOptions({"paper"}), "array-like", None],
+        "alpha": [_NON_NEGATIVE],
+        "learning_rate": [StrOptions(set(_SCHEDULES))],
+        "eta0": [_POSITIVE],
+        "power_t": [Interval(Real, None, None, closed="neither")],
+        "fit_intercept": ["boolean"],
+    }
+
+    def __init__(self, loss: str = "hinge", s: float = -1.0, c: float = 2.0,
+                 sramp_params: str | tuple[float, float] | None = None, alpha: float = 1e-4,
+                 learning_rate: str = "constant", eta0: float = 0.1, power_t: float = 0.5,
+                 fit_intercept: bool = True) -> None:
+        self.loss = loss
+        self.s = s
+        self.c = c
+        self.sramp_params = sramp_params
+        self.alpha = alpha
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.power_t = power_t
+        self.fit_intercept = fit_intercept
+
+    def _set_step(self, spec):
+        spec.loss = loss_spec_from(canonical_loss(self.loss), self.get_params(deep=False))
+        spec.schedule = _SCHEDULES[self.learning_rate]
+        spec.alpha, spec.eta0, spec.power_t = float(self.alpha), float(self.eta0), float(self.power_t)
+
+
+#: the learners' names: a string is the object with its defaults
+_NAMED = {"perceptron": Perceptron, "sgd": OnlineSGD}
+#: the constraint of an estimator's ``learner`` run by the engine
+_ENGINE_LEARNER = [StrOptions(set(_NAMED)), _EngineLearner]
+
+
+def _engine_learner(learner):
+    """The engine learner object a ``learner`` parameter names (a string: the object with its defaults), or
+    None for a Python protocol learner."""
+    if isinstance(learner, str):
+        return _NAMED[learner]()
+    return learner if isinstance(learner, _EngineLearner) else None
 
 
 def _misclassified(y, s):
@@ -45,54 +164,24 @@ def _misclassified(y, s):
 
 def default_k(m: int) -> int:
     """Default number of kept iterates: 2 ceil(log m) + 1 (odd, so a majority vote has no ties;
-    Theorem 1 asks for k = Omega(log(m / delta) / eps))."""
+    Theorem 1 asks for k = Omega(log(m / delta) / eps)).
+
+    Parameters
+    ----------
+    m : int
+        Number of training rows.
+
+    Returns
+    -------
+    k : int
+
+    Examples
+    --------
+    >>> from robustcore.fol import default_k
+    >>> default_k(1000)
+    15
+    """
     return 2 * int(math.ceil(math.log(max(m, 2)))) + 1
-
-
-# ----------------------------------------------------------------------------- robust variants
-def theorem3_failure_bound(m: int, n_outliers: int, n_rare: int, n: int) -> float:
-    """Theorem 3: P[the sub-sample contains an outlier or fewer than n_rare/2 rare examples]
-    <= 0.01 + 0.99 k n / m + exp(-0.1 n m_2 / m)  (valid for m >= 10 k)."""
-    if m < 10 * n_outliers:
-        raise ValueError(f"Theorem 3 needs m >= 10 k (m={m}, k={n_outliers})")
-    return 0.01 + 0.99 * n_outliers * n / m + math.exp(-0.1 * n * n_rare / m)
-
-
-@validate_params({"m": [Interval(Integral, 1, None, closed="left")],
-                  "n_outliers": [Interval(Integral, 1, None, closed="left")],
-                  "n_rare": [Interval(Integral, 1, None, closed="left"), None]}, prefer_skip_nested_validation=True)
-def theorem3_sample_size(m: int, n_outliers: int, n_rare: int | None = None) -> tuple:
-    """Sub-sample size n for sub-sampling with repetitions (section 4.1).
-
-    Returns ``(n, bound)``: the n in [1, m] minimising Theorem 3's failure bound when ``n_rare`` is
-    given, else the paper's rule n = m / (100 k) (bound 0.03 when m_2 >= 1000 log(100) k)."""
-    if n_rare is None:
-        n = max(1, m // (100 * n_outliers))
-        return n, None
-    # The bound is convex in n: a*n + exp(-b n); minimiser n* = log(b / a) / b, clipped to [1, m].
-    a = 0.99 * n_outliers / m
-    b = 0.1 * n_rare / m
-    n_star = math.log(b / a) / b if b > a else 1.0
-    best = min((max(1, min(m, int(c))) for c in (math.floor(n_star), math.ceil(n_star), 1)),
-               key=lambda n: theorem3_failure_bound(m, n_outliers, n_rare, n))
-    return best, theorem3_failure_bound(m, n_outliers, n_rare, best)
-
-
-@validate_params({"X": ["array-like", "sparse matrix"], "y": ["array-like"], "n": [Interval(Integral, 1, None, closed="left")],
-                  "random_state": ["random_state"], "sample_weight": ["array-like", None]},
-                 prefer_skip_nested_validation=True)
-def subsample_with_repetitions(X: np.ndarray | sp.spmatrix, y: ArrayLike, n: int, random_state: RandomStateLike = None,
-                               sample_weight: ArrayLike | None = None) -> tuple:
-    """n examples drawn independently (with repetitions) from (X, y): section 4.1. Uniformly, or with
-    probabilities proportional to ``sample_weight`` (the distribution a weighted sample stands for).
-    Returns (X_sub, y_sub, indices)."""
-    rs = check_random_state(random_state)
-    if sample_weight is None:
-        idx = rs.randint(0, X.shape[0], size=n)
-    else:
-        w = np.asarray(sample_weight, dtype=np.float64)
-        idx = rs.choice(X.shape[0], size=n, p=w / w.sum())
-    return X[idx], np.asarray(y)[idx], idx
 
 
 # ----------------------------------------------------------------------------- Python protocol
@@ -100,7 +189,24 @@ class PartialFitLearner:
     """Adapts a scikit-learn classifier with ``partial_fit`` to the FOL learner protocol.
 
     ``step`` calls ``partial_fit(X, y, classes=[-1, 1])``; ``loss`` is the 0/1 loss of its predictions
-    (1 for every positive example before the first step, when every score is 0)."""
+    (1 for every positive example before the first step, when every score is 0).
+
+    Parameters
+    ----------
+    estimator : classifier with ``partial_fit`` and ``decision_function``
+        Trained in place (``FocusedOnlineClassifier`` deep-copies the adapter per binary problem).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.linear_model import SGDClassifier
+    >>> from robustcore.fol import FocusedOnlineClassifier, PartialFitLearner
+    >>> X, y = make_classification(n_samples=200, n_features=5, class_sep=2.0, random_state=0)
+    >>> learner = PartialFitLearner(SGDClassifier(random_state=0))
+    >>> clf = FocusedOnlineClassifier(learner=learner, max_iter=2, batch_size=20, random_state=0).fit(X, y)
+    >>> bool(clf.score(X, y) > 0.8)
+    True
+    """
 
     def __init__(self, estimator):
         self.estimator = estimator
@@ -121,7 +227,24 @@ class PartialFitLearner:
 
 class NumpyPerceptron:
     """The Perceptron in plain NumPy, following the protocol (used to check the protocol against the
-    C++ learner: same seed, same iterates)."""
+    C++ learner: same seed, same iterates).
+
+    Parameters
+    ----------
+    n_features : int
+        Length of the weight vector ``w``.
+    fit_intercept : bool, default=True
+        Learn the intercept ``b``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore.fol import NumpyPerceptron
+    >>> p = NumpyPerceptron(2)
+    >>> p.step(np.array([[1.0, 2.0]]), np.array([1.0]))  # a zero score is a mistake: w += y x, b += y
+    >>> p.w, float(p.b)
+    (array([1., 2.]), 1.0)
+    """
 
     def __init__(self, n_features, fit_intercept=True):
         self.w = np.zeros(n_features)
@@ -147,7 +270,7 @@ class NumpyPerceptron:
                     self.b += y[j]
 
 
-@validate_params({"learner": [HasMethods(["step", "loss", "decision_function"]), StrOptions({"perceptron"})],
+@validate_params({"learner": [_PROTOCOL, StrOptions({"perceptron"})],
                   "X": ["array-like", "sparse matrix"], "fit_intercept": ["boolean"],
                   "y": ["array-like"], "n_steps": [_AT_LEAST_ONE], "batch_size": [_AT_LEAST_ONE],
                   "eta": [_POSITIVE, None], "gamma": [Interval(Real, 0, 1, closed="right")],
@@ -168,6 +291,49 @@ def focused_online_learning(learner: Any, X: np.ndarray | sp.spmatrix, y: ArrayL
     the same iterates. Returns a dict: ``snapshots`` (deep copies of the learner at the snapshot
     times), ``snapshot_times``, ``tree`` (the final sampler) and ``history`` (per epoch: max_loss =
     max_i learner.loss, train_error of the current learner, test_error with eval_set).
+
+    Parameters
+    ----------
+    learner : protocol object or "perceptron"
+        The w player: an object with ``step``, ``loss`` and ``decision_function`` (trained in place), or the
+        engine's Perceptron.
+    X : array-like or sparse matrix of shape (m, d)
+    y : array-like of shape (m,)
+        Labels in {-1, +1}.
+    n_steps : int
+        FOL steps T.
+    batch_size : int, default=1
+        Examples sampled from p_t per step.
+    eta, gamma : float
+        The p player's step (None: 1/(2m)) and uniform exploration.
+    k : int or None
+        Iterates kept at times drawn uniformly from [T] (None: :func:`default_k`).
+    seed : int, default=0
+        Seeds the sampler and the snapshot times.
+    steps_per_epoch : int or None
+        Steps between history records (None: ceil(m / batch_size)).
+    eval_set : (X_test, y_test) or None
+        Adds ``test_error`` to the history (protocol learners).
+    callback : callable or None
+        ``callback(t)`` before the first step (t = 0) and after each epoch; False stops (protocol learners).
+    fit_intercept : bool, default=True
+        The engine Perceptron's intercept.
+
+    Returns
+    -------
+    result : dict
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustcore.fol import NumpyPerceptron, focused_online_learning
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 3)); y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    >>> numpy = NumpyPerceptron(3)
+    >>> r = focused_online_learning(numpy, X, y, n_steps=300, seed=1)
+    >>> engine = focused_online_learning("perceptron", X, y, n_steps=300, seed=1)
+    >>> bool(np.allclose(numpy.w, engine["coef"][:-1]))  # the same iterates
+    True
     """
     y = np.asarray(y, dtype=float)
     m = X.shape[0]
@@ -243,67 +409,3 @@ def _python_fol(learner, X, y, n_steps, spe, batch_size, eta, gamma, k, seed, ev
                 break
     return {"snapshots": snaps, "snapshot_times": times, "tree": tree, "status": status, "n_iter": -(-t // spe),
             "history": {key: np.asarray(v) for key, v in hist.items()}}
-
-
-# ----------------------------------------------------------------------------- estimators
-
-#: the w player's parameters, shared by FOL and AdaBoost
-_LEARNER_CONSTRAINTS = {
-    "loss": [StrOptions(set(LOSSES) | set(ALIASES))],
-    "s": [Interval(Real, None, 1, closed="neither")],
-    "c": [_POSITIVE],
-    "sramp_params": [StrOptions({"paper"}), "array-like", None],
-    "alpha": [_NON_NEGATIVE],
-    "learning_rate": [StrOptions(set(_SCHEDULES))],
-    "eta0": [_POSITIVE],
-    "power_t": [Interval(Real, None, None, closed="neither")],
-    "max_iter": [_AT_LEAST_ONE],
-    "batch_size": [_AT_LEAST_ONE],
-    "fit_intercept": ["boolean"],
-    "random_state": ["random_state"],
-    "n_jobs": N_JOBS_CONSTRAINT,
-    "verbose": ["verbose"],
-    "class_weight": CLASS_WEIGHT_CONSTRAINT,
-    "probability": PROBABILITY_CONSTRAINT,
-}
-
-
-def _weighted_rows(X, y, sample_weight):
-    """(X, y, prior, kept): the rows of positive weight and their weights normalised to mean 1 (None when
-    unweighted). A row of weight 0 is removed before the engine sees it (scikit-learn's meaning: it does
-    not exist), ``kept`` its complement's indices (None when no row was removed)."""
-    if sample_weight is None:
-        return X, y, None, None
-    kept = None
-    if np.any(sample_weight == 0):
-        kept = np.flatnonzero(sample_weight > 0)
-        if kept.size == 0:
-            raise ValueError("sample_weight is 0 for every row")
-        X, y, sample_weight = X[kept], y[kept], sample_weight[kept]
-    return X, y, sample_weight / sample_weight.mean(), kept
-
-
-def _on_all_rows(values, kept, n):
-    """(P, n) per-row values of the fit (computed on the kept rows) with 0 on the removed rows."""
-    if kept is None:
-        return values
-    out = np.zeros((values.shape[0], n))
-    out[:, kept] = values
-    return out
-
-
-class _OnlineLearnerParams(BaseClassifier):
-    """The w player's parameters shared by FOL and AdaBoost: one ``_core.LearnerSpec`` from them."""
-
-    def _learner_spec(self):
-        spec = _core.LearnerSpec()
-        spec.kind = _LEARNERS[self.learner]
-        spec.loss = loss_spec_from(canonical_loss(self.loss), self.get_params(deep=False))
-        spec.schedule = _SCHEDULES[self.learning_rate]
-        spec.alpha, spec.eta0, spec.power_t = float(self.alpha), float(self.eta0), float(self.power_t)
-        spec.fit_intercept = bool(self.fit_intercept)
-        return spec
-
-    def _linear_scores(self, X, W):
-        """X @ W[:, :-1].T + W[:, -1] for rows [w, b] of W."""
-        return np.asarray(X @ W[:, :-1].T) + W[:, -1]

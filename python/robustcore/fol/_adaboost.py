@@ -7,26 +7,24 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from . import _core
-from ._base import (STOPPING_CONSTRAINTS, EarlyStopping, Progress, accuracy, binary_targets, engine_result, fit_method,
-                    fit_weights, held_out, result_attributes, stopping_tol, warn_max_iter)
-from ._validation import check_eval_set, seed_from_random_state, to_matrix
-
-
-from ._fol_learning import (_LEARNERS, _LEARNER_CONSTRAINTS, _OnlineLearnerParams, _weighted_rows)
+from .. import _core
+from .._base import (BaseClassifier, EarlyStopping, Progress, accuracy, binary_targets, engine_result, fit_method,
+                     fit_weights, held_out, predict_from_scores, result_attributes, stopping_tol, warn_max_iter)
+from .._validation import check_eval_set, seed_from_random_state, to_matrix
+from ._estimator import _GAME_CONSTRAINTS, _linear_scores, _weighted_rows
+from ._learners import _ENGINE_LEARNER, OnlineSGD, _engine_learner
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from typing_extensions import Self
 
-    from ._base import MatrixLike, RandomStateLike
+    from .._base import MatrixLike, RandomStateLike
 
 
-class AdaBoostOnlineClassifier(_OnlineLearnerParams):
+class AdaBoostOnlineClassifier(BaseClassifier):
     """AdaBoost over an online weak learner, the baseline of the FOL paper's experiment 2.
 
     p starts uniform (or proportional to ``sample_weight``); each round runs one epoch (m samples, in
@@ -35,13 +33,10 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
     (a zero vote predicts ``classes_[0]``). Each round costs two passes over the data (one epoch of
     training, one of evaluation). At most ``max_iter`` rounds; stops early (``status_`` "converged") when a
     round's hypothesis is consistent (eps_t = 0) or has no edge (eps_t >= 1/2). Binary labels only (its tags say so).
-    ``warm_start`` starts each round's epoch from the previous round's weights. The learner's parameters
-    (``loss``, ``s``, ``c``, ``sramp_params``, ``alpha``, ``learning_rate``, ``eta0``, ``power_t``,
-    ``fit_intercept``) are those of ``FocusedOnlineClassifier``. A row of weight 0 is removed.
-    ``history_["train_error"]`` is the unweighted training error of the vote. ``class_weight`` multiplies
-    ``sample_weight``; ``probability=True`` fits Platt scaling out of fold for ``predict_proba`` (as in
-    ``FocusedOnlineClassifier``).
-    ``history_["train_error"]`` is the unweighted training error of the vote.
+    ``warm_start`` starts each round's epoch from the previous round's weights. A row of weight 0 is removed.
+    ``class_weight`` multiplies ``sample_weight``. ``history_["train_error"]`` is the unweighted training error
+    of the vote. For probabilities, wrap it in ``sklearn.calibration.CalibratedClassifierCV(method="sigmoid",
+    ensemble=False)``.
 
     ``tol``, ``early_stopping``, ``validation_fraction``, ``n_iter_no_change``: scikit-learn's SGDClassifier
     rule over rounds, checked after each round in the same engine run. With ``tol`` (None: off) the fit
@@ -53,15 +48,15 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
 
     Parameters
     ----------
-    learner : {"sgd", "perceptron"}, default="sgd"
-        The weak learner, run for one epoch per round.
+    learner : OnlineSGD, Perceptron, "sgd", "perceptron" or None, default=None
+        The weak learner (an engine learner of :mod:`robustcore.fol`, with its own parameters, nested as
+        ``learner__<name>``; a name is that object with its defaults), run for one epoch per round. None is
+        ``OnlineSGD(loss="log_loss")``.
     max_iter : int
         At most this many rounds.
     warm_start : bool
         Start each round's epoch from the previous round's weights.
-    loss, s, c, sramp_params, alpha, learning_rate, eta0, power_t, fit_intercept
-        The learner's parameters, as in :class:`FocusedOnlineClassifier`.
-    batch_size, history, random_state, verbose, class_weight, probability
+    batch_size, random_state, verbose, class_weight
         As in :class:`FocusedOnlineClassifier`.
     tol, early_stopping, validation_fraction, n_iter_no_change
         The stopping rule over rounds (above).
@@ -77,37 +72,22 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
     """
 
     _parameter_constraints = {
-        **_LEARNER_CONSTRAINTS,
-        "learner": [StrOptions(set(_LEARNERS))],
+        **_GAME_CONSTRAINTS,
+        "learner": [*_ENGINE_LEARNER, None],
         "warm_start": ["boolean"],
-        **STOPPING_CONSTRAINTS,
     }
-    del _parameter_constraints["n_jobs"]  # one binary problem
 
-    def __init__(self, learner: str | Any = "sgd", loss: str = "log", s: float = -1.0, c: float = 2.0,
-                 sramp_params: str | tuple[float, float] | None = None, alpha: float = 1e-4,
-                 learning_rate: str = "constant", eta0: float = 0.1, power_t: float = 0.5, max_iter: int = 10,
-                 batch_size: int = 1, warm_start: bool = True, fit_intercept: bool = True,
+    def __init__(self, learner: str | Any = None, max_iter: int = 10, batch_size: int = 1, warm_start: bool = True,
                  random_state: RandomStateLike = None, verbose: int = 0, class_weight: dict | str | None = None,
-                 probability: bool = False, tol: float | None = None, early_stopping: bool = False,
-                 validation_fraction: float = 0.1, n_iter_no_change: int = 5) -> None:
-        self.class_weight = class_weight
-        self.probability = probability
+                 tol: float | None = None, early_stopping: bool = False, validation_fraction: float = 0.1,
+                 n_iter_no_change: int = 5) -> None:
         self.learner = learner
-        self.loss = loss
-        self.s = s
-        self.c = c
-        self.sramp_params = sramp_params
-        self.alpha = alpha
-        self.learning_rate = learning_rate
-        self.eta0 = eta0
-        self.power_t = power_t
         self.max_iter = max_iter
         self.batch_size = batch_size
         self.warm_start = warm_start
-        self.fit_intercept = fit_intercept
         self.random_state = random_state
         self.verbose = verbose
+        self.class_weight = class_weight
         self.tol = tol
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
@@ -123,32 +103,33 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
             Xs, ys, sws = X, binary_targets(y, classes)[0], sample_weight
 
             def score(hyps, alphas):
-                vote = np.where(self._linear_scores(Xs, hyps) > 0, 1.0, -1.0) @ alphas
+                vote = np.where(_linear_scores(Xs, hyps) > 0, 1.0, -1.0) @ alphas
                 return -float(np.average(np.exp(-ys * vote), weights=sws))
         else:
             Xs, yv, sws = validation
             ys = binary_targets(yv, classes)[0]
 
             def score(hyps, alphas):
-                return accuracy(np.where(self._linear_scores(Xs, hyps) > 0, 1.0, -1.0) @ alphas, ys, sws)
+                return accuracy(np.where(_linear_scores(Xs, hyps) > 0, 1.0, -1.0) @ alphas, ys, sws)
         return EarlyStopping(tol, self.n_iter_no_change, score, keep_best=validation is not None)
 
     @fit_method
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None,
             eval_set: tuple[MatrixLike, ArrayLike] | None = None) -> Self:
         """Fit on (X, y) with two classes; ``sample_weight`` sets the initial distribution p."""
+        learner = OnlineSGD(loss="log_loss") if self.learner is None else _engine_learner(self.learner)
+        spec = learner.learner_spec()  # the learner's parameters, validated once
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
         y_type = type_of_target(y, input_name="y", raise_unknown=True)
         if y_type != "binary":  # scikit-learn's message for binary-only classifiers
             raise ValueError(f"Only binary classification is supported. The type of the target is {y_type}.")
         classes = self._classes(y)
         sample_weight = fit_weights(self.class_weight, y, sample_weight, classes)
-        platt = self._fit_platt(X, y, sample_weight, classes) if self.probability else None
         (X, y, sample_weight), validation = held_out(self, X, y, sample_weight)
         stopper = self._stopper(X, y, sample_weight, validation, classes)
         X, y, prior, _ = _weighted_rows(X, y, sample_weight)
         p = _core.AdaBoostParams()
-        p.learner = self._learner_spec()
+        p.learner = spec
         p.max_iter, p.batch_size, p.warm_start = int(self.max_iter), int(self.batch_size), bool(self.warm_start)
         p.seed = seed_from_random_state(self.random_state) % (2**63)
         Mt = yt = None
@@ -167,17 +148,17 @@ class AdaBoostOnlineClassifier(_OnlineLearnerParams):
         kept = np.count_nonzero(alphas)  # the rounds of the model: all kept rounds, or those up to the best
         fitted["history_"] = {"train_error": np.zeros(0), **fitted["history_"], "weighted_error": raw.weighted_error,
                               "epochs": 2.0 * np.arange(1, r + 1)}
-        self._commit(classes_=classes, hypotheses_=hyps[:kept], alphas_=alphas[:kept], platt_=platt, **fitted)
+        self._commit(classes_=classes, hypotheses_=hyps[:kept], alphas_=alphas[:kept], **fitted)
         return self
 
     def decision_function(self, X: MatrixLike) -> np.ndarray:
         """The weighted vote sum_t alpha_t h_t(x); > 0 predicts ``classes_[1]``."""
         check_is_fitted(self)
-        return np.where(self._linear_scores(self._validate_predict_X(X), self.hypotheses_) > 0, 1.0, -1.0) @ self.alphas_
+        return np.where(_linear_scores(self._validate_predict_X(X), self.hypotheses_) > 0, 1.0, -1.0) @ self.alphas_
 
     def predict(self, X: MatrixLike) -> np.ndarray:
         scores = self.decision_function(X)  # first: NotFittedError before fit
-        return self._labels_from_scores(scores)
+        return predict_from_scores(self.classes_, scores)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

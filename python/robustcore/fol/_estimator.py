@@ -1,29 +1,4 @@
-"""Focused Online Learning (FOL): minimise the maximal loss over the training set.
-
-FOL (Shalev-Shwartz & Wexler, "Minimizing the Maximal Loss: How and Why", section 2.3) plays a
-zero-sum game: an online learner (the w player) against an EXP3-style sampler (the p player) that
-keeps one weight per training example in a sum tree (O(log m) sample and update, C++). Examples the
-current model gets wrong are sampled more and more often, so the learner focuses on the hard ones.
-
-* :class:`FocusedOnlineClassifier` — scikit-learn estimator. ``learner="perceptron"`` (the paper's
-  Example 1) or ``"sgd"`` (one SGD step on any loss of :mod:`robustcore.losses` per FOL step), or any
-  object following the Python learner protocol below. Output: majority vote or average of ``k``
-  iterates taken at times drawn uniformly from [T] before the run, or the last iterate.
-* Python learner protocol — any object with ::
-
-      step(X_batch, y_batch)       one online update (labels in {-1, +1})
-      loss(X, y) -> ndarray        per-example loss in [0, 1] of the current model (the p player's)
-      decision_function(X)         real scores; > 0 predicts +1, 0 or below -1
-
-  can be the w player; the C++ tree samples and updates (:func:`focused_online_learning`).
-  :class:`PartialFitLearner` adapts any scikit-learn ``partial_fit`` classifier.
-* Robust variants (section 4): sub-sampling with repetitions (:func:`subsample_with_repetitions`,
-  sized by :func:`theorem3_sample_size` / :func:`theorem3_failure_bound`), and slack variables
-  (``slack_budget=K``: additive slack xi in [0, 1]^m with sum xi <= K, projected exactly by
-  ``_core.project_capped_simplex``).
-* :class:`AdaBoostOnlineClassifier` — the AdaBoost baseline of the paper's experiment 2 (each round one
-  epoch of SGD/Perceptron sampling from p, weighted-majority output).
-"""
+"""``FocusedOnlineClassifier``: the FOL game as a scikit-learn estimator; public through ``robustcore.fol``."""
 
 from __future__ import annotations
 
@@ -33,43 +8,78 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from . import _core
-from ._base import (STOPPING_CONSTRAINTS, EarlyStopping, EngineResult, Progress, accuracy, binary_targets,
-                    engine_result, fit_method, fit_weights, held_out, map_problems, result_attributes, stopping_tol,
-                    warn_max_iter)
-from ._validation import check_eval_set, seed_from_random_state, to_matrix
+from .. import _core
+from .._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, STOPPING_CONSTRAINTS, BaseClassifier, EarlyStopping,
+                     EngineResult, Progress, accuracy, binary_targets, engine_result, fit_method, fit_weights, held_out,
+                     map_problems, predict_from_scores, result_attributes, stopping_tol, warn_max_iter)
+from .._validation import check_eval_set, seed_from_random_state, to_matrix
+from ._learners import (_AT_LEAST_ONE, _ENGINE_LEARNER, _NON_NEGATIVE, _POSITIVE, _PROTOCOL, _engine_learner,
+                        _python_fol, default_k)
+from ._robust import subsample_with_repetitions, theorem3_sample_size
 
-from ._fol_learning import (NumpyPerceptron, PartialFitLearner, _AT_LEAST_ONE, _FOCUS, _LEARNERS, _LEARNER_CONSTRAINTS,
-                            _NON_NEGATIVE, _OUTPUTS, _OnlineLearnerParams, _POSITIVE, _on_all_rows, _python_fol,
-                            _weighted_rows, default_k, focused_online_learning, subsample_with_repetitions,
-                            theorem3_failure_bound, theorem3_sample_size)  # noqa: F401 - public here
-from ._adaboost import AdaBoostOnlineClassifier  # noqa: F401 - public here
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from typing_extensions import Self
 
-    from ._base import MatrixLike, RandomStateLike
+    from .._base import MatrixLike, RandomStateLike
 
-class FocusedOnlineClassifier(_OnlineLearnerParams):
+_FOCUS = dict(_core.Focus.__members__)
+_OUTPUTS = ("majority", "average", "last")
+#: the parameters of the game and of the fit that FOL and AdaBoost share
+_GAME_CONSTRAINTS = {
+    "max_iter": [_AT_LEAST_ONE],
+    "batch_size": [_AT_LEAST_ONE],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+    "class_weight": CLASS_WEIGHT_CONSTRAINT,
+    **STOPPING_CONSTRAINTS,
+}
+
+
+def _weighted_rows(X, y, sample_weight):
+    """(X, y, prior, kept): the rows of positive weight and their weights normalised to mean 1 (None when
+    unweighted). A row of weight 0 is removed before the engine sees it (scikit-learn's meaning: it does
+    not exist), ``kept`` its complement's indices (None when no row was removed)."""
+    if sample_weight is None:
+        return X, y, None, None
+    kept = None
+    if np.any(sample_weight == 0):
+        kept = np.flatnonzero(sample_weight > 0)
+        if kept.size == 0:
+            raise ValueError("sample_weight is 0 for every row")
+        X, y, sample_weight = X[kept], y[kept], sample_weight[kept]
+    return X, y, sample_weight / sample_weight.mean(), kept
+
+
+def _on_all_rows(values, kept, n):
+    """(P, n) per-row values of the fit (computed on the kept rows) with 0 on the removed rows."""
+    if kept is None:
+        return values
+    out = np.zeros((values.shape[0], n))
+    out[:, kept] = values
+    return out
+
+
+def _linear_scores(X, W):
+    """X @ W[:, :-1].T + W[:, -1] for rows [w, b] of W."""
+    return np.asarray(X @ W[:, :-1].T) + W[:, -1]
+
+
+class FocusedOnlineClassifier(BaseClassifier):
     """Focused Online Learning classifier (minimises the maximal loss over the training set).
 
     Parameters
     ----------
-    learner : "perceptron", "sgd" or a protocol object
-        The w player. "sgd" takes one SGD step of ``loss`` (L2 penalty ``alpha``, step
-        ``learning_rate``/``eta0``/``power_t``) per FOL step. An object with ``step``, ``loss`` and
-        ``decision_function`` is deep-copied for each binary problem and driven from Python.
-    loss : str
-        Loss of the "sgd" learner (any of :data:`robustcore.losses.LOSSES`; "log" is "log_loss").
-    s, c, sramp_params : parameters of the Ramp / Smooth Ramp (s < 1; sramp_params None, "paper" or
-        (alpha, beta)) and Reversed Gompertz (c > 0) losses, as in ``LinearClassifier``.
-    alpha : float
-        L2 penalty of the "sgd" learner (>= 0).
-    learning_rate, eta0, power_t : schedule of the "sgd" learner (see ``LinearClassifier``).
+    learner : Perceptron, OnlineSGD, "perceptron", "sgd" or a protocol object, default="perceptron"
+        The w player. The engine runs :class:`Perceptron` (the paper's Example 1) and :class:`OnlineSGD` (one
+        SGD step of its loss per FOL step); each carries its own parameters (``fit_intercept`` among them),
+        nested as ``learner__<name>``, and a name is that object with its defaults. An object with ``step``,
+        ``loss`` and ``decision_function`` (the Python learner protocol, e.g. :class:`PartialFitLearner`) is
+        deep-copied for each binary problem and driven from Python.
     eta : float or None
         Step of the p player; None is 1/(2m) (Theorem 1).
     gamma : float
@@ -89,16 +99,15 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
     slack_budget : float or None
         K of section 4.2 (additive slack variables xi in [0, 1]^m, sum xi <= K); None turns it off.
     slack_lr : float or None
-        Step of the slack player: each time example i is sampled, xi_i grows by slack_lr / batch_size
-        before the projection. None is 0.1 (an example keeps being sampled only while the model gets it
-        wrong, so ~10 visits mark it as an outlier).
+        Step of the slack player (with ``slack_budget`` only): each time example i is sampled, xi_i grows by
+        slack_lr / batch_size before the projection. None is 0.1 (an example keeps being sampled only while
+        the model gets it wrong, so ~10 visits mark it as an outlier).
     subsample : int, "theorem3" or None
         Sub-sampling with repetitions (section 4.1): fit on that many examples drawn with repetition
         (uniformly, or in proportion to ``sample_weight``; "theorem3": n = m / (100 n_outliers) with
         ``n_outliers``).
-    n_outliers : int
-        Assumed number of outliers for ``subsample="theorem3"``.
-    fit_intercept : bool
+    n_outliers : int or None
+        Assumed number of outliers for ``subsample="theorem3"`` (with it only); None is 1.
     history : bool
         Record ``history_`` (max loss, train error, test error with ``eval_set``, max q, seconds) per epoch.
     random_state : None, int or RandomState
@@ -109,9 +118,6 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
     class_weight : None, "balanced" or dict {class: weight}
         Multiplies ``sample_weight`` (scikit-learn's semantics; the product is the sampler's prior and scales
         the focus loss, below).
-    probability : bool
-        Fit Platt scaling on out-of-fold decision functions at fit time (5 extra fits, as SVC's
-        ``probability=True``) for ``predict_proba`` (calibrated scores; ``platt_`` holds the sigmoids).
     tol, early_stopping, validation_fraction, n_iter_no_change : scikit-learn's SGDClassifier rule over
         epochs, checked after each epoch in the same run. With ``tol`` (None: off)
         the fit stops when the score of the model an epoch would output (its iterates kept so far, or the
@@ -158,8 +164,8 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
     """
 
     _parameter_constraints = {
-        **_LEARNER_CONSTRAINTS,
-        "learner": [StrOptions(set(_LEARNERS)), HasMethods(["step", "loss", "decision_function"])],
+        **_GAME_CONSTRAINTS,
+        "learner": [*_ENGINE_LEARNER, _PROTOCOL],
         "eta": [_POSITIVE, None],
         "gamma": [Interval(Real, 0, 1, closed="right")],
         "focus": [StrOptions(set(_FOCUS))],
@@ -168,32 +174,19 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         "slack_budget": [_NON_NEGATIVE, None],
         "slack_lr": [_POSITIVE, None],
         "subsample": [_AT_LEAST_ONE, StrOptions({"theorem3"}), None],
-        "n_outliers": [_AT_LEAST_ONE],
+        "n_outliers": [_AT_LEAST_ONE, None],
         "history": ["boolean"],
-        **STOPPING_CONSTRAINTS,
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
-    def __init__(self, learner: str | Any = "perceptron", loss: str = "hinge", s: float = -1.0, c: float = 2.0,
-                 sramp_params: str | tuple[float, float] | None = None, alpha: float = 1e-4,
-                 learning_rate: str = "constant", eta0: float = 0.1, power_t: float = 0.5, eta: float | None = None,
-                 gamma: float = 0.5, focus: str = "zero_one", max_iter: int = 10, batch_size: int = 1,
-                 k: int | None = None, output: str = "majority", slack_budget: float | None = None,
-                 slack_lr: float | None = None, subsample: int | str | None = None, n_outliers: int = 1,
-                 fit_intercept: bool = True, history: bool = True, random_state: RandomStateLike = None,
-                 n_jobs: int | None = None, verbose: int = 0, class_weight: dict | str | None = None,
-                 probability: bool = False, tol: float | None = None, early_stopping: bool = False,
+    def __init__(self, learner: str | Any = "perceptron", eta: float | None = None, gamma: float = 0.5,
+                 focus: str = "zero_one", max_iter: int = 10, batch_size: int = 1, k: int | None = None,
+                 output: str = "majority", slack_budget: float | None = None, slack_lr: float | None = None,
+                 subsample: int | str | None = None, n_outliers: int | None = None, history: bool = True,
+                 random_state: RandomStateLike = None, n_jobs: int | None = None, verbose: int = 0,
+                 class_weight: dict | str | None = None, tol: float | None = None, early_stopping: bool = False,
                  validation_fraction: float = 0.1, n_iter_no_change: int = 5) -> None:
-        self.class_weight = class_weight
-        self.probability = probability
         self.learner = learner
-        self.loss = loss
-        self.s = s
-        self.c = c
-        self.sramp_params = sramp_params
-        self.alpha = alpha
-        self.learning_rate = learning_rate
-        self.eta0 = eta0
-        self.power_t = power_t
         self.eta = eta
         self.gamma = gamma
         self.focus = focus
@@ -205,24 +198,34 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         self.slack_lr = slack_lr
         self.subsample = subsample
         self.n_outliers = n_outliers
-        self.fit_intercept = fit_intercept
         self.history = history
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.class_weight = class_weight
         self.tol = tol
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
 
     def _python_learner(self):
-        return not isinstance(self.learner, str)
+        return _engine_learner(self.learner) is None
 
-    def _fol_params(self, m, seed):
-        """The engine's parameters (``_core.FolParams``) for m training rows; the engine checks them."""
+    def _check_robust_variants(self):
+        """The robust variants' parameters that only mean something together: refused alone (never ignored)."""
+        if self.slack_budget is None and self.slack_lr is not None:
+            raise ValueError("slack_lr is the slack player's step: set slack_budget too (or leave slack_lr None)")
+        if self.subsample != "theorem3" and self.n_outliers is not None:
+            raise ValueError("n_outliers sizes subsample='theorem3': set it too (or leave n_outliers None)")
+        if self._python_learner() and self.slack_budget is not None:
+            raise ValueError("slack_budget is supported for the built-in learners only")
+
+    def _fol_params(self, m, seed, spec):
+        """The engine's parameters (``_core.FolParams``) for m training rows and the learner's ``spec`` (None
+        for a protocol learner); the engine checks them."""
         p = _core.FolParams()
-        if not self._python_learner():
-            p.learner = self._learner_spec()
+        if spec is not None:
+            p.learner = spec
         p.focus = _FOCUS[self.focus]
         # None means "the default" here; the engine's own sentinels (0 = 1/(2m), -1 = off) stay inside
         if self.slack_budget is not None:
@@ -240,7 +243,10 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         which it then carries), or as given without ``subsample``."""
         if self.subsample is None:
             return X, y, sample_weight
-        n = theorem3_sample_size(X.shape[0], self.n_outliers)[0] if self.subsample == "theorem3" else self.subsample
+        if self.subsample == "theorem3":
+            n = theorem3_sample_size(X.shape[0], 1 if self.n_outliers is None else self.n_outliers)[0]
+        else:
+            n = self.subsample
         X, y, _ = subsample_with_repetitions(X, y, n, random_state=seed % (2**32), sample_weight=sample_weight)
         if len(np.unique(y)) < 2:
             raise ValueError("the sub-sample contains one class only; use a larger subsample")
@@ -251,12 +257,12 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
             eval_set: tuple[MatrixLike, ArrayLike] | None = None) -> Self:
         """Fit on (X, y); ``sample_weight`` is the sampler's prior (see the class); ``eval_set=(X_test,
         y_test)`` adds the per-epoch test error to ``history_``."""
-        if self._python_learner() and self.slack_budget is not None:
-            raise ValueError("slack_budget is supported for the built-in learners only")
+        self._check_robust_variants()
+        engine = _engine_learner(self.learner)
+        spec = None if engine is None else engine.learner_spec()  # the learner's parameters, validated once
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
         classes = self._classes(y)
         sample_weight = fit_weights(self.class_weight, y, sample_weight, classes)
-        platt = self._fit_platt(X, y, sample_weight, classes) if self.probability else None
         (X, y, sample_weight), validation = held_out(self, X, y, sample_weight)
         n_rows = X.shape[0]
         seed = seed_from_random_state(self.random_state)
@@ -272,12 +278,12 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
         fit_one = self._fit_python if self._python_learner() else self._fit_core
         M = None if self._python_learner() else to_matrix(X)
         Mt = None if Xt is None or M is None else to_matrix(Xt)
-        first = self._fol_params(m, seed)
+        first = self._fol_params(m, seed, spec)
         first.validate(m)  # the engine's checks (n_steps would overflow past them)
         n_steps = first.n_steps(m)
 
         def one(j):
-            params = self._fol_params(m, seed + 104729 * j)
+            params = self._fol_params(m, seed + 104729 * j, spec)
             if focus_weights is not None:
                 params.focus_weights = focus_weights
             test = None if Xt is None else ((Mt if M is not None else Xt), Yt[j])
@@ -297,7 +303,7 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
             fitted.update(learners_=[o["learners"] for o in outputs], last_learners_=[o["last_learner"] for o in outputs])
         else:
             fitted.update(self._linear_output(outputs, X.shape[1], kept, n_rows if self.subsample is None else m))
-        self._commit(classes_=classes, n_steps_=n_steps, platt_=platt, **fitted)
+        self._commit(classes_=classes, n_steps_=n_steps, **fitted)
         return self
 
     def _python_scores(self, snaps, last, X):
@@ -328,7 +334,7 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
             if self._python_learner():
                 return self._python_scores(*model, X)
             rows, vote = self._output_rows(model[0], model[1], times <= model[2][0])
-            S = self._linear_scores(X, rows)
+            S = _linear_scores(X, rows)
             return np.where(S > 0, 1.0, -1.0).mean(axis=1) if vote else S.mean(axis=1)
 
         def score(*model):
@@ -411,7 +417,7 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
             out = []
             for W, last in zip(self.snapshots_, self.last_):
                 rows, vote = self._output_rows(last, W, np.isfinite(W[:, 0]))
-                S = self._linear_scores(X, rows)
+                S = _linear_scores(X, rows)
                 out.append(np.where(S > 0, 1.0, -1.0).mean(axis=1) if vote else S[:, 0])
             return np.vstack(out)
         return (np.asarray(X @ self.coef_.T) + self.intercept_).T
@@ -425,4 +431,4 @@ class FocusedOnlineClassifier(_OnlineLearnerParams):
 
     def predict(self, X: MatrixLike) -> np.ndarray:
         scores = self.decision_function(X)  # first: NotFittedError before fit
-        return self._labels_from_scores(scores)
+        return predict_from_scores(self.classes_, scores)
