@@ -236,6 +236,7 @@ void bind_mkl(py::module_& m);
 void bind_mkl_banks(py::module_& m);
 void bind_mkl_blocks(py::module_& m);
 void bind_vr(py::module_& m);
+void bind_lbfgs(py::module_& m);
 void bind_feature_maps(py::module_& m);
 void bind_fused(py::module_& m);
 

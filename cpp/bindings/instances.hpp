@@ -53,6 +53,16 @@ using Binary = robustcore::BinaryModel<robustcore::AnySmoothLoss>;  // the VR so
   RCB_VR_VIEW(PREFIX, ::rcb::views::DenseF64) \
   RCB_VR_VIEW(PREFIX, ::rcb::views::CsrF64)
 
+// L-BFGS: float64 views, the binary and the softmax model.
+#define RCB_LBFGS_VIEW_MODEL(PREFIX, V, M)                                                                 \
+  PREFIX template Result lbfgs::fit<M, V>(const V&, const M&, const lbfgs::LbfgsParams&, double*, double*, \
+                                          const ProgressFn&);
+#define RCB_LBFGS_INSTANCES(PREFIX)                                                      \
+  RCB_LBFGS_VIEW_MODEL(PREFIX, ::rcb::views::DenseF64, ::rcb::views::Binary)             \
+  RCB_LBFGS_VIEW_MODEL(PREFIX, ::rcb::views::DenseF64, ::robustcore::SoftmaxModel)       \
+  RCB_LBFGS_VIEW_MODEL(PREFIX, ::rcb::views::CsrF64, ::rcb::views::Binary)               \
+  RCB_LBFGS_VIEW_MODEL(PREFIX, ::rcb::views::CsrF64, ::robustcore::SoftmaxModel)
+
 // FOL and AdaBoost: float64 views.
 #define RCB_FOL_VIEW(PREFIX, V)                                                                                    \
   PREFIX template FolResult fol_fit<V>(const V&, const double*, const FolParams&, double*, double*, double*,       \

@@ -20,6 +20,7 @@ PYBIND11_MODULE(_core, m) {
   rcb::bind_mkl(m);
   rcb::bind_mkl_banks(m);
   rcb::bind_vr(m);
+  rcb::bind_lbfgs(m);
   rcb::bind_feature_maps(m);
   rcb::bind_mkl_blocks(m);  // after bind_feature_maps and bind_mkl: takes KernelBankMap, MklOptions
   rcb::bind_fused(m);  // after bind_linear: overloads of sgd_fit / sgd_calibrate_eta0

@@ -12,7 +12,9 @@
 //   * calls the progress callback with the passes done (rounded down); false -> Status::Interrupted.
 // end_pass returns false when the solve must stop (the status set in the Result). start() records the
 // initial point as pass 0 and asks the callback before the first pass, so a callback answering false
-// stops before any pass runs.
+// stops before any pass runs. A full-gradient solver (lbfgs.hpp), which has just evaluated the objective,
+// its gradient and the training error at the point it reports, hands them over (KnownPoint): the history
+// then costs no pass of its own.
 #pragma once
 
 #include <chrono>
@@ -43,6 +45,14 @@ struct EvalSet {
   const typename Model::Label* y = nullptr;
 };
 
+/// What a solver already computed at the point it reports (start / end_pass): the history's objective,
+/// gradient norm and training error, recorded instead of the monitor's own pass over X (evaluate_model).
+struct KnownPoint {
+  double objective = 0.0;
+  double grad_norm = 0.0;
+  double train_error = 0.0;
+};
+
 /// The largest weight magnitude of a run that has not diverged (monitor.hpp). No well-posed problem on
 /// data the estimators accept (|x| <= 1e100, _base.check_magnitude) needs weights this large: a fit that
 /// reaches it has left any useful range (a step size far too large for the data's scale).
@@ -57,14 +67,15 @@ class Monitor {
         prev_(static_cast<size_t>(X.cols() * model.K()), 0.0), t0_(std::chrono::steady_clock::now()) {}
 
   /// Records the initial point (pass 0) and asks the progress callback; false: stop before any pass.
-  bool start(const double* W, const double* b) {
-    const bool go = end_pass(W, b, 0.0, 0);
+  bool start(const double* W, const double* b, const KnownPoint* known = nullptr) {
+    const bool go = end_pass(W, b, 0.0, 0, known);
     restart_clock();
     return go;
   }
   /// Called at the end of a pass with the current model (W: d x K feature-major, b: K). Returns false
-  /// to stop (status set).
-  bool end_pass(const double* W, const double* b, double passes_done, int64_t count) {
+  /// to stop (status set). `known`: the point's objective, gradient norm and error, already computed.
+  bool end_pass(const double* W, const double* b, double passes_done, int64_t count,
+                const KnownPoint* known = nullptr) {
     elapsed_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
     const int64_t dK = X_.cols() * model_.K(), K = model_.K();
     bool finite = true;
@@ -82,9 +93,14 @@ class Monitor {
     finite = finite && wmax <= kDivergedWeight;  // (false for NaN: isfinite above)
     if (s_.record_history) {
       double obj = NAN, gn = NAN, err = NAN;
-      if (finite)
+      if (finite && known) {
+        obj = known->objective;
+        gn = known->grad_norm;
+        err = known->train_error;
+      } else if (finite) {
         evaluate_model(X_, model_, s_.sample_weight, W, b, s_.lambda, s_.fit_intercept, &obj,
                        s_.grad_norm ? &gn : nullptr, &err, s_.threads);
+      }
       if (finite && !std::isfinite(obj)) finite = false;  // the scores or the losses overflowed
       res_.history.push("objective", obj);
       res_.history.push("train_error", err);

@@ -22,6 +22,7 @@
 #include "factored_bank.hpp"
 #include "mkl.hpp"
 #include "vr.hpp"
+#include "lbfgs.hpp"
 #include "feature_maps.hpp"
 #include "fused_view.hpp"
 #include "fused_sgd.hpp"

@@ -1,0 +1,75 @@
+// Bindings: L-BFGS (lbfgs.hpp) for the binary model (any smooth loss, chosen at run time) and the softmax
+// model, one function name with one overload per model. Conversion only: every check of the problem
+// happens in robustcore::lbfgs::fit.
+#include "common.hpp"
+#include "instances.hpp"
+
+#include <robustcore/any_loss.hpp>
+#include <robustcore/lbfgs.hpp>
+
+namespace robustcore {
+RCB_LBFGS_INSTANCES(extern)  // compiled in kernels_lbfgs.cpp
+}  // namespace robustcore
+
+namespace rcb {
+
+namespace {
+/// Runs lbfgs::fit for `model` on X without the GIL; rethrows a callback's exception after the solve.
+template <class Model>
+robustcore::Result run_lbfgs(const Matrix& X, const Model& model, const robustcore::lbfgs::LbfgsParams& params,
+                             double* W, double* b, py::object progress) {
+  Progress prog(std::move(progress));
+  return prog.run([&] {
+    return visit_matrix(X, [&](const auto& v) { return robustcore::lbfgs::fit(v, model, params, W, b, prog.fn()); });
+  });
+}
+}  // namespace
+
+void bind_lbfgs(py::module_& m) {
+  using namespace robustcore;
+  using lbfgs::LbfgsParams;
+  py::class_<LbfgsParams>(m, "LbfgsParams")
+      .def(py::init<>())
+      .def_readwrite("alpha", &LbfgsParams::lambda)
+      .def_readwrite("max_iter", &LbfgsParams::max_iter)
+      .def_readwrite("memory", &LbfgsParams::memory)
+      .def_readwrite("tol", &LbfgsParams::tol)
+      .def_readwrite("fit_intercept", &LbfgsParams::fit_intercept)
+      .def_readwrite("record_history", &LbfgsParams::record_history)
+      .def_readwrite("max_linesearch", &LbfgsParams::max_linesearch);
+
+  m.def(
+      "lbfgs_fit",
+      [](const Matrix& X, const F64& y, std::optional<F64> sample_weight, const LossSpec& loss,
+         const LbfgsParams& params_in, F64 coef, F64 intercept, py::object progress) {
+        const double* yp = checked_const(y, X.rows(), "y");
+        LbfgsParams params = params_in;
+        params.sample_weight = sample_weight ? checked_const(*sample_weight, X.rows(), "sample_weight") : nullptr;
+        double* cp = checked(coef, X.cols(), "coef");
+        double* bp = checked(intercept, 1, "intercept");
+        return run_lbfgs(X, BinaryModel<AnySmoothLoss>{AnySmoothLoss(loss), yp}, params, cp, bp, std::move(progress));
+      },
+      py::arg("X"), py::arg("y").noconvert(), py::arg("sample_weight").noconvert(), py::arg("loss"),
+      py::arg("params"), py::arg("coef").noconvert(), py::arg("intercept").noconvert(),
+      py::arg("progress") = py::none(),
+      "L-BFGS (see lbfgs.hpp) for the binary model (+-1 labels, a smooth loss) from the initial coef / "
+      "intercept[0], written in place (they hold the current iterate whenever progress(iterations) runs). "
+      "Returns a Result (n_iter = iterations, step = the last step length; history: objective, train_error, "
+      "grad_norm, passes, seconds, evaluations).");
+  m.def(
+      "lbfgs_fit",
+      [](const Matrix& X, const I64& y, int64_t K, std::optional<F64> sample_weight, const LbfgsParams& params_in,
+         F64 coef, F64 intercept, py::object progress) {
+        const int64_t* yp = checked_const(y, X.rows(), "y");
+        LbfgsParams params = params_in;
+        params.sample_weight = sample_weight ? checked_const(*sample_weight, X.rows(), "sample_weight") : nullptr;
+        double* cp = checked(coef, X.cols() * std::max<int64_t>(K, 0), "coef (d * K, feature-major)");
+        double* bp = checked(intercept, std::max<int64_t>(K, 0), "intercept");
+        return run_lbfgs(X, SoftmaxModel{K, yp}, params, cp, bp, std::move(progress));
+      },
+      py::arg("X"), py::arg("y").noconvert(), py::arg("K"), py::arg("sample_weight").noconvert(), py::arg("params"),
+      py::arg("coef").noconvert(), py::arg("intercept").noconvert(), py::arg("progress") = py::none(),
+      "The softmax model (labels in 0..K-1, int64) by L-BFGS; coef is (d, K) C-order, written in place.");
+}
+
+}  // namespace rcb
