@@ -214,15 +214,17 @@ def fused_unsupported(est):
     """Why the fused path cannot train ``est`` (a string), or "" when it can: ``LinearClassifier.fit`` takes the
     map's features as a ``MappedFeatures`` row source for the one-vs-rest problems of the SGD family and the
     variance-reduced solvers, every option included, except the two that need the rows in memory:
-    loss="softmax" and the SGD solvers' ``shuffle="block"`` / ``parallel="rows"``."""
-    from .linear_model import LinearClassifier
+    loss="softmax", the SGD solvers' ``shuffle="block"`` / ``parallel="rows"``, and LBFGS."""
+    from .linear_model import LinearClassifier, make_solver
 
     if type(est) is not LinearClassifier:
         return "the estimator is not a LinearClassifier"
     p = est.get_params()
     if p["loss"] == "softmax":
         return "loss='softmax'"
-    solver = p["solver"]
+    solver = make_solver(p["solver"]) if isinstance(p["solver"], str) else p["solver"]
+    if solver.family == "lbfgs":
+        return "LBFGS (it reads the rows in memory)"
     if getattr(solver, "shuffle", True) == "block":
         return "shuffle='block' (the rows are not copied on the fused path)"
     if getattr(solver, "parallel", "problems") == "rows":

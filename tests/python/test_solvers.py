@@ -30,7 +30,7 @@ def test_every_engine_method_has_a_solver_object():
     assert set(_core.VrMethod.__members__) <= set(SOLVERS)
     for name, cls in SOLVERS.items():
         assert issubclass(cls, Solver) and cls.method == name
-        assert cls.family in ("sgd", "vr")
+        assert cls.family in ("sgd", "vr", "lbfgs")
 
 
 def test_loss_traits_are_the_engines_declarations():
@@ -135,3 +135,45 @@ def test_an_sgd_knob_reaches_the_engine(knob, values):
     fits = [rc.LinearClassifier(loss="sramp", solver=SGD(**base, **{knob: v}), max_iter=4, random_state=0).fit(X, y)
             for v in values]
     assert not np.array_equal(fits[0].coef_, fits[1].coef_)
+
+
+# ----------------------------------------------------------------------------- LBFGS, the deterministic solver
+def test_lbfgs_reaches_logistic_regressions_optimum_binary_and_softmax():
+    """LBFGS (lbfgs.hpp) through LinearClassifier: the optimum scikit-learn's LogisticRegression reaches on the
+    same objective (C = 1 / (alpha n)), binary and multinomial, dense and CSR."""
+    import scipy.sparse as sp
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = _problem(n=400, d=6, seed=3)
+    y3 = np.digitize(X[:, 0] + X[:, 1], [-1.0, 1.0])
+    alpha = 1e-3
+    for labels in (y, y3):
+        ref = LogisticRegression(C=1 / (alpha * len(y)), tol=1e-12, max_iter=5000).fit(X, labels)
+        loss = "log_loss" if labels is y else "softmax"
+        for data in (X, sp.csr_matrix(X)):
+            clf = rc.LinearClassifier(loss=loss, solver="lbfgs", alpha=alpha, max_iter=500, tol=1e-12).fit(data, labels)
+            assert clf.status_ == "converged"
+            np.testing.assert_allclose(clf.coef_ - (clf.coef_.mean(axis=0) if loss == "softmax" else 0),
+                                       ref.coef_ - (ref.coef_.mean(axis=0) if loss == "softmax" else 0), atol=1e-5)
+
+
+def test_lbfgs_warm_start_early_stopping_and_refusals():
+    from robustcore.kernel_approximation import MappedFeatures, Nystroem
+    from robustcore.linear_model import LBFGS
+
+    X, y = _problem()
+    cold = rc.LinearClassifier(loss="sramp", solver=LBFGS(warm_start_loss=None), max_iter=30).fit(X, y)
+    warm = rc.LinearClassifier(loss="sramp", solver="lbfgs", max_iter=30).fit(X, y)  # the log-loss warm start
+    assert not np.array_equal(cold.coef_, warm.coef_) and warm.score(X, y) > 0.8
+    stopped = rc.LinearClassifier(loss="log_loss", solver="lbfgs", max_iter=50, tol=1e-3, early_stopping=True,
+                                  random_state=0).fit(X, y)
+    assert stopped.status_ == "converged" and stopped.n_iter_ < 50
+    with pytest.raises(ValueError, match="smooth"):
+        rc.LinearClassifier(loss="hinge", solver="lbfgs").fit(X, y)
+    with pytest.raises(ValueError, match="eval_set"):
+        rc.LinearClassifier(loss="log_loss", solver="lbfgs").fit(X, y, eval_set=(X, y))
+    fmap = Nystroem(n_components=10, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="LBFGS"):
+        rc.KernelClassifier(n_components=10, fused=True,
+                            estimator=rc.LinearClassifier(loss="log_loss", solver="lbfgs")).fit(X, y)
+    assert fmap.transform(X).shape == MappedFeatures(fmap, X).shape

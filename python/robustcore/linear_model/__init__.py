@@ -7,8 +7,8 @@ settings (``_solver.py``), the SGD family's state and engine calls (``_sgd.py``)
 from ._constant import ConstantPredictorWarning
 from ._estimator import LinearClassifier
 from ._rows import RowSource
-from ._solvers import (ASGD, SAG, SAGA, SGD, SVRG, BatchingSVRG, Finito, MixedSVRG, Pegasos, S2GD, Solver, VRLite,
+from ._solvers import (ASGD, LBFGS, SAG, SAGA, SGD, SVRG, BatchingSVRG, Finito, MixedSVRG, Pegasos, S2GD, Solver, VRLite,
                        make_solver)
 
 __all__ = ["ConstantPredictorWarning", "LinearClassifier", "RowSource", "Solver", "SGD", "ASGD", "Pegasos", "SAGA",
-           "SAG", "SVRG", "S2GD", "Finito", "VRLite", "BatchingSVRG", "MixedSVRG", "make_solver"]
+           "SAG", "SVRG", "S2GD", "Finito", "VRLite", "BatchingSVRG", "MixedSVRG", "LBFGS", "make_solver"]

@@ -323,7 +323,7 @@ class LinearClassifier(BaseClassifier):
         Y = binary_targets(y, fitted_classes)
         rows = ArrayRows(X)
         data = Data(rows, rows.matrix(float32=solver.kind == "sgd"), Y, sample_weight)
-        if solver.kind == "vr":
+        if solver.kind in ("vr", "lbfgs"):
             state = solver.start(len(Y), X.shape[1]) if first else VrStates(self.coef_, self.intercept_)
             passes = 2
         else:

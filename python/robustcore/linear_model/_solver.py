@@ -26,7 +26,7 @@ from joblib import effective_n_jobs
 
 from .. import _core
 from .. import variance_reduced as _vr
-from .._base import (EarlyStopping, EngineResult, Progress, accuracy, binary_targets, map_problems,
+from .._base import (EarlyStopping, EngineResult, Progress, accuracy, binary_targets, engine_result, map_problems,
                      result_attributes, user_stacklevel, weighted_alpha)
 from .._validation import seed_from_random_state
 from ..losses import LOSS_PARAMETERS, canonical_loss, loss_spec, loss_spec_from
@@ -246,6 +246,20 @@ class LinearSolver:
                                  tol=0.0 if validation is not None else p["tol"] or 0.0,
                                  fit_intercept=p["fit_intercept"], seed=seed, history=history)
 
+    def lbfgs_params(self, alpha, max_iter, validation=None, history=None):
+        """L-BFGS's engine parameters (binary problems and the softmax model); with early stopping
+        (``validation``) the validation score alone decides when to stop (the gradient rule is off)."""
+        p, m = self.params, self.method
+        params = _core.LbfgsParams()
+        params.alpha = float(alpha)
+        params.max_iter = int(max_iter)
+        params.memory = int(m.memory)
+        params.max_linesearch = int(m.max_linesearch)
+        params.tol = 0.0 if validation is not None else float(p["tol"] or 0.0)
+        params.fit_intercept = bool(p["fit_intercept"])
+        params.record_history = bool(self.records_history() if history is None else history)
+        return params
+
     def seed(self):
         return seed_from_random_state(self.params["random_state"])
 
@@ -289,7 +303,7 @@ class LinearSolver:
         with Progress(verbose, total, self.name) as bar:
             if self.kind == "softmax":
                 return self._solve_softmax(data, validation, bar, history)
-            if self.kind == "vr":
+            if self.kind in ("vr", "lbfgs"):
                 return self._solve_vr(data, state, max_iter, warm_start, validation, bar, n_jobs, history)
             return self._solve_sgd(data, state, max_iter, warm_start, validation, bar, n_jobs, stop_on_tol, history)
 
@@ -346,14 +360,21 @@ class LinearSolver:
         return Solved(state, results)
 
     def _solve_vr(self, data, state, max_iter, warm_start, validation, bar, n_jobs, history):
+        """The binary problems by a variance-reduced method or L-BFGS (``kind``), each from its state's model: a
+        warm start on the convex loss first when there is one, then the loss; early stopping in the same solve."""
         M, Y, sample_weight = data.M, data.Y, data.sample_weight
         spec = self.loss_spec()
         warm_spec, n_warm = self.warm_start(max_iter, warm_start)
         seed = self.seed()
         alpha = weighted_alpha(self.params["alpha"], sample_weight, M.shape[0])
+        if self.kind == "lbfgs" and data.M_test is not None:
+            raise ValueError("LBFGS records no test error: fit without eval_set (or with a variance-reduced solver)")
 
         def one(k):
             def solve(loss, passes, coef, intercept, seed_k, stopper=None):
+                if self.kind == "lbfgs":
+                    return _lbfgs_binary(M, Y[k], loss, self.lbfgs_params(alpha, passes, validation, history),
+                                         sample_weight, coef, intercept, bar.callback(), stopper)
                 return _vr.fit_binary(M, Y[k], loss, self.vr_params(alpha, passes, seed_k, validation, history),
                                       sample_weight=sample_weight, coef=coef, intercept=intercept,
                                       progress=bar.callback(), X_test=data.M_test,
@@ -374,15 +395,47 @@ class LinearSolver:
 
     def _solve_softmax(self, data, validation, bar, history):
         """One multinomial model over all classes (data.Y: class indices; data.Y_test: indices, -1 for a class
-        never seen in training); ``validation``: early stopping on its accuracy, in the same solve."""
+        never seen in training) by a variance-reduced method or L-BFGS; ``validation``: early stopping on its
+        accuracy, in the same solve."""
         M, y, sample_weight = data.M, data.Y, data.sample_weight
         K = int(data.Y.max()) + 1  # every class of the fit has rows
-        params = self.vr_params(weighted_alpha(self.params["alpha"], sample_weight, M.shape[0]),
-                                self.params["max_iter"], self.seed(), validation, history)
+        alpha = weighted_alpha(self.params["alpha"], sample_weight, M.shape[0])
+        stopper = None if validation is None else validation.stopper(None)
+        if self.method.family == "lbfgs":
+            if data.M_test is not None:
+                raise ValueError("LBFGS records no test error: fit without eval_set (or with a variance-reduced "
+                                 "solver)")
+            params = self.lbfgs_params(alpha, self.params["max_iter"], validation, history)
+            W, b = np.zeros((M.shape[1], K)), np.zeros(K)
+            result = _engine_solve(lambda cb: _core.lbfgs_fit(M, np.ascontiguousarray(y, dtype=np.int64), K,
+                                                              _float64(sample_weight), params, W.reshape(-1), b, cb),
+                                   (W.T, b), bar.callback(), stopper)
+            return Solved(VrStates(np.ascontiguousarray(W.T), b), [result])
+        params = self.vr_params(alpha, self.params["max_iter"], self.seed(), validation, history)
         W, b, result = _vr.fit_softmax(M, y, K, params, sample_weight=sample_weight, X_test=data.M_test,
-                                       y_test=data.Y_test, progress=bar.callback(),
-                                       stopper=None if validation is None else validation.stopper(None))
+                                       y_test=data.Y_test, progress=bar.callback(), stopper=stopper)
         return Solved(VrStates(W, b), [result])
+
+
+def _float64(a):
+    return None if a is None else np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _engine_solve(solve, arrays, progress, stopper):
+    """``solve(progress callback)`` of the engine on the model ``arrays`` (written in place), with the per-pass
+    stop test of ``stopper`` when given: the EngineResult."""
+    if stopper is None:
+        return engine_result(solve(progress))
+    return stopper.finish(arrays, engine_result(solve(stopper.watch(arrays, progress))))
+
+
+def _lbfgs_binary(M, y, spec, params, sample_weight, coef, intercept, progress, stopper):
+    """One binary L-BFGS solve (``_core.lbfgs_fit``) from (coef, intercept): (coef, intercept, EngineResult)."""
+    w = np.array(coef, dtype=np.float64, copy=True)
+    b = np.array([float(intercept)])
+    result = _engine_solve(lambda cb: _core.lbfgs_fit(M, _float64(y), _float64(sample_weight), spec, params, w, b, cb),
+                           (w, b), progress, stopper)
+    return w, float(b[0]), result
 
 
 def noise_detector(estimator):

@@ -10,9 +10,10 @@ traits, ``losses.LOSS_TRAITS``), checked once by ``check_loss`` when a fit start
 ``BaseEstimator`` s: ``get_params`` / ``set_params`` / ``clone`` and nested grid searches
 (``{"solver__eta0": [...]}``) work, and their parameters are validated by ``_parameter_constraints``.
 
-Families: the SGD solvers (``SGD``, ``ASGD``, ``Pegasos``: the engine's ``sgd.hpp``) and the variance-reduced
+Families: the SGD solvers (``SGD``, ``ASGD``, ``Pegasos``: the engine's ``sgd.hpp``), the variance-reduced
 solvers (``SAGA``, ``SAG``, ``SVRG``, ``S2GD``, ``Finito``, ``VRLite``, ``BatchingSVRG``, ``MixedSVRG``:
-``vr.hpp``), one class for each method of the engine's registry (``_core.VrMethod``).
+``vr.hpp``), one class for each method of the engine's registry (``_core.VrMethod``), and the deterministic
+quasi-Newton ``LBFGS`` (``lbfgs.hpp``).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class Solver(BaseEstimator):
     (True, 'vr', ('smooth',))
     """
 
-    family: ClassVar[str]
+    family: ClassVar[str]  # "sgd", "vr" or "lbfgs"
     method: ClassVar[str]
     requires: ClassVar[tuple[str, ...]] = ()
     #: whether the solver can fit loss="softmax" (one multinomial model)
@@ -366,9 +367,62 @@ class SVRG(_VarianceReduced):
         self.option = option
 
 
+class LBFGS(Solver):
+    """L-BFGS (the engine's ``lbfgs.hpp``: limited-memory BFGS with More-Thuente's strong-Wolfe line search), a
+    deterministic quasi-Newton solver for the smooth losses and the softmax model: a few full passes over the
+    rows per iteration, no step size to choose, warm-started from any model.
+
+    ``max_iter`` is then the budget in iterations, and ``tol`` the gradient rule: the fit stops when
+    ``||grad||_inf <= tol * max(1, |F|)`` (None: only the budget and the line search's rounding floor stop it).
+    It reads the rows in memory (not ``MappedFeatures``) and records no test error (no ``eval_set``).
+
+    Parameters
+    ----------
+    memory : int >= 1, default=10
+        The correction pairs kept (L-BFGS-B's m).
+    max_linesearch : int >= 1, default=20
+        Objective evaluations per line search (L-BFGS-B's maxls).
+    warm_start_loss, history
+        See :class:`Solver` (the per-iteration history costs no extra pass here).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import robustcore as rc
+    >>> from robustcore.linear_model import LBFGS
+    >>> X = np.random.default_rng(0).normal(size=(200, 4)); y = X[:, 0] > 0
+    >>> clf = rc.LinearClassifier(loss="log_loss", solver=LBFGS(), max_iter=100, tol=1e-8).fit(X, y)
+    >>> clf.status_, bool(clf.score(X, y) > 0.95)
+    ('converged', True)
+    """
+
+    family = "lbfgs"
+    method = "lbfgs"
+    requires = ("smooth",)
+    softmax = True
+    _parameter_constraints: dict = {"memory": [Interval(Integral, 1, None, closed="left")],
+                                    "max_linesearch": [Interval(Integral, 1, None, closed="left")],
+                                    "warm_start_loss": _WARM_START, "history": _HISTORY}
+
+    def __init__(self, memory: int = 10, max_linesearch: int = 20, warm_start_loss: str | None = "auto",
+                 history: bool | str = "auto") -> None:
+        self.memory = memory
+        self.max_linesearch = max_linesearch
+        self.warm_start_loss = warm_start_loss
+        self.history = history
+
+    def check_loss(self, loss: str) -> None:
+        super().check_loss(loss)
+        if canonical_loss(loss) == "softmax" and self.warm_start_loss not in ("auto", None):
+            raise ValueError("loss='softmax' takes no warm_start_loss (it is convex)")
+        warm = self.warm_loss(loss)
+        if warm is not None and warm not in SMOOTH_LOSSES:
+            raise ValueError(f"LBFGS needs a smooth warm_start_loss ('log_loss'), got {warm!r}")
+
+
 #: every solver class, by the name a string ``solver=`` takes
 SOLVERS: dict[str, type] = {cls.method: cls for cls in (SGD, ASGD, Pegasos, SAGA, SAG, SVRG, S2GD, Finito, VRLite,
-                                                         BatchingSVRG, MixedSVRG)}
+                                                         BatchingSVRG, MixedSVRG, LBFGS)}
 _missing = set(VR_METHODS) - set(SOLVERS)
 assert not _missing, f"the engine's variance-reduced methods {sorted(_missing)} have no solver class"
 
