@@ -53,7 +53,7 @@ from .linear_model import LinearSolver
 from .linear_model._constant import merge_constant_flags, warn_if_constant
 from ._base import (CV_FOLDS, STOPPING_CONSTRAINTS, EarlyStopping, Progress, class_weights_from_counts, fit_method,
                     fit_sigmoid_from_terms, warn_max_iter)
-from ._transition import transition_matrix
+from .noise import transition_matrix
 from ._validation import seed_from_random_state
 
 if TYPE_CHECKING:

@@ -121,7 +121,7 @@ def test_partial_fit_class_weight():
         rc.LinearClassifier(class_weight="balanced", **kw).partial_fit(X, y, classes=[0, 1, 2])
     assert "class_weight='balanced' needs the class counts" in str(raised.value.__cause__)
     assert not hasattr(rc.LinearClassifier(class_weight="balanced"), "partial_fit")
-    assert not hasattr(rc.LinearClassifier(noise_rates="auto"), "partial_fit")
+    assert not hasattr(rc.NoiseCorrectedClassifier(rc.LinearClassifier()), "partial_fit")
     assert not hasattr(rc.LinearClassifier(loss="hinge", probability=True), "partial_fit")
     assert hasattr(rc.LinearClassifier(class_weight={0: 2.0}), "partial_fit")
     # a dict over classes a batch lacks is fine, and equals the sample weights

@@ -28,7 +28,7 @@ _BOUNDED_LOSS_ADVICE = (
 def noise_correction_advice(estimator, label_counts):
     """Why a noise-corrected fit can end constant: the rates it used and the clean class priors they imply
     for training labels with ``label_counts`` (per class of ``classes_``)."""
-    from .._label_noise import clean_prior_from_frequencies
+    from ..noise._label_noise import clean_prior_from_frequencies
 
     classes = estimator.classes_
     prior = clean_prior_from_frequencies(estimator.transition_matrix_, np.asarray(label_counts, dtype=np.float64))

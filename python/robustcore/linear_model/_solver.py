@@ -29,7 +29,7 @@ from .. import _core
 from .. import variance_reduced as _vr
 from .._base import (CV_FOLDS, EarlyStopping, EngineResult, Progress, accuracy, binary_targets, map_problems,
                      result_attributes, stratified_folds, user_stacklevel, weighted_alpha)
-from .._label_noise import corrected_weights_out_of_fold
+from ..noise._label_noise import corrected_weights_out_of_fold
 from .._validation import seed_from_random_state
 from ..losses import BOUNDED_LOSSES, LOSS_PARAMETERS, SMOOTH_LOSSES, canonical_loss, loss_spec, loss_spec_from
 from . import _sgd

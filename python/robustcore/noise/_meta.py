@@ -1,5 +1,6 @@
-"""What the wrappers that fit one final estimator share (``PrunedClassifier``, ``NoiseCorrectedClassifier``):
-the predictions delegated to the fitted ``estimator_``, each available when that estimator has it."""
+"""What the wrappers that fit one final estimator share (``PrunedClassifier``, ``NoiseCorrectedClassifier``,
+``NoisyLabelClassifierCV``): the default final estimator, the linear posterior model (``linear_detector``), the
+predictions delegated to the fitted ``estimator_``, each available when that estimator has it."""
 
 from __future__ import annotations
 
@@ -12,18 +13,33 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from ._base import check_magnitude, stratified_folds
-from ._validation import check_csr_structure, check_labels, seed_from_random_state
+from .._base import check_magnitude, stratified_folds
+from .._validation import check_csr_structure, check_labels, seed_from_random_state
 
 if TYPE_CHECKING:
-    from ._base import MatrixLike
+    from .._base import MatrixLike
 
 
 def default_linear_estimator(seed):
     """The final estimator of a wrapper given ``estimator=None``: robustcore's logistic regression by SAGA."""
-    from .linear_model import LinearClassifier
+    from ..linear_model import LinearClassifier
 
     return LinearClassifier(loss="log_loss", solver="saga", random_state=seed)
+
+
+def linear_detector(estimator):
+    """The model of the noisy posterior for a robustcore ``LinearClassifier``'s noise correction and
+    ``NoisyLabelClassifierCV``'s posterior: a clone on the logistic loss (the softmax model kept), the loss's
+    own parameters at their defaults, without class weights or history (nor Platt scaling or noise
+    correction, where the estimator has them)."""
+    from ..losses import LOSS_PARAMETERS, canonical_loss
+
+    loss = canonical_loss(estimator.get_params()["loss"])
+    params, defaults = estimator.get_params(deep=False), type(estimator)().get_params(deep=False)
+    plain = {"noise_rates": None, "probability": False, "class_weight": None, "history": False}
+    return clone(estimator).set_params(**{name: value for name, value in plain.items() if name in params},
+                                       loss=loss if loss in ("log_loss", "softmax") else "log_loss",
+                                       **{name: defaults[name] for name in LOSS_PARAMETERS if name in params})
 
 
 def _final_has(attr):
