@@ -7,6 +7,7 @@ pass on KernelClassifier(fused=False): the n x D matrix)."""
 import sys, time, resource, numpy as np
 import robustcore as rc
 from robustcore.kernel_approximation import RandomFourierFeatures
+from robustcore.linear_model import SGD, make_solver
 n, D, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 rng = np.random.default_rng(0); X = rng.standard_normal((n, 22)); y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -18,11 +19,9 @@ if mode == "features":  # the floor: every row's features, in 64 MiB chunks (not
 else:
     solver = "sgd" if mode == "fused" else mode.split("-")[1]
     if solver == "sgd":
-        est = rc.LinearClassifier(solver="sgd", loss="hinge", max_iter=1, eta0=0.01, learning_rate="constant",
-                                  random_state=0)
+        est = rc.LinearClassifier(solver=SGD(eta0=0.01, learning_rate="constant"), loss="hinge", max_iter=1, random_state=0)
     else:
-        est = rc.LinearClassifier(solver=solver, loss="squared_hinge", alpha=1e-6, max_iter=1, eta0=0.05,
-                                  random_state=0)
+        est = rc.LinearClassifier(solver=make_solver(solver, eta0=0.05), loss="squared_hinge", alpha=1e-6, max_iter=1, random_state=0)
     rc.KernelClassifier(approximation="rff", gamma=0.1, n_components=D, estimator=est,
                         fused=not mode.startswith("materialised"), random_state=0).fit(X, y)
 s = time.perf_counter() - t; c = time.process_time() - c

@@ -25,6 +25,7 @@ import scipy.sparse as sp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_sgd import median_times, synthetic  # noqa: E402
+from robustcore.linear_model import make_solver
 
 
 def load(name):
@@ -62,8 +63,8 @@ def main(argv=None):
         for loss, solver in (("hinge", "sgd"), ("log_loss", "sgd"), ("hinge", "asgd"), ("log_loss", "asgd")):
             def make(seed, threads):
                 kw = dict(parallel="rows", n_jobs=threads) if threads > 1 else {}
-                return rc.LinearClassifier(loss=loss, solver=solver, alpha=args.alpha, max_iter=args.epochs,
-                                           random_state=seed, history=args.history, **kw)
+                return rc.LinearClassifier(loss=loss, solver=make_solver(solver, history=args.history), alpha=args.alpha, max_iter=args.epochs,
+                                           random_state=seed, **kw)
 
             one, par = make(0, 1), make(0, args.threads)
             with warnings.catch_warnings():

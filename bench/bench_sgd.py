@@ -26,6 +26,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from robustcore.linear_model import make_solver
 
 
 def synthetic(n=200_000, d=50_000, nnz_row=40, seed=0):
@@ -107,11 +108,10 @@ def main(argv=None):
 
         (t_floor,) = median_times([floor], args.repeats)
         for loss, avg in (("hinge", False), ("log", False), ("hinge", True), ("log", True)):
-            rc_est = rc.LinearClassifier(loss=loss, solver="asgd" if avg else "sgd", alpha=args.alpha,
-                                         max_iter=args.epochs, random_state=0, history=args.history)
-            rc_block = rc.LinearClassifier(loss=loss, solver="asgd" if avg else "sgd", alpha=args.alpha,
-                                           max_iter=args.epochs, random_state=0, shuffle="block",
-                                           history=args.history)
+            rc_est = rc.LinearClassifier(loss=loss, solver=make_solver("asgd" if avg else "sgd", history=args.history), alpha=args.alpha,
+                                         max_iter=args.epochs, random_state=0)
+            rc_block = rc.LinearClassifier(loss=loss, solver=make_solver("asgd" if avg else "sgd", shuffle="block", history=args.history), alpha=args.alpha,
+                                           max_iter=args.epochs, random_state=0, )
             sk_est = SGDClassifier(loss="log_loss" if loss == "log" else "hinge", alpha=args.alpha, average=avg,
                                    max_iter=args.epochs, tol=None, random_state=0)
             with warnings.catch_warnings():

@@ -34,6 +34,7 @@ import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_sgd import synthetic  # noqa: E402  (the same generated 200,000 x 50,000 problem, 40 nnz/row)
+from robustcore.linear_model import make_solver
 
 TOLS = [10.0 ** -k for k in range(2, 10)]
 
@@ -56,8 +57,7 @@ def load(name):
 def fit_rc(X, y, solver, alpha, tol):
     from robustcore import LinearClassifier
 
-    clf = LinearClassifier(loss="log", solver=solver, alpha=alpha, max_iter=10000, tol=tol, history=False,
-                           random_state=0).fit(X, y)
+    clf = LinearClassifier(loss="log", solver=make_solver(solver, history=False), alpha=alpha, max_iter=10000, tol=tol, random_state=0).fit(X, y)
     return clf.coef_.ravel(), clf.intercept_[0]
 
 
@@ -78,8 +78,7 @@ def fit_sk(X, y, solver, alpha, tol):
 def fit_rc_passes(X, y, solver, alpha, k):
     from robustcore import LinearClassifier
 
-    clf = LinearClassifier(loss="log", solver=solver, alpha=alpha, max_iter=k, tol=0.0, history=False,
-                           random_state=0).fit(X, y)
+    clf = LinearClassifier(loss="log", solver=make_solver(solver, history=False), alpha=alpha, max_iter=k, tol=0.0, random_state=0).fit(X, y)
     return clf.coef_.ravel(), clf.intercept_[0]
 
 

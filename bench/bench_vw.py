@@ -28,6 +28,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_sgd import median_times, synthetic  # noqa: E402
+from robustcore.linear_model import SGD
 
 
 def write_vw(path, X, y):
@@ -80,9 +81,9 @@ def main(argv=None):
             t0 = time.perf_counter()
             vw_fit().finish()  # builds the cache from the text file
             t_parse = time.perf_counter() - t0
-            one = rc.LinearClassifier(loss=loss, max_iter=args.epochs, history=False, random_state=0)
-            two = rc.LinearClassifier(loss=loss, max_iter=args.epochs, history=False, random_state=0,
-                                      parallel="rows", n_jobs=2)
+            one = rc.LinearClassifier(solver=SGD(history=False), loss=loss, max_iter=args.epochs, random_state=0)
+            two = rc.LinearClassifier(solver=SGD(history=False, parallel="rows"), loss=loss, max_iter=args.epochs, random_state=0,
+                                      n_jobs=2)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 t1, t2, tv = median_times([lambda: one.fit(Xtr, ytr), lambda: two.fit(Xtr, ytr),

@@ -25,6 +25,7 @@ import platform
 import warnings
 
 from bench_sgd import load, median_times
+from robustcore.linear_model import make_solver
 
 EPOCHS = 15
 
@@ -47,8 +48,8 @@ def main(argv=None):
         X, y = load(name)
         for loss, avg in (("hinge", False), ("log", False), ("hinge", True), ("log", True)):
             def est(max_iter, shuffle):
-                return rc.LinearClassifier(loss=loss, solver="asgd" if avg else "sgd", alpha=1e-4,
-                                           max_iter=max_iter, shuffle=shuffle, random_state=0, history=False)
+                return rc.LinearClassifier(loss=loss, solver=make_solver("asgd" if avg else "sgd", shuffle=shuffle, history=False), alpha=1e-4,
+                                           max_iter=max_iter, random_state=0)
 
             fits = [est(EPOCHS, True), est(1, True), est(EPOCHS, False), est(1, False),
                     SGDClassifier(loss="log_loss" if loss == "log" else "hinge", alpha=1e-4, average=avg,

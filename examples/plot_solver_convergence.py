@@ -15,11 +15,11 @@ from sklearn.datasets import make_classification
 
 import robustcore as rc
 from robustcore import plotting
+from robustcore.linear_model import make_solver
 
 X, y = make_classification(n_samples=3000, n_features=30, random_state=0)
 solvers = ["sgd", "asgd", "sag", "saga", "svrg"]
-fits = [rc.LinearClassifier(loss="log_loss", solver=s, alpha=1e-3, max_iter=20, history=True,
-                            random_state=0).fit(X, y) for s in solvers]
+fits = [rc.LinearClassifier(loss="log_loss", solver=make_solver(s, history=True), alpha=1e-3, max_iter=20, random_state=0).fit(X, y) for s in solvers]
 objectives = [np.asarray(clf.history_["objective"], dtype=float).ravel() for clf in fits]
 best = min(o.min() for o in objectives)
 for s, o in zip(solvers, objectives):

@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from sklearn.linear_model import SGDClassifier
 
 import robustcore as rc
+from robustcore.linear_model import SGD
 
 rng = np.random.default_rng(0)
 n, d = 20_000, 2_000
@@ -23,8 +24,7 @@ X = sp.random(n, d, density=0.01, format="csr", random_state=0, dtype=np.float64
 y = np.where(X @ rng.normal(size=d) > 0, 1, -1)
 
 models = {
-    "robustcore": lambda: rc.LinearClassifier(loss="hinge", solver="sgd", alpha=1e-4, max_iter=5, history=False,
-                                              random_state=0),
+    "robustcore": lambda: rc.LinearClassifier(loss="hinge", solver=SGD(history=False), alpha=1e-4, max_iter=5, random_state=0),
     "scikit-learn": lambda: SGDClassifier(loss="hinge", alpha=1e-4, max_iter=5, tol=None, random_state=0),
 }
 times = {name: [] for name in models}

@@ -109,6 +109,20 @@ void bind_data(py::module_& m) {
     using L = std::remove_pointer_t<decltype(tag)>;
     kinds.value(L::name, L::kind);
   });
+  m.def(
+      "loss_traits",
+      [](LossKind kind) {
+        return robustcore::detail::with_kind(kind, [](auto tag) {
+          using L = std::remove_pointer_t<decltype(tag)>;
+          py::dict out;
+          out["smooth"] = L::smooth;
+          out["convex"] = L::convex;
+          out["bounded"] = L::bounded;
+          out["bounded_derivative"] = L::bounded_derivative;
+          return out;
+        });
+      },
+      py::arg("kind"), "{trait: bool} a loss declares (losses.hpp): smooth, convex, bounded, bounded_derivative.");
   m.def("loss_parameters", [](LossKind kind) { return parameters(LossSpec(kind)); }, py::arg("kind"),
         "{name: default} of a loss's parameters, in the order its constructor takes them.");
 

@@ -47,7 +47,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, validate_data
+from sklearn.utils.validation import _check_sample_weight, column_or_1d, validate_data
 
 from . import _core
 from ._validation import (MAX_ABS_VALUE, check_csr_structure, check_labels, check_magnitude,  # noqa: F401 (re-exported)
@@ -163,6 +163,20 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError("the sample weights sum to zero: at least one row needs a positive weight")
         return X, y, sample_weight
 
+    def _validate_targets(self, n_rows, y, sample_weight=None):
+        """(y, sample_weight) for rows that are not an array (a ``RowSource``, validated when it was built): y
+        class labels, one per row; sample_weight None or a float64 array of one non-negative weight per row."""
+        y = column_or_1d(check_labels(y), warn=True)
+        check_classification_targets(y)
+        if len(y) != n_rows:
+            raise ValueError(f"X has {n_rows} rows, y {len(y)}")
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, np.empty((n_rows, 0)), dtype=np.float64,
+                                                 ensure_non_negative=True)
+            if not np.sum(sample_weight) > 0:
+                raise ValueError("the sample weights sum to zero: at least one row needs a positive weight")
+        return y, sample_weight
+
     def _validate_predict_X(self, X):
         """X for decision_function / predict: float64 with the features seen in fit."""
         X = validate_data(self, check_csr_structure(X), accept_sparse=self._accept_sparse, dtype=np.float64, reset=False)
@@ -227,14 +241,21 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
         if self.platt_ is None:
             raise AttributeError(f"{type(self).__name__} was fitted with probability=False; set probability=True "
                                  "and fit again to get predict_proba")
-        S = np.asarray(scores, dtype=np.float64).reshape(len(scores), -1)
-        p = sigmoid_proba(S, self.platt_)
-        if p.shape[1] == 1:
-            return np.hstack([1.0 - p, p])
-        total = p.sum(axis=1, keepdims=True)
-        zero = total[:, 0] == 0
-        p[zero], total[zero] = 1.0, p.shape[1]
-        return p / total
+        return platt_proba(scores, self.platt_)
+
+
+def platt_proba(scores, platt):
+    """Class probabilities from decision-function scores and fitted Platt sigmoids ``platt`` ((n_problems, 2)
+    rows (A, B)): one-vs-rest ones normalised to sum to one, a row where all are 0 uniform
+    (CalibratedClassifierCV's rule)."""
+    S = np.asarray(scores, dtype=np.float64).reshape(len(scores), -1)
+    p = sigmoid_proba(S, platt)
+    if p.shape[1] == 1:
+        return np.hstack([1.0 - p, p])
+    total = p.sum(axis=1, keepdims=True)
+    zero = total[:, 0] == 0
+    p[zero], total[zero] = 1.0, p.shape[1]
+    return p / total
 
 
 def sigmoid_proba(scores, ab):

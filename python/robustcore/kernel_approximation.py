@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import warnings
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -32,8 +33,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _core
 from ._base import user_stacklevel
 from ._validation import to_matrix
+from .linear_model import RowSource
 
-__all__ = ["RandomFourierFeatures", "Nystroem", "KernelBank"]
+__all__ = ["RandomFourierFeatures", "Nystroem", "KernelBank", "MappedFeatures"]
 
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 _AT_LEAST_ONE = Interval(Integral, 1, None, closed="left")
@@ -382,3 +384,97 @@ class KernelBank(_FeatureMap):
                 mp = _core.NystroemMap("rbf", float(g), 0.0, 1.0, L, self.block_params_[j])
             bank.add(int(f), mp)
         return bank
+
+
+class MappedFeatures(RowSource):
+    """The features of X under a fitted kernel-approximation map, never materialised: pass it as ``X`` to
+    ``LinearClassifier.fit`` and the solver maps each batch of rows inside the engine as it reaches them.
+
+    Memory is O(``batch_size`` x D) beyond X, the map and the solver's own state, where ``map.transform(X)``
+    would take n x D; the fit is the same, bit for bit, as on ``map.transform(X)`` (the engine maps a row the
+    same way in any batch). The SGD solvers and the variance-reduced solvers of binary problems take it (not
+    ``SGD(shuffle="block")``, which copies the rows, nor ``loss="softmax"``).
+
+    Parameters
+    ----------
+    map : fitted RandomFourierFeatures, Nystroem or KernelBank
+        The map (``robustcore.kernel_approximation``).
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        The rows, validated by the map as ``map.transform`` does (float32 stays float32: mapped in float32).
+    batch_size : int >= 1, default=256
+        Rows mapped per batch.
+    n_jobs : int or None, default=None
+        Threads that map a batch (joblib's meaning).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import robustcore as rc
+    >>> from robustcore.kernel_approximation import MappedFeatures, Nystroem
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 4)); y = (X ** 2).sum(axis=1) > 4
+    >>> fmap = Nystroem(n_components=50, random_state=0).fit(X)
+    >>> clf = rc.LinearClassifier(loss="squared_hinge", solver="saga", random_state=0)
+    >>> fused = clf.fit(MappedFeatures(fmap, X), y).coef_
+    >>> bool(np.allclose(fused, clf.fit(fmap.transform(X), y).coef_, rtol=0, atol=1e-12))
+    True
+    """
+
+    def __init__(self, map: Any, X: Any, batch_size: int = 256, n_jobs: int | None = None) -> None:
+        if not isinstance(map, _FeatureMap):
+            raise TypeError(f"map must be a robustcore.kernel_approximation map (RandomFourierFeatures, Nystroem, "
+                            f"KernelBank), got {type(map).__name__}")
+        check_is_fitted(map)
+        if isinstance(batch_size, bool) or not isinstance(batch_size, Integral) or batch_size < 1:
+            raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+        self.map, self.batch_size, self.n_jobs = map, int(batch_size), n_jobs
+        self.X = map._validate(X, reset=False)
+        self._threads = map_threads(n_jobs)
+
+    @classmethod
+    def _of_validated(cls, map: Any, X: Any, batch_size: int, n_jobs: int | None) -> MappedFeatures:
+        out = cls.__new__(cls)
+        out.map, out.X, out.batch_size, out.n_jobs = map, X, batch_size, n_jobs
+        out._threads = map_threads(n_jobs)
+        return out
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.X.shape[0], int(self.map._n_features_out))
+
+    @property
+    def dtype(self) -> Any:
+        return self.X.dtype
+
+    def take(self, rows: np.ndarray) -> MappedFeatures:
+        return MappedFeatures._of_validated(self.map, self.X[rows], self.batch_size, self.n_jobs)
+
+    def _chunks(self):
+        """Row ranges whose features take at most about 64 MiB."""
+        n, D = self.shape
+        step = max(1, int(2**23 // max(1, D)))
+        for lo in range(0, n, step):
+            yield lo, min(n, lo + step)
+
+    def scores(self, coef: np.ndarray, intercept: Any) -> np.ndarray:
+        coef = np.asarray(coef)
+        out = np.empty((self.shape[0], coef.shape[0]))
+        for lo, hi in self._chunks():
+            out[lo:hi] = np.asarray(self.map.transform(self.X[lo:hi]) @ coef.T) + intercept
+        return out
+
+    def column_mean(self, sample_weight: np.ndarray | None) -> np.ndarray:
+        w = np.ones(self.shape[0]) if sample_weight is None else sample_weight
+        total = np.zeros(self.shape[1])
+        for lo, hi in self._chunks():
+            total += np.asarray(self.map.transform(self.X[lo:hi]), dtype=np.float64).T @ w[lo:hi]
+        return total / w.sum()
+
+    def matrix(self, float32: bool) -> Any:
+        """The engine's fused matrix (X in its own dtype: float32 rows mapped in float32)."""
+        return _core.FusedMatrix(self.map.engine_map(), to_matrix(self.X, float32=True), self.batch_size,
+                                 self._threads)
+
+    def block_rows(self) -> int:
+        raise ValueError("SGD(shuffle='block') copies the rows into a shuffled order, which mapped features do not "
+                         "have; use shuffle=True")

@@ -28,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import N_JOBS_CONSTRAINT, fit_method
 from ._validation import check_csr_structure, seed_from_random_state
-from .kernel_approximation import Nystroem, RandomFourierFeatures, map_threads
+from .kernel_approximation import MappedFeatures, Nystroem, RandomFourierFeatures
 
 __all__ = ["KernelClassifier"]
 
@@ -157,16 +157,14 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         X = self._validate_X(X, reset=True)
         fmap = self.make_map().fit(X)
         est = self.make_estimator(self.estimator_seed())
-        D = fmap._n_features_out
-        reason = fused_unsupported(est, X)
+        D = len(fmap.get_feature_names_out())
+        reason = fused_unsupported(est)
         if self.fused is True and reason:
             raise ValueError(f"fused=True is not possible here: {reason}")
         too_big = X.shape[0] * D * 8 > self.max_memory_mb * 2**20
         fused = self.fused is True or (self.fused == "auto" and too_big and not reason)
-        if fused:
-            from ._fused import fit_fused
-
-            est = fit_fused(est, fmap, X, y, sample_weight, self.batch_size, map_threads(self.n_jobs))
+        if fused:  # the one fit of LinearClassifier on rows mapped inside the engine
+            est.fit(MappedFeatures(fmap, X, self.batch_size, self.n_jobs), y, sample_weight=sample_weight)
         else:
             est.fit(fmap.transform(X), y, sample_weight=sample_weight)
         self.map_, self.estimator_, self.fused_ = fmap, est, fused
@@ -176,7 +174,7 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ predictions
     def _chunks(self, X, method):
         X = self._validate_X(X, reset=False)
-        D = self.map_._n_features_out
+        D = len(self.map_.get_feature_names_out())
         step = max(1, int(self.max_memory_mb * 2**20 // (8 * D)))
         if X.shape[0] <= step:
             return getattr(self.estimator_, method)(self.map_.transform(X))
@@ -212,35 +210,21 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return tags
 
 
-def fused_unsupported(est, X):
-    """Why the fused path cannot train ``est`` on X (a string), or "" when it can: it drives a
-    ``LinearClassifier``'s one-vs-rest binary problems -- the SGD family, or a variance-reduced solver (their
-    tol and history are the engine's) -- without the options that read the feature matrix from Python
-    (noise_rates, probability, early stopping, eval_set; for the SGD family also tol, history, centring of the
-    bounded losses, block shuffling, parallel='rows')."""
+def fused_unsupported(est):
+    """Why the fused path cannot train ``est`` (a string), or "" when it can: ``LinearClassifier.fit`` takes the
+    map's features as a ``MappedFeatures`` row source for the one-vs-rest problems of the SGD family and the
+    variance-reduced solvers, every option included, except the two that need the rows in memory:
+    loss="softmax" and the SGD solvers' ``shuffle="block"`` / ``parallel="rows"``."""
     from .linear_model import LinearClassifier
-    from .losses import BOUNDED_LOSSES, canonical_loss
-    from .variance_reduced import VR_SOLVERS
 
     if type(est) is not LinearClassifier:
         return "the estimator is not a LinearClassifier"
     p = est.get_params()
-    sgd = p["solver"] in ("sgd", "asgd", "pegasos")
-    if not sgd and p["solver"] not in VR_SOLVERS:
-        return f"solver={p['solver']!r} (the fused path runs the SGD family and the variance-reduced solvers)"
-    checks = [
-        (p["loss"] == "softmax", "loss='softmax'"),
-        (p["noise_rates"] is not None, "noise_rates (wrap the KernelClassifier in NoiseCorrectedClassifier)"),
-        (bool(p["probability"]), "probability=True"),
-        (bool(p["early_stopping"]), "early_stopping=True"),
-        (sgd and p["tol"] is not None, "tol with an SGD solver (its stopping rule reads the features)"),
-        (sgd and p["shuffle"] == "block", "shuffle='block'"),
-        (sgd and p["parallel"] == "rows", "parallel='rows'"),
-        (sgd and p["history"] is True, "history=True with an SGD solver"),
-        (sgd and (p["center"] is True or (p["center"] == "auto" and canonical_loss(p["loss"]) in BOUNDED_LOSSES)),
-         "centring (bounded losses: pass center=False)"),
-    ]
-    for bad, what in checks:
-        if bad:
-            return what
+    if p["loss"] == "softmax":
+        return "loss='softmax'"
+    solver = p["solver"]
+    if getattr(solver, "shuffle", True) == "block":
+        return "shuffle='block' (the rows are not copied on the fused path)"
+    if getattr(solver, "parallel", "problems") == "rows":
+        return "parallel='rows'"
     return ""

@@ -23,27 +23,52 @@ ALIASES = {"log": "log_loss"}
 
 def _registry():
     """{public name: engine kind} of every loss the engine has (``_core.LossKind``), read from the engine, its
-    parameters' defaults ({name: {parameter: default}}, ``_core.loss_parameters``), and the capabilities the
-    engine's own implementation shows: smooth (a finite smoothness constant, which the variance-reduced
-    solvers and the softmax model need) and bounded (a finite loss far on the wrong side: the robust,
-    non-convex losses)."""
+    parameters' defaults ({name: {parameter: default}}, ``_core.loss_parameters``), and the traits each loss
+    declares in the engine (``_core.loss_traits``: smooth -- a Lipschitz derivative, which the
+    variance-reduced solvers and the softmax model need --, convex, bounded -- the robust, non-convex
+    losses --, bounded_derivative); declared, never probed numerically."""
     kinds = {ALIASES.get(name, name): kind for name, kind in _core.LossKind.__members__.items()}
     parameters = {name: dict(_core.loss_parameters(kind)) for name, kind in kinds.items()}
-    smooth, bounded = [], []
-    for name, kind in kinds.items():
-        spec = _core.LossSpec(kind)
-        if np.isfinite(spec.smoothness()):
-            smooth.append(name)
-        if spec.value_deriv(np.array([-1e300]))[0][0] < 1e6:
-            bounded.append(name)
-    return kinds, parameters, tuple(smooth), tuple(bounded)
+    traits = {name: dict(_core.loss_traits(kind)) for name, kind in kinds.items()}
+    return kinds, parameters, traits
 
 
-_KINDS, ENGINE_PARAMETERS, SMOOTH_LOSSES, BOUNDED_LOSSES = _registry()
+_KINDS, ENGINE_PARAMETERS, LOSS_TRAITS = _registry()
+
+
+def losses_with(*traits: str) -> tuple[str, ...]:
+    """The canonical names of the losses that declare every one of ``traits`` (``LOSS_TRAITS``), in the
+    engine's order.
+
+    Parameters
+    ----------
+    *traits : str
+        Among "smooth", "convex", "bounded", "bounded_derivative".
+
+    Returns
+    -------
+    names : tuple of str
+
+    Examples
+    --------
+    >>> from robustcore import losses
+    >>> losses.losses_with("convex", "bounded_derivative")
+    ('hinge', 'log_loss', 'modified_huber')
+    """
+    unknown = set(traits) - set(next(iter(LOSS_TRAITS.values())))
+    if unknown:
+        raise ValueError(f"unknown loss traits {sorted(unknown)}; the engine declares "
+                         f"{sorted(next(iter(LOSS_TRAITS.values())))}")
+    return tuple(name for name, t in LOSS_TRAITS.items() if all(t[trait] for trait in traits))
+
+
+SMOOTH_LOSSES = losses_with("smooth")
+BOUNDED_LOSSES = losses_with("bounded")
 #: Losses understood by the estimators (name -> engine kind), the aliases included ("log" = "log_loss");
 #: ``canonical_loss`` maps a name to its canonical spelling. SMOOTH_LOSSES: a Lipschitz derivative (the
 #: variance-reduced solvers and the softmax model need one); BOUNDED_LOSSES: bounded (non-convex, robust).
-#: ENGINE_PARAMETERS: {loss: {parameter: default}} as the engine's loss takes them.
+#: ENGINE_PARAMETERS: {loss: {parameter: default}} as the engine's loss takes them; LOSS_TRAITS: {loss:
+#: {trait: bool}} as the engine declares them.
 LOSSES = {**_KINDS, **{alias: _KINDS[name] for alias, name in ALIASES.items()}}
 
 

@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 import robustcore as rc
 from robustcore import _base, losses
+from robustcore.linear_model import SAG, SGD, SVRG
 
 ESTIMATORS = {
     "sgd": lambda: rc.LinearClassifier(loss="log_loss", max_iter=5, random_state=0),
@@ -88,18 +89,18 @@ def test_interrupted_refit_leaves_the_previous_model(name, monkeypatch):
 
 def test_divergent_refit_leaves_the_previous_model(binary_problem):
     X, y = binary_problem
-    e = rc.LinearClassifier(loss="squared_hinge", learning_rate="constant", eta0=1e-3, alpha=1e-6, random_state=0)
+    e = rc.LinearClassifier(solver=SGD(learning_rate="constant", eta0=1e-3), loss="squared_hinge", alpha=1e-6, random_state=0)
     e.fit(X, y)
     before, pred = _fitted_state(e), e.predict(X)
     with pytest.raises(ValueError, match="diverged"):
-        e.set_params(eta0=1e3).fit(X * 100, y)
+        e.set_params(solver__eta0=1e3).fit(X * 100, y)
     _assert_same_state(before, e)
     np.testing.assert_array_equal(e.predict(X), pred)
 
 
 def test_partial_fit_that_raises_changes_nothing(binary_problem):
     X, y = binary_problem
-    kw = dict(loss="log_loss", eta0=0.1, learning_rate="constant", shuffle=False, random_state=0)
+    kw = dict(solver=SGD(eta0=0.1, learning_rate="constant", shuffle=False), loss="log_loss", random_state=0)
     a = rc.LinearClassifier(**kw).partial_fit(X, y, classes=[-1.0, 1.0])
     b = rc.LinearClassifier(**kw).partial_fit(X, y, classes=[-1.0, 1.0])
     with pytest.raises(ValueError, match="not in classes"):
@@ -128,20 +129,21 @@ def test_multilabel_refit_that_raises_leaves_the_previous_model(est):
 
 
 # ----------------------------------------------------------------------------- validation
-@pytest.mark.parametrize("kwargs,param", [
-    ({"tol": float("nan")}, "tol"),                        # tol is ignored by solver="sgd", still validated
-    ({"solver": "saga", "loss": "log_loss", "shuffle": "bogus"}, "shuffle"),  # shuffle is ignored by saga
-    ({"svrg_option": "best"}, "svrg_option"),
-    ({"loss": "hinge", "s": 2.0}, "s"),                    # s is only read by the ramp losses
-    ({"loss": "log_loss", "c": -1.0}, "c"),
-    ({"power_t": float("inf")}, "power_t"),
-    ({"n_jobs": 0}, "n_jobs"),
-    ({"verbose": "loud"}, "verbose"),
-    ({"alpha": float("inf")}, "alpha"),
+@pytest.mark.parametrize("kwargs,param,owner", [
+    ({"tol": float("nan")}, "tol", "LinearClassifier"),    # tol is ignored by solver="sgd", still validated
+    ({"solver": SGD(shuffle="bogus")}, "shuffle", "SGD"),  # a solver object's own parameters, by the object
+    ({"solver": SVRG(option="best"), "loss": "log_loss"}, "option", "SVRG"),
+    ({"loss": "hinge", "s": 2.0}, "s", "LinearClassifier"),  # s is only read by the ramp losses
+    ({"loss": "log_loss", "c": -1.0}, "c", "LinearClassifier"),
+    ({"solver": SGD(power_t=float("inf"))}, "power_t", "SGD"),
+    ({"n_jobs": 0}, "n_jobs", "LinearClassifier"),
+    ({"verbose": "loud"}, "verbose", "LinearClassifier"),
+    ({"alpha": float("inf")}, "alpha", "LinearClassifier"),
+    ({"solver": 3}, "solver", "LinearClassifier"),
 ])
-def test_every_parameter_is_validated_whatever_the_configuration(binary_problem, kwargs, param):
+def test_every_parameter_is_validated_whatever_the_configuration(binary_problem, kwargs, param, owner):
     X, y = binary_problem
-    with pytest.raises(InvalidParameterError, match=f"The '{param}' parameter of LinearClassifier"):
+    with pytest.raises(InvalidParameterError, match=f"The '{param}' parameter of {owner}"):
         rc.LinearClassifier(**kwargs).fit(X, y)
 
 
@@ -173,11 +175,12 @@ def test_sample_weight_is_checked_the_same_for_every_solver(binary_problem, solv
 
 
 # ----------------------------------------------------------------------------- threads and progress
-@pytest.mark.parametrize("kw", [dict(loss="log_loss"), dict(loss="log_loss", solver="sag")])
+@pytest.mark.parametrize("kw", [dict(loss="log_loss", solver=SGD(history=True)),
+                                dict(loss="log_loss", solver=SAG(history=True))])
 def test_n_jobs_all_cores_gives_the_same_bits(kw):
     X, y = _multiclass()
-    a = rc.LinearClassifier(max_iter=5, random_state=0, history=True, **kw).fit(X, y)
-    b = rc.LinearClassifier(max_iter=5, random_state=0, n_jobs=-1, history=True, **kw).fit(X, y)
+    a = rc.LinearClassifier(max_iter=5, random_state=0, **kw).fit(X, y)
+    b = rc.LinearClassifier(max_iter=5, random_state=0, n_jobs=-1, **kw).fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
     np.testing.assert_array_equal(a.history_["objective"], b.history_["objective"])
     Y = np.column_stack([y == k for k in range(3)]).astype(int)

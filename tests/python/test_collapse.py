@@ -10,12 +10,14 @@ import scipy.sparse as sp
 from sklearn.datasets import make_classification
 
 import robustcore as rc
-from robustcore.linear_model import LinearSolver
+from robustcore.linear_model._solver import LinearSolver
 from robustcore import _core, datasets, noise
 from robustcore._validation import to_matrix
 from robustcore.losses import loss_spec
 
 from reference import loss_value_deriv, sgd_reference
+from robustcore.linear_model import Pegasos, SAGA, SGD
+from robustcore.linear_model import make_solver
 
 BOUNDED = [("ramp", {"loss": "ramp", "s": -1.0}), ("sramp-2", {"loss": "sramp", "s": -2.0}),
            ("sramp-1", {"loss": "sramp", "s": -1.0}), ("sramp-0.7", {"loss": "sramp", "s": -0.7}),
@@ -87,9 +89,9 @@ def test_implicit_centring_equals_explicit(binary_problem, solver):
     """LinearClassifier(center=True) on X against center=False on X - mu (same seed, eta0 and warm start; the
     calibration of eta0 would see different features): the same coef_, intercept_ shifted by coef_.mu."""
     X, y, mu = _centred_problem(binary_problem, sparsify=False)
-    kw = dict(loss="sramp", solver=solver, random_state=5, eta0=0.05)
-    a = rc.LinearClassifier(center=True, **kw).fit(X, y)
-    b = rc.LinearClassifier(center=False, **kw).fit(X - mu, y)
+    kw = dict(loss="sramp", random_state=5)
+    a = rc.LinearClassifier(solver=make_solver(solver, eta0=0.05, center=True), **kw).fit(X, y)
+    b = rc.LinearClassifier(solver=make_solver(solver, eta0=0.05, center=False), **kw).fit(X - mu, y)
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(a.intercept_, b.intercept_ - b.coef_ @ mu, rtol=1e-8, atol=1e-10)
 
@@ -97,7 +99,7 @@ def test_implicit_centring_equals_explicit(binary_problem, solver):
 @pytest.mark.parametrize("solver", ["sgd", "asgd"])
 def test_centred_dense_equals_csr(binary_problem, solver):
     X, y, _ = _centred_problem(binary_problem)
-    kw = dict(loss="rgomp", solver=solver, random_state=3, center=True)
+    kw = dict(loss="rgomp", solver=make_solver(solver, center=True), random_state=3)
     a = rc.LinearClassifier(**kw).fit(X, y)
     b = rc.LinearClassifier(**kw).fit(sp.csr_matrix(X), y)
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-12, atol=1e-14)
@@ -122,16 +124,16 @@ def test_warm_start_history_and_parameters(binary_problem):
     vr = rc.LinearClassifier(loss="sramp", solver="saga", max_iter=9, random_state=0).fit(X, y)
     np.testing.assert_array_equal(vr.history_["passes"], np.arange(0, 10))
     # the warm start is a real change: without it the bounded loss starts from zero
-    cold = rc.LinearClassifier(loss="sramp", max_iter=9, random_state=0, warm_start_loss=None).fit(X, y)
+    cold = rc.LinearClassifier(solver=SGD(warm_start_loss=None), loss="sramp", max_iter=9, random_state=0).fit(X, y)
     assert not np.allclose(cold.coef_, sgd.coef_)
-    with pytest.raises(ValueError, match="center=True"):
-        rc.LinearClassifier(loss="sramp", solver="saga", center=True).fit(X, y)
+    with pytest.raises(TypeError, match="center"):  # centring is the SGD solvers' knob
+        SAGA(center=True)
     with pytest.raises(ValueError, match="smooth warm_start_loss"):
-        rc.LinearClassifier(loss="sramp", solver="saga", warm_start_loss="hinge").fit(X, y)
+        rc.LinearClassifier(loss="sramp", solver=SAGA(warm_start_loss="hinge")).fit(X, y)
     with pytest.raises(ValueError, match="softmax"):
-        rc.LinearClassifier(loss="softmax", solver="saga", warm_start_loss="log_loss").fit(X, y)
-    with pytest.raises(ValueError, match="Pegasos"):
-        rc.LinearClassifier(loss="hinge", solver="pegasos", center=True).fit(X, y)
+        rc.LinearClassifier(loss="softmax", solver=SAGA(warm_start_loss="log_loss")).fit(X, y)
+    with pytest.raises(TypeError, match="center"):
+        Pegasos(center=True)
     with pytest.raises(ValueError, match="finite"):
         _core.sgd_fit(to_matrix(X), y, None, loss_spec("hinge"), _core.SgdParams(), _core.SgdState(X.shape[1]),
                       center=np.full(X.shape[1], np.nan))
@@ -189,7 +191,7 @@ def test_no_constant_predictor_on_ijcnn1(data_dir):
         clf = rc.LinearClassifier(loss="sramp", s=-0.7, random_state=0).fit(X, yn)
     spec = LinearSolver(clf).loss_spec()
     objective = lambda w, b: spec.value_deriv(yn * (X @ w + b))[0].mean() + 0.5e-4 * w @ w  # noqa: E731
-    log = rc.LinearClassifier(loss="log_loss", center=True, random_state=0).fit(X, yn)
+    log = rc.LinearClassifier(solver=SGD(center=True), loss="log_loss", random_state=0).fit(X, yn)
     best_scaled = min(objective(k * log.coef_[0], k * log.intercept_[0]) for k in (0.5, 1, 2, 4, 8))
     assert objective(np.zeros(X.shape[1]), -3.0) < best_scaled
 
@@ -198,7 +200,7 @@ def test_no_constant_predictor_on_ijcnn1(data_dir):
 def test_warning_when_a_fit_collapses(breast_cancer):
     X, y = breast_cancer
     with pytest.warns(rc.ConstantPredictorWarning, match="single class"):
-        clf = rc.LinearClassifier(loss="ramp", center=False, warm_start_loss=None, random_state=0).fit(X, y)
+        clf = rc.LinearClassifier(solver=SGD(center=False, warm_start_loss=None), loss="ramp", random_state=0).fit(X, y)
     assert _constant(clf, X)
     # hand-made: identical rows with both labels, which no model can separate (one-vs-rest problems too)
     Xh, yh = np.ones((40, 3)), np.repeat([-1.0, 1.0], 20)

@@ -23,6 +23,7 @@ from sklearn.exceptions import NotFittedError  # noqa: E402
 import robustcore as rc  # noqa: E402
 from robustcore import datasets  # noqa: E402
 from robustcore.dask import ParameterMixingClassifier  # noqa: E402
+from robustcore.linear_model import SGD
 
 _WRAPPER = {"max_iter", "local_max_iter", "tol", "early_stopping", "validation_fraction", "n_iter_no_change",
             "random_state", "verbose"}
@@ -391,7 +392,7 @@ def test_partial_fit_continues_in_memory_as_incremental_does(client):
     """partial_fit on in-memory batches (dask-ml's Incremental) equals the wrapped estimator's partial_fit on the
     same batches; a dask X is taken partition by partition."""
     X, y, Xt, yt = _planted(n=2000, d=10)
-    inner = rc.LinearClassifier(loss="log_loss", eta0=0.01, learning_rate="constant")
+    inner = rc.LinearClassifier(solver=SGD(eta0=0.01, learning_rate="constant"), loss="log_loss", )
     est, ref = ParameterMixingClassifier(inner, random_state=0), clone(inner).set_params(random_state=0)
     for batch in np.array_split(np.arange(len(y)), 4):
         est.partial_fit(X[batch], y[batch], classes=[0, 1])

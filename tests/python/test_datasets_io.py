@@ -11,6 +11,7 @@ from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 import robustcore as rc
 from robustcore import datasets
+from robustcore.linear_model import SGD
 
 
 def _write(tmp_path, n=53, d=17, seed=0, name="data.svm"):
@@ -50,10 +51,10 @@ def test_iter_svmlight_reads_compressed_files_and_fixed_width(tmp_path, opener, 
 
 def test_iter_svmlight_feeds_partial_fit_like_a_whole_fit(tmp_path):
     path, X, y = _write(tmp_path, n=400, d=12, seed=3)
-    streamed = rc.LinearClassifier(random_state=0, shuffle=False, eta0=0.05, learning_rate="constant")
+    streamed = rc.LinearClassifier(solver=SGD(shuffle=False, eta0=0.05, learning_rate="constant"), random_state=0, )
     for Xc, yc in datasets.iter_svmlight(path, 400, n_features=12):
         streamed.partial_fit(Xc, yc, classes=np.array([-1.0, 1.0]))
-    whole = rc.LinearClassifier(random_state=0, shuffle=False, eta0=0.05, learning_rate="constant")
+    whole = rc.LinearClassifier(solver=SGD(shuffle=False, eta0=0.05, learning_rate="constant"), random_state=0, )
     whole.partial_fit(X, y, classes=np.array([-1.0, 1.0]))
     np.testing.assert_allclose(streamed.coef_, whole.coef_, rtol=1e-12, atol=1e-12)
 

@@ -24,6 +24,7 @@ from hypothesis.extra.numpy import arrays
 import robustcore as rc
 from children import sigint_cases
 from robustcore import _core, mkl, variance_reduced
+from robustcore.linear_model import SGD
 
 STOP_SECONDS = 2.0
 #: cases held to a tighter bound (the label powerset's fit stops within 1 s: issue 29; the noise-tooling
@@ -294,7 +295,7 @@ def problems(draw, values=_ANY, max_classes=3):
 
 _ESTIMATORS = {
     "sgd": lambda: rc.LinearClassifier(max_iter=3),
-    "sgd_rows_parallel": lambda: rc.LinearClassifier(max_iter=3, parallel="rows", n_jobs=2),
+    "sgd_rows_parallel": lambda: rc.LinearClassifier(solver=SGD(parallel="rows"), max_iter=3, n_jobs=2),
     "saga": lambda: rc.LinearClassifier(loss="log_loss", solver="saga", max_iter=3),
     "svrg": lambda: rc.LinearClassifier(loss="sramp", solver="svrg", max_iter=3),
     "softmax": lambda: rc.LinearClassifier(loss="softmax", solver="saga", max_iter=3),

@@ -9,6 +9,7 @@ import robustcore as rc
 from robustcore import _core, _validation
 from robustcore._validation import to_matrix
 from robustcore.losses import loss_spec
+from robustcore.linear_model import make_solver
 
 SOLVERS = ["sgd", "asgd", "pegasos"]
 
@@ -26,7 +27,7 @@ def problem32():
 
 
 def _fit(X, y, solver, **kw):
-    return rc.LinearClassifier(loss="log_loss", solver=solver, random_state=7, history=True, **kw).fit(X, y)
+    return rc.LinearClassifier(loss="log_loss", solver=make_solver(solver, history=True), random_state=7, **kw).fit(X, y)
 
 
 @pytest.mark.parametrize("solver", SOLVERS)

@@ -176,6 +176,7 @@ def test_feature_count_beyond_memory_is_refused_before_allocating(tmp_path, monk
 
 # ----------------------------------------------------------------------------- issue 30, second half
 from robustcore import mkl  # noqa: E402
+from robustcore.linear_model import SGD
 
 _RUN_PRELUDE = """
 import signal, time
@@ -342,7 +343,7 @@ def test_missing_labels_in_multilabel_Y_are_refused():
 
 
 @pytest.mark.parametrize("kw", [{}, dict(loss="log_loss", solver="saga"), dict(solver="pegasos"),
-                                dict(loss="hinge", learning_rate="constant", eta0=0.01)])
+                                dict(solver=SGD(learning_rate="constant", eta0=0.01), loss="hinge", )])
 def test_extreme_sample_weights_are_rescaled(kw):
     X, y = make_classification(2000, 20, random_state=0)
     base = rc.LinearClassifier(random_state=0, **kw).fit(X, y).score(X, y)

@@ -11,6 +11,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robustcore as rc
+from robustcore.linear_model import SGD
 from robustcore import _core
 from robustcore._validation import to_matrix
 from robustcore.kernel_approximation import Nystroem, RandomFourierFeatures
@@ -47,11 +48,21 @@ def test_fused_equals_transform_then_fit(approximation, kernel, solver, loss):
 def test_fused_bounded_loss_and_sparse_and_weights():
     X, y = _data()
     sw = np.random.default_rng(0).uniform(0.5, 2, len(y))
-    est = _sgd(loss="sramp", center=False, class_weight="balanced")
+    est = _sgd(loss="sramp", solver=SGD(center=False), class_weight="balanced")
     kw = dict(n_components=19, approximation="rff", estimator=est, random_state=2, batch_size=5)
     a = rc.KernelClassifier(fused=True, **kw).fit(sp.csr_matrix(X), y, sample_weight=sw)
     b = rc.KernelClassifier(fused=False, **kw).fit(X, y, sample_weight=sw)
     np.testing.assert_array_equal(a.estimator_.coef_, b.estimator_.coef_)
+    # the options that read the features from Python (centring, the tol rule, early stopping's held-out rows,
+    # the recorded objective) go through the row source: fused equals materialised, bit for bit
+    for est in (_sgd(loss="sramp"), _sgd(loss="log_loss", tol=1e-3, solver=SGD(history=True)),
+                _sgd(loss="hinge", early_stopping=True, tol=1e-3, max_iter=8)):
+        kw = dict(n_components=19, approximation="rff", estimator=est, random_state=2, batch_size=5)
+        a = rc.KernelClassifier(fused=True, **kw).fit(sp.csr_matrix(X), y, sample_weight=sw)
+        b = rc.KernelClassifier(fused=False, **kw).fit(X, y, sample_weight=sw)
+        assert a.fused_ and not b.fused_
+        np.testing.assert_array_equal(a.estimator_.coef_, b.estimator_.coef_)
+        np.testing.assert_array_equal(a.estimator_.intercept_, b.estimator_.intercept_)
 
 
 def test_same_seed_same_bits_as_pipeline_default_estimator():
@@ -89,11 +100,11 @@ def test_auto_fuses_above_the_budget_and_solves_a_kernel_problem():
     np.testing.assert_allclose(clf.decision_function(X), clf.estimator_.decision_function(clf.features(X)),
                                rtol=1e-12, atol=1e-12)
     # unsupported settings stay materialised under "auto", refuse fused=True
-    platt = rc.LinearClassifier(loss="log_loss", solver="saga", probability=True, random_state=0)
-    kc = rc.KernelClassifier(n_components=50, estimator=platt, max_memory_mb=0.01, random_state=0).fit(X, y)
+    block = rc.LinearClassifier(loss="log_loss", solver=SGD(shuffle="block"), random_state=0)
+    kc = rc.KernelClassifier(n_components=50, estimator=block, max_memory_mb=0.01, random_state=0).fit(X, y)
     assert not kc.fused_
     with pytest.raises(ValueError, match="fused=True"):
-        rc.KernelClassifier(n_components=50, estimator=platt, fused=True).fit(X, y)
+        rc.KernelClassifier(n_components=50, estimator=block, fused=True).fit(X, y)
 
 
 def test_noise_wrappers_take_a_kernel_classifier():

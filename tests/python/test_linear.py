@@ -13,12 +13,14 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robustcore as rc
 from robustcore import _base, _core, linear_model
-from robustcore.linear_model import LinearSolver
+from robustcore.linear_model._solver import LinearSolver
 from robustcore.linear_model._sgd import engine_params as sgd_engine_params
 from robustcore._validation import to_matrix
 from robustcore.losses import loss_spec
 
 from reference import loss_value_deriv, sgd_reference
+from robustcore.linear_model import SGD
+from robustcore.linear_model import ASGD, make_solver
 
 
 def _sparsify(X, seed=1):
@@ -142,7 +144,7 @@ def test_same_seed_same_bits_and_different_seed_differs(binary_problem):
 
 def test_partial_fit_equals_fit_without_shuffling(binary_problem):
     X, y = binary_problem
-    kw = dict(loss="log_loss", solver="asgd", eta0=0.1, shuffle=False, random_state=0)
+    kw = dict(loss="log_loss", solver=ASGD(eta0=0.1, shuffle=False), random_state=0)
     full = rc.LinearClassifier(max_iter=4, **kw).fit(X, y)
     inc = rc.LinearClassifier(**kw)
     for _ in range(4):
@@ -249,10 +251,10 @@ def _expected_failures(est):
 
 @parametrize_with_checks(
     [rc.LinearClassifier(random_state=0), rc.LinearClassifier(loss="log_loss", solver="asgd", random_state=0),
-     rc.LinearClassifier(loss="sramp", average="epoch", random_state=0),
+     rc.LinearClassifier(solver=SGD(average="epoch"), loss="sramp", random_state=0),
      rc.LinearClassifier(solver="pegasos", random_state=0),
      rc.LinearClassifier(loss="modified_huber", tol=1e-3, n_iter_no_change=3, random_state=0),
-     rc.LinearClassifier(loss="log_loss", parallel="rows", n_jobs=2, random_state=0)],
+     rc.LinearClassifier(solver=SGD(parallel="rows"), loss="log_loss", n_jobs=2, random_state=0)],
     expected_failed_checks=_expected_failures,
 )
 def test_sklearn_compatible(estimator, check):
@@ -270,14 +272,14 @@ def test_sklearn_compatible(estimator, check):
         ({"max_iter": 2.5}, TypeError, "max_iter"),
         ({"loss": "nope"}, ValueError, "loss"),
         ({"solver": "adam"}, ValueError, "solver"),
-        ({"learning_rate": "fast"}, ValueError, "learning_rate"),
-        ({"eta0": -0.1}, ValueError, "eta0"),
+        ({"solver": SGD(learning_rate="fast")}, ValueError, "learning_rate"),
+        ({"solver": SGD(eta0=-0.1)}, ValueError, "eta0"),
         ({"loss": "sramp", "s": 1.5}, ValueError, "'s' parameter"),
         ({"loss": "rgomp", "c": 0.0}, ValueError, "'c' parameter"),
         ({"loss": "sramp", "sramp_params": "abc"}, ValueError, "sramp_params"),
-        ({"average": "sometimes"}, ValueError, "average"),
-        ({"average": -3}, ValueError, "average"),
-        ({"solver": "pegasos", "loss": "sramp"}, ValueError, "pegasos"),
+        ({"solver": SGD(average="sometimes")}, ValueError, "average"),
+        ({"solver": SGD(average=-3)}, ValueError, "average"),
+        ({"solver": "pegasos", "loss": "sramp"}, ValueError, "Pegasos needs a convex and bounded_derivative loss"),
     ],
 )
 def test_bad_parameters(binary_problem, kwargs, exc, match):
@@ -348,7 +350,7 @@ def test_engine_rejects_broken_csr_and_wrong_dtypes():
 def test_divergence_is_reported_not_silent(binary_problem):
     X, y = binary_problem
     with pytest.raises(ValueError, match="diverged"):
-        rc.LinearClassifier(loss="squared_hinge", learning_rate="constant", eta0=1e3, alpha=1e-6).fit(X * 100, y)
+        rc.LinearClassifier(solver=SGD(learning_rate="constant", eta0=1e3), loss="squared_hinge", alpha=1e-6).fit(X * 100, y)
 
 
 def test_interrupt_leaves_the_estimator_unfitted(binary_problem, monkeypatch):
@@ -433,15 +435,15 @@ def test_block_shuffle_is_reproducible_and_keeps_rows_with_their_labels_and_weig
     sw[bad] = 0.0
     Xf = sp.csr_matrix(X) if sparse else X
     kw = dict(loss="log_loss", alpha=1e-5, max_iter=10, random_state=3)
-    m1 = rc.LinearClassifier(shuffle="block", **kw).fit(Xf, y_bad, sample_weight=sw)
-    m2 = rc.LinearClassifier(shuffle="block", **kw).fit(Xf, y_bad, sample_weight=sw)
+    m1 = rc.LinearClassifier(solver=SGD(shuffle="block"), **kw).fit(Xf, y_bad, sample_weight=sw)
+    m2 = rc.LinearClassifier(solver=SGD(shuffle="block"), **kw).fit(Xf, y_bad, sample_weight=sw)
     np.testing.assert_array_equal(m1.coef_, m2.coef_)
-    other = rc.LinearClassifier(shuffle="block", **kw).fit(sp.csr_matrix(X) if not sparse else X, y_bad, sample_weight=sw)
+    other = rc.LinearClassifier(solver=SGD(shuffle="block"), **kw).fit(sp.csr_matrix(X) if not sparse else X, y_bad, sample_weight=sw)
     np.testing.assert_allclose(m1.coef_, other.coef_, rtol=1e-10, atol=1e-12)
-    exact = rc.LinearClassifier(shuffle=True, **kw).fit(Xf, y_bad, sample_weight=sw)
+    exact = rc.LinearClassifier(solver=SGD(shuffle=True), **kw).fit(Xf, y_bad, sample_weight=sw)
     assert m1.score(X, y) > 0.93 and m1.score(X, y) > exact.score(X, y) - 0.03
     with pytest.raises(ValueError, match="shuffle"):
-        rc.LinearClassifier(shuffle="blocks").fit(X, y)
+        rc.LinearClassifier(solver=SGD(shuffle="blocks")).fit(X, y)
 
 
 @pytest.mark.parametrize("solver", ["sgd", "saga"])
@@ -449,9 +451,10 @@ def test_history_off_gives_the_same_model_and_only_seconds(binary_problem, solve
     """history=True records the objective and errors (a second pass per epoch); False and the default
     "auto" (nobody looking: no eval_set, no progress bar) only passes and seconds; the model is the same."""
     X, y = binary_problem
-    kw = dict(loss="log_loss", solver=solver, random_state=0, max_iter=5)
-    a = rc.LinearClassifier(history=True, **kw).fit(X, y)
-    b = rc.LinearClassifier(history=False, **kw).fit(X, y)
+    kw = dict(loss="log_loss", random_state=0, max_iter=5)
+    a = rc.LinearClassifier(solver=make_solver(solver, history=True), **kw).fit(X, y)
+    b = rc.LinearClassifier(solver=make_solver(solver, history=False), **kw).fit(X, y)
+    kw["solver"] = solver
     c = rc.LinearClassifier(**kw).fit(X, y)
     for other in (b, c):
         np.testing.assert_array_equal(a.coef_, other.coef_)
@@ -461,7 +464,7 @@ def test_history_off_gives_the_same_model_and_only_seconds(binary_problem, solve
     assert {"objective", "train_error", "test_error"} <= set(d.history_)
     np.testing.assert_array_equal(a.coef_, d.coef_)
     with pytest.raises(ValueError, match="history"):
-        rc.LinearClassifier(history="yes").fit(X, y)
+        rc.LinearClassifier(solver=SGD(history="yes")).fit(X, y)
 
 
 def test_cli_reports_bad_arguments_without_a_traceback(capsys):
@@ -483,7 +486,7 @@ def test_coef_init_continues_constant_step_sgd(binary_problem):
     """With a constant step, no shuffle and no averaging an SGD epoch depends only on the weights it starts
     from: k epochs, then max_iter=m from that coef_/intercept_, equal k + m epochs in one fit."""
     X, y = binary_problem
-    kw = dict(loss="log_loss", learning_rate="constant", eta0=0.05, shuffle=False, average=False, history=False)
+    kw = dict(solver=SGD(learning_rate="constant", eta0=0.05, shuffle=False, average=False, history=False), loss="log_loss", )
     first = rc.LinearClassifier(max_iter=2, **kw).fit(X, y)
     cont = rc.LinearClassifier(max_iter=3, **kw).fit(X, y, coef_init=first.coef_, intercept_init=first.intercept_)
     whole = rc.LinearClassifier(max_iter=5, **kw).fit(X, y)
@@ -497,7 +500,7 @@ def test_coef_init_warm_starts_variance_reduced(binary_problem, solver):
     """The variance-reduced solvers start from coef_init: one pass from a converged model stays at its
     objective, one pass from zeros does not reach it."""
     X, y = binary_problem
-    kw = dict(loss="log_loss", solver=solver, alpha=1e-2, history=True, random_state=0)
+    kw = dict(loss="log_loss", solver=make_solver(solver, history=True), alpha=1e-2, random_state=0)
     opt = rc.LinearClassifier(max_iter=200, **kw).fit(X, y)
     warm = rc.LinearClassifier(max_iter=2, **kw).fit(X, y, coef_init=opt.coef_, intercept_init=opt.intercept_)
     cold = rc.LinearClassifier(max_iter=2, **kw).fit(X, y)
@@ -508,7 +511,7 @@ def test_coef_init_warm_starts_variance_reduced(binary_problem, solver):
 
 def test_coef_init_multiclass_and_binary_shapes(binary_problem):
     X, y = binary_problem
-    clf = rc.LinearClassifier(max_iter=1, learning_rate="constant", eta0=1e-12, random_state=0)
+    clf = rc.LinearClassifier(solver=SGD(learning_rate="constant", eta0=1e-12), max_iter=1, random_state=0)
     w = np.linspace(-1, 1, X.shape[1])
     for coef, b in [(w, 0.5), (w[None], [0.5])]:  # two classes: (d,) and a scalar are accepted too
         clf.fit(X, y, coef_init=coef, intercept_init=b)

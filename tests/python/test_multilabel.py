@@ -14,6 +14,7 @@ from robustcore._validation import to_matrix
 
 from reference import (svrg_draws, softmax_finito_reference, softmax_saga_reference, softmax_sgd_reference,
                        softmax_svrg_reference, softmax_vrlite_reference)
+from robustcore.linear_model import SAGA, SGD, make_solver
 
 SOFTMAX_ALL = ["saga", "sag", "svrg", "s2gd", "finito", "vrlite", "batching_svrg", "mixed_svrg", "sgd"]
 
@@ -151,8 +152,8 @@ def test_softmax_reaches_sklearn_multinomial_optimum(solver, option):
     n, alpha = len(y), 1e-2
     ref = LogisticRegression(C=1.0 / (n * alpha), tol=1e-12, max_iter=10000).fit(X, y)
     fopt = _softmax_obj(X, y, ref.coef_, ref.intercept_, alpha)
-    clf = rc.LinearClassifier(loss="softmax", solver=solver, svrg_option=option, alpha=alpha, max_iter=300,
-                              history=True, random_state=0).fit(X, y)
+    clf = rc.LinearClassifier(loss="softmax", solver=make_solver(solver, option=option, history=True), alpha=alpha, max_iter=300,
+                              random_state=0).fit(X, y)
     f = _softmax_obj(X, y, clf.coef_, clf.intercept_, alpha)
     assert f >= fopt - 1e-9 and (f - fopt) / fopt < 1e-6, (solver, option, f, fopt)
     np.testing.assert_array_equal(clf.predict(X), ref.predict(X))
@@ -196,14 +197,14 @@ def test_softmax_sgd_approaches_but_does_not_reach_the_optimum():
     fopt = _softmax_obj(X, y, ref.coef_, ref.intercept_, alpha)
     kw = dict(loss="softmax", alpha=alpha, max_iter=100, random_state=0)
     sgd = rc.LinearClassifier(solver="sgd", **kw).fit(X, y)
-    saga = rc.LinearClassifier(solver="saga", eta0=sgd.eta_, **kw).fit(X, y)
+    saga = rc.LinearClassifier(solver=SAGA(eta0=sgd.eta_), **kw).fit(X, y)
     gap_sgd = (_softmax_obj(X, y, sgd.coef_, sgd.intercept_, alpha) - fopt) / fopt
     gap_saga = (_softmax_obj(X, y, saga.coef_, saga.intercept_, alpha) - fopt) / fopt
     assert 0 < gap_sgd < 1e-2
     assert gap_saga < gap_sgd / 100
-    rc.LinearClassifier(solver="sgd", learning_rate="constant", **kw).fit(X, y)  # accepted
+    rc.LinearClassifier(solver=SGD(learning_rate="constant"), **kw).fit(X, y)  # accepted
     with pytest.raises(ValueError, match="constant step"):
-        rc.LinearClassifier(solver="sgd", learning_rate="optimal", **kw).fit(X, y)
+        rc.LinearClassifier(solver=SGD(learning_rate="optimal"), **kw).fit(X, y)
 
 
 @pytest.mark.parametrize("solver", SOFTMAX_ALL)

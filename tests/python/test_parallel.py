@@ -12,6 +12,7 @@ from robustcore.losses import loss_spec
 
 from reference import loss_value_deriv, sgd_mixing_reference, sgd_reference
 from test_linear import ETA, _params, _run_core, _sparsify
+from robustcore.linear_model import SGD, make_solver
 
 
 @pytest.mark.parametrize("n_threads", [2, 3])
@@ -78,15 +79,16 @@ def test_rows_parallel_is_reproducible_and_as_accurate(solver, loss):
     diffs = []
     for seed in range(3):
         X, y, clean = _noisy_problem(seed)
-        kw = dict(solver=solver, loss=loss, random_state=seed, max_iter=10)
-        par = rc.LinearClassifier(parallel="rows", n_jobs=2, **kw).fit(X, y)
-        again = rc.LinearClassifier(parallel="rows", n_jobs=2, **kw).fit(X, y)
+        kw = dict(loss=loss, random_state=seed, max_iter=10)
+        rows = make_solver(solver, parallel="rows")
+        par = rc.LinearClassifier(solver=rows, n_jobs=2, **kw).fit(X, y)
+        again = rc.LinearClassifier(solver=rows, n_jobs=2, **kw).fit(X, y)
         assert np.array_equal(par.coef_, again.coef_) and np.array_equal(par.intercept_, again.intercept_)
-        one = rc.LinearClassifier(**kw).fit(X, y)
+        one = rc.LinearClassifier(solver=solver, **kw).fit(X, y)
         assert not np.array_equal(par.coef_, one.coef_)
         diffs.append(one.score(X, clean) - par.score(X, clean))
         if seed == 0:
-            dense = rc.LinearClassifier(parallel="rows", n_jobs=2, **kw).fit(X.toarray(), y)
+            dense = rc.LinearClassifier(solver=rows, n_jobs=2, **kw).fit(X.toarray(), y)
             np.testing.assert_allclose(dense.coef_, par.coef_, rtol=1e-10, atol=1e-12)
     assert np.mean(diffs) < 0.015, diffs
 
@@ -99,13 +101,13 @@ def test_rows_parallel_with_every_sgd_option():
     rng = np.random.default_rng(0)
     sw = rng.random(len(y)) + 0.5
     fits = [
-        rc.LinearClassifier(parallel="rows", n_jobs=2, max_iter=6).fit(X, y3),
-        rc.LinearClassifier(parallel="rows", n_jobs=2, early_stopping=True, max_iter=30).fit(X, y),
-        rc.LinearClassifier(parallel="rows", n_jobs=2, tol=1e-3, max_iter=30).fit(X, y),
-        rc.LinearClassifier(parallel="rows", n_jobs=2, shuffle="block", max_iter=6).fit(X, y, sample_weight=sw),
-        rc.LinearClassifier(parallel="rows", n_jobs=2, max_iter=6).fit(X.astype(np.float32), y,
+        rc.LinearClassifier(solver=SGD(parallel="rows"), n_jobs=2, max_iter=6).fit(X, y3),
+        rc.LinearClassifier(solver=SGD(parallel="rows"), n_jobs=2, early_stopping=True, max_iter=30).fit(X, y),
+        rc.LinearClassifier(solver=SGD(parallel="rows"), n_jobs=2, tol=1e-3, max_iter=30).fit(X, y),
+        rc.LinearClassifier(solver=SGD(parallel="rows", shuffle="block"), n_jobs=2, max_iter=6).fit(X, y, sample_weight=sw),
+        rc.LinearClassifier(solver=SGD(parallel="rows"), n_jobs=2, max_iter=6).fit(X.astype(np.float32), y,
                                                                        eval_set=(X[:500], y[:500])),
-        rc.LinearClassifier(parallel="rows", n_jobs=2).partial_fit(X, y, classes=[0, 1]),
+        rc.LinearClassifier(solver=SGD(parallel="rows"), n_jobs=2).partial_fit(X, y, classes=[0, 1]),
     ]
     for est in fits:
         assert np.isfinite(est.coef_).all()
@@ -114,20 +116,24 @@ def test_rows_parallel_with_every_sgd_option():
     assert len(fits[4].history_["test_error"]) == 6
 
 
-@pytest.mark.parametrize("kw", [dict(solver="saga"), dict(solver="svrg"), dict(loss="softmax", solver="saga")])
-def test_rows_parallel_refuses_the_variance_reduced_solvers(kw):
+@pytest.mark.parametrize("solver", ["saga", "svrg"])
+def test_rows_parallel_is_the_sgd_solvers_knob(solver):
+    """parallel='rows' is a knob of the SGD solvers only: the variance-reduced solvers have none, and the
+    softmax model (plain SGD over the rows in one engine call) refuses it."""
     X, y, _ = _noisy_problem(0, n=200)
-    with pytest.raises(ValueError, match="parallel='rows'"):
-        rc.LinearClassifier(parallel="rows", n_jobs=2, **kw).fit(X, y)
+    with pytest.raises(TypeError, match="parallel"):
+        make_solver(solver, parallel="rows")
+    with pytest.raises(ValueError, match="softmax"):
+        rc.LinearClassifier(solver=SGD(parallel="rows", learning_rate="constant"), loss="softmax", n_jobs=2).fit(X, y)
     with pytest.raises(ValueError, match="parallel"):
-        rc.LinearClassifier(parallel="columns").fit(X, y)
+        rc.LinearClassifier(solver=SGD(parallel="columns")).fit(X, y)
 
 
 def test_a_worker_thread_error_reaches_the_caller():
     """A non-finite step on a worker shard is a divergence of the fit, reported once (not a crash)."""
     X, y, _ = _noisy_problem(0, n=400)
     with pytest.raises(ValueError, match="diverge"):
-        rc.LinearClassifier(parallel="rows", n_jobs=2, learning_rate="constant", eta0=1e300, loss="squared_hinge",
+        rc.LinearClassifier(solver=SGD(parallel="rows", learning_rate="constant", eta0=1e300), n_jobs=2, loss="squared_hinge",
                             max_iter=3).fit(X, y)
 
 
@@ -145,7 +151,7 @@ def test_history_on_threads_is_the_numpy_objective(sparse):
     X, y, _ = _noisy_problem(2, n=3000)
     X = X if sparse else X.toarray()
     Xt, yt = X[:700], y[:700]
-    est = rc.LinearClassifier(loss="log_loss", alpha=1e-3, parallel="rows", n_jobs=2, max_iter=4,
+    est = rc.LinearClassifier(solver=SGD(parallel="rows"), loss="log_loss", alpha=1e-3, n_jobs=2, max_iter=4,
                               random_state=0).fit(X, y, eval_set=(Xt, yt))
     ypm = np.where(y == 1, 1.0, -1.0)
     z = ypm * (np.asarray(X @ est.coef_[0]).ravel() + est.intercept_[0])

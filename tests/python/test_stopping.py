@@ -9,6 +9,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 import robustcore as rc
 from robustcore.losses import value
+from robustcore.linear_model import ASGD, SAGA, make_solver
+from robustcore.linear_model import SGD as SGDSolver
 
 SGD = ["sgd", "asgd", "pegasos"]
 
@@ -60,8 +62,8 @@ def test_tol_stops_when_the_objective_stalls(solver):
     objective by tol; the recorded objective shows exactly that."""
     X, y = _problem()
     tol, patience = 1e-3, 3
-    est = rc.LinearClassifier(loss="log_loss", solver=solver, alpha=1e-3, max_iter=200, tol=tol,
-                              n_iter_no_change=patience, history=True, random_state=0).fit(X, y)
+    est = rc.LinearClassifier(loss="log_loss", solver=make_solver(solver, history=True), alpha=1e-3, max_iter=200, tol=tol,
+                              n_iter_no_change=patience, random_state=0).fit(X, y)
     assert est.status_ == "converged" and patience < est.n_iter_ < 200
     obj = est.history_["objective"]
     assert len(obj) == est.n_iter_
@@ -137,7 +139,7 @@ def _split(y, fraction=0.2, seed=0):
 
 
 VR_CASES = [dict(loss="log_loss", solver=s) for s in ("saga", "sag", "svrg", "finito", "vrlite", "mixed_svrg")] + [
-    dict(loss="softmax", solver="sag"), dict(loss="softmax", solver="sgd", eta0=0.05)]
+    dict(loss="softmax", solver="sag"), dict(loss="softmax", solver=SGDSolver(eta0=0.05))]
 
 
 @pytest.mark.parametrize("kw", VR_CASES, ids=lambda kw: f"{kw['loss']}-{kw['solver']}")
@@ -183,8 +185,8 @@ def test_early_stopping_budget_warns(kw):
 def test_early_stopping_multiclass_and_weights():
     X, y = _problem(k=3, noise=0.8)
     sw = np.random.default_rng(0).uniform(0.5, 2, len(y))
-    est = _fit_quietly(rc.LinearClassifier(solver="asgd", max_iter=60, tol=1e-3, early_stopping=True,
-                                           random_state=0, class_weight="balanced", history=True), X, y,
+    est = _fit_quietly(rc.LinearClassifier(solver=ASGD(history=True), max_iter=60, tol=1e-3, early_stopping=True,
+                                           random_state=0, class_weight="balanced"), X, y,
                        sample_weight=sw)
     assert est.coef_.shape == (3, X.shape[1]) and est.history_["objective"].shape[0] == 3
     assert est.score(X, y) > 0.6
@@ -333,15 +335,33 @@ def test_mip_mkl_budget_warns_on_alternations():
 
 
 @pytest.mark.parametrize("solver, param, value", [("saga", "shuffle", False), ("saga", "intercept_lr", 0.01),
-                                                  ("saga", "power_t", 0.25), ("sgd", "svrg_option", "average"),
-                                                  ("sgd", "c", 3.0)])
-def test_a_parameter_the_solver_ignores_warns(solver, param, value):
-    """A parameter set away from its default that the chosen solver and loss do not use warns (the bits would
-    be the same without it), naming who uses it; the model is the one of the default."""
+                                                  ("saga", "power_t", 0.25), ("sgd", "option", "average"),
+                                                  ("pegasos", "eta0", 0.1), ("pegasos", "center", True)])
+def test_a_solver_takes_only_its_own_parameters(solver, param, value):
+    """A knob of another solver cannot be set: the solver object has no such parameter (nothing is ever
+    ignored, so nothing warns); the same knob on its own solver is accepted."""
+    with pytest.raises(TypeError, match=param):
+        make_solver(solver, **{param: value})
+    owner = {"shuffle": "sgd", "intercept_lr": "sgd", "power_t": "sgd", "option": "svrg", "eta0": "saga",
+             "center": "sgd"}[param]
+    assert make_solver(owner, **{param: value}).get_params()[param] == value
+
+
+def test_power_t_needs_invscaling():
+    """power_t is the exponent of learning_rate='invscaling': set with another schedule it is refused."""
     X, y = _problem()
-    kw = dict(solver=solver, loss="log_loss", max_iter=3, random_state=0)
-    with pytest.warns(UserWarning, match=f"{param}=.* has no effect with solver='{solver}'"):
-        a = rc.LinearClassifier(**kw, **{param: value}).fit(X, y)
+    with pytest.raises(ValueError, match="power_t"):
+        rc.LinearClassifier(solver=SGDSolver(power_t=0.25), max_iter=2).fit(X, y)
+    rc.LinearClassifier(solver=SGDSolver(learning_rate="invscaling", eta0=0.01, power_t=0.25), max_iter=2).fit(X, y)
+
+
+def test_a_loss_parameter_the_loss_ignores_warns():
+    """A loss parameter set away from its default that the chosen loss does not take warns (the bits would
+    be the same without it), naming the loss that takes it; the model is the one of the default."""
+    X, y = _problem()
+    kw = dict(solver="sgd", loss="log_loss", max_iter=3, random_state=0)
+    with pytest.warns(UserWarning, match="c=3.0 has no effect with loss='log_loss'"):
+        a = rc.LinearClassifier(**kw, c=3.0).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         b = rc.LinearClassifier(**kw).fit(X, y)
@@ -355,6 +375,6 @@ def test_warnings_point_at_the_users_line():
     with pytest.warns(ConvergenceWarning) as caught:
         rc.LinearClassifier(solver="saga", loss="log_loss", max_iter=1, tol=1e-12).fit(X, y)
     with pytest.warns(UserWarning, match="no effect") as unused:
-        rc.LinearClassifier(solver="saga", loss="log_loss", max_iter=1, shuffle=False).fit(X, y)
+        rc.LinearClassifier(solver="saga", loss="log_loss", max_iter=1, s=-0.5).fit(X, y)
     for w in [*caught, *unused]:
         assert w.filename == __file__, (w.category.__name__, w.filename)

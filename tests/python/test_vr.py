@@ -14,6 +14,7 @@ from robustcore.losses import loss_spec
 
 from reference import (svrg_draws, finito_reference, loss_value_deriv, saga_reference, svrg_reference,
                        vrlite_reference)
+from robustcore.linear_model import SVRG, make_solver
 
 ALL = ["saga", "sag", "svrg", "s2gd", "finito", "vrlite", "batching_svrg", "mixed_svrg"]
 
@@ -197,8 +198,7 @@ def test_reaches_sklearn_optimum(solver):
         return np.mean(np.logaddexp(0, -y * (X @ w + b))) + 0.5 * alpha * w @ w
 
     fopt = obj(ref.coef_.ravel(), ref.intercept_[0])
-    clf = rc.LinearClassifier(loss="log_loss", solver=solver, alpha=alpha, max_iter=300, history=True,
-                              random_state=0).fit(X, y)
+    clf = rc.LinearClassifier(loss="log_loss", solver=make_solver(solver, history=True), alpha=alpha, max_iter=300, random_state=0).fit(X, y)
     f = obj(clf.coef_.ravel(), clf.intercept_[0])
     assert f >= fopt - 1e-9
     assert (f - fopt) / fopt < 1e-6, (solver, f, fopt)
@@ -239,10 +239,9 @@ def test_finito_size_guard():
     [
         ({"loss": "hinge"}, ValueError, "smooth loss"),
         ({"loss": "ramp"}, ValueError, "smooth loss"),
-        ({"svrg_option": "best"}, ValueError, "svrg_option"),
+        ({"solver": SVRG(option="best")}, ValueError, "option"),
         ({"tol": -1.0}, ValueError, "tol"),
-        ({"eta0": 0.0}, ValueError, "eta0"),
-        ({"learning_rate": "constant"}, ValueError, "learning_rate"),
+        ({"solver": SVRG(eta0=0.0)}, ValueError, "eta0"),
         ({"alpha": float("nan")}, ValueError, "alpha"),
     ],
 )
@@ -310,7 +309,7 @@ _CONVERGED = dict(alpha=1e-2, max_iter=30000, tol=1e-12, random_state=0)
 @parametrize_with_checks(
     [rc.LinearClassifier(loss="log_loss", solver="saga", **_CONVERGED),
      rc.LinearClassifier(loss="log_loss", solver="sag", **_CONVERGED),
-     rc.LinearClassifier(loss="squared_hinge", solver="svrg", svrg_option="average", max_iter=20, random_state=0),
+     rc.LinearClassifier(loss="squared_hinge", solver=SVRG(option="average"), max_iter=20, random_state=0),
      rc.LinearClassifier(loss="softmax", solver="mixed_svrg", max_iter=20, random_state=0),
      rc.LinearClassifier(loss="softmax", solver="sgd", max_iter=20, random_state=0)],
     expected_failed_checks=_expected_failures,
@@ -330,7 +329,7 @@ def test_eval_set_error_per_pass_matches_refits(solver, sparse):
     labels = np.array(["no", "yes"])
     y, yt = labels[(y > 0).astype(int)], labels[(yt > 0).astype(int)]
     conv = sp.csr_matrix if sparse else np.asarray
-    kw = dict(loss="log_loss", solver=solver, alpha=1e-2, history=True, random_state=0)
+    kw = dict(loss="log_loss", solver=make_solver(solver, history=True), alpha=1e-2, random_state=0)
     clf = rc.LinearClassifier(max_iter=6, **kw).fit(conv(X), y, eval_set=(conv(Xt), yt))
     h = clf.history_
     assert h["test_error"].shape == h["passes"].shape == h["train_error"].shape

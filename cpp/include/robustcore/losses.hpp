@@ -6,6 +6,8 @@
 //   void value_deriv(double z, double& v, double& d) const;   both, sharing one exp
 //   double smoothness() const;             L = sup |r''(z)| (infinity when r is not smooth)
 //   static constexpr bool smooth;          whether r' is Lipschitz (needed by the VR solvers)
+//   static constexpr bool convex, bounded, bounded_derivative;   the other traits a solver may require
+//                                          (declared, never probed: pegasos needs convex and a bounded r')
 //   static constexpr LossKind kind; static constexpr const char* name;
 //   static constexpr std::array<LossParameter, N> parameters;   its parameters' names and defaults, in the
 //                                          order its constructor takes them (validated there)
@@ -66,6 +68,9 @@ inline double inv_one_plus_exp(double u) {
 
 struct Hinge {
   static constexpr bool smooth = false;
+  static constexpr bool convex = true;
+  static constexpr bool bounded = false;
+  static constexpr bool bounded_derivative = true;
   static constexpr LossKind kind = LossKind::Hinge;
   static constexpr const char* name = "hinge";
   static constexpr std::array<LossParameter, 0> parameters{};
@@ -77,6 +82,9 @@ struct Hinge {
 
 struct SquaredHinge {
   static constexpr bool smooth = true;
+  static constexpr bool convex = true;
+  static constexpr bool bounded = false;
+  static constexpr bool bounded_derivative = false;
   static constexpr LossKind kind = LossKind::SquaredHinge;
   static constexpr const char* name = "squared_hinge";
   static constexpr std::array<LossParameter, 0> parameters{};
@@ -89,6 +97,9 @@ struct SquaredHinge {
 /// log(1 + exp(-z))
 struct Logistic {
   static constexpr bool smooth = true;
+  static constexpr bool convex = true;
+  static constexpr bool bounded = false;
+  static constexpr bool bounded_derivative = true;
   static constexpr LossKind kind = LossKind::Log;
   static constexpr const char* name = "log";
   static constexpr std::array<LossParameter, 0> parameters{};
@@ -113,6 +124,9 @@ struct Logistic {
 /// Zhang (2004): 0 for z >= 1, (1-z)^2 for -1 <= z < 1, -4z below.
 struct ModifiedHuber {
   static constexpr bool smooth = true;
+  static constexpr bool convex = true;
+  static constexpr bool bounded = false;
+  static constexpr bool bounded_derivative = true;
   static constexpr LossKind kind = LossKind::ModifiedHuber;
   static constexpr const char* name = "modified_huber";
   static constexpr std::array<LossParameter, 0> parameters{};
@@ -125,6 +139,9 @@ struct ModifiedHuber {
 /// Ramp loss R_s(z) = H_1(z) - H_s(z) = min(1 - s, max(0, 1 - z)), s < 1 (Collobert et al. 2006).
 struct Ramp {
   static constexpr bool smooth = false;
+  static constexpr bool convex = false;
+  static constexpr bool bounded = true;
+  static constexpr bool bounded_derivative = true;
   static constexpr LossKind kind = LossKind::Ramp;
   static constexpr const char* name = "ramp";
   static constexpr std::array<LossParameter, 1> parameters{{{"s", -1.0}}};
@@ -141,6 +158,9 @@ struct Ramp {
 /// Smooth Ramp, SRamp paper eq. (4): r(z) = (1 - s) / (1 + exp(alpha (z + beta))).
 struct SmoothRamp {
   static constexpr bool smooth = true;
+  static constexpr bool convex = false;
+  static constexpr bool bounded = true;
+  static constexpr bool bounded_derivative = true;
   static constexpr LossKind kind = LossKind::SmoothRamp;
   static constexpr const char* name = "sramp";
   static constexpr std::array<LossParameter, 3> parameters{{{"s", -1.0}, {"alpha", 2.65}, {"beta", 0.0}}};
@@ -169,6 +189,9 @@ struct SmoothRamp {
 /// Reversed Gompertz, SRamp paper eq. (5): r(z) = exp(-exp(c z)), c > 0.
 struct ReversedGompertz {
   static constexpr bool smooth = true;
+  static constexpr bool convex = false;
+  static constexpr bool bounded = true;
+  static constexpr bool bounded_derivative = true;
   static constexpr LossKind kind = LossKind::ReversedGompertz;
   static constexpr const char* name = "rgomp";
   static constexpr std::array<LossParameter, 1> parameters{{{"c", 2.0}}};

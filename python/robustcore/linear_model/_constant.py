@@ -25,14 +25,13 @@ _BOUNDED_LOSS_ADVICE = (
     "(sklearn.preprocessing.StandardScaler), or a convex loss.")
 
 
-def noise_correction_advice(estimator, label_counts):
-    """Why a noise-corrected fit can end constant: the rates it used and the clean class priors they imply
-    for training labels with ``label_counts`` (per class of ``classes_``)."""
+def noise_correction_advice(classes, T, label_counts):
+    """Why a noise-corrected fit can end constant: the rates it used (the transition matrix T) and the clean
+    class priors they imply for training labels with ``label_counts`` (per class of ``classes``)."""
     from ..noise._label_noise import clean_prior_from_frequencies
 
-    classes = estimator.classes_
-    prior = clean_prior_from_frequencies(estimator.transition_matrix_, np.asarray(label_counts, dtype=np.float64))
-    rates = ", ".join(f"{c!r}: {r:.2f}" for c, r in zip(classes.tolist(), estimator.noise_rates_))
+    prior = clean_prior_from_frequencies(T, np.asarray(label_counts, dtype=np.float64))
+    rates = ", ".join(f"{c!r}: {r:.2f}" for c, r in zip(classes.tolist(), 1.0 - np.diag(T)))
     priors = ", ".join(f"{c!r}: {p:.2f}" for c, p in zip(classes.tolist(), prior))
     return (f"The noise correction used the flip rates {{{rates}}} (noise_rates_), which imply the clean class "
             f"priors {{{priors}}}: weights that discount most labels of a class can make a constant the weighted "
@@ -61,20 +60,22 @@ _CONVEX_LOSS_ADVICE = (
     "(sklearn.preprocessing.StandardScaler).")
 
 
-def warn_if_constant(estimator, flags):
+def warn_if_constant(estimator, flags, noise=None):
     """ConstantPredictorWarning when the fitted model predicts one class on training rows that hold more:
     for a bounded loss per binary problem (every row of positive weight on one side while its targets have
     both: a whole class on the plateau); for any other fit from its predictions, naming the rates a noise
-    correction used. flags: ``constant_flags`` of all the training rows. The warning points at the user's
-    line (``user_stacklevel``)."""
+    correction used (``noise``: (its ``noise_rates`` setting, the transition matrix used), when the rows were
+    reweighted by one).
+    flags: ``constant_flags`` of all the training rows. The warning points at the user's line
+    (``user_stacklevel``)."""
     per_problem, predicted, counts = flags
     name = f"{type(estimator).__name__}(loss={estimator.loss!r}, solver={estimator.solver!r}"
     bounded = canonical_loss(estimator.loss) in BOUNDED_LOSSES
-    if estimator.noise_rates is not None or not bounded:
+    if noise is not None or not bounded:
         if predicted.sum() == 1 and np.count_nonzero(counts) > 1:
-            if estimator.noise_rates is not None:
-                name += f", noise_rates={estimator.noise_rates!r}"
-                advice = noise_correction_advice(estimator, counts)
+            if noise is not None:
+                name += f", noise_rates={noise[0]!r}"
+                advice = noise_correction_advice(estimator.classes_, noise[1], counts)
             else:
                 advice = _CONVEX_LOSS_ADVICE
             warnings.warn(f"{name}) predicts a single class on its training data. {advice}",

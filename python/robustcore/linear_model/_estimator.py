@@ -19,15 +19,15 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .. import variance_reduced as _vr
-from .._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, STOPPING_CONSTRAINTS,
+from .._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, STOPPING_CONSTRAINTS,
                      BaseClassifier, binary_targets, fit_method, fit_weights, held_out, predict_from_scores,
                      stopping_tol, user_stacklevel, warn_max_iter)
-from .._validation import check_eval_set, to_matrix
+from .._validation import check_eval_set
 from ..losses import LOSSES, PROBA_LINKS, PROBA_LOSSES, canonical_loss
 from ._constant import constant_flags, warn_if_constant
-from ._sgd import SCHEDULES, SGD_SOLVERS
+from ._rows import ArrayRows, RowSource
 from ._solver import Data, LinearSolver, Validation, VrStates
+from ._solvers import SOLVERS, Solver
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -46,7 +46,6 @@ def _model_dtype(fitted, dtype):
         fitted = dict(fitted, coef_=fitted["coef_"].astype(np.float32), intercept_=np.asarray(
             fitted["intercept_"]).astype(np.float32))
     return fitted
-_FINITE = Interval(Real, -np.inf, np.inf, closed="neither")
 
 
 class LinearClassifier(BaseClassifier):
@@ -74,31 +73,21 @@ class LinearClassifier(BaseClassifier):
         "sgd" (plain SGD with the constant step ``eta0``; learning_rate None or "constant").
         "sramp" is the Smooth Ramp loss (SRamp paper eq. 4), "rgomp" the Reversed Gompertz (eq. 5),
         "ramp" the (non-smooth) Ramp loss R_s.
-    solver : {"sgd", "asgd", "pegasos", "saga", "sag", "svrg", "s2gd", "finito", "vrlite", "batching_svrg", "mixed_svrg"}
-        "sgd": plain SGD (SRamp paper Algorithm 1, option A by default); "asgd": averaged SGD
-        (Xu 2011); "pegasos": 1/(alpha t) steps and projection onto the 1/sqrt(alpha) ball.
-        The others are the variance-reduced solvers of ``robustcore.variance_reduced`` (smooth losses
-        only; ``max_iter`` is then the budget in effective passes and ``eta0`` the constant step).
+    solver : str or solver object, default="sgd"
+        How the objective is minimised, with that method's own knobs: ``SGD(...)``, ``ASGD(...)``,
+        ``Pegasos(...)`` (the SGD family: epochs of stochastic steps, any loss; Pegasos convex losses with a
+        bounded derivative) or a variance-reduced solver ``SAGA(...)``, ``SAG``, ``SVRG(option=...)``,
+        ``S2GD``, ``Finito``, ``VRLite``, ``BatchingSVRG``, ``MixedSVRG`` (smooth losses; ``max_iter`` is then
+        the budget in effective passes), all in ``robustcore.linear_model``. A name ("sgd", "asgd",
+        "pegasos", "saga", "sag", "svrg", "s2gd", "finito", "vrlite", "batching_svrg", "mixed_svrg") means that
+        solver with its defaults. Each solver declares the loss traits it needs, checked when ``fit`` starts (a
+        ValueError names them); step sizes, averaging, shuffling, centring, the convex warm start of the bounded
+        losses and the per-pass ``history`` are the solver's parameters (:doc:`/user_guide/solvers`).
     alpha : float > 0
         L2 regularisation strength (lambda in the papers).
     max_iter : int >= 1
         Epochs: passes over the data (each one a fresh shuffle); effective passes for the
         variance-reduced solvers and loss="softmax".
-    learning_rate : {"optimal", "constant", "invscaling", "pegasos", "asgd"} or None
-        Step-size schedule; None picks the solver's own ("optimal", "asgd", "pegasos").
-    eta0 : float or None
-        Initial step of every schedule but "pegasos". None calibrates it in the spirit of Bottou's
-        sgd: one pass of constant-step SGD on a 1000-sample subset for each eta = 2^-20 ... 2^10,
-        keeping the eta with the lowest objective on that subset. The bounded losses ("ramp",
-        "sramp", "rgomp") calibrate on the logistic loss instead (on their own loss the cheapest
-        single pass is often a collapse of one class onto the plateau) and scale the result by
-        L_log / L_loss, the ratio of the losses' smoothness constants.
-    power_t : float
-        Exponent of "invscaling".
-    average : None, bool, int or "epoch"
-        None: the solver's default (True for asgd). True: output the running average of all
-        iterates; an int k: average the iterates after the first k steps; "epoch": option B of
-        SRamp Algorithm 1 (each epoch restarts from, and outputs, the previous epoch's average).
     s : float < 1
         Ramp / Smooth Ramp parameter s*.
     c : float > 0
@@ -107,104 +96,36 @@ class LinearClassifier(BaseClassifier):
         Smooth Ramp shape: None fits (alpha, beta) to the Ramp R_s by least squares
         (``robustcore.losses.fit_smooth_ramp``); "paper" uses the paper's rounded triples.
     fit_intercept : bool
-    intercept_lr : float > 0
-        The intercept's step is ``intercept_lr * eta``. Bottou's sgd code (and scikit-learn on sparse
-        data) damp it to 0.01. With the bounded losses on imbalanced data the intercept can push the
-        minority class onto the loss plateau; a small intercept_lr slows that but was not enough to
-        prevent it on ijcnn1 (:doc:`/reproductions/sramp`, "What we measured").
-    shuffle : bool or "block"
-        True: a fresh uniform permutation of the rows every epoch (seeded by random_state). False:
-        the rows in their given order. "block": copy the rows once into a random order (one extra
-        copy of X), then each epoch visits blocks of ~32 KiB of consecutive rows in random order,
-        and the rows of each block in random order -- not a uniform permutation, but contiguous
-        memory reads; on large sparse data 1.2-1.4x faster per epoch than the (prefetched) exact
-        shuffle (:doc:`/benchmarks/sgd`).
-    history : "auto" or bool
-        True: record the objective and training error (and test error with ``eval_set``) after every
-        epoch: one extra pass over the data per epoch. False keeps only the passes and seconds per epoch,
-        for speed. "auto" (the default): the full record when someone looks at it during the fit -- an
-        ``eval_set`` or a progress bar (``verbose``) -- else only passes and seconds, so a default fit pays
-        for no second pass.
     random_state : None, int, RandomState or Generator
     n_jobs : int or None
-        Threads (the engine releases the GIL), with joblib's meaning: None means 1, -1 all cores; what
-        they share is ``parallel``'s choice.
-    parallel : {"problems", "rows"}
-        How the n_jobs threads share a fit. "problems": the one-vs-rest problems run side by side, one
-        thread each (a binary problem runs on one core). "rows": every epoch of each problem runs on n_jobs
-        threads by iterative parameter mixing (the SGD solvers sgd, asgd, pegasos): the epoch's shuffled
-        order is cut into n_jobs shards, each thread takes its shard's steps from the model at the start
-        of the epoch, and the epoch ends with the shards' models averaged, weighted by their rows (what
-        ``robustcore.dask`` does across machines, here in one process). The result is reproducible for a
-        given random_state and n_jobs, but another n_jobs gives another (equally valid) path, and the step
-        schedule's clock advances by n / n_jobs per epoch. Speed-up and accuracy measured in :doc:`/benchmarks/speed_targets`.
-        The variance-reduced solvers and loss="softmax" take "problems" only (a ValueError).
+        Threads (the engine releases the GIL), with joblib's meaning: None means 1, -1 all cores. The
+        one-vs-rest problems run side by side; ``SGD(parallel="rows")`` runs each problem's epochs on them.
     verbose : int
         > 0 shows a progress bar over epochs (also when stderr is not a terminal); 0 shows nothing.
-    svrg_option : {"last", "average", "random"}
-        solver="svrg" only: SVRG option (a), (b) or (c) of the variants paper's Algorithm 4.2.
     tol : float >= 0 or None
-        None (the default): run all ``max_iter`` epochs / passes (every result of earlier versions is
-        unchanged). SGD solvers (sgd, asgd, pegasos), scikit-learn's SGDClassifier semantics: the epochs
-        run one by one, and the fit stops when the training objective (or, with ``early_stopping``, the
-        validation accuracy) has not improved by ``tol`` for ``n_iter_no_change`` consecutive epochs
-        (per one-vs-rest problem). Variance-reduced solvers and loss="softmax" without ``early_stopping``:
-        stop when a pass changes no weight by more than tol times the largest weight (None or 0: run all
-        passes). A ``sklearn.exceptions.ConvergenceWarning`` says when ``max_iter`` ended the fit before
-        ``tol`` was met.
-    early_stopping : bool
-        Every solver: hold out a stratified ``validation_fraction`` of the training rows (seeded by
-        ``random_state``), stop when the accuracy there has not improved by ``tol`` for
-        ``n_iter_no_change`` consecutive iterations -- epochs of the SGD solvers, passes of the
-        variance-reduced solvers and loss="softmax" (outer iterations of the SVRG family), checked in the
-        same solve (the gradient tables are not restarted) -- and keep the model of the best iteration,
-        per one-vs-rest problem. Needs ``tol``: with tol=None all iterations run on all the rows and
-        early_stopping does nothing.
-    validation_fraction : float in (0, 1)
-        The held-out share for ``early_stopping``.
-    n_iter_no_change : int >= 1
-        Iterations (as for ``early_stopping``) without an improvement by ``tol`` before stopping.
+        None (the default): run all ``max_iter`` epochs / passes. SGD solvers, scikit-learn's SGDClassifier
+        semantics: the fit stops when the training objective (or, with ``early_stopping``, the validation
+        accuracy) has not improved by ``tol`` for ``n_iter_no_change`` consecutive epochs (per one-vs-rest
+        problem). Variance-reduced solvers and loss="softmax" without ``early_stopping``: stop when a pass
+        changes no weight by more than tol times the largest weight. A
+        ``sklearn.exceptions.ConvergenceWarning`` says when ``max_iter`` ended the fit before ``tol`` was met.
     class_weight : None, "balanced" or dict {class: weight}
         Multiplies ``sample_weight`` (scikit-learn's semantics): "balanced" weighs each class by
         n / (n_classes * count(class)); a class missing from the dict weighs 1. ``partial_fit`` takes a
         dict (its batches need not show every class) but not "balanced".
-    noise_rates : None, "auto", dict {class: flip rate} or (n_classes, n_classes) array
-        Noise-corrected training for class-conditional label noise (``fit`` only): each row's weight is
-        multiplied by the importance weight P(clean = y_i | x_i) / P(noisy = y_i | x_i) of Liu & Tao (2016),
-        which makes the weighted loss on the noisy labels an unbiased estimate of the loss on the clean
-        ones, for every loss and solver. The noisy posterior comes from out-of-fold probabilities of this
-        estimator's settings on the logistic loss (5 folds: about 5 extra fits). "auto" also estimates the
-        transition matrix from them (``robustcore.noise.estimate_transition``: the bounded-sigmoid fit for
-        two classes, the confident joint for more); a dict gives each class's flip rate (the rate spread
-        uniformly over the other classes, as ``noise.flip_labels(y, rate=dict)``), an array T[i, j] =
-        P(noisy ``classes_[j]`` | true ``classes_[i]``). An estimated T with a condition number above 10 (two
-        classes: rates summing to 0.9 or more) is kept in ``transition_matrix_`` but not applied: the fit
-        is the uncorrected one, with a ``NoiseEstimateWarning`` (given rates are always applied).
-    probability : bool
-        Only for the losses without a probability model (all but "log_loss", "modified_huber", "softmax",
-        which keep theirs): fit Platt scaling (a sigmoid on the decision function, scikit-learn's
-        ``CalibratedClassifierCV(method="sigmoid", ensemble=False)``) on out-of-fold scores at fit time,
-        5 extra fits, as SVC's ``probability=True``; ``predict_proba`` then gives calibrated scores.
-    center : "auto" or bool
-        Implicit feature centring for the SGD solvers (sgd, asgd): the steps see x - mu, mu the
-        (sample-weighted) column means of the training data, without copying X and at O(nnz) per step
-        (the engine keeps w = s v + a mu). The problem solved is the same (the intercept is not
-        regularised); ``coef_`` and ``intercept_`` are those of the given features. eta0 is still calibrated on
-        the features as given (on centred ones the calibration chose up to 16x larger steps, which fitted
-        the flipped labels of digits38 at 40% noise: error 23% against 14%, mean of 10 seeds). Only the
-        path changes: on non-centred features ([0, 1]-scaled, raw counts) the bounded losses otherwise
-        often end as a constant predictor (:doc:`/user_guide/robust_losses`, "Bounded losses that do not collapse"). "auto":
-        True for the bounded losses ("ramp", "sramp", "rgomp") with sgd / asgd, else False. ``partial_fit``
-        centres on each batch's means. Not implemented for pegasos, the variance-reduced solvers (whose
-        warm start alone removed the collapses measured) or loss="softmax" (True raises a ValueError).
-    warm_start_loss : "auto", "log_loss", "hinge" or None
-        A convex warm start (the CCCP route of Collobert et al. 2006): ``fit`` spends the first
-        ``max_iter // 3`` epochs (effective passes) on this loss, then continues on ``loss`` from there:
-        the SGD state (step clock, calibrated step) carries over, with the bounded loss's step scaled by
-        L_log / L_loss as for eta0, and the running average (asgd) restarts. "auto": "log_loss" for the
-        bounded losses, None (no warm start) otherwise. The variance-reduced solvers take "log_loss"
-        only (a smooth loss). ``partial_fit`` never warm-starts. ``history_`` holds the warm start's epochs
-        first (their objective is that of this loss).
+    early_stopping : bool
+        Every solver: hold out a stratified ``validation_fraction`` of the training rows (seeded by
+        ``random_state``), stop when the accuracy there has not improved by ``tol`` for
+        ``n_iter_no_change`` consecutive iterations (epochs, or effective passes), and keep the model of the
+        best iteration, per one-vs-rest problem. Needs ``tol``.
+    validation_fraction : float in (0, 1)
+        The held-out share for ``early_stopping``.
+    n_iter_no_change : int >= 1
+        Iterations without an improvement by ``tol`` before stopping.
+
+    Probabilities for the losses without a probability model of their own come from scikit-learn's
+    calibration (``CalibratedClassifierCV(LinearClassifier(...), method="sigmoid", ensemble=False)``), and
+    noise-corrected training from ``robustcore.NoiseCorrectedClassifier(LinearClassifier(...))``.
 
     Attributes
     ----------
@@ -213,9 +134,7 @@ class LinearClassifier(BaseClassifier):
     ``history`` says objective, train_error, test_error if ``eval_set`` was given; 2-d with one row per one-vs-rest problem
     when multi-class; the variance-reduced solvers and loss="softmax" record them per effective pass,
     from pass 0 (the initial point), with "grad_norm" too),
-    ``status_`` ("max_iter" or "converged"), ``transition_matrix_`` and ``noise_rates_`` (per class, 1 - the diagonal:
-    the fraction of each class's labels flipped) with ``noise_rates``, ``platt_`` ((n_problems, 2) sigmoid
-    parameters; None without ``probability`` or with a loss that has its own probabilities).
+    ``status_`` ("max_iter" or "converged").
 
     ``fit`` and ``partial_fit`` are atomic: a call that raises (bad input, divergence, Ctrl-C, which raises
     KeyboardInterrupt) leaves the estimator as it was before the call (unfitted, or the previous model).
@@ -229,7 +148,8 @@ class LinearClassifier(BaseClassifier):
     >>> clf = rc.LinearClassifier(loss="sramp", alpha=1e-4, max_iter=15, random_state=0).fit(X, y_noisy)
     >>> clf.coef_.shape, bool(clf.score(Xt, yt) > 0.85)
     ((1, 64), True)
-    >>> saga = rc.LinearClassifier(loss="log_loss", solver="saga", history=True, random_state=0).fit(X, y)
+    >>> saga = rc.LinearClassifier(loss="log_loss", solver=rc.linear_model.SAGA(history=True), random_state=0)
+    >>> saga = saga.fit(X, y)
     >>> saga.predict_proba(Xt[:2]).shape, sorted(saga.history_)[:2]
     ((2, 2), ['grad_norm', 'objective'])
     """
@@ -239,151 +159,133 @@ class LinearClassifier(BaseClassifier):
 
     _parameter_constraints: dict = {
         "loss": [StrOptions(set(LOSSES) | {"softmax"})],
-        "solver": [StrOptions(set(SGD_SOLVERS) | set(_vr.VR_SOLVERS))],
+        "solver": [StrOptions(set(SOLVERS)), Solver],
         "alpha": [_POSITIVE],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "learning_rate": [StrOptions(set(SCHEDULES)), None],
-        "eta0": [_POSITIVE, None],
-        "power_t": [_FINITE],
-        "average": ["boolean", Interval(Integral, 0, None, closed="left"), StrOptions({"epoch"}), None],
         "s": [Interval(Real, -np.inf, 1, closed="neither")],
         "c": [_POSITIVE],
         "sramp_params": [StrOptions({"paper"}), "array-like", None],
         "fit_intercept": ["boolean"],
-        "intercept_lr": [_POSITIVE],
-        "shuffle": ["boolean", StrOptions({"block"})],
-        "history": ["boolean", StrOptions({"auto"})],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS_CONSTRAINT,
-        "parallel": [StrOptions({"problems", "rows"})],
         "verbose": ["verbose"],
-        "svrg_option": [StrOptions(set(_vr.SVRG_OPTIONS))],
         "class_weight": CLASS_WEIGHT_CONSTRAINT,
         **STOPPING_CONSTRAINTS,
-        "noise_rates": [StrOptions({"auto"}), dict, "array-like", None],
-        "probability": PROBABILITY_CONSTRAINT,
-        "center": [StrOptions({"auto"}), "boolean"],
-        "warm_start_loss": [StrOptions({"auto", "log_loss", "hinge"}), None],
     }
 
     def __init__(
         self,
         loss: str = "hinge",
-        solver: str = "sgd",
+        solver: str | Solver = "sgd",
         alpha: float = 1e-4,
         max_iter: int = 15,
-        learning_rate: str | None = None,
-        eta0: float | None = None,
-        power_t: float = 0.5,
-        average: bool | int | str | None = None,
         s: float = -1.0,
         c: float = 2.0,
         sramp_params: str | tuple[float, float] | None = None,
         fit_intercept: bool = True,
-        intercept_lr: float = 1.0,
-        shuffle: bool | str = True,
-        history: bool | str = "auto",
         random_state: RandomStateLike = None,
         n_jobs: int | None = None,
-        parallel: str = "problems",
         verbose: int = 0,
-        svrg_option: str = "last",
         tol: float | None = None,
         class_weight: dict | str | None = None,
         early_stopping: bool = False,
         validation_fraction: float = 0.1,
         n_iter_no_change: int = 5,
-        noise_rates: str | dict | ArrayLike | None = None,
-        probability: bool = False,
-        center: str | bool = "auto",
-        warm_start_loss: str | None = "auto",
     ) -> None:
         self.loss = loss
         self.solver = solver
         self.alpha = alpha
         self.max_iter = max_iter
-        self.learning_rate = learning_rate
-        self.eta0 = eta0
-        self.power_t = power_t
-        self.average = average
         self.s = s
         self.c = c
         self.sramp_params = sramp_params
         self.fit_intercept = fit_intercept
-        self.intercept_lr = intercept_lr
-        self.shuffle = shuffle
-        self.history = history
         self.random_state = random_state
         self.n_jobs = n_jobs
-        self.parallel = parallel
         self.verbose = verbose
-        self.svrg_option = svrg_option
         self.tol = tol
         self.class_weight = class_weight
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
-        self.noise_rates = noise_rates
-        self.probability = probability
-        self.center = center
-        self.warm_start_loss = warm_start_loss
 
     # ------------------------------------------------------------------ fitting
     @fit_method
-    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None,
+    def fit(self, X: MatrixLike | RowSource, y: ArrayLike, sample_weight: ArrayLike | None = None,
             eval_set: tuple[MatrixLike, ArrayLike] | None = None, coef_init: ArrayLike | None = None,
             intercept_init: ArrayLike | None = None) -> Self:
-        """Fit on (X, y). ``eval_set=(X_test, y_test)`` adds test error per epoch (per effective pass for the
-        variance-reduced solvers and loss="softmax") to ``history_``. ``coef_init`` (n_classes or 1,
-        n_features) and ``intercept_init`` (n_classes or 1,): the model to start from (SGDClassifier's
-        warm start: the solver starts afresh -- step schedule, averages, eta0 calibration -- from these
-        weights); not with loss="softmax". X: dense or CSR, float64 or float32; the SGD solvers
-        (sgd, asgd, pegasos) train on float32 X without a float64 copy (weights stay float64), the others
-        cast it to float64 once."""
+        """Fit on (X, y): the one fit pipeline of the linear models, whatever the rows are -- validate ->
+        class and sample weights -> the held-out split -> the one-vs-rest targets -> solve -> attributes ->
+        commit -> the constant-predictor check.
+
+        X: dense or CSR, float64 or float32 (the SGD solvers train on float32 X without a float64 copy; the
+        others cast it to float64 once), or a ``RowSource`` -- rows that are not an array in memory, such as
+        ``robustcore.kernel_approximation.MappedFeatures`` (a map's features, mapped inside the engine as the
+        solver reads them). ``eval_set=(X_test, y_test)`` adds test error per epoch (per effective pass for the
+        variance-reduced solvers and loss="softmax") to ``history_`` (X_test of the same kind as X).
+        ``coef_init`` (n_classes or 1, n_features) and ``intercept_init`` (n_classes or 1,): the model to
+        start from (SGDClassifier's warm start: the solver starts afresh -- step schedule, averages, eta0
+        calibration -- from these weights); not with loss="softmax"."""
         solver = LinearSolver(self)
         if solver.kind == "softmax" and (coef_init is not None or intercept_init is not None):
             raise ValueError("coef_init / intercept_init are not supported with loss='softmax'")
-        X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
+        rows, y, sample_weight = self._validate_rows(X, y, sample_weight)
+        if isinstance(rows, RowSource) and not isinstance(rows, ArrayRows) and solver.kind == "softmax":
+            raise ValueError(f"loss='softmax' needs the rows in memory, not a {type(rows).__name__}")
         classes = self._classes(y)
         sample_weight = fit_weights(self.class_weight, y, sample_weight, classes)
-        sample_weight, noise = solver.noise_correction(X, y, classes, sample_weight)
-        platt = None
-        if self.probability and not self._has_own_proba():
-            platt = self._fit_platt(X, y, sample_weight, classes, noise_rates=None)
-        M_test, y_test = self._eval_data(eval_set, X, solver.kind == "sgd", classes)
-        (X, y, sample_weight), val = held_out(self, X, y, sample_weight)
+        M_test, y_test = self._eval_data(eval_set, rows, solver.kind == "sgd", classes)
+        (rows, y, sample_weight), val = held_out(self, rows, y, sample_weight)
         validation = None if val is None else Validation(stopping_tol(self), self.n_iter_no_change, *val, classes)
         if solver.kind == "softmax":
             Y, Y_test = np.searchsorted(classes, y), None if y_test is None else np.searchsorted(classes, y_test)
         else:
             Y, Y_test = binary_targets(y, classes), None if y_test is None else binary_targets(y_test, classes)
-        data = Data(X, to_matrix(X, float32=solver.kind == "sgd"), Y, sample_weight, M_test, Y_test)
-        start = solver.start(1 if solver.kind == "softmax" else len(Y), X.shape[1], coef_init, intercept_init)
+        data = Data(rows, rows.matrix(float32=solver.kind == "sgd"), Y, sample_weight, M_test, Y_test)
+        start = solver.start(1 if solver.kind == "softmax" else len(Y), rows.shape[1], coef_init, intercept_init)
         solved = solver.solve(data, start, self.max_iter, validation=validation, verbose=self.verbose,
                               n_jobs=self.n_jobs)
-        fitted = _model_dtype(solver.attributes(solved, self), X.dtype)
+        fitted = _model_dtype(solver.attributes(solved, self), rows.dtype)
         warn_max_iter(self, fitted["status_"], stopping_tol(self))
-        self._commit(classes_=classes, platt_=platt, **noise, **fitted)
-        self._check_constant(X, y, sample_weight)
+        self._commit(classes_=classes, **fitted)
+        self._check_constant(rows, y, sample_weight)
         return self
 
-    def _eval_data(self, eval_set, X, float32, classes):
-        """(X_test as a _core.Matrix in X's storage, y_test), or (None, None). ``float32``: as in ``to_matrix``
-        for the training matrix (the test matrix gets the training matrix's dtype). Labels outside
-        ``classes`` are refused."""
+    def _validate_rows(self, X, y, sample_weight):
+        """(a RowSource, y, sample_weight) validated: arrays through ``_validate_fit_data`` (X becomes
+        ``ArrayRows``); a RowSource's rows were validated when it was built (only its width is recorded)."""
+        if not isinstance(X, RowSource):
+            X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
+            return ArrayRows(X), y, sample_weight
+        y, sample_weight = self._validate_targets(X.shape[0], y, sample_weight)
+        self.n_features_in_ = X.shape[1]
+        return X, y, sample_weight
+
+    def _eval_data(self, eval_set, rows, float32, classes):
+        """(X_test as an engine matrix in the training rows' storage, y_test), or (None, None). ``float32``: as
+        for the training matrix (the test matrix gets the training matrix's dtype). Labels outside ``classes``
+        are refused."""
         if eval_set is None:
             return None, None
-        float32 = float32 and X.dtype == np.float32
-        Xt, yt = check_eval_set(self, eval_set, sp.issparse(X), np.float32 if float32 else np.float64)
+        float32 = float32 and rows.dtype == np.float32
+        if isinstance(rows, ArrayRows):
+            Xt, yt = check_eval_set(self, eval_set, sp.issparse(rows.X), np.float32 if float32 else np.float64)
+            Mt = ArrayRows(Xt).matrix(float32)
+        else:
+            if not (isinstance(eval_set, tuple) and len(eval_set) == 2 and isinstance(eval_set[0], type(rows))):
+                raise ValueError(f"eval_set must be (X_test, y_test) with X_test a {type(rows).__name__} like X")
+            Xt, yt = eval_set
+            yt, _ = self._validate_targets(Xt.shape[0], yt, None)
+            Mt = Xt.matrix(float32)
         unknown = ~np.isin(yt, classes)
         if unknown.any():
             raise ValueError(f"eval_set: y_test has labels {np.unique(yt[unknown].astype(object)).tolist()[:5]} "
                              f"that are not among the training classes {classes.tolist()}")
-        return to_matrix(Xt, float32), yt
+        return Mt, yt
 
-    def _check_constant(self, X, y, sample_weight):
+    def _check_constant(self, rows, y, sample_weight):
         """ConstantPredictorWarning when the fit predicts one class on its training data (``warn_if_constant``)."""
-        scores = self._scores(X)  # X was validated by fit: no second validation pass
+        scores = self._two_class_scores(rows.scores(self.coef_, self.intercept_))
         predicted = predict_from_scores(self.classes_, scores)
         warn_if_constant(self, constant_flags(scores, predicted, y, self.classes_, sample_weight))
 
@@ -392,9 +294,6 @@ class LinearClassifier(BaseClassifier):
         (``hasattr(est, "partial_fit")`` is then False, as scikit-learn's meta-estimators expect)."""
         if canonical_loss(self.loss) == "softmax":
             raise AttributeError("loss='softmax' has no partial_fit (its solvers need every row); use fit")
-        if self.noise_rates is not None or self.probability:
-            raise AttributeError("noise_rates and probability=True need out-of-fold fits over all the data, which "
-                                 "partial_fit does not see; use fit")
         if isinstance(self.class_weight, str):
             raise AttributeError("class_weight='balanced' needs the class counts of all the data, which partial_fit "
                                  "does not see; pass a dict (e.g. from sklearn.utils.class_weight."
@@ -422,7 +321,8 @@ class LinearClassifier(BaseClassifier):
             raise ValueError(f"labels {unseen} are not in classes {fitted_classes}")
         sample_weight = fit_weights(self.class_weight, y, sample_weight, fitted_classes)
         Y = binary_targets(y, fitted_classes)
-        data = Data(X, to_matrix(X, float32=solver.kind == "sgd"), Y, sample_weight)
+        rows = ArrayRows(X)
+        data = Data(rows, rows.matrix(float32=solver.kind == "sgd"), Y, sample_weight)
         if solver.kind == "vr":
             state = solver.start(len(Y), X.shape[1]) if first else VrStates(self.coef_, self.intercept_)
             passes = 2
@@ -441,7 +341,7 @@ class LinearClassifier(BaseClassifier):
         the early steps are of size 1/alpha (1e4 at the default alpha) and the iterate is still dominated by
         the first mistakes. One partial_fit pass over 1,000 rows (t = 1,000 < 1/alpha = 10,000) scored below the
         majority class on some data; three passes or alpha=1e-3 did not."""
-        if self.solver != "pegasos" or not hasattr(self, "_sgd_state"):
+        if LinearSolver(self, warn_unused=False).solver != "pegasos" or not hasattr(self, "_sgd_state"):
             return
         t = min(self._sgd_state.steps(k) for k in range(len(self._sgd_state.problems)))
         if t * self.alpha < 1.0:
@@ -461,8 +361,12 @@ class LinearClassifier(BaseClassifier):
         return self._scores(self._validate_predict_X(X))
 
     def _scores(self, X):
-        """decision_function's scores of an X already validated (the training rows, after fit)."""
-        scores = np.asarray(X @ self.coef_.T) + self.intercept_
+        """decision_function's scores of an X already validated."""
+        return self._two_class_scores(np.asarray(X @ self.coef_.T) + self.intercept_)
+
+    @staticmethod
+    def _two_class_scores(scores):
+        """decision_function's shape of (n, n_problems) scores."""
         if scores.shape[1] == 2:  # the softmax model on two classes: classes_[1]'s score relative to classes_[0]
             return scores[:, 1] - scores[:, 0]
         return scores.ravel() if scores.shape[1] == 1 else scores
@@ -478,21 +382,16 @@ class LinearClassifier(BaseClassifier):
     def _has_own_proba(self):
         return canonical_loss(self.loss) in PROBA_LOSSES + ("softmax",)
 
-    def _has_proba(self):
-        return self._has_own_proba() or self.probability
-
-    @available_if(_has_proba)
+    @available_if(_has_own_proba)
     def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class probabilities: sigmoid of the score for "log_loss", (clip(f, -1, 1) + 1) / 2 for
         "modified_huber"; one-vs-rest scores are normalised to sum to one. "softmax": the model's own
-        softmax over the class scores. Other losses with ``probability=True``: Platt's sigmoid fitted out of
-        fold (``platt_``), calibrated scores."""
+        softmax over the class scores. The other losses have no probability model (wrap the estimator in
+        ``sklearn.calibration.CalibratedClassifierCV``)."""
         return self._proba_from_scores(self.decision_function(X))
 
     def _proba_from_scores(self, scores):
         """predict_proba from decision_function's scores."""
-        if not self._has_own_proba():
-            return self._platt_proba(scores)
         if canonical_loss(self.loss) == "softmax":
             if scores.ndim == 1:  # two classes: scores relative to classes_[0]
                 scores = np.column_stack([np.zeros_like(scores), scores])
@@ -510,7 +409,7 @@ class LinearClassifier(BaseClassifier):
         tot[uniform] = p.shape[1]
         return p / tot
 
-    @available_if(_has_proba)
+    @available_if(_has_own_proba)
     def predict_log_proba(self, X: MatrixLike) -> np.ndarray:
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))

@@ -4,10 +4,10 @@
 (``robustcore.dask``: shards of rows on workers) all go through it, and nothing else calls the engine's
 linear entry points:
 
-* ``LinearSolver(estimator)`` resolves the estimator's parameters once: the solver family
-  (``kind``: "sgd", "vr" or "softmax"), the collapse remedies, the parameter combinations the family
-  refuses (ValueError) and the parameters it does not use (a ``UserWarning`` when one is set away from
-  its default, as scikit-learn's LogisticRegression does for ``l1_ratio``);
+* ``LinearSolver(estimator)`` resolves the estimator's parameters once: the solver object (``_solvers``: a
+  name means the object with its defaults), which checks the loss traits it needs; the family (``kind``:
+  "sgd", "vr" or "softmax"); the collapse remedies (centring, the warm-start loss); and the loss parameters
+  the loss does not take (a ``UserWarning`` when one is set away from its default);
 * ``start(n_problems, d)`` is the state a fit starts from (zeros, or given weights); ``solve(data, state,
   passes)`` runs the engine on every one-vs-rest problem from it, with the stopping rule as the engine's
   per-pass callback, and returns a ``Solved`` (the new state and the per-problem results); ``model(state)``
@@ -23,17 +23,16 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from joblib import effective_n_jobs
-from sklearn.base import clone
 
 from .. import _core
 from .. import variance_reduced as _vr
-from .._base import (CV_FOLDS, EarlyStopping, EngineResult, Progress, accuracy, binary_targets, map_problems,
-                     result_attributes, stratified_folds, user_stacklevel, weighted_alpha)
-from ..noise._label_noise import corrected_weights_out_of_fold
+from .._base import (EarlyStopping, EngineResult, Progress, accuracy, binary_targets, map_problems,
+                     result_attributes, user_stacklevel, weighted_alpha)
 from .._validation import seed_from_random_state
-from ..losses import BOUNDED_LOSSES, LOSS_PARAMETERS, SMOOTH_LOSSES, canonical_loss, loss_spec, loss_spec_from
+from ..losses import LOSS_PARAMETERS, canonical_loss, loss_spec, loss_spec_from
 from . import _sgd
-from ._sgd import PEGASOS_LOSSES, SGD_SOLVERS, SgdConfig, SgdStates
+from ._sgd import SgdConfig, SgdStates
+from ._solvers import resolve_solver
 
 
 def initial_model(coef_init, intercept_init, n_problems, n_features):
@@ -80,14 +79,6 @@ class VrStates(NamedTuple):
     ----------
     coef : ndarray of shape (n_problems, n_features)
     intercept : ndarray of shape (n_problems,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from robustcore.linear_model import VrStates
-    >>> state = VrStates(coef=np.zeros((2, 3)), intercept=np.zeros(2))
-    >>> state.coef.shape, state.intercept.shape
-    ((2, 3), (2,))
     """
 
     coef: np.ndarray  # (n_problems, d)
@@ -102,24 +93,18 @@ class VrStates(NamedTuple):
 
 
 class Data(NamedTuple):
-    """The rows of one solve: X (validated, CSR or dense), its engine matrix M, the +-1 targets Y (one row per
+    """The rows of one solve: X (a ``RowSource``), its engine matrix M, the +-1 targets Y (one row per
     binary problem; the class indices for the softmax model), the sample weights (None: all 1), and the
     optional test rows of ``eval_set`` (an engine matrix and targets in the same form).
 
     Parameters
     ----------
-    X : array or CSR matrix
-    M : robustcore._core.Matrix
+    X : RowSource
+    M : robustcore._core.Matrix or FusedMatrix
     Y : ndarray
     sample_weight : ndarray or None
     M_test, Y_test : optional
         The test rows of ``eval_set``.
-
-    Examples
-    --------
-    >>> from robustcore.linear_model import Data
-    >>> Data._fields
-    ('X', 'M', 'Y', 'sample_weight', 'M_test', 'Y_test')
     """
 
     X: Any
@@ -137,12 +122,6 @@ class Solved(NamedTuple):
     ----------
     state : VrStates or SgdStates
     results : list of EngineResult
-
-    Examples
-    --------
-    >>> from robustcore.linear_model import Solved
-    >>> Solved(state=None, results=[]).results
-    []
     """
 
     state: Any
@@ -157,22 +136,13 @@ class Validation:
     ----------
     tol, n_iter_no_change : float, int
         scikit-learn's stopping rule.
-    X : array or CSR matrix
+    X : RowSource
         The held-out rows.
     y : ndarray
         Their labels.
     sample_weight : ndarray or None
     classes : ndarray
         The estimator's classes.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from robustcore.linear_model import Validation
-    >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
-    >>> v = Validation(1e-3, 5, X, np.array([0, 1]), None, np.array([0, 1]))
-    >>> v.score(0, np.array([-1.0, 1.0]), 0.0)
-    1.0
     """
 
     def __init__(self, tol, n_iter_no_change, X, y, sample_weight, classes):
@@ -181,7 +151,7 @@ class Validation:
         self.Y, self.labels = binary_targets(y, classes), np.searchsorted(classes, y)
 
     def score(self, k, coef, intercept):
-        scores = np.asarray(self.X @ np.asarray(coef).T) + intercept
+        scores = self.X.scores(np.atleast_2d(coef), intercept)
         if k is None:
             right = np.argmax(scores, axis=1) == self.labels
             return float(np.average(right, weights=self.sample_weight))
@@ -195,22 +165,11 @@ class Validation:
         return EarlyStopping(self.tol, self.n_iter_no_change, lambda: self.score(k, *model()))
 
 
-#: parameters one solver family uses and the others ignore: name -> (uses(solver) -> bool, what uses it)
-def _uses_sgd(s):
-    return s.kind == "sgd"
-
-
-_FAMILY_PARAMETERS: dict = {
-    "learning_rate": (_uses_sgd, "the SGD solvers (sgd, asgd, pegasos)"),
-    "power_t": (lambda s: s.kind == "sgd" and s.sgd_schedule() == "invscaling", "learning_rate='invscaling'"),
-    "average": (_uses_sgd, "the SGD solvers (sgd, asgd, pegasos)"),
-    "shuffle": (_uses_sgd, "the SGD solvers (sgd, asgd, pegasos; the variance-reduced solvers draw their own order)"),
-    "intercept_lr": (_uses_sgd, "the SGD solvers (sgd, asgd, pegasos)"),
-    "svrg_option": (lambda s: s.solver == "svrg", "solver='svrg'"),
-    # the losses' own parameters, from the engine's registry (losses.LOSS_PARAMETERS)
-    **{name: (lambda s, losses=losses: s.loss in losses, " and ".join(f"loss={loss!r}" for loss in losses))
-       for name, losses in LOSS_PARAMETERS.items()},
-}
+#: the losses' own parameters, from the engine's registry (losses.LOSS_PARAMETERS): name -> the losses using it
+def _loss_parameters_unused(loss, params, defaults):
+    """The loss parameters set away from their default that ``loss`` does not take."""
+    return [(name, users) for name, users in LOSS_PARAMETERS.items()
+            if loss not in users and not _same(params[name], defaults[name])]
 
 
 class LinearSolver:
@@ -222,85 +181,33 @@ class LinearSolver:
     estimator : LinearClassifier
         Only its parameters are read.
     warn_unused : bool, default=True
-        Warn for each parameter set away from its default that the solver family does not use.
-
-    Examples
-    --------
-    >>> import robustcore as rc
-    >>> from robustcore.linear_model import LinearSolver
-    >>> solver = LinearSolver(rc.LinearClassifier(solver="saga", loss="log_loss"))
-    >>> solver.kind, solver.solver
-    ('vr', 'saga')
-    >>> state = solver.start(n_problems=1, n_features=3)
-    >>> solver.model(state)[0].shape
-    (1, 3)
+        Warn for each loss parameter (``s``, ``c``, ``sramp_params``) set away from its default that the loss
+        does not take.
     """
 
     def __init__(self, estimator, warn_unused=True):
         p = estimator.get_params(deep=False)
         self.estimator, self.params, self.name = estimator, p, type(estimator).__name__
-        self.loss, self.solver = canonical_loss(p["loss"]), p["solver"]
-        bounded = self.loss in BOUNDED_LOSSES
-        self.center = ((bounded and self.solver in ("sgd", "asgd")) if p["center"] == "auto" else bool(p["center"]))
-        self.warm_loss = (("log_loss" if bounded else None) if p["warm_start_loss"] == "auto"
-                          else p["warm_start_loss"])
-        self.kind = self._check()
+        self.loss = canonical_loss(p["loss"])
+        self.method = resolve_solver(p["solver"])
+        self.method.check_loss(self.loss)
+        self.solver = self.method.method  # the engine's name of the method
+        self.kind = "softmax" if self.loss == "softmax" else self.method.family
+        self.center = self.kind == "sgd" and self.method.centred(self.loss)
+        self.warm_loss = self.method.warm_loss(self.loss)
+        if getattr(self.method, "parallel", "problems") == "rows" and self.kind != "sgd":
+            raise ValueError("parallel='rows' (one problem's epochs on n_jobs threads) is implemented for the SGD "
+                             "solvers' margin losses only, not loss='softmax'")
         if warn_unused:
-            self._warn_unused(type(estimator)().get_params(deep=False))
+            defaults = type(estimator)().get_params(deep=False)
+            for name, users in _loss_parameters_unused(self.loss, p, defaults):
+                warnings.warn(f"{self.name}: {name}={p[name]!r} has no effect with loss={p['loss']!r}; it is a "
+                              f"parameter of loss {' and '.join(repr(u) for u in users)} only", UserWarning,
+                              stacklevel=user_stacklevel())
 
     # ------------------------------------------------------------------ configuration
-    def _check(self):
-        """"softmax", "vr" or "sgd"; raises on parameter combinations the solver does not take (each
-        parameter alone was validated by the estimator's ``_parameter_constraints``)."""
-        p, loss, vr = self.params, self.loss, self.solver in _vr.VR_SOLVERS
-        if self.center and (loss == "softmax" or vr):
-            raise ValueError("center=True is implemented for the SGD solvers (sgd, asgd) only; the variance-reduced "
-                             "solvers take warm_start_loss='log_loss' (the default for the bounded losses)")
-        if p["parallel"] == "rows" and (loss == "softmax" or vr):
-            raise ValueError("parallel='rows' (one problem's epochs on n_jobs threads) is implemented for the SGD "
-                             f"solvers (sgd, asgd, pegasos) only, not solver={self.solver!r} with loss={p['loss']!r}; "
-                             "use parallel='problems'")
-        if loss == "softmax" and self.warm_loss is not None:
-            raise ValueError("loss='softmax' takes no warm_start_loss (it is convex); leave it 'auto' or None")
-        if self.warm_loss not in (None, *SMOOTH_LOSSES) and vr:
-            raise ValueError(f"solver={self.solver!r} needs a smooth warm_start_loss ('log_loss'), got "
-                             f"{self.warm_loss!r}")
-        if loss == "softmax":
-            if self.solver not in _vr.SOFTMAX_SOLVERS:
-                raise ValueError(f"loss='softmax' takes solver in {sorted(_vr.SOFTMAX_SOLVERS)}, got {self.solver!r}")
-            if p["learning_rate"] not in (None, "constant") or p["average"] is not None:
-                raise ValueError("loss='softmax' uses a constant step eta0; leave learning_rate (or set it to "
-                                 "'constant') and average as None")
-            return "softmax"
-        if vr:
-            if loss not in SMOOTH_LOSSES:
-                raise ValueError(f"solver={self.solver!r} needs a smooth loss {SMOOTH_LOSSES}, got "
-                                 f"loss={p['loss']!r}")
-            if p["learning_rate"] is not None or p["average"] is not None:
-                raise ValueError(f"solver={self.solver!r} uses a constant step eta0 (default from the smoothness "
-                                 "constant); leave learning_rate and average as None")
-            return "vr"
-        if self.solver == "pegasos":
-            if loss not in PEGASOS_LOSSES:
-                raise ValueError(
-                    f"solver='pegasos' is defined for convex losses with bounded derivative {PEGASOS_LOSSES}; "
-                    f"its 1/(alpha t) steps diverge or saturate with loss={p['loss']!r} (use solver='sgd')")
-            if p["learning_rate"] not in (None, "pegasos"):
-                raise ValueError("solver='pegasos' uses learning_rate='pegasos' (1/(alpha t)); leave learning_rate=None")
-        return "sgd"
-
-    def _warn_unused(self, defaults):
-        """A UserWarning for each parameter set away from its default that this solver and loss do not use
-        (the fit would be bit for bit the same without it)."""
-        unused = [(name, who) for name, (uses, who) in _FAMILY_PARAMETERS.items()
-                  if not uses(self) and not _same(self.params[name], defaults[name])]
-        for name, who in unused:
-            warnings.warn(f"{self.name}: {name}={self.params[name]!r} has no effect with solver={self.solver!r} and "
-                          f"loss={self.params['loss']!r}; it is used by {who} only", UserWarning,
-                          stacklevel=user_stacklevel())
-
     def sgd_schedule(self):
-        return self.params["learning_rate"] or SGD_SOLVERS.get(self.solver, ("constant",))[0]
+        return self.method.schedule(self.loss)
 
     def loss_spec(self):
         return loss_spec_from(self.loss, self.params)
@@ -316,60 +223,31 @@ class LinearSolver:
 
     def records_history(self, data=None, verbose=0):
         """Whether a solve records the objective and errors after every pass (one extra pass over the data
-        each): ``history=True``; with "auto" (the default) only when someone looks -- an eval_set's test
+        each): the solver's ``history``; "auto" (the default) only when someone looks -- an eval_set's test
         error, or a progress bar (``verbose``). Passes and seconds are always recorded."""
-        history = self.params["history"]
-        if history == "auto":
-            return bool(verbose) or (data is not None and data.M_test is not None)
-        return bool(history)
+        return self.method.records_history(bool(verbose) or (data is not None and data.M_test is not None))
 
     def sgd_config(self, alpha, history=None):
-        p = self.params
-        default_schedule, default_average = SGD_SOLVERS[self.solver]
-        average = default_average if p["average"] is None else p["average"]
-        start = 0
-        if isinstance(average, str):  # "epoch"
-            averaging = _core.Averaging.epoch
-        elif isinstance(average, (bool, np.bool_)):
-            averaging = _core.Averaging.running if average else _core.Averaging.none
-        else:
-            averaging, start = _core.Averaging.running, int(average)
-        if isinstance(p["shuffle"], str):  # "block"
-            shuffle = _core.Shuffle.block
-        else:
-            shuffle = _core.Shuffle.exact if p["shuffle"] else _core.Shuffle.none
+        m, p = self.method, self.params
+        averaging, start = m.averaging()
         return SgdConfig(
-            schedule=default_schedule if p["learning_rate"] is None else p["learning_rate"], averaging=averaging,
-            average_start=start, shuffle=shuffle, project_ball=self.solver == "pegasos", alpha=alpha,
-            eta0=None if p["eta0"] is None else float(p["eta0"]), power_t=float(p["power_t"]),
-            fit_intercept=bool(p["fit_intercept"]), intercept_lr=float(p["intercept_lr"]),
+            schedule=m.schedule(self.loss), averaging=averaging, average_start=start, shuffle=m.shuffle_mode(),
+            project_ball=m.method == "pegasos", alpha=alpha, eta0=None if m.eta0 is None else float(m.eta0),
+            power_t=float(m.power_t), fit_intercept=bool(p["fit_intercept"]), intercept_lr=float(m.intercept_lr),
             history=self.records_history() if history is None else history,
-            n_threads=effective_n_jobs(p["n_jobs"]) if p["parallel"] == "rows" else 1)
+            n_threads=effective_n_jobs(p["n_jobs"]) if m.parallel == "rows" else 1)
 
     def vr_params(self, alpha, max_iter, seed, validation=None, history=None):
         """The variance-reduced engine's parameters (binary problems and the softmax model); with early
         stopping (``validation``) the validation score alone decides when to stop (the engine's tol is off)."""
-        p = self.params
+        p, m = self.params, self.method
         history = self.records_history() if history is None else history
-        return _vr.engine_params(self.solver, alpha=alpha, max_iter=max_iter, eta0=p["eta0"],
-                                 svrg_option=p["svrg_option"], tol=0.0 if validation is not None else p["tol"] or 0.0,
+        return _vr.engine_params(m.method, alpha=alpha, max_iter=max_iter, eta0=m.eta0, svrg_option=m.option,
+                                 tol=0.0 if validation is not None else p["tol"] or 0.0,
                                  fit_intercept=p["fit_intercept"], seed=seed, history=history)
 
     def seed(self):
         return seed_from_random_state(self.params["random_state"])
-
-    def noise_correction(self, X, y, classes, sample_weight):
-        """(sample_weight times the importance weights, {``transition_matrix_``, ``noise_rates_``}) for the
-        estimator's ``noise_rates`` (see LinearClassifier); (sample_weight, {}) without it. The out-of-fold
-        posterior comes from clones on the logistic loss (``noise_detector``)."""
-        rates = self.params["noise_rates"]
-        if rates is None:
-            return sample_weight, {}
-        seed = seed_from_random_state(self.params["random_state"]) % (2**32)
-        T, weights = corrected_weights_out_of_fold(X, y, classes, noise_detector(self.estimator),
-                                                   stratified_folds(y, CV_FOLDS, seed), rates)
-        weights = weights if sample_weight is None else weights * sample_weight
-        return weights, dict(transition_matrix_=T, noise_rates_=1.0 - np.diag(T))
 
     # ------------------------------------------------------------------ states
     def start(self, n_problems, n_features, coef_init=None, intercept_init=None):
@@ -418,12 +296,12 @@ class LinearSolver:
     def _solve_sgd(self, data, state, max_iter, warm_start, validation, bar, n_jobs, stop_on_tol, history):
         X, M, Y, sample_weight = data.X, data.M, data.Y, data.sample_weight
         cfg = self.sgd_config(weighted_alpha(self.params["alpha"], sample_weight, X.shape[0]), history)
-        mu = _sgd.column_mean(X, sample_weight) if self.center else None
+        mu = X.column_mean(sample_weight) if self.center else None
         warm_spec, n_warm = self.warm_start(max_iter, warm_start)
         spec = self.loss_spec()
         calib_spec, calib_factor = _sgd.calibration_loss(self.loss, spec)
         calibrate = cfg.eta0 is None and cfg.schedule != "pegasos"
-        block_rows = _sgd.block_rows(X) if cfg.shuffle == _core.Shuffle.block else 0
+        block_rows = X.block_rows() if cfg.shuffle == _core.Shuffle.block else 0
         seed = self.seed()
         tol = self.params["tol"] if stop_on_tol else None
         sw = np.ones(X.shape[0]) if sample_weight is None else sample_weight
@@ -445,7 +323,7 @@ class LinearSolver:
                 if validation is None:  # the training objective, scikit-learn's rule without early stopping
                     def objective():  # minus the training objective: higher is better
                         coef, b = state.model_row(k, cfg.averaging)
-                        z = Y[k] * (np.asarray(X @ coef).ravel() + b)
+                        z = Y[k] * X.scores(coef[None, :], b)[:, 0]
                         return -np.average(spec.value_deriv(z)[0], weights=sw) - 0.5 * cfg.alpha * coef @ coef
 
                     stopper = EarlyStopping(tol, self.params["n_iter_no_change"], objective, keep_best=False)
@@ -509,10 +387,16 @@ class LinearSolver:
 
 def noise_detector(estimator):
     """The model of the noisy posterior for a linear estimator's noise correction: a clone on the logistic
-    loss (the softmax model kept), without noise correction, Platt scaling, class weights or history."""
-    loss = canonical_loss(estimator.get_params()["loss"])
-    defaults = type(estimator)().get_params()  # the loss's own parameters go with the loss
-    return clone(estimator).set_params(noise_rates=None, probability=False, class_weight=None, history=False,
+    loss (the softmax model kept), without class weights, its loss parameters at their defaults, its solver's
+    per-pass history off."""
+    from sklearn.base import clone
+
+    p = estimator.get_params(deep=False)
+    loss = canonical_loss(p["loss"])
+    defaults = type(estimator)().get_params(deep=False)  # the loss's own parameters go with the loss
+    solver = resolve_solver(clone(p["solver"]) if not isinstance(p["solver"], str) else p["solver"])
+    solver.set_params(history=False)
+    return clone(estimator).set_params(class_weight=None, solver=solver,
                                        loss=loss if loss in ("log_loss", "softmax") else "log_loss",
                                        **{name: defaults[name] for name in LOSS_PARAMETERS})
 

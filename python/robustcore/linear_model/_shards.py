@@ -14,11 +14,15 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.utils.validation import _check_sample_weight, check_array, column_or_1d
 
-from ._base import binary_targets, check_magnitude, predict_from_scores, sigmoid_terms, validation_split
-from ._fused import fused_data
-from ._validation import check_csr_structure, check_labels, to_matrix
-from .linear_model import Data, LinearClassifier, LinearSolver
-from .linear_model._constant import constant_flags
+from .._base import (CV_FOLDS, binary_targets, check_magnitude, predict_from_scores, sigmoid_terms, stratified_folds,
+                     validation_split)
+from ..noise._label_noise import corrected_weights_out_of_fold
+from .._validation import check_csr_structure, check_labels
+from ..kernel_approximation import MappedFeatures
+from ._constant import constant_flags
+from ._estimator import LinearClassifier
+from ._rows import ArrayRows
+from ._solver import Data, LinearSolver, noise_detector
 
 
 # ----------------------------------------------------------------------------- the shards (run on the workers)
@@ -55,14 +59,14 @@ def fit_shard(shard, params, classes, state, local_max_iter, seed, per_class=Non
     solved): (the new state, rows, the last local history row). ``per_class``: the class weights
     (``classes`` order) that multiply the sample weights, or None. ``warm``: every epoch on the warm-start
     loss (a warm-start round). ``mapping``: (a fitted feature map, batch rows, threads): the solve runs on
-    the map's features of the shard's rows, mapped inside the engine (``_fused.fused_data``)."""
+    the map's features of the shard's rows, mapped inside the engine (``MappedFeatures``)."""
     X, y, sample_weight = shard
     sample_weight = class_weighted(per_class, classes, y, sample_weight)
     est = LinearClassifier(**params, random_state=seed)
     solver = LinearSolver(est, warn_unused=False)
     Y = binary_targets(y, classes)
-    data = Data(X, to_matrix(X), Y, sample_weight) if mapping is None else fused_data(mapping[0], X, Y, sample_weight,
-                                                                                      *mapping[1:])
+    rows = ArrayRows(X) if mapping is None else MappedFeatures(mapping[0], X, *mapping[1:])
+    data = Data(rows, rows.matrix(float32=False), Y, sample_weight)
     solved = solver.solve(data, copy.deepcopy(state), local_max_iter, warm_start="only" if warm else False,
                           stop_on_tol=False)
     history = solver.attributes(solved, est)["history_"]
@@ -71,11 +75,11 @@ def fit_shard(shard, params, classes, state, local_max_iter, seed, per_class=Non
     return solved.state, X.shape[0], last
 
 
-def noise_shard(shard, params, classes, seed):
-    """(the shard with its sample weights times the importance weights of ``params["noise_rates"]``, the
-    shard's transition matrix): ``robustcore.LinearClassifier``'s noise correction on the shard's own rows
-    (out-of-fold logistic-loss fits on the worker; "auto" estimates T from them). An empty shard is returned
-    as it is, with T None."""
+def noise_shard(shard, params, rates, classes, seed):
+    """(the shard with its sample weights times the importance weights of the noise ``rates``, the shard's
+    transition matrix): the noise correction of ``robustcore.NoiseCorrectedClassifier`` on the shard's own rows
+    (out-of-fold fits of ``noise_detector`` on the worker; "auto" estimates T from them). An empty shard is
+    returned as it is, with T None."""
     X, y, sample_weight = shard
     if len(y) == 0:
         return shard, None
@@ -83,9 +87,10 @@ def noise_shard(shard, params, classes, seed):
     if missing.size:
         raise ValueError(f"noise_rates needs rows of every class in every partition (its out-of-fold fits run "
                          f"where the rows are); a partition of {len(y)} rows has none of classes {list(missing)}")
-    solver = LinearSolver(LinearClassifier(**params, random_state=seed), warn_unused=False)
-    weights, noise = solver.noise_correction(X, y, classes, sample_weight)
-    return (X, y, weights), noise["transition_matrix_"]
+    T, weights = corrected_weights_out_of_fold(X, y, classes, noise_detector(LinearClassifier(**params)),
+                                               stratified_folds(y, CV_FOLDS, seed % (2**32)), rates)
+    return (X, y, weights if sample_weight is None else weights * sample_weight), T
+
 
 
 def part(pair, k):
@@ -199,11 +204,6 @@ def as_dask(client, X, y, sample_weight):
             raise ValueError(f"X has {X.shape[0]} rows but y or sample_weight has {v.shape[0]}")
         out.append(da.from_array(v, chunks=rows))
     return tuple(out)
-
-
-def has_own_proba(estimator):
-    """Whether the linear estimator has a probability model of its own (no Platt scaling needed)."""
-    return hasattr(clone(estimator).set_params(probability=False), "predict_proba")
 
 
 def is_dask(obj):

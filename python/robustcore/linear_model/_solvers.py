@@ -1,0 +1,415 @@
+"""Solver objects: how a linear model's objective is minimised, with the knobs of that method and nothing else.
+
+skglm's split of datafit and solver is the model: ``LinearClassifier(loss=..., solver=SAGA(eta0=...))`` takes
+the loss and the objective's parameters itself (alpha, fit_intercept, max_iter, tol, ...), and the solver object
+carries only its own knobs, so no parameter can be set that the chosen solver ignores. A solver name (a string)
+means that solver's object with its defaults: ``solver="saga"`` is ``solver=SAGA()``.
+
+Each solver declares the loss traits it needs (``requires``; the engine's loss registry declares each loss's
+traits, ``losses.LOSS_TRAITS``), checked once by ``check_loss`` when a fit starts. The objects are scikit-learn
+``BaseEstimator`` s: ``get_params`` / ``set_params`` / ``clone`` and nested grid searches
+(``{"solver__eta0": [...]}``) work, and their parameters are validated by ``_parameter_constraints``.
+
+Families: the SGD solvers (``SGD``, ``ASGD``, ``Pegasos``: the engine's ``sgd.hpp``) and the variance-reduced
+solvers (``SAGA``, ``SAG``, ``SVRG``, ``S2GD``, ``Finito``, ``VRLite``, ``BatchingSVRG``, ``MixedSVRG``:
+``vr.hpp``), one class for each method of the engine's registry (``_core.VrMethod``).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import Any, ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from .. import _core
+from ..losses import LOSS_TRAITS, SMOOTH_LOSSES, canonical_loss, losses_with
+
+#: the engine's step-size schedules, by name (read from the engine)
+SCHEDULES = dict(_core.Schedule.__members__)
+#: the variance-reduced methods of the engine (``_core.VrMethod``; "sgd" is the softmax model's plain SGD)
+VR_METHODS: dict = dict(_core.VrMethod.__members__)
+SVRG_OPTIONS: dict = dict(_core.SvrgOption.__members__)
+
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+_HISTORY = ["boolean", StrOptions({"auto"})]
+_WARM_START = [StrOptions({"auto", "log_loss", "hinge"}), None]
+
+
+class Solver(BaseEstimator):
+    """The base of the solver objects (see the module): ``family`` ("sgd" or "vr"), the engine's ``method``
+    name, the loss traits it ``requires``, and the resolution of its "auto" settings for a loss.
+
+    Every solver has ``history`` ("auto", True or False: whether each pass also records the objective and the
+    training error, one extra pass over the data each; "auto": when someone looks -- an ``eval_set`` or a
+    progress bar) and, except Pegasos, ``warm_start_loss`` ("auto", "log_loss", "hinge" or None: a convex
+    warm start, the first third of the passes on that loss, then the loss itself; "auto": "log_loss" for the
+    bounded losses, none otherwise).
+    """
+
+    family: ClassVar[str]
+    method: ClassVar[str]
+    requires: ClassVar[tuple[str, ...]] = ()
+    #: whether the solver can fit loss="softmax" (one multinomial model)
+    softmax: ClassVar[bool] = False
+    option: ClassVar[str] = "last"  # SVRG's outer-iterate option (the engine's default for every other method)
+
+    def validate(self) -> None:
+        """Check each parameter against ``_parameter_constraints`` (TypeError / ValueError naming it)."""
+        self._validate_params()
+
+    def check_loss(self, loss: str) -> None:
+        """A ValueError naming what the solver needs when ``loss`` lacks a trait it ``requires`` (or is
+        "softmax" and the solver has no multinomial form)."""
+        loss = canonical_loss(loss)
+        if loss == "softmax":
+            if not self.softmax:
+                raise ValueError(f"loss='softmax' takes a variance-reduced solver or SGD(learning_rate='constant'), "
+                                 f"not {self!r}")
+            return
+        missing = [t for t in self.requires if not LOSS_TRAITS[loss][t]]
+        if missing:
+            raise ValueError(f"{type(self).__name__} needs a {' and '.join(self.requires)} loss "
+                             f"{losses_with(*self.requires)}; loss={loss!r} is not {' and '.join(missing)}")
+
+    def warm_loss(self, loss: str) -> str | None:
+        """The warm-start loss of a fit on ``loss`` ("auto" resolved), or None."""
+        value = getattr(self, "warm_start_loss", None)
+        if value != "auto":
+            return value
+        return "log_loss" if LOSS_TRAITS.get(canonical_loss(loss), {}).get("bounded") else None
+
+    def records_history(self, looked_at: bool) -> bool:
+        """Whether a solve records the objective and errors after every pass (``history``)."""
+        return looked_at if self.history == "auto" else bool(self.history)
+
+
+class _SGDFamily(Solver):
+    family = "sgd"
+    default_schedule: ClassVar[str]
+    default_average: ClassVar[bool]
+
+    def schedule(self, loss: str | None = None) -> str:
+        """The step-size schedule ("constant" for the softmax model's plain SGD)."""
+        learning_rate = getattr(self, "learning_rate", None)
+        if learning_rate is not None:
+            return learning_rate
+        return "constant" if loss == "softmax" else self.default_schedule
+
+    def averaging(self):
+        """(``_core.Averaging``, the step averaging starts at)."""
+        average = self.average
+        if isinstance(average, str):  # "epoch"
+            return _core.Averaging.epoch, 0
+        if isinstance(average, (bool, np.bool_)):
+            return (_core.Averaging.running if average else _core.Averaging.none), 0
+        return _core.Averaging.running, int(average)
+
+    def shuffle_mode(self):
+        if isinstance(self.shuffle, str):  # "block"
+            return _core.Shuffle.block
+        return _core.Shuffle.exact if self.shuffle else _core.Shuffle.none
+
+
+_SGD_CONSTRAINTS: dict = {
+    "learning_rate": [StrOptions(set(SCHEDULES) - {"pegasos"}), None],
+    "eta0": [_POSITIVE, None],
+    "power_t": [Interval(Real, None, None, closed="neither")],
+    "average": ["boolean", Interval(Integral, 0, None, closed="left"), StrOptions({"epoch"})],
+    "shuffle": ["boolean", StrOptions({"block"})],
+    "intercept_lr": [_POSITIVE],
+    "center": [StrOptions({"auto"}), "boolean"],
+    "parallel": [StrOptions({"problems", "rows"})],
+    "warm_start_loss": _WARM_START,
+    "history": _HISTORY,
+}
+
+
+class SGD(_SGDFamily):
+    """Plain SGD (SRamp paper Algorithm 1; option A, or option B with ``average="epoch"``), any loss.
+
+    Parameters
+    ----------
+    learning_rate : {"optimal", "constant", "invscaling", "asgd"} or None, default=None
+        Step-size schedule; None: "optimal" (the softmax model: "constant", its only one).
+    eta0 : float > 0 or None, default=None
+        Initial step of the schedule. None calibrates it in the spirit of Bottou's sgd: one pass of
+        constant-step SGD on a 1000-row subset for each eta = 2^-20 ... 2^10, keeping the eta with the lowest
+        objective there. The bounded losses calibrate on the logistic loss and scale the result by
+        L_log / L_loss (the ratio of the losses' smoothness constants). loss="softmax" needs a given eta0 or
+        uses the engine's default step.
+    power_t : float, default=0.5
+        Exponent of "invscaling" (a ValueError with another schedule: it would be ignored).
+    average : bool, int >= 0 or "epoch", default=False
+        True: output the running average of all iterates; an int k: of the iterates after the first k
+        steps; "epoch": option B (each epoch restarts from, and outputs, the previous epoch's average).
+    shuffle : bool or "block", default=True
+        True: a fresh uniform permutation of the rows every epoch. False: the rows in their given order.
+        "block": the rows copied once into a random order, then blocks of ~32 KiB of consecutive rows
+        visited in random order each epoch (contiguous reads, 1.2-1.4x faster per epoch on large sparse data,
+        :doc:`/benchmarks/sgd`).
+    intercept_lr : float > 0, default=1.0
+        The intercept's step is ``intercept_lr * eta`` (Bottou's sgd and scikit-learn on sparse data: 0.01).
+    center : "auto" or bool, default="auto"
+        Implicit feature centring (the steps see x - mu without copying X, O(nnz) per step; the problem solved
+        is the same). "auto": on for the bounded losses, which otherwise often end as a constant predictor on
+        non-centred features (:doc:`/user_guide/robust_losses`).
+    parallel : {"problems", "rows"}, default="problems"
+        How the estimator's ``n_jobs`` threads share a fit: "problems", the one-vs-rest problems side by side;
+        "rows", every epoch of each problem on n_jobs threads by iterative parameter mixing (reproducible for
+        a given random_state and n_jobs; :doc:`/benchmarks/speed_targets`).
+    warm_start_loss : {"auto", "log_loss", "hinge"} or None, default="auto"
+        See :class:`Solver`.
+    history : "auto" or bool, default="auto"
+        See :class:`Solver`.
+
+    Examples
+    --------
+    >>> import robustcore as rc
+    >>> from robustcore.linear_model import SGD
+    >>> rc.LinearClassifier(solver=SGD(learning_rate="invscaling", eta0=0.01, power_t=0.25))
+    LinearClassifier(solver=SGD(eta0=0.01, learning_rate='invscaling', power_t=0.25))
+    """
+
+    method = "sgd"
+    softmax = True
+    default_schedule = "optimal"
+    default_average = False
+    _parameter_constraints: dict = _SGD_CONSTRAINTS
+
+    def __init__(self, learning_rate: str | None = None, eta0: float | None = None, power_t: float = 0.5,
+                 average: bool | int | str = False, shuffle: bool | str = True, intercept_lr: float = 1.0,
+                 center: str | bool = "auto", parallel: str = "problems", warm_start_loss: str | None = "auto",
+                 history: bool | str = "auto") -> None:
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.power_t = power_t
+        self.average = average
+        self.shuffle = shuffle
+        self.intercept_lr = intercept_lr
+        self.center = center
+        self.parallel = parallel
+        self.warm_start_loss = warm_start_loss
+        self.history = history
+
+    def check_loss(self, loss: str) -> None:
+        super().check_loss(loss)
+        loss = canonical_loss(loss)
+        if self.power_t != 0.5 and self.schedule(loss) != "invscaling":
+            raise ValueError(f"power_t={self.power_t!r} is the exponent of learning_rate='invscaling'; this "
+                             f"{type(self).__name__} uses {self.schedule(loss)!r}")
+        if loss == "softmax":
+            changed = [name for name in ("average", "shuffle", "intercept_lr", "center", "parallel")
+                       if not _same(getattr(self, name), type(self)().get_params()[name])]
+            if self.schedule(loss) != "constant" or changed or self.default_average:
+                raise ValueError("loss='softmax' is fitted by plain constant-step SGD over a fresh permutation per "
+                                 "pass: use SGD(learning_rate=None or 'constant', eta0=...) with the other "
+                                 f"parameters at their defaults (got {self!r})")
+            if self.warm_start_loss not in ("auto", None):
+                raise ValueError("loss='softmax' takes no warm_start_loss (it is convex)")
+
+    def centred(self, loss: str) -> bool:
+        """Whether the fit centres the features ("auto": for the bounded losses)."""
+        if self.center == "auto":
+            return bool(LOSS_TRAITS.get(canonical_loss(loss), {}).get("bounded"))
+        return bool(self.center)
+
+
+class ASGD(SGD):
+    """Averaged SGD (Xu 2011): SGD with the "asgd" schedule, outputting the running average of the iterates.
+    The parameters are :class:`SGD`'s, with the defaults ``learning_rate=None`` ("asgd") and ``average=True``.
+
+    Examples
+    --------
+    >>> from robustcore.linear_model import ASGD
+    >>> ASGD().schedule(), ASGD().average
+    ('asgd', True)
+    """
+
+    method = "asgd"
+    softmax = False
+    default_schedule = "asgd"
+    default_average = True
+
+    def __init__(self, learning_rate: str | None = None, eta0: float | None = None, power_t: float = 0.5,
+                 average: bool | int | str = True, shuffle: bool | str = True, intercept_lr: float = 1.0,
+                 center: str | bool = "auto", parallel: str = "problems", warm_start_loss: str | None = "auto",
+                 history: bool | str = "auto") -> None:
+        super().__init__(learning_rate=learning_rate, eta0=eta0, power_t=power_t, average=average, shuffle=shuffle,
+                         intercept_lr=intercept_lr, center=center, parallel=parallel,
+                         warm_start_loss=warm_start_loss, history=history)
+
+
+class Pegasos(_SGDFamily):
+    """Pegasos (Shalev-Shwartz et al. 2011): 1/(alpha t) steps and a projection onto the 1/sqrt(alpha) ball;
+    convex losses with a bounded derivative only (its steps diverge or saturate otherwise).
+
+    Parameters
+    ----------
+    average, shuffle, intercept_lr, parallel, history
+        As :class:`SGD`'s.
+
+    Examples
+    --------
+    >>> from robustcore.linear_model import Pegasos
+    >>> Pegasos().requires
+    ('convex', 'bounded_derivative')
+    """
+
+    method = "pegasos"
+    requires = ("convex", "bounded_derivative")
+    default_schedule = "pegasos"
+    default_average = False
+    _parameter_constraints: dict = {name: _SGD_CONSTRAINTS[name]
+                                    for name in ("average", "shuffle", "intercept_lr", "parallel", "history")}
+
+    def __init__(self, average: bool | int | str = False, shuffle: bool | str = True, intercept_lr: float = 1.0,
+                 parallel: str = "problems", history: bool | str = "auto") -> None:
+        self.average = average
+        self.shuffle = shuffle
+        self.intercept_lr = intercept_lr
+        self.parallel = parallel
+        self.history = history
+
+    eta0 = None
+    power_t = 0.5
+    warm_start_loss = None
+
+    def centred(self, loss: str) -> bool:
+        return False
+
+
+class _VarianceReduced(Solver):
+    """A variance-reduced method of the engine (``vr.hpp``): smooth losses, ``max_iter`` effective passes, a
+    constant step ``eta0`` (None: the method's default from the loss's smoothness constant)."""
+
+    family = "vr"
+    requires = ("smooth",)
+    softmax = True
+    _parameter_constraints: dict = {"eta0": [_POSITIVE, None], "warm_start_loss": _WARM_START,
+                                    "history": _HISTORY}
+
+    def __init__(self, eta0: float | None = None, warm_start_loss: str | None = "auto",
+                 history: bool | str = "auto") -> None:
+        self.eta0 = eta0
+        self.warm_start_loss = warm_start_loss
+        self.history = history
+
+    def check_loss(self, loss: str) -> None:
+        super().check_loss(loss)
+        warm = self.warm_loss(loss)
+        if canonical_loss(loss) == "softmax" and self.warm_start_loss not in ("auto", None):
+            raise ValueError("loss='softmax' takes no warm_start_loss (it is convex)")
+        if warm is not None and warm not in SMOOTH_LOSSES:
+            raise ValueError(f"{type(self).__name__} needs a smooth warm_start_loss ('log_loss'), got {warm!r}")
+
+
+def _vr_class(method: str, name: str, summary: str) -> type:
+    doc = (f"{summary}\n\n    A variance-reduced solver (``vr.hpp``, method {method!r}) for smooth losses.\n\n"
+           "    Parameters\n    ----------\n    eta0 : float > 0 or None, default=None\n"
+           "        The constant step; None: the method's default from the loss's smoothness constant.\n"
+           "    warm_start_loss, history\n        See :class:`Solver`.\n")
+    return type(name, (_VarianceReduced,), {"__doc__": doc, "method": method, "__module__": __name__})
+
+
+SAGA = _vr_class("saga", "SAGA", "SAGA (Defazio et al. 2014).")
+SAG = _vr_class("sag", "SAG", "SAG (Schmidt et al. 2017).")
+S2GD = _vr_class("s2gd", "S2GD", "Semi-stochastic gradient descent (Konecny & Richtarik 2017).")
+Finito = _vr_class("finito", "Finito", "Finito (Defazio et al. 2014).")
+VRLite = _vr_class("vrlite", "VRLite", "VR-lite (the variants paper's Algorithm 4.4).")
+BatchingSVRG = _vr_class("batching_svrg", "BatchingSVRG", "SVRG with growing batches for the snapshot gradient.")
+MixedSVRG = _vr_class("mixed_svrg", "MixedSVRG", "SVRG mixed with SGD steps (the variants paper).")
+
+
+class SVRG(_VarianceReduced):
+    """SVRG (Johnson & Zhang 2013), the variants paper's Algorithm 4.2.
+
+    Parameters
+    ----------
+    eta0 : float > 0 or None, default=None
+        The constant step; None: the default from the loss's smoothness constant.
+    option : {"last", "average", "random"}, default="last"
+        The next outer iterate: (a) the last, (b) the average, (c) a uniformly chosen inner iterate.
+    warm_start_loss, history
+        See :class:`Solver`.
+
+    Examples
+    --------
+    >>> import robustcore as rc
+    >>> from robustcore.linear_model import SVRG
+    >>> rc.LinearClassifier(loss="log_loss", solver=SVRG(option="average")).solver.option
+    'average'
+    """
+
+    method = "svrg"
+    _parameter_constraints: dict = {**_VarianceReduced._parameter_constraints,
+                                    "option": [StrOptions(set(SVRG_OPTIONS))]}
+
+    def __init__(self, eta0: float | None = None, option: str = "last", warm_start_loss: str | None = "auto",
+                 history: bool | str = "auto") -> None:
+        super().__init__(eta0=eta0, warm_start_loss=warm_start_loss, history=history)
+        self.option = option
+
+
+#: every solver class, by the name a string ``solver=`` takes
+SOLVERS: dict[str, type] = {cls.method: cls for cls in (SGD, ASGD, Pegasos, SAGA, SAG, SVRG, S2GD, Finito, VRLite,
+                                                         BatchingSVRG, MixedSVRG)}
+_missing = set(VR_METHODS) - set(SOLVERS)
+assert not _missing, f"the engine's variance-reduced methods {sorted(_missing)} have no solver class"
+
+
+def make_solver(name: str, **params: Any) -> Solver:
+    """The solver object of a solver name with the given parameters: ``make_solver("saga", eta0=0.1)`` is
+    ``SAGA(eta0=0.1)`` (for code that chooses the solver by name).
+
+    Parameters
+    ----------
+    name : str
+        A solver name ("sgd", "asgd", "pegasos", "saga", "sag", "svrg", "s2gd", "finito", "vrlite",
+        "batching_svrg", "mixed_svrg").
+    **params
+        The solver's parameters (a TypeError names one it does not have).
+
+    Returns
+    -------
+    solver : Solver
+
+    Examples
+    --------
+    >>> from robustcore.linear_model import make_solver
+    >>> make_solver("svrg", option="average")
+    SVRG(option='average')
+    """
+    if name not in SOLVERS:
+        raise ValueError(f"{name!r} is not a solver; the names are {sorted(SOLVERS)}")
+    cls = SOLVERS[name]
+    unknown = sorted(set(params) - set(cls._get_param_names()))
+    if unknown:
+        raise TypeError(f"{cls.__name__} has no parameter {', '.join(unknown)}; its parameters are "
+                        f"{cls._get_param_names()}")
+    return cls(**params)
+
+
+def resolve_solver(solver: Any) -> Solver:
+    """The solver object a ``solver=`` parameter means (a name: the class with its defaults), its parameters
+    validated; a TypeError / ValueError naming the problem otherwise."""
+    if isinstance(solver, str):
+        if solver not in SOLVERS:
+            raise ValueError(f"solver={solver!r} is not a solver; the names are {sorted(SOLVERS)} (or pass a solver "
+                             "object, e.g. robustcore.linear_model.SAGA(eta0=0.1))")
+        solver = SOLVERS[solver]()
+    elif not isinstance(solver, Solver):
+        raise TypeError(f"solver must be a solver name {sorted(SOLVERS)} or a robustcore.linear_model solver object, "
+                        f"got {type(solver).__name__}")
+    solver.validate()
+    return solver
+
+
+def _same(value, default):
+    """Whether a parameter value equals its default (arrays and tuples compared by value)."""
+    try:
+        return bool(np.all(value == default)) and np.shape(value) == np.shape(default)
+    except (TypeError, ValueError):
+        return value is default
