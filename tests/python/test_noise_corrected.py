@@ -25,11 +25,13 @@ def test_the_wrapper_is_its_rule_on_out_of_fold_probabilities(solver):
     ``random_state``, ``noise.noise_correction`` of them (the rule ``NoisyLabelClassifierCV`` applies too),
     the estimator fitted with those weights; for estimated and for given rates."""
     from robustcore._base import stratified_folds
+    from robustcore._validation import seed_from_random_state
 
     X, _, yn = _problem()
+    folds = stratified_folds(yn, 5, seed_from_random_state(0) % 2**32)  # the folds of random_state=0
     for rates in ("auto", {0: 0.3, 1: 0.1}):
         kw = dict(loss="log_loss", solver=solver, max_iter=10, random_state=0)
-        P, classes = rc.noise.out_of_fold_proba(X, yn, rc.LinearClassifier(**kw), cv=stratified_folds(yn, 5, 0))
+        P, classes = rc.noise.out_of_fold_proba(X, yn, rc.LinearClassifier(**kw), cv=folds)
         given = "auto" if rates == "auto" else rc.noise.transition_matrix(rates, classes)
         T, weights = rc.noise.noise_correction(P, np.searchsorted(classes, yn), given)
         inner = rc.LinearClassifier(**kw).fit(X, yn, sample_weight=weights)

@@ -14,7 +14,7 @@ from sklearn.utils._param_validation import HasMethods, StrOptions
 
 from .._base import ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, user_stacklevel
 from ._label_noise import _default_estimator, clean_prior_from_frequencies, corrected_weights_out_of_fold
-from ._meta import FinalEstimatorWrapper, linear_detector
+from ._meta import FinalEstimatorWrapper
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -96,8 +96,9 @@ class NoiseCorrectedClassifier(FinalEstimatorWrapper):
         if self.detector is not None:
             return clone(self.detector)
         from ..linear_model import LinearClassifier
+        from ..linear_model._solver import noise_detector
 
-        return linear_detector(final) if isinstance(final, LinearClassifier) else _default_estimator()
+        return noise_detector(final) if isinstance(final, LinearClassifier) else _default_estimator()
 
     @fit_method(nested_validation=True)
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> NoiseCorrectedClassifier:

@@ -54,7 +54,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from .._base import ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, map_problems, user_stacklevel
 from ._label_noise import (NoiseEstimateWarning, importance_weighting, kIllConditionedT, label_issues_from_proba,
                            uninformative)
-from ._meta import FinalEstimatorWrapper, linear_detector
+from ._meta import FinalEstimatorWrapper
 from ._pruned import flag_mask, kept_rows
 from ._scoring import corrected_accuracy
 
@@ -95,13 +95,14 @@ def _log_likelihood(P, labels, sample_weight):
 
 def posterior_estimator(base, seed):
     """The linear posterior model of the shared pass: for a robustcore LinearClassifier its clone on the
-    logistic loss (``linear_detector``: no class weights or history), so the plain remedy's fits on the same
+    logistic loss (``noise_detector``: no class weights or history), so the plain remedy's fits on the same
     folds are this pass's own; otherwise a seeded log-loss SAGA LinearClassifier. Its ``alpha`` is then set
     along ``POSTERIOR_ALPHAS``, never the user's."""
     from ..linear_model import LinearClassifier
+    from ..linear_model._solver import noise_detector
 
     if isinstance(base, LinearClassifier):
-        return linear_detector(base)
+        return noise_detector(base)
     return LinearClassifier(loss="log_loss", solver="saga", random_state=seed)
 
 

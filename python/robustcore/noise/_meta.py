@@ -1,6 +1,6 @@
 """What the wrappers that fit one final estimator share (``PrunedClassifier``, ``NoiseCorrectedClassifier``,
-``NoisyLabelClassifierCV``): the default final estimator, the linear posterior model (``linear_detector``), the
-predictions delegated to the fitted ``estimator_``, each available when that estimator has it."""
+``NoisyLabelClassifierCV``): the default final estimator, the predictions delegated to the fitted ``estimator_``,
+each available when that estimator has it."""
 
 from __future__ import annotations
 
@@ -25,21 +25,6 @@ def default_linear_estimator(seed):
     from ..linear_model import LinearClassifier
 
     return LinearClassifier(loss="log_loss", solver="saga", random_state=seed)
-
-
-def linear_detector(estimator):
-    """The model of the noisy posterior for a robustcore ``LinearClassifier``'s noise correction and
-    ``NoisyLabelClassifierCV``'s posterior: a clone on the logistic loss (the softmax model kept), the loss's
-    own parameters at their defaults, without class weights or history (nor Platt scaling or noise
-    correction, where the estimator has them)."""
-    from ..losses import LOSS_PARAMETERS, canonical_loss
-
-    loss = canonical_loss(estimator.get_params()["loss"])
-    params, defaults = estimator.get_params(deep=False), type(estimator)().get_params(deep=False)
-    plain = {"noise_rates": None, "probability": False, "class_weight": None, "history": False}
-    return clone(estimator).set_params(**{name: value for name, value in plain.items() if name in params},
-                                       loss=loss if loss in ("log_loss", "softmax") else "log_loss",
-                                       **{name: defaults[name] for name in LOSS_PARAMETERS if name in params})
 
 
 def _final_has(attr):
