@@ -353,12 +353,27 @@ class _silenced(warnings.catch_warnings):
         return out
 
 
+def _fit_params(est):
+    """The parameters that decide an estimator's fit: ``history`` (which only records) aside, also a solver
+    object's, and a solver given by name as the object it means (``linear_model.make_solver``)."""
+    from ..linear_model import Solver, make_solver
+
+    params = est.get_params(deep=False)
+    params.pop("history", None)
+    solver = params.get("solver")
+    if isinstance(solver, (str, Solver)):
+        solver = make_solver(solver) if isinstance(solver, str) else solver
+        knobs = solver.get_params(deep=False)
+        knobs.pop("history", None)
+        params["solver"] = (type(solver), tuple(sorted(knobs.items())))
+    return params
+
+
 def _same_fit(a, b):
-    """Whether two estimators fit the same model: equal parameters (``history``, which only records, aside)."""
-    pa, pb = a.get_params(), b.get_params()
-    pa.pop("history", None), pb.pop("history", None)
+    """Whether two estimators fit the same model: equal ``_fit_params``."""
+    pa, pb = _fit_params(a), _fit_params(b)
     return type(a) is type(b) and pa.keys() == pb.keys() and all(
-        pa[k] is pb[k] or (type(pa[k]) is type(pb[k]) and pa[k] == pb[k]) for k in pa)
+        pa[k] is pb[k] or (type(pa[k]) is type(pb[k]) and bool(np.all(pa[k] == pb[k]))) for k in pa)
 
 
 class NoisyLabelClassifierCV(FinalEstimatorWrapper):
