@@ -1,9 +1,9 @@
-"""What `noise_rates="auto"` should do when its estimated transition matrix is ill-conditioned.
+"""What `NoiseCorrectedClassifier(noise_rates="auto")` should do when its estimated T is ill-conditioned.
 
 An estimated T with condition number above 10 (two classes: flip rates summing to 0.9 or more) makes the
 importance weights unreliable: the noisy labels then cannot tell heavy noise from class overlap or a small
-sample. Three policies for such an estimate, on the same fit (`LinearClassifier(loss="log_loss",
-solver="saga", max_iter=15, noise_rates="auto")`, defaults otherwise, nothing tuned):
+sample. Three policies for such an estimate, on the same fit (`NoiseCorrectedClassifier(LinearClassifier(loss="log_loss",
+solver="saga", max_iter=15), noise_rates="auto")`, defaults otherwise, nothing tuned):
 
 - `applied`: the weights of the estimate, as before 2026-11-26;
 - `not applied`: every weight 1, the uncorrected fit (robustcore's policy since 2026-11-26);
@@ -27,9 +27,9 @@ import warnings
 import numpy as np
 from sklearn.datasets import make_classification
 
-import robustcore.linear_model as linear_model
-from robustcore import LinearClassifier, datasets
-from robustcore._label_noise import _asymptote_weights, corrected_weights, kIllConditionedT
+import robustcore.noise._label_noise as label_noise
+from robustcore import LinearClassifier, NoiseCorrectedClassifier, datasets
+from robustcore.noise._label_noise import _asymptote_weights, corrected_weights, kIllConditionedT
 from robustcore.experiments import noise_bench as nb
 
 SETTINGS = [("sym", 0.4), ("sym", 0.45), ("cc", (0.6, 0.1)), ("cc", (0.6, 0.3)), ("cc", (0.4, 0.1))]
@@ -49,7 +49,7 @@ def shrink(T, target=kIllConditionedT):
 
 
 class Policy:
-    """Stands in for ``linear_model.noise_correction`` (two classes, rates estimated): the estimate's weights,
+    """Stands in for ``noise.noise_correction`` (two classes, rates estimated): the estimate's weights,
     handled by ``self.name`` when ill-conditioned; records the condition number of the last estimate."""
 
     def __init__(self):
@@ -86,7 +86,7 @@ def main():
     ap.add_argument("--verbose", action="store_true", help="one line per ill-conditioned estimate")
     args = ap.parse_args()
     policy = Policy()
-    linear_model.noise_correction = policy  # what LinearClassifier._noise_correction calls
+    label_noise.noise_correction = policy  # what NoiseCorrectedClassifier's fit calls
     cases, n_fits = [], 0
     for name, X, y, Xt, yt in problems(args.datasets):
         for kind, rate in SETTINGS:
@@ -98,8 +98,9 @@ def main():
                     policy.name = name_
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
-                        model = LinearClassifier(loss="log_loss", solver="saga", max_iter=15, noise_rates="auto",
-                                                 random_state=seed).fit(Xs, yn)
+                        model = NoiseCorrectedClassifier(
+                            LinearClassifier(loss="log_loss", solver="saga", max_iter=15, random_state=seed),
+                            noise_rates="auto", random_state=seed).fit(Xs, yn)
                     errors[policy.name] = float(np.mean(model.predict(Xt) != yt))
                     if policy.cond <= kIllConditionedT:
                         break  # the policies agree

@@ -1,4 +1,4 @@
-"""Which noise correction LinearClassifier's ``noise_rates`` uses: importance reweighting (Liu & Tao 2016)
+"""Which noise correction ``NoiseCorrectedClassifier`` (formerly LinearClassifier's ``noise_rates``) uses: importance reweighting (Liu & Tao 2016)
 against the alpha-weighted loss of Natarajan et al. 2013 (their Theorem 9: positives weighted 1 - a,
 negatives a, a = (1 - rho+ + rho-) / 2), both with the TRUE rates, both through sample weights (so every
 loss and solver takes them). Natarajan's other method, the unbiased loss, needs negative per-row weights
@@ -17,6 +17,13 @@ import robustcore as rc
 from robustcore.noise import flip_labels
 
 
+def _model(loss, solver, seed, noise_rates=None, **kw):
+    """The LinearClassifier, noise-corrected (the wrapper) when rates are given."""
+    model = rc.LinearClassifier(loss=loss, solver=solver, random_state=seed, **kw)
+    return model if noise_rates is None else rc.NoiseCorrectedClassifier(model, noise_rates=noise_rates,
+                                                                         random_state=seed)
+
+
 def main():
     print("| (rho+, rho-) | loss, solver | clean | noisy | importance | alpha-weighted |")
     print("|---|---|---|---|---|---|")
@@ -31,8 +38,8 @@ def main():
                 a = (1 - rp + rm) / 2
                 runs = ((ytr, {}), (yn, {}), (yn, dict(noise_rates={1: rp, 0: rm})),
                         (yn, dict(class_weight={1: 1 - a, 0: a})))
-                errors.append([1 - rc.LinearClassifier(loss=loss, solver=solver, random_state=seed, **kw)
-                               .fit(Xtr, labels).score(Xte, yte) for labels, kw in runs])
+                errors.append([1 - _model(loss, solver, seed, **kw).fit(Xtr, labels).score(Xte, yte)
+                               for labels, kw in runs])
             cells = " | ".join(f"{e:.3f}" for e in np.mean(errors, axis=0))
             print(f"| ({rp}, {rm}) | {loss}, {solver} | {cells} |", flush=True)
 

@@ -130,8 +130,10 @@ def speed_sets(full):
 # ----------------------------------------------------------------------------- accuracy
 def _rc(params, alpha, seed):
     params = dict(params)
-    prune = params.pop("prune", False)
+    prune, rates = params.pop("prune", False), params.pop("noise_rates", None)
     model = rc.LinearClassifier(alpha=alpha, random_state=seed, **params)
+    if rates is not None:  # noise-corrected training: the wrapper
+        return rc.NoiseCorrectedClassifier(model, noise_rates=rates, random_state=seed)
     return rc.PrunedClassifier(model, random_state=seed) if prune else model
 
 
@@ -147,8 +149,8 @@ def grid_errors(ours, X, yn, Xt, yt, seed):
 
     from robustcore._base import stratified_folds
     from robustcore._validation import seed_from_random_state
-    from robustcore._noise_cv import REMEDIES, _kept
-    from robustcore._noise_posterior import flag_mask, noise_from_posterior, posterior_estimator, shared_posterior
+    from robustcore.noise._cv import REMEDIES, noise_from_posterior, posterior_estimator, shared_posterior
+    from robustcore.noise._pruned import flag_mask, kept_rows
 
     Xv = X.tocsr() if hasattr(X, "tocsr") else np.ascontiguousarray(X, dtype=np.float64)
     labels = np.asarray(yn)  # 0..K-1 already
@@ -163,7 +165,7 @@ def grid_errors(ours, X, yn, Xt, yt, seed):
     for remedy, params in zip(ours.cv_results_["remedy"], ours.cv_results_["params"]):
         rows, w = np.arange(labels.size), None
         if remedy == "pruned":
-            rows = _kept(rows, is_flagged, labels, scores, int(labels.max()) + 1)
+            rows = kept_rows(rows, is_flagged, labels, scores)
         elif remedy == "corrected":
             w = weights
         est = clone(base).set_params(**{**REMEDIES[remedy][1], **params})
@@ -206,8 +208,8 @@ def one_run(X, yn, Xt, yt, seed, cleanlab, grid=False):
 # ----------------------------------------------------------------------------- multiclass
 def multiclass(seeds):
     """More than two classes: the candidates' per-fold leave-one-out flags (0.3.0) against the shared pass's
-    (before; ``_noise_posterior.honest_folds`` declined), test error on clean labels."""
-    from robustcore import _noise_cv
+    (before; ``noise._cv.honest_folds`` declined), test error on clean labels."""
+    from robustcore.noise import _cv as _noise_cv
 
     honest = _noise_cv.honest_folds
     print("| classes | noise | leave-one-out flags | shared-pass flags |\n|---|---|---|---|")
@@ -358,7 +360,7 @@ def main():
     print(head)
     print("|---" * (head.count("|") - 1) + "|")
     if args.explore:
-        from robustcore import _noise_cv
+        from robustcore.noise import _cv as _noise_cv
 
         _noise_cv.REMEDIES.setdefault("sramp_sgd", ("the Smooth Ramp loss, SGD", {"loss": "sramp", "solver": "sgd"}))
     cells = accuracy(args.seeds, sets, have_cleanlab, args.max_train, args.grid, args.settings, args.first_seed)

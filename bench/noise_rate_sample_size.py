@@ -1,7 +1,7 @@
 """How many rows `noise.estimate_transition` needs (issue 12): the largest error of the two estimated flip
 rates against the realised ones, on generated data (20 features, class_sep 1, balanced) with known flips,
 by training-set size, per seed; and the real sets where the size is the problem (heart, sonar: ~200 rows at
-symmetric 40% flips: what the estimate says and what `LinearClassifier(noise_rates="auto")` does with it).
+symmetric 40% flips: what the estimate says and what `NoiseCorrectedClassifier(LinearClassifier(...), noise_rates="auto")` does with it).
 
     ROBUSTCORE_DATA=../shared/data python bench/noise_rate_sample_size.py [--seeds 5]   # about 20 s
 
@@ -17,7 +17,8 @@ import warnings
 import numpy as np
 from sklearn.datasets import make_classification
 
-from robustcore import _label_noise as label_noise, datasets, noise
+from robustcore import datasets, noise
+from robustcore.noise import _label_noise as label_noise
 from robustcore.linear_model import LinearClassifier
 
 
@@ -95,7 +96,8 @@ def main():
         X, y, X_test, y_test = datasets.load(name)
         for seed in seeds:
             y_noisy = noise.flip_labels(y, 0.4, random_state=seed)
-            clf = LinearClassifier(loss="log_loss", solver="saga", noise_rates="auto", random_state=seed)
+            clf = noise.NoiseCorrectedClassifier(LinearClassifier(loss="log_loss", solver="saga", random_state=seed),
+                                                 noise_rates="auto", random_state=seed)
             clf.fit(X, y_noisy)
             rho = ", ".join(f"{r:.2f}" for r in clf.noise_rates_)
             print(f"| {name} | {len(y)} | {seed} | ({rho}) | {clf.score(X_test, y_test):.3f}, "

@@ -168,10 +168,10 @@ class _KernelMixin(BaseClassifier):
         if self._precomputed():
             raise ValueError("noise_level='auto' estimates the noise from the features; give noise_level with "
                              "kernels='precomputed'")
-        from ._label_noise import _label_index, estimate_transition, wrong_label_fraction
+        from .noise import estimate_transition, wrong_label_fraction
 
         T = estimate_transition(X, y, cv=self._cv_splitter(y))
-        q = wrong_label_fraction(T, _label_index(y, np.unique(y)))
+        q = wrong_label_fraction(T, np.unique(y, return_inverse=True)[1])
         return {"noise_level_": float(min(max(q, 0.0), 0.49)), "transition_matrix_": T}
     def _check_work_memory(self, n, sample_weight, float32=False, n_problems=1):
         """MemoryError before any work (the out-of-fold fits of ``probability`` and ``noise_level="auto"``

@@ -131,7 +131,8 @@ def test_noise_rates_corrects_each_partition(client):
     noisy = np.where((y == 1) & (rng.random(len(y)) < 0.35), 0, y)
     plain = DaskLinearClassifier(loss="log_loss", random_state=0).fit(*_dask(X, noisy, 2))
     auto = DaskLinearClassifier(loss="log_loss", random_state=0, noise_rates="auto").fit(*_dask(X, noisy, 2))
-    local = rc.LinearClassifier(loss="log_loss", random_state=0, noise_rates="auto").fit(X, noisy)
+    local = rc.NoiseCorrectedClassifier(rc.LinearClassifier(loss="log_loss", random_state=0), noise_rates="auto",
+                                        random_state=0).fit(X, noisy)
     assert auto.score(Xt, yt) > plain.score(Xt, yt) + 0.02
     assert auto.score(Xt, yt) > local.score(Xt, yt) - 0.02
     np.testing.assert_allclose(auto.transition_matrix_, local.transition_matrix_, atol=0.1)
@@ -186,7 +187,8 @@ def test_constant_predictor_warns_as_in_memory(client):
     assert record[0].filename == __file__  # the warning points at the caller's line
     assert np.unique(bad.predict(X)).size == 1
     with pytest.warns(rc.ConstantPredictorWarning, match=match) as record:
-        rc.LinearClassifier(loss="log_loss", solver="saga", random_state=0, noise_rates=wrong).fit(X, y)
+        rc.NoiseCorrectedClassifier(rc.LinearClassifier(loss="log_loss", solver="saga", random_state=0),
+                                    noise_rates=wrong, random_state=0).fit(X, y)
     assert record[0].filename == __file__
     with warnings.catch_warnings():
         warnings.simplefilter("error", rc.ConstantPredictorWarning)

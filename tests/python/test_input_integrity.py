@@ -50,7 +50,7 @@ _FIT_CASES = {
 # these read X through scipy before the engine sees it: they need the estimators' validation
 # (_base._validate_fit_data / _validate_predict_X) to call check_csr_structure, the other half of issue 30
 _NEEDS_BASE = {
-    "noise_rates_auto_past_end": "rc.LinearClassifier(noise_rates='auto').fit(past_end(Xs), y)",
+    "noise_corrected_past_end": "rc.NoiseCorrectedClassifier(rc.LinearClassifier()).fit(past_end(Xs), y)",
     "pruned_past_end": "rc.PrunedClassifier(rc.LinearClassifier()).fit(past_end(Xs), y)",
     "predict_past_end": "rc.LinearClassifier().fit(Xs, y).predict(past_end(Xs))",
     "decision_bad_column": "rc.LinearClassifier().fit(Xs, y).decision_function(bad_column(Xs))",

@@ -19,15 +19,24 @@ def _problem(n=600, seed=0):
 
 
 @pytest.mark.parametrize("solver", ["saga", "sgd"])
-def test_the_wrapper_is_linear_classifiers_noise_rates_path(solver):
-    """LinearClassifier(noise_rates=...) and the wrapper around the same LinearClassifier give the same bits,
-    for estimated and for given rates."""
+def test_the_wrapper_is_its_rule_on_out_of_fold_probabilities(solver):
+    """The wrapper around a LinearClassifier gives the same bits as its rule written out: out-of-fold
+    probabilities of the estimator's log-loss clone (``detector=None``) on the stratified folds of
+    ``random_state``, ``noise.noise_correction`` of them (the rule ``NoisyLabelClassifierCV`` applies too),
+    the estimator fitted with those weights; for estimated and for given rates."""
+    from robustcore._base import stratified_folds
+    from robustcore._validation import seed_from_random_state
+
     X, _, yn = _problem()
+    folds = stratified_folds(yn, 5, seed_from_random_state(0) % 2**32)  # the folds of random_state=0
     for rates in ("auto", {0: 0.3, 1: 0.1}):
         kw = dict(loss="log_loss", solver=solver, max_iter=10, random_state=0)
-        inner = rc.LinearClassifier(noise_rates=rates, **kw).fit(X, yn)
+        P, classes = rc.noise.out_of_fold_proba(X, yn, rc.LinearClassifier(**kw), cv=folds)
+        given = "auto" if rates == "auto" else rc.noise.transition_matrix(rates, classes)
+        T, weights = rc.noise.noise_correction(P, np.searchsorted(classes, yn), given)
+        inner = rc.LinearClassifier(**kw).fit(X, yn, sample_weight=weights)
         outer = NoiseCorrectedClassifier(rc.LinearClassifier(**kw), noise_rates=rates, random_state=0).fit(X, yn)
-        np.testing.assert_array_equal(inner.transition_matrix_, outer.transition_matrix_)
+        np.testing.assert_array_equal(T, outer.transition_matrix_)
         np.testing.assert_array_equal(inner.coef_, outer.estimator_.coef_)
         np.testing.assert_array_equal(inner.predict(X), outer.predict(X))
 
@@ -52,7 +61,8 @@ def test_internal_fits_do_not_warn_for_the_user():
     yn = flip_labels(y, {1: 0.4, 0: 0.1}, random_state=0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        rc.LinearClassifier(loss="log_loss", solver="saga", alpha=1e-4, noise_rates="auto", random_state=0).fit(X, yn)
+        NoiseCorrectedClassifier(rc.LinearClassifier(loss="log_loss", solver="saga", alpha=1e-4, random_state=0),
+                                 noise_rates="auto", random_state=0).fit(X, yn)
     assert not [w for w in caught if issubclass(w.category, rc.ConstantPredictorWarning)], [str(w.message) for w in caught]
 
 

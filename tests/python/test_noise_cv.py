@@ -18,7 +18,8 @@ from sklearn.preprocessing import MinMaxScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robustcore as rc
-from robustcore import _label_noise, _noise_cv, _noise_posterior, _transition, noise
+from robustcore import noise
+from robustcore.noise import _cv, _label_noise, _transition
 from robustcore.noise import NoisyLabelClassifierCV, flip_labels
 
 
@@ -60,8 +61,8 @@ def test_the_shared_out_of_fold_pass_runs_once(monkeypatch):
     assert clf.posterior_["model"] == "_CountingLR"
     # the default ("auto") posterior: one linear path per fold, nothing else
     paths = []
-    real_path = _noise_posterior._linear_path
-    monkeypatch.setattr(_noise_posterior, "_linear_path", lambda *a: paths.append(1) or real_path(*a))
+    real_path = _cv._linear_path
+    monkeypatch.setattr(_cv, "_linear_path", lambda *a: paths.append(1) or real_path(*a))
     calls["sigmoid"] = 0
     NoisyLabelClassifierCV(cv=4, random_state=0).fit(X, yn)
     assert len(paths) == 4 and calls["sigmoid"] == 1
@@ -96,7 +97,7 @@ def test_kernel_posterior_where_the_linear_one_cannot_separate():
     assert np.max(np.abs(linear.noise_rates_ - real)) > 0.1, (linear.noise_rates_, real)
     assert "KernelClassifier" in kernel.report()
     # the public estimate_transition with the same posterior model (its own folds and seed) reads them too
-    T = noise.estimate_transition(X, yn, estimator=_noise_posterior.kernel_posterior(X, 0), random_state=0)
+    T = noise.estimate_transition(X, yn, estimator=_cv.kernel_posterior(X, 0), random_state=0)
     assert max(abs(T[0, 1] - real[0]), abs(T[1, 0] - real[1])) < 0.05, (T, real)
 
 
@@ -127,14 +128,14 @@ def test_leave_one_out_probabilities_match_refits_without_the_row(layout, n_clas
         X[:, 4:] *= rng.random((200, d - 4)) < 0.05
     sw = rng.uniform(0.5, 2.0, 200)
     Xf = X if layout == "dense" else sp.csr_matrix(X)
-    assert layout != "thin csr" or Xf.nnz < _noise_posterior.kLooDenseFrom * Xf.shape[0] * Xf.shape[1]
+    assert layout != "thin csr" or Xf.nnz < _cv.kLooDenseFrom * Xf.shape[0] * Xf.shape[1]
 
     def fit(rows, loss="log_loss"):
         return rc.LinearClassifier(loss=loss, solver="saga", alpha=3e-3, tol=1e-12, max_iter=5000,
                                    random_state=0).fit(Xf[rows], y[rows], sample_weight=sw[rows])
 
     full = fit(np.arange(200))
-    P = _noise_posterior.loo_proba(full, Xf, y, sw)
+    P = _cv.loo_proba(full, Xf, y, sw)
     moved = []
     for i in range(0, 200, 25):
         exact = fit(np.flatnonzero(np.arange(200) != i)).predict_proba(X[i:i + 1])[0]
@@ -144,7 +145,7 @@ def test_leave_one_out_probabilities_match_refits_without_the_row(layout, n_clas
         moved.append(gap)
     assert max(moved) > 5e-3  # leaving a row out does move its probabilities: the check above is not vacuous
     np.testing.assert_allclose(P.sum(axis=1), 1.0)
-    assert _noise_posterior.loo_proba(fit(np.arange(200), loss="softmax"), Xf, y, sw) is None
+    assert _cv.loo_proba(fit(np.arange(200), loss="softmax"), Xf, y, sw) is None
 
 
 def test_candidates_flags_do_not_read_their_validation_fold():
@@ -156,7 +157,7 @@ def test_candidates_flags_do_not_read_their_validation_fold():
 
     X, yn, _, _ = _heavy(1000, rates=(0.4, 0.4))
     folds = [(tr, va) for tr, va in stratified_folds(yn, 5, 0).split(X, yn)]
-    post = _noise_posterior
+    post = _cv
     model = post.posterior_estimator(rc.LinearClassifier(loss="log_loss", solver="saga", random_state=0), 0)
     P, _, _, fold_models = post.shared_posterior(X, yn, yn, None, folds, "linear", model, 0, None)
     T, _, _, _, weigh = post.noise_from_posterior(P, yn)
@@ -191,13 +192,13 @@ def test_no_constant_predictor_warning_from_internal_fits():
 
 def test_ill_conditioned_noise_ranks_by_noisy_accuracy_and_warns_once(monkeypatch):
     X, yn, _, _ = _heavy(1000, rates=(0.2, 0.2))
-    real = _noise_cv.noise_from_posterior
+    real = _cv.noise_from_posterior
 
     def uninformative(P, labels):
         T, w, flagged, scores, weigh = real(P, labels)
         return np.array([[0.5, 0.5], [0.45, 0.55]]), w, flagged, scores, weigh
 
-    monkeypatch.setattr(_noise_cv, "noise_from_posterior", uninformative)
+    monkeypatch.setattr(_cv, "noise_from_posterior", uninformative)
     with pytest.warns(rc.NoiseEstimateWarning, match="ranked by their plain accuracy") as record:
         clf = NoisyLabelClassifierCV(random_state=0).fit(X, yn)
     assert sum(issubclass(w.category, rc.NoiseEstimateWarning) for w in record) == 1
@@ -240,8 +241,6 @@ def test_any_classifier_grid_and_remedies():
     assert len(one.fit(X, yn).cv_results_["params"]) == 4
     with pytest.raises(ValueError, match="remedies"):
         NoisyLabelClassifierCV(remedies=["plain", "magic"]).fit(X, yn)
-    with pytest.raises(ValueError, match="noise_rates"):
-        NoisyLabelClassifierCV(rc.LinearClassifier(noise_rates="auto")).fit(X, yn)
 
 
 def test_report_and_plot():

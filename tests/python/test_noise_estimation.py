@@ -262,11 +262,11 @@ def test_a_bad_transition_matrix_gets_one_message_everywhere():
         noise.transition_matrix({0: 1.5}, np.array([0, 1]))
     X, y = np.random.default_rng(0).normal(size=(40, 3)), np.arange(40) % 2
     with pytest.raises(ValueError, match="noise_rates " + msg):
-        rc.LinearClassifier(noise_rates=bad).fit(X, y)
+        rc.NoiseCorrectedClassifier(rc.LinearClassifier(), noise_rates=bad).fit(X, y)
 
 
 def test_bounded_sigmoid_objective_gradient_matches_finite_differences():
-    from robustcore._transition import _bounded_sigmoid_objective
+    from robustcore.noise._transition import _bounded_sigmoid_objective
 
     rng = np.random.default_rng(0)
     score = rng.standard_normal(300)

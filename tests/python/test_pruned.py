@@ -72,14 +72,14 @@ def test_multiclass_and_string_labels():
 
 def test_every_class_keeps_min_examples(monkeypatch):
     X, y, _ = _problem(n=400)
-    real = rc._pruned.label_issues_from_proba
+    real = rc.noise._pruned.label_issues_from_proba
 
     def every_positive(P, labels, method):  # the detector's verdict: all of class 1 is wrong
         flagged, scores, T = real(P, labels, method)
         ones = np.flatnonzero(labels == 1)
         return ones[np.argsort(scores[ones], kind="stable")], scores, T
 
-    monkeypatch.setattr(rc._pruned, "label_issues_from_proba", every_positive)
+    monkeypatch.setattr(rc.noise._pruned, "label_issues_from_proba", every_positive)
     model = rc.PrunedClassifier(LogisticRegression(), min_examples_per_class=7, random_state=0).fit(X, y)
     kept = np.setdiff1d(np.arange(400), model.label_issues_)
     assert np.sum(y[kept] == 1) == 7 and np.sum(y[kept] == 0) == np.sum(y == 0)

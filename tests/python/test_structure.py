@@ -13,7 +13,8 @@ PACKAGE = Path(robustcore.__file__).parent
 #: modules (dotted, under robustcore) allowed above the size limit, with why
 MAX_LINES = 600  # code lines, docstrings left out
 MAX_TOTAL_LINES = 650  # docstrings included: "about 600" (issue 29)
-OVERSIZED: dict = {}
+OVERSIZED: dict = {"robustcore.noise._cv": "one concept: NoisyLabelClassifierCV and its shared out-of-fold pass "
+                                               "(issue 39, modules by concept)"}
 
 
 def _modules():
@@ -130,5 +131,5 @@ def test_no_module_over_the_size_limit():
     too_long = {m: n for m, n in too_long.items() if n > MAX_LINES and m not in OVERSIZED}
     assert not too_long, too_long
     too_long = {m: sum(1 for _ in p.open()) for m, p in _modules().items()}
-    assert not {m: n for m, n in too_long.items() if n > MAX_TOTAL_LINES}, too_long
+    assert not {m: n for m, n in too_long.items() if n > MAX_TOTAL_LINES and m not in OVERSIZED}, too_long
     assert importlib.util.find_spec("robustcore.linear_model") is not None

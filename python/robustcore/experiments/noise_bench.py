@@ -39,8 +39,9 @@ RUNTIME = ("with the defaults, about 10 minutes on 2 idle cores (10 data sets x 
            "column than today's); "
            "--quick: about 10 s.")
 
-#: the three robustcore methods the targets are about: noise-corrected log loss, Smooth Ramp, pruning
-AUTO = dict(loss="log_loss", solver="saga", max_iter=15, noise_rates="auto")
+#: the three robustcore methods the targets are about: noise-corrected log loss (NoiseCorrectedClassifier around
+#: the log loss: ``noise_rates`` is the wrapper's), Smooth Ramp, pruning
+AUTO = dict(noise_rates="auto", loss="log_loss", solver="saga", max_iter=15)
 _SRAMP = dict(loss="sramp", solver="sgd")
 _PRUNE = dict(prune=True, loss="log_loss", solver="saga", max_iter=15)  # PrunedClassifier around the log loss
 ALPHAS = [1e-4, 1e-3, 1e-2]
@@ -48,12 +49,13 @@ ALPHAS = [1e-4, 1e-3, 1e-2]
 #: the parameters "rc select" is run with (robustcore.noise.NoisyLabelClassifierCV's)
 SELECT = {"select": True}
 
-#: (name, LinearClassifier parameters, grid over alpha; None for "rc select", which tunes itself);
-#: noise_rates="auto" is the recommended configuration
+#: (name, LinearClassifier parameters, grid over alpha; None for "rc select", which tunes itself); ``noise_rates``
+#: wraps the LinearClassifier in a NoiseCorrectedClassifier with those rates ("auto" is the recommended
+#: configuration), ``prune`` in a PrunedClassifier
 ROBUSTCORE = [
     ("rc log saga", dict(loss="log_loss", solver="saga", max_iter=15), {"alpha": ALPHAS}),
     ("rc log saga auto", AUTO, {"alpha": ALPHAS}),
-    ("rc hinge sgd auto", dict(loss="hinge", solver="sgd", noise_rates="auto"), {"alpha": ALPHAS}),
+    ("rc hinge sgd auto", dict(noise_rates="auto", loss="hinge", solver="sgd"), {"alpha": ALPHAS}),
     ("rc sramp sgd", _SRAMP, {"alpha": ALPHAS}),
     ("rc prune", _PRUNE, {"alpha": ALPHAS}),
     # the remedy and alpha chosen by robustcore.noise.NoisyLabelClassifierCV (noise-corrected 5-fold CV on the
@@ -153,15 +155,18 @@ def tuned_fit(make, grid, X, y, seed, scorer=None):
 
 
 def _robustcore(seed, params):
-    """A seeded LinearClassifier with ``params``; wrapped in a PrunedClassifier when ``params["prune"]``;
-    ``SELECT``: NoisyLabelClassifierCV at its defaults."""
-    from .. import LinearClassifier, NoisyLabelClassifierCV, PrunedClassifier
+    """A seeded LinearClassifier with ``params``; wrapped in a PrunedClassifier when ``params["prune"]``, in a
+    NoiseCorrectedClassifier with ``params["noise_rates"]`` when given; ``SELECT``: NoisyLabelClassifierCV at
+    its defaults."""
+    from .. import LinearClassifier, NoiseCorrectedClassifier, NoisyLabelClassifierCV, PrunedClassifier
 
     if params.get("select"):
         return NoisyLabelClassifierCV(random_state=seed)
     params = dict(params)
-    prune = params.pop("prune", False)
+    prune, rates = params.pop("prune", False), params.pop("noise_rates", None)
     model = LinearClassifier(random_state=seed, **params)
+    if rates is not None:
+        return NoiseCorrectedClassifier(model, noise_rates=rates, random_state=seed)
     return PrunedClassifier(model, random_state=seed) if prune else model
 
 
@@ -184,8 +189,8 @@ def selection_scorer(selection, X, y, seed):
     """The validation score every method is tuned by: None (the accuracy on the noisy labels) for
     selection="noisy"; for "corrected", ``noise.corrected_scorer`` with T estimated once from the noisy
     training rows (``noise.estimate_transition``, its default estimator), or the accuracy when that T is
-    ill-conditioned (the ``NoiseEstimateWarning`` threshold, at which ``noise_rates="auto"`` does not apply
-    an estimate either)."""
+    ill-conditioned (the ``NoiseEstimateWarning`` threshold, at which ``NoiseCorrectedClassifier(noise_rates="auto")``
+    does not apply an estimate either)."""
     if selection == "noisy":
         return None
     from .. import noise

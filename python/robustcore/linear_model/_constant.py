@@ -28,7 +28,7 @@ _BOUNDED_LOSS_ADVICE = (
 def noise_correction_advice(classes, T, label_counts):
     """Why a noise-corrected fit can end constant: the rates it used (the transition matrix T) and the clean
     class priors they imply for training labels with ``label_counts`` (per class of ``classes``)."""
-    from .._label_noise import clean_prior_from_frequencies
+    from ..noise._label_noise import clean_prior_from_frequencies
 
     prior = clean_prior_from_frequencies(T, np.asarray(label_counts, dtype=np.float64))
     rates = ", ".join(f"{c!r}: {r:.2f}" for c, r in zip(classes.tolist(), 1.0 - np.diag(T)))

@@ -55,7 +55,7 @@ from ._estimator import LinearClassifier as _Local
 from ._solver import LinearSolver, Solved
 from .._base import (CV_FOLDS, STOPPING_CONSTRAINTS, EarlyStopping, EngineResult, Progress, class_weights_from_counts, fit_method,
                     fit_sigmoid_from_terms, platt_proba, warn_max_iter)
-from .._transition import transition_matrix
+from ..noise import transition_matrix
 from .._validation import seed_from_random_state
 
 if TYPE_CHECKING:

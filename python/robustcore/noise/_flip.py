@@ -1,29 +1,5 @@
-"""Label noise: the label-flip protocols of the papers robustcore reproduces (``flip_labels``), and
-noise-rate estimation and label-issue detection (``estimate_transition``, ``find_label_issues``,
-``out_of_fold_proba``, ``confident_joint``), noise correction (``importance_weights``,
-``corrected_weights``, ``transition_matrix``, ``clean_prior``, ``wrong_label_fraction``) and model
-selection on noisy labels (``corrected_accuracy``, ``corrected_scorer``); see ``robustcore._label_noise``;
-``PrunedClassifier``, which leaves the flagged rows out of a fit (``robustcore._pruned``), and
-``NoisyLabelClassifierCV``, which estimates the noise once and chooses and tunes the remedy by
-noise-corrected cross-validation (``robustcore._noise_cv``; the practitioner's default).
-
-Two protocols:
-
-* ``mode="exact"`` (SRamp paper, ``robust-losses-sgd-sramp``): exactly ``round(rate * n)`` labels,
-  chosen uniformly without replacement, are flipped. ``round`` rounds halves up
-  (``floor(rate * n + 0.5)``), so ``rate=0.5, n=5`` flips 3 labels.
-* ``mode="bernoulli"`` (MKL paper, ``mkl-noisy-labels-mirror-prox``): every label is flipped
-  independently with probability ``rate``; the number flipped is Binomial(n, rate).
-
-``rate`` may also be a dict ``{class_value: rate}`` for class-conditional noise: the labels of each
-class are flipped at that class's own rate (with the same ``mode`` applied within each class; classes
-absent from the dict get rate 0).
-
-Labels may be any values (``-1/+1``, ``0/1``, ``2/4``, ``"a"/"b"``...); the result keeps the dtype and
-the value set of ``y``. For binary ``y`` a flip replaces a label by the other class. Multi-class ``y``
-(more than two classes) is supported too: a flipped label is replaced by one of the *other* classes
-chosen uniformly at random (symmetric noise), so ``rate`` is still the fraction of wrong labels.
-"""
+"""``flip_labels``: the label-flip protocols of the papers robustcore reproduces (public through
+:mod:`robustcore.noise`, whose docstring describes the two protocols)."""
 
 from __future__ import annotations
 
@@ -33,25 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._label_noise import (NoiseEstimateWarning, clean_prior, corrected_weights, estimate_transition, find_label_issues,
-                           importance_weights, out_of_fold_proba, wrong_label_fraction)
-from ._label_noise import kIllConditionedT as ILL_CONDITIONED_T
-from ._label_noise import noise_correction
-from ._noise_corrected import NoiseCorrectedClassifier
-from ._noisy_scoring import corrected_accuracy, corrected_scorer
-from ._transition import confident_joint, same_label, transition_matrix
-from ._noise_cv import NoisyLabelClassifierCV
-from ._pruned import PrunedClassifier
+from ._transition import same_label
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from ._base import RandomStateLike
-
-__all__ = ["ILL_CONDITIONED_T", "NoiseCorrectedClassifier", "NoiseEstimateWarning", "NoisyLabelClassifierCV",
-           "PrunedClassifier", "clean_prior", "confident_joint", "corrected_accuracy", "corrected_scorer",
-           "corrected_weights", "estimate_transition", "find_label_issues", "flip_labels", "importance_weights",
-           "noise_correction", "out_of_fold_proba", "transition_matrix", "wrong_label_fraction"]
+    from .._base import RandomStateLike
 
 _MODES = ("exact", "bernoulli")
 

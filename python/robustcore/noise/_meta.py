@@ -1,5 +1,6 @@
-"""What the wrappers that fit one final estimator share (``PrunedClassifier``, ``NoiseCorrectedClassifier``):
-the predictions delegated to the fitted ``estimator_``, each available when that estimator has it."""
+"""What the wrappers that fit one final estimator share (``PrunedClassifier``, ``NoiseCorrectedClassifier``,
+``NoisyLabelClassifierCV``): the default final estimator, the predictions delegated to the fitted ``estimator_``,
+each available when that estimator has it."""
 
 from __future__ import annotations
 
@@ -12,16 +13,16 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from ._base import check_magnitude, stratified_folds
-from ._validation import check_csr_structure, check_labels, seed_from_random_state
+from .._base import check_magnitude, stratified_folds
+from .._validation import check_csr_structure, check_labels, seed_from_random_state
 
 if TYPE_CHECKING:
-    from ._base import MatrixLike
+    from .._base import MatrixLike
 
 
 def default_linear_estimator(seed):
     """The final estimator of a wrapper given ``estimator=None``: robustcore's logistic regression by SAGA."""
-    from .linear_model import LinearClassifier
+    from ..linear_model import LinearClassifier
 
     return LinearClassifier(loss="log_loss", solver="saga", random_state=seed)
 

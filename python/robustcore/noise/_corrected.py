@@ -1,22 +1,25 @@
 """``NoiseCorrectedClassifier``: noise-corrected training of any classifier, as a wrapper beside
-``PrunedClassifier`` (public through :mod:`robustcore.noise`)."""
+``PrunedClassifier`` (public through :mod:`robustcore.noise`). Its rule on precomputed probabilities,
+``_label_noise.importance_weighting`` (through ``noise_correction``), is also ``NoisyLabelClassifierCV``'s."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import warnings
+
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods, StrOptions
 
-from ._base import N_JOBS_CONSTRAINT, fit_method
-from ._label_noise import _default_estimator, corrected_weights_out_of_fold
+from .._base import ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, user_stacklevel
+from ._label_noise import _default_estimator, clean_prior_from_frequencies, corrected_weights_out_of_fold
 from ._meta import FinalEstimatorWrapper
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from ._base import MatrixLike, RandomStateLike
+    from .._base import MatrixLike, RandomStateLike
 
 
 class NoiseCorrectedClassifier(FinalEstimatorWrapper):
@@ -28,8 +31,10 @@ class NoiseCorrectedClassifier(FinalEstimatorWrapper):
     transition matrix from them (``robustcore.noise.estimate_transition``: the bounded-sigmoid fit for two
     classes, the confident joint for more). An estimated T with a condition number above 10 is kept in
     ``transition_matrix_`` but not applied (the plain fit, with a ``NoiseEstimateWarning``); given rates
-    are always applied. ``LinearClassifier(noise_rates=...)`` is this wrapper's path for one linear
-    estimator (its detector is ``detector=None`` here with a ``LinearClassifier`` estimator).
+    are always applied. The importance weighting is ``noise_correction``'s (``importance_weighting``), the rule
+    ``NoisyLabelClassifierCV``'s "corrected" remedy applies too. A fitted estimator that predicts a single
+    class on its training data warns (``ConstantPredictorWarning``, once, in place of the estimator's own),
+    naming the rates used and the clean class priors they imply.
 
     Parameters
     ----------
@@ -90,8 +95,8 @@ class NoiseCorrectedClassifier(FinalEstimatorWrapper):
     def _detector(self, final):
         if self.detector is not None:
             return clone(self.detector)
-        from .linear_model import LinearClassifier
-        from .linear_model._solver import noise_detector
+        from ..linear_model import LinearClassifier
+        from ..linear_model._solver import noise_detector
 
         return noise_detector(final) if isinstance(final, LinearClassifier) else _default_estimator()
 
@@ -103,7 +108,30 @@ class NoiseCorrectedClassifier(FinalEstimatorWrapper):
         T, corrected = corrected_weights_out_of_fold(Xv, yv, classes, self._detector(final), cv, self.noise_rates,
                                                      self.n_jobs)
         corrected = corrected if weights is None else corrected * weights
-        est = final.fit(Xv, yv, sample_weight=corrected)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est = final.fit(Xv, yv, sample_weight=corrected)
         self.estimator_, self.classes_, self.sample_weight_ = est, classes, corrected
         self.transition_matrix_, self.noise_rates_ = T, 1.0 - np.diag(T)
+        constant = np.unique(est.predict(Xv)).size == 1
+        for w in caught:  # the final fit's warnings, at the user's line; a constant fit's in the words of the noise
+            if not (constant and issubclass(w.category, ConstantPredictorWarning)):
+                warnings.warn(w.message, stacklevel=user_stacklevel())
+        if constant:
+            warnings.warn(ConstantPredictorWarning(self._constant_advice(est, np.searchsorted(classes, yv))),
+                          stacklevel=user_stacklevel())
         return self
+
+    def _constant_advice(self, est, labels):
+        """Why the noise-corrected fit ended constant: the rates it used and the clean class priors they imply."""
+        classes = self.classes_
+        prior = clean_prior_from_frequencies(self.transition_matrix_,
+                                             np.bincount(labels, minlength=classes.size).astype(np.float64))
+        rates = ", ".join(f"{c!r}: {r:.2f}" for c, r in zip(classes.tolist(), self.noise_rates_))
+        priors = ", ".join(f"{c!r}: {p:.2f}" for c, p in zip(classes.tolist(), prior))
+        return (f"{type(self).__name__}(noise_rates={self.noise_rates!r}) fitted a {type(est).__name__} that "
+                f"predicts a single class on its training data. The noise correction used the flip rates "
+                f"{{{rates}}} (noise_rates_), which imply the clean class priors {{{priors}}}: weights that discount "
+                "most labels of a class can make a constant the weighted optimum. If the rates look wrong (an "
+                "estimate can mistake class overlap for noise), pass known rates as noise_rates, check "
+                "robustcore.noise.estimate_transition, or fit without the correction.")

@@ -21,14 +21,37 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from ._base import N_JOBS_CONSTRAINT, fit_method
+from .._base import N_JOBS_CONSTRAINT, fit_method
 from ._label_noise import _METHODS, _labels_and_proba, label_issues_from_proba
 from ._meta import FinalEstimatorWrapper
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from ._base import MatrixLike, RandomStateLike
+    from .._base import MatrixLike, RandomStateLike
+
+
+def flag_mask(flagged, n):
+    """The boolean mask over n rows of the row indices ``flagged``."""
+    is_flagged = np.zeros(n, dtype=bool)
+    is_flagged[flagged] = True
+    return is_flagged
+
+
+def kept_rows(rows, is_flagged, labels, scores, min_examples_per_class=1):
+    """The pruning rule (``PrunedClassifier``'s, ``NoisyLabelClassifierCV``'s "pruned" remedy): the indices
+    ``rows`` without the flagged ones (``is_flagged``: a mask over all rows, e.g. ``label_issues_from_proba``'s
+    rows for out-of-fold probabilities and T), every class (``labels``: class indices of all rows) keeping at
+    least ``min_examples_per_class`` of its rows in ``rows`` (or all it has there): its flagged rows are kept
+    back the least suspicious first (the highest margin ``scores``)."""
+    keep = ~is_flagged[rows]
+    for k in np.unique(labels[rows]):
+        of_k = labels[rows] == k
+        short = min(min_examples_per_class, int(of_k.sum())) - int(np.count_nonzero(keep & of_k))
+        if short > 0:
+            back = np.flatnonzero(of_k & ~keep)
+            keep[back[np.argsort(-scores[rows[back]], kind="stable")[:short]]] = True
+    return rows[keep]
 
 
 class PrunedClassifier(FinalEstimatorWrapper):
@@ -105,16 +128,11 @@ class PrunedClassifier(FinalEstimatorWrapper):
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> PrunedClassifier:
         """Flag the probable label errors of (X, y) out of fold, fit the final estimator on the other rows."""
         Xv, yv, classes, weights, seed, cv = self._validate_fit(X, y, sample_weight)
-        counts = np.unique(yv, return_counts=True)[1]
         labels, P = _labels_and_proba(Xv, yv, self.detector, cv, seed, self.n_jobs, None)
         flagged, scores, T = label_issues_from_proba(P, labels, self.method)
-        keep = np.ones(labels.shape[0], dtype=bool)
-        keep[flagged] = False
-        for k in range(classes.size):  # flagged rows are sorted most suspicious first: keep back the least suspicious
-            rows = labels == k
-            short = min(self.min_examples_per_class, int(counts[k])) - int(np.count_nonzero(keep & rows))
-            if short > 0:
-                keep[flagged[rows[flagged]][::-1][:short]] = True
+        rows = kept_rows(np.arange(labels.size), flag_mask(flagged, labels.size), labels, scores,
+                         self.min_examples_per_class)
+        keep = flag_mask(rows, labels.size)
         fit_params = {} if weights is None else {"sample_weight": weights[keep]}
         est = self.final_estimator(seed).fit(Xv[keep], yv[keep], **fit_params)
         self.estimator_ = est

@@ -5,7 +5,7 @@ Public through :mod:`robustcore.noise`:
 * :func:`out_of_fold_proba` -- P[i, k] = P(noisy label k | x_i) from a model that never saw row i;
 * :func:`estimate_transition` -- the K x K matrix T[i, j] = P(noisy label j | true label i);
 * :func:`find_label_issues` -- training rows ranked by how likely their label is wrong;
-* (in ``_noisy_scoring``) :func:`corrected_accuracy` / :func:`corrected_scorer` -- an unbiased estimate of
+* (in ``_scoring``) :func:`corrected_accuracy` / :func:`corrected_scorer` -- an unbiased estimate of
   the accuracy on the clean labels from noisy ones and T, for choosing hyper-parameters on noisy data.
 
 The estimators of T (asymptotes, confident joint, anchor points) are in ``_transition``; ``method="auto"``
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from ._base import MatrixLike, RandomStateLike
+    from .._base import MatrixLike, RandomStateLike
 
 import numpy as np
 
@@ -379,18 +379,42 @@ def noise_correction(P, labels, noise_rates="auto"):
     >>> T.shape, w.shape
     ((2, 2), (1000,))
     """
+    T, weigh = importance_weighting(P, labels, noise_rates)
     if isinstance(noise_rates, str):
-        # more classes: the weights solve with T, so only once T is known to be usable (a singular estimate
-        # from a handful of rows raised numpy's bare "Singular matrix")
-        T, weights = (_asymptote_weights(P, labels) if P.shape[1] == 2 else
-                      (_transition_from_joint(confident_joint(labels, P)[0]), None))
-        if _warn_if_uninformative(T, "the estimated", "so the correction is not applied (every importance weight "
-                                  "1). This happens with a few hundred rows under heavy noise, or when the model "
-                                  "mistakes class overlap for noise; pass known rates as noise_rates (always "
-                                  "applied), or a stronger estimator to robustcore.noise.estimate_transition"):
-            return T, np.ones(len(labels))
-        return (T, weights) if weights is not None else _with_weights(T, P, labels)
-    return _with_weights(np.asarray(noise_rates, dtype=np.float64), P, labels)
+        _warn_if_uninformative(T, "the estimated", "so the correction is not applied (every importance weight "
+                               "1). This happens with a few hundred rows under heavy noise, or when the model "
+                               "mistakes class overlap for noise; pass known rates as noise_rates (always "
+                               "applied), or a stronger estimator to robustcore.noise.estimate_transition")
+    return T, weigh(P, labels)
+
+
+def importance_weighting(P, labels, noise_rates="auto"):
+    """The correction's rule (``NoiseCorrectedClassifier``'s, ``NoisyLabelClassifierCV``'s "corrected" remedy)
+    on precomputed out-of-fold probabilities P and the labels' class indices: (T, weigh), weigh(Q, labels')
+    the importance weights of any rows from their noisy posteriors Q. ``noise_rates="auto"`` estimates T from
+    (P, labels): for two classes by the bounded-sigmoid fit, whose clean posterior weighs the rows (as
+    :func:`importance_weights`), for more by the confident joint and :func:`corrected_weights`; an estimated
+    T that is ``uninformative`` is not applied (weigh gives every row 1). A given K x K ``T`` (see
+    :func:`transition_matrix`) weighs by :func:`corrected_weights` and is always applied."""
+    if not isinstance(noise_rates, str):
+        T = np.asarray(noise_rates, dtype=np.float64)
+        return T, lambda Q, lab: corrected_weights(Q, lab, T)
+    if P.shape[1] == 2:
+        T, weigh = _asymptote_weighting(P, labels)
+    else:
+        # the weights solve with T, so only once T is known to be usable (a singular estimate from a handful of
+        # rows raised numpy's bare "Singular matrix")
+        T = _transition_from_joint(confident_joint(labels, P)[0])
+        weigh = lambda Q, lab: corrected_weights(Q, lab, T)  # noqa: E731
+    if uninformative(T):
+        return T, lambda Q, lab: np.ones(len(lab))
+    return T, weigh
+
+
+def uninformative(T):
+    """Whether T leaves the noisy labels almost uninformative (condition number above ``kIllConditionedT``):
+    an estimated T is then not applied, and ``NoisyLabelClassifierCV`` ranks by the noisy accuracy."""
+    return bool(np.linalg.cond(T) > kIllConditionedT)
 
 
 def corrected_weights_out_of_fold(X, y, classes, detector, cv, noise_rates="auto", n_jobs=None):
@@ -404,7 +428,7 @@ def corrected_weights_out_of_fold(X, y, classes, detector, cv, noise_rates="auto
 
     from sklearn.exceptions import ConvergenceWarning
 
-    from ._base import ConstantPredictorWarning
+    from .._base import ConstantPredictorWarning
 
     given = None if isinstance(noise_rates, str) else transition_matrix(noise_rates, classes)
     with warnings.catch_warnings():
@@ -415,24 +439,19 @@ def corrected_weights_out_of_fold(X, y, classes, detector, cv, noise_rates="auto
 
 
 def _warn_if_uninformative(T, whose, consequence):
-    """NoiseEstimateWarning (pointing at the user's line) when cond(T) > kIllConditionedT; returns whether it
+    """NoiseEstimateWarning (pointing at the user's line) when T is ``uninformative``; returns whether it
     warned."""
-    cond = np.linalg.cond(T)
-    if cond > kIllConditionedT:
+    if uninformative(T):
         import warnings
 
-        from ._base import user_stacklevel
+        from .._base import user_stacklevel
 
         rates = ", ".join(f"{r:.2f}" for r in 1.0 - np.diag(T))
         warnings.warn(NoiseEstimateWarning(
             f"{whose} flip rates per class ({rates}) leave the noisy labels almost uninformative (transition "
-            f"matrix condition number {cond:.3g}): {consequence}."), stacklevel=user_stacklevel())
+            f"matrix condition number {np.linalg.cond(T):.3g}): {consequence}."), stacklevel=user_stacklevel())
         return True
     return False
-
-
-def _with_weights(T, P, labels):
-    return T, corrected_weights(P, labels, T)
 
 
 def _cleanlab_spellings(X, y, labels, pred_proba, pred_probs):
