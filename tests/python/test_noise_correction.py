@@ -1,5 +1,5 @@
 """Issue 12 sections 2-3: class_weight on every classifier, noise-corrected training (``NoiseCorrectedClassifier``,
-``noise_level="auto"``) and ``predict_proba`` by Platt scaling (``probability=True``)."""
+``noise_level="auto"``) and ``predict_proba`` (a probability model, or scikit-learn's calibration)."""
 
 import numpy as np
 import pytest
@@ -196,14 +196,9 @@ def test_noise_rates_bad_values(bad, match):
         NC(rc.LinearClassifier(), noise_rates=bad).fit(X, y)
 
 
-def test_noise_rates_and_probability_are_fit_only():
-    X, y = _problem()
+def test_noise_correction_is_fit_only():
     assert not hasattr(NC(rc.LinearClassifier()), "partial_fit")  # the noise correction: a wrapper
-    for kw in (dict(probability=True),):
-        assert not hasattr(rc.LinearClassifier(**kw), "partial_fit")  # as meta-estimators ask
-        with pytest.raises(AttributeError, match="partial_fit") as raised:
-            rc.LinearClassifier(**kw).partial_fit(X, y, classes=[0, 1])
-        assert "out-of-fold fits over all the data" in str(raised.value.__cause__)  # and why
+    assert hasattr(rc.LinearClassifier(), "partial_fit")
 
 
 def test_noisy_mkl_noise_level_auto():
@@ -244,8 +239,10 @@ def test_fit_sigmoid_is_platts_optimum():
 
 
 PROBA = {
-    "hinge": lambda: rc.LinearClassifier(loss="hinge", probability=True, random_state=0),
-    "sramp_saga": lambda: rc.LinearClassifier(loss="sramp", solver="saga", probability=True, random_state=0),
+    "hinge": lambda: CalibratedClassifierCV(rc.LinearClassifier(loss="hinge", random_state=0), method="sigmoid",
+                                            ensemble=False),
+    "sramp_saga": lambda: CalibratedClassifierCV(rc.LinearClassifier(loss="sramp", solver="saga", random_state=0),
+                                                 method="sigmoid", ensemble=False),
     "log": lambda: rc.LinearClassifier(loss="log_loss", random_state=0),
     "softmax": lambda: rc.LinearClassifier(loss="softmax", solver="saga", random_state=0),
     "fol": lambda: CalibratedClassifierCV(rc.FocusedOnlineClassifier(max_iter=3, random_state=0), method="sigmoid",
@@ -255,8 +252,8 @@ PROBA = {
     "noisy_mkl": lambda: NoisyMKLClassifier(probability=True, max_iter=100, widths=(1.0,)),
     "mip_mkl": lambda: MiPMKLClassifier(probability=True, max_iter=100, widths=(1.0,), n_alternations=2),
     "simple_mkl": lambda: SimpleMKLClassifier(probability=True, max_iter=5, widths=(1.0,)),
-    "binary_relevance": lambda: rc.BinaryRelevanceClassifier(rc.LinearClassifier(loss="hinge", solver="sgd",
-                                                                                 probability=True, random_state=0)),
+    "binary_relevance": lambda: rc.BinaryRelevanceClassifier(CalibratedClassifierCV(
+        rc.LinearClassifier(loss="hinge", solver="sgd", random_state=0), method="sigmoid", ensemble=False)),
 }
 
 
@@ -282,17 +279,14 @@ def test_predict_proba_everywhere(name, n_classes):
         np.testing.assert_allclose(np.exp(est.predict_log_proba(X)), P)
 
 
-def test_predict_proba_is_opt_in():
-    """As SVC: without probability=True a loss without a probability model has no predict_proba."""
-    X, y = _problem()
-    for est in (rc.LinearClassifier(loss="hinge"), rc.FocusedOnlineClassifier(), NoisyMKLClassifier(),
-                rc.BinaryRelevanceClassifier(rc.LinearClassifier(loss="hinge"))):
+def test_predict_proba_only_with_a_probability_model():
+    """A loss without a probability model has no predict_proba (calibration is scikit-learn's wrapper's job); the
+    losses with one have it, fitted or not."""
+    for est in (rc.LinearClassifier(loss="hinge"), rc.LinearClassifier(loss="sramp", solver="saga"),
+                rc.FocusedOnlineClassifier(), rc.BinaryRelevanceClassifier(rc.LinearClassifier(loss="hinge"))):
         assert not hasattr(est, "predict_proba")
-    est = rc.LinearClassifier(loss="hinge", max_iter=2, random_state=0).fit(X, y)
-    assert est.platt_ is None
-    est.set_params(probability=True)
-    with pytest.raises(AttributeError, match="probability=False"):
-        est.predict_proba(X)
+    for loss in ("log_loss", "modified_huber", "softmax"):
+        assert hasattr(rc.LinearClassifier(loss=loss, solver="saga"), "predict_proba")
 
 
 def test_platt_beats_the_raw_sigmoid_of_the_score():
@@ -304,8 +298,16 @@ def test_platt_beats_the_raw_sigmoid_of_the_score():
                                random_state=1)
     Xtr, ytr, Xte, yte = X[:2000], y[:2000], X[2000:], y[2000:]
     for loss, margin in (("hinge", -0.005), ("rgomp", -0.005), ("sramp", 0.1), ("ramp", 0.1)):
-        est = rc.LinearClassifier(loss=loss, probability=True, random_state=0).fit(Xtr, ytr)
-        raw = expit(est.decision_function(Xte))
+        est = _calibrated(loss).fit(Xtr, ytr)
+        raw = expit(est.estimator.fit(Xtr, ytr).decision_function(Xte))
         assert log_loss(yte, est.predict_proba(Xte)[:, 1]) < log_loss(yte, raw) - margin, loss
-        again = rc.LinearClassifier(loss=loss, probability=True, random_state=0).fit(Xtr, ytr)
+        again = _calibrated(loss).fit(Xtr, ytr)
         np.testing.assert_array_equal(again.predict_proba(Xte), est.predict_proba(Xte))
+
+
+def _calibrated(loss):
+    """Platt scaling of a LinearClassifier as scikit-learn does it (out-of-fold scores, one sigmoid)."""
+    from sklearn.model_selection import StratifiedKFold
+
+    return CalibratedClassifierCV(rc.LinearClassifier(loss=loss, random_state=0), method="sigmoid", ensemble=False,
+                                  cv=StratifiedKFold(5, shuffle=True, random_state=0))
