@@ -104,8 +104,9 @@ def show(name, r):
 
 def curve(args):
     """Test error of the engine's averaged iterate after 1, 2, 4, ... iterations on ijcnn1 (one run)."""
-    from robustcore import _core, _mkl_blocks
-    from robustcore._kernel_banks import DEFAULT_WIDTHS
+    from robustcore import _core
+    from robustcore.mkl import _blocks as _mkl_blocks
+    from robustcore.mkl import DEFAULT_WIDTHS
     from robustcore._validation import to_matrix
 
     X, y, Xte, yte = load_ijcnn1(args.data)

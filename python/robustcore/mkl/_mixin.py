@@ -14,20 +14,20 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from . import _core
-from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, STOPPING_CONSTRAINTS,
+from .. import _core
+from .._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, STOPPING_CONSTRAINTS,
                     BaseClassifier, EarlyStopping, Progress, accuracy, binary_targets, engine_result, fit_method,
                     fit_weights, map_problems, result_attributes, validation_split, warn_max_iter)
-from . import _mkl_blocks
-from ._kernel_banks import (_AT_LEAST_ONE, _DTYPES, _METHODS, _NON_NEGATIVE, _POSITIVE, _check_memory, _DenseBank,
+from . import _blocks as _mkl_blocks
+from ._banks import (_AT_LEAST_ONE, _DTYPES, _METHODS, _NON_NEGATIVE, _POSITIVE, _check_memory, _DenseBank,
                             _engine_bank, _widths_array, gaussian_bank, gaussian_bank_factored, gaussian_bank_size)
-from ._validation import check_labels
+from .._validation import check_labels
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from typing_extensions import Self
 
-    from ._base import MatrixLike
+    from .._base import MatrixLike
 
 
 _KERNEL_CONSTRAINTS = {
@@ -168,7 +168,7 @@ class _KernelMixin(BaseClassifier):
         if self._precomputed():
             raise ValueError("noise_level='auto' estimates the noise from the features; give noise_level with "
                              "kernels='precomputed'")
-        from ._label_noise import _label_index, estimate_transition, wrong_label_fraction
+        from .._label_noise import _label_index, estimate_transition, wrong_label_fraction
 
         T = estimate_transition(X, y, cv=self._cv_splitter(y))
         q = wrong_label_fraction(T, _label_index(y, np.unique(y)))

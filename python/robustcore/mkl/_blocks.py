@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _core
-from ._base import Progress, engine_result
-from ._kernel_banks import _METHODS, gaussian_bank_size
-from ._validation import to_matrix
-from .kernel_approximation import KernelBank
+from .. import _core
+from .._base import Progress, engine_result
+from ._banks import _METHODS, gaussian_bank_size
+from .._validation import to_matrix
+from ..kernel_approximation import KernelBank
 
 #: rows transformed together at predict time (and for the held-out rows) at most, about 64 MiB of features
 _PREDICT_BYTES = 64 * 2**20

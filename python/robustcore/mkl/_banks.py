@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from . import _core
-from ._base import Progress
+from .. import _core
+from .._base import Progress
 
 
 if TYPE_CHECKING:
