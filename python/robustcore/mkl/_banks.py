@@ -1,5 +1,5 @@
 """The MKL paper's kernel banks (dense and factored Gaussian banks, their sizes and the memory check made
-before one is built) and the small solvers' helpers of robustcore.mkl; public through ``robustcore.mkl``."""
+before one is built) and the small solvers' helpers; public through ``robustcore.mkl``."""
 
 from __future__ import annotations
 

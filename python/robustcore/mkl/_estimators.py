@@ -13,9 +13,7 @@ from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._base import EngineResult, warn_max_iter
-from ._banks import (DEFAULT_WIDTHS, _AT_LEAST_ONE, _METHODS, _NON_NEGATIVE, _POSITIVE,  # noqa: F401 - public here
-                            default_rho, factored_bank_lower_bound, gaussian_bank, gaussian_bank_factored,
-                            gaussian_bank_size, group_lasso_squared_prox, kernel_bank_bytes, mkl_objective)
+from ._banks import _AT_LEAST_ONE, _METHODS, _NON_NEGATIVE, _POSITIVE, default_rho
 from ._mixin import _KERNEL_CONSTRAINTS, _NOISE_LEVEL_CONSTRAINT, _intercept, _KernelMixin, _solve, _total_weight
 
 if TYPE_CHECKING:
@@ -24,20 +22,6 @@ if TYPE_CHECKING:
     from .._base import RandomStateLike
 
 
-__all__ = [
-    "DEFAULT_WIDTHS",
-    "NoisyMKLClassifier",
-    "MiPMKLClassifier",
-    "SimpleMKLClassifier",
-    "gaussian_bank",
-    "gaussian_bank_factored",
-    "gaussian_bank_size",
-    "factored_bank_lower_bound",
-    "kernel_bank_bytes",
-    "group_lasso_squared_prox",
-    "mkl_objective",
-    "default_rho",
-]
 
 
 
@@ -83,8 +67,6 @@ class NoisyMKLClassifier(_KernelMixin):
     verbose : > 0 shows a progress bar over the solver's iterations.
     class_weight : None, "balanced" or dict {class: weight}; multiplies ``sample_weight`` (scikit-learn's
         semantics).
-    probability : bool. Fit Platt scaling on out-of-fold decision functions at fit time (5 extra fits, as
-        SVC's ``probability=True``; not with kernels="precomputed") for ``predict_proba``.
     approximation : None (the exact bank, n^2 values per kernel or its factors), "rff" or "nystroem": MKL past
         n^2. Each Gaussian kernel of the bank becomes a block of ``n_components`` random Fourier features
         (or Nystroem features on landmarks shared by the blocks; ``robustcore.kernel_approximation.KernelBank``,
@@ -140,13 +122,12 @@ class NoisyMKLClassifier(_KernelMixin):
                  step_size: float | None = None, gamma0: float = 1.0, dtype: str = "float64",
                  low_rank_tol: float | None = 1e-10, max_memory_mb: float = 2048.0, n_jobs: int | None = None,
                  verbose: int = 0, class_weight: dict | str | None = None,
-                 probability: bool = False, early_stopping: bool = False, validation_fraction: float = 0.1,
+                 early_stopping: bool = False, validation_fraction: float = 0.1,
                  n_iter_no_change: int = 5, random_state: RandomStateLike = None, approximation: str | None = None,
                  n_components: int = 50) -> None:
         self.approximation = approximation
         self.n_components = n_components
         self.class_weight = class_weight
-        self.probability = probability
         self.noise_level = noise_level
         self.alpha = alpha
         self.rho = rho
@@ -217,8 +198,8 @@ class MiPMKLClassifier(_KernelMixin):
     the accelerated mirror prox engine (box [0, 1], no budget, alpha rescaled so the 1/n weighting holds).
     Stops when p repeats or after ``n_alternations``. Non-convex: a local solution from p = 1.
     ``sample_weight``: sample i counts w_i times (in the budget, the mean and each MKL problem's box, as in
-    ``NoisyMKLClassifier``). Parameters as in ``NoisyMKLClassifier`` (``n_jobs``, ``verbose``, ``class_weight``,
-    ``probability`` too; ``noise_level="auto"`` likewise sets the budget from the estimated noise).
+    ``NoisyMKLClassifier``). Parameters as in ``NoisyMKLClassifier`` (``n_jobs``, ``verbose``, ``class_weight``
+    too; ``noise_level="auto"`` likewise sets the budget from the estimated noise).
 
     Parameters
     ----------
@@ -252,11 +233,10 @@ class MiPMKLClassifier(_KernelMixin):
                  widths: ArrayLike | None = None, max_iter: int = 1000, tol: float = 1e-2, n_alternations: int = 10,
                  dtype: str = "float64", low_rank_tol: float | None = 1e-10, max_memory_mb: float = 2048.0,
                  n_jobs: int | None = None, verbose: int = 0, class_weight: dict | str | None = None,
-                 probability: bool = False, early_stopping: bool = False,
+                 early_stopping: bool = False,
                  validation_fraction: float = 0.1, n_iter_no_change: int = 5,
                  random_state: RandomStateLike = None) -> None:
         self.class_weight = class_weight
-        self.probability = probability
         self.noise_level = noise_level
         self.alpha = alpha
         self.tau = tau
@@ -350,7 +330,7 @@ class SimpleMKLClassifier(_KernelMixin):
     Stops when the MKL duality gap, in the units of objective (1) (alpha times the SVM gap), is below
     ``tol`` or after ``max_iter`` outer iterations. ``history_``: "gap", "objective", "seconds".
     ``sample_weight`` scales each sample's SVM box (scikit-learn's SVC ``sample_weight``: C w_i), with
-    C = 1 / (alpha sum(w)). ``class_weight`` and ``probability`` as in ``NoisyMKLClassifier``; ``n_jobs`` runs
+    C = 1 / (alpha sum(w)). ``class_weight`` as in ``NoisyMKLClassifier``; ``n_jobs`` runs
     the one-vs-rest problems on threads (one problem's SVM steps use one thread).
 
     Parameters
@@ -384,11 +364,10 @@ class SimpleMKLClassifier(_KernelMixin):
                  widths: ArrayLike | None = None, max_iter: int = 100, tol: float = 1e-2, svm_tol: float = 1e-3,
                  line_search_steps: int = 6, dtype: str = "float64", low_rank_tol: float | None = 1e-10,
                  max_memory_mb: float = 2048.0, n_jobs: int | None = None, verbose: int = 0,
-                 class_weight: dict | str | None = None, probability: bool = False, early_stopping: bool = False,
+                 class_weight: dict | str | None = None, early_stopping: bool = False,
                  validation_fraction: float = 0.1, n_iter_no_change: int = 5,
                  random_state: RandomStateLike = None) -> None:
         self.class_weight = class_weight
-        self.probability = probability
         self.alpha = alpha
         self.kernels = kernels
         self.widths = widths
