@@ -431,6 +431,15 @@ def load_mnist(data_home: str | os.PathLike | None = None) -> tuple[np.ndarray, 
     Returns
     -------
     X_train, labels_train, X_test, labels_test : ndarray
+
+    Examples
+    --------
+    With the MNIST files in the data folder (not run here):
+
+    >>> from robustcore import datasets
+    >>> X, labels, Xt, labels_t = datasets.load_mnist()  # doctest: +SKIP
+    >>> X.shape, X.dtype, sorted(set(labels.tolist())) == list(range(10))  # doctest: +SKIP
+    ((60000, 784), dtype('uint8'), True)
     """
     files = _SPLIT_SETS["mnist38"][1]
     out = []
