@@ -61,7 +61,10 @@ def main(argv=None):
     p.add_argument("--local-epochs", type=int, default=1, help="local_max_iter: epochs per shard per round")
     p.add_argument("--loss", default="hinge")
     p.add_argument("--alpha", type=float, default=1e-5)
+    p.add_argument("--smoke", action="store_true", help="tiny generated data, two workers only: checks that the script runs (tests/python/test_bench_smoke.py)")
     args = p.parse_args(argv)
+    if args.smoke:
+        args.rows, args.features, args.scale, args.test_rows, args.rounds = 2000, 500, 0, 500, 2
 
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}, "
           f"robustcore {rc.__version__}; loss={args.loss}, alpha={args.alpha}, {args.rounds} rounds, "
@@ -78,8 +81,9 @@ def main(argv=None):
         per_epoch = (time.perf_counter() - t0) / epochs
         print(f"{rows:9d} {args.features:8d} {'in memory':>12s} {per_epoch:13.3f} {'':>8s} {local.score(Xt, yt):8.4f}",
               flush=True)
-        for workers in (1, 2):
-            with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+        for workers in (2,) if args.smoke else (1, 2):
+            # --smoke: workers as threads of this process (no interpreter to start per worker)
+            with LocalCluster(n_workers=workers, threads_per_worker=1, processes=not args.smoke, dashboard_address=":0",
                               memory_limit=0) as cluster, Client(cluster) as client:
                 Xd, yd = dask_collections(client, X, y, args.partitions)
                 est = ParameterMixingClassifier(rc.LinearClassifier(**kw), max_iter=args.rounds,

@@ -25,9 +25,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_sgd import median_times  # noqa: E402
 
 
-def load(rows):
-    """(X dense float64, its name)."""
+def load(rows, generated=False):
+    """(X dense float64, its name); ``generated``: ijcnn1's shape, generated."""
     try:
+        if generated:
+            raise LookupError("--smoke")
         from robustcore import datasets
 
         X, _, Xt, _ = datasets.load("ijcnn1")
@@ -51,9 +53,12 @@ def main(argv=None):
     p.add_argument("--components", type=int, nargs="+", default=[500, 2000])
     p.add_argument("--landmarks", type=int, nargs="+", default=[100, 500])
     p.add_argument("--n-jobs", type=int, nargs="+", default=[1, 2])
+    p.add_argument("--smoke", action="store_true", help="tiny generated data, one round: checks that the script runs (tests/python/test_bench_smoke.py)")
     args = p.parse_args(argv)
+    if args.smoke:
+        args.rows, args.repeats, args.components, args.landmarks = 2000, 1, [50], [20]
 
-    X, name = load(args.rows)
+    X, name = load(args.rows, generated=args.smoke)
     gamma = 1.0 / X.shape[1]
     print(f"{name}; {os.cpu_count()} cores, {platform.processor() or platform.machine()}; "
           f"median of {args.repeats}; transform only")

@@ -1,5 +1,6 @@
 """Peak RSS and time of one fused epoch against computing the features alone (issue 31):
     python bench/bench_fused_memory.py N D MODE   (one mode per process: ru_maxrss is per process)
+    python bench/bench_fused_memory.py --smoke    (2000 rows, D = 64, fused: checks that the script runs)
 MODE: features (the floor: every row's features, in 64 MiB chunks, not kept), fused (= fused-sgd: one SGD
 epoch of KernelClassifier(fused=True)), fused-saga / fused-sag (one effective pass of the variance-reduced
 solver, fused; the step given, so no extra pass for the smoothness constant), materialised-saga (the same
@@ -8,7 +9,7 @@ import sys, time, resource, numpy as np
 import robustcore as rc
 from robustcore.kernel_approximation import RandomFourierFeatures
 from robustcore.linear_model import SGD, make_solver
-n, D, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+n, D, mode = (2000, 64, "fused") if sys.argv[1:] == ["--smoke"] else (int(sys.argv[1]), int(sys.argv[2]), sys.argv[3])
 rng = np.random.default_rng(0); X = rng.standard_normal((n, 22)); y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 m = RandomFourierFeatures(gamma=0.1, n_components=D, random_state=0).fit(X)

@@ -37,6 +37,15 @@ def load(data):
     return Xtr.toarray(), ytr, Xte.toarray(), yte
 
 
+def generated_smoke():
+    """ijcnn1's shape at 600 training and 200 test rows, generated (``--smoke``): labels +-1, the positives
+    the minority."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(800, 22))
+    y = np.where(X[:, 0] * X[:, 1] + 0.5 * X[:, 2] > 0.8, 1.0, -1.0)
+    return X[:600], y[:600], X[600:], y[600:]
+
+
 def timed(make, X, y, Xt, yt, repeats):
     errs, secs = [], []
     for _ in range(repeats):
@@ -55,28 +64,33 @@ def kc(D, approximation="nystroem", alpha=1e-6, epochs=10, solver="saga", loss="
                                estimator=est, random_state=seed, n_jobs=n_jobs, fused=fused)
 
 
+def D(n):
+    """The map sizes of the runs (``--smoke`` shrinks them)."""
+    return n
+
+
 def clean(args, X, y, Xt, yt):
     r = args.repeats
     rows = []
-    D_big = 1000 if args.quick else 2000
-    settings = [("KernelClassifier nystroem 500 (saga sq. hinge, alpha 1e-6, 10 p)", lambda: kc(500)),
-                ("KernelClassifier nystroem 500 kmeans++ (saga sq. hinge)", lambda: kc(500, landmarks="kmeans++")),
-                ("KernelClassifier nystroem 1000 (saga sq. hinge)", lambda: kc(1000)),
-                ("KernelClassifier rff 2000 (saga sq. hinge)", lambda: kc(2000, "rff")),
+    D_big = D(1000 if args.quick else 2000)
+    settings = [("KernelClassifier nystroem 500 (saga sq. hinge, alpha 1e-6, 10 p)", lambda: kc(D(500))),
+                ("KernelClassifier nystroem 500 kmeans++ (saga sq. hinge)", lambda: kc(D(500), landmarks="kmeans++")),
+                ("KernelClassifier nystroem 1000 (saga sq. hinge)", lambda: kc(D(1000))),
+                ("KernelClassifier rff 2000 (saga sq. hinge)", lambda: kc(D(2000), "rff")),
                 # the fused variance-reduced path: the same bits as above, the map run once per pass
-                ("KernelClassifier nystroem 500 fused (saga sq. hinge)", lambda: kc(500, fused=True)),
-                ("KernelClassifier rff 2000 fused (saga sq. hinge)", lambda: kc(2000, "rff", fused=True)),
+                ("KernelClassifier nystroem 500 fused (saga sq. hinge)", lambda: kc(D(500), fused=True)),
+                ("KernelClassifier rff 2000 fused (saga sq. hinge)", lambda: kc(D(2000), "rff", fused=True)),
                 ("KernelClassifier rff 2000 fused (sgd log_loss)",
-                 lambda: kc(2000, "rff", solver="sgd", loss="log_loss"))]
+                 lambda: kc(D(2000), "rff", solver="sgd", loss="log_loss"))]
     for name, make in settings:
         rows.append((name, *timed(make, X, y, Xt, yt, r)))
         print(f"{name:62s} {100 * rows[-1][1]:6.2f}%  {rows[-1][2]:7.2f} s", flush=True)
-    sk = [(f"sklearn RBFSampler(1, {D}) + SGDClassifier",
-           lambda D=D: make_pipeline(RBFSampler(gamma=1.0, n_components=D, random_state=0), SGDClassifier(random_state=0)))
-          for D in (500, D_big)]
-    sk += [(f"sklearn Nystroem(1, {D}) + LinearSVC",
-            lambda D=D: make_pipeline(SkNystroem(gamma=1.0, n_components=D, random_state=0), LinearSVC(random_state=0)))
-           for D in (500, D_big)]
+    sk = [(f"sklearn RBFSampler(1, {m}) + SGDClassifier",
+           lambda m=m: make_pipeline(RBFSampler(gamma=1.0, n_components=m, random_state=0), SGDClassifier(random_state=0)))
+          for m in (D(500), D_big)]
+    sk += [(f"sklearn Nystroem(1, {m}) + LinearSVC",
+            lambda m=m: make_pipeline(SkNystroem(gamma=1.0, n_components=m, random_state=0), LinearSVC(random_state=0)))
+           for m in (D(500), D_big)]
     for name, make in sk:
         rows.append((name, *timed(make, X, y, Xt, yt, 1 if "2000" in name else r)))
         print(f"{name:62s} {100 * rows[-1][1]:6.2f}%  {rows[-1][2]:7.2f} s", flush=True)
@@ -183,10 +197,15 @@ def main():
     ap.add_argument("--clean-only", action="store_true")
     ap.add_argument("--ceilings-only", action="store_true", help="noisy: the two oracle fits only")
     ap.add_argument("--rows", type=int, default=None, help="noisy part: training rows (subsample)")
+    ap.add_argument("--smoke", action="store_true", help="tiny generated data, one round: checks that the script runs (tests/python/test_bench_smoke.py)")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
-    X, y, Xt, yt = load(args.data)
-    print(f"ijcnn1: {X.shape[0]} train / {Xt.shape[0]} test, {X.shape[1]} features; "
+    if args.smoke:  # the clean part only, every map at a twentieth of its size (tests/python/test_bench_smoke.py)
+        args.repeats, args.seeds, args.quick, args.clean_only, args.skip_libsvm = 1, 1, True, True, True
+        global D
+        D = lambda n: max(10, n // 20)  # noqa: E731
+    X, y, Xt, yt = load(args.data) if not args.smoke else generated_smoke()
+    print(f"{'generated (--smoke)' if args.smoke else 'ijcnn1'}: {X.shape[0]} train / {Xt.shape[0]} test, {X.shape[1]} features; "
           f"{time.strftime('%Y-%m-%d %H:%M')}, load {os.getloadavg()[0]:.1f}", flush=True)
     if not args.noisy_only:
         clean(args, X, y, Xt, yt)

@@ -35,6 +35,13 @@ def timed(makes, X, y, repeats):
     return [(float(np.median(t)), float(np.median(s)), c) for t, s, c in zip(ts, solver, clf)]
 
 
+def generated_smoke():
+    """60 rows x 3 features in [0, 1] with a nonlinear label (``--smoke``)."""
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 3))
+    return X, np.where(np.sin(4 * X[:, 0]) + X[:, 1] > 0.9, 1, -1)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--datasets", nargs="+", default=["australian", "ionosphere"])
@@ -44,11 +51,14 @@ def main():
     p.add_argument("--banks", nargs="+", default=["factored", "dense64", "dense32"],
                    help="banks of the 1000-iteration runs")
     p.add_argument("--n-jobs", nargs="+", type=int, default=[1, 2], help="n_jobs of the 1000-iteration runs")
+    p.add_argument("--smoke", action="store_true", help="tiny generated data, one round: checks that the script runs (tests/python/test_bench_smoke.py)")
     a = p.parse_args()
+    if a.smoke:  # generated rows in [0, 1] under australian's name (so the fixed-iteration runs are smoked too)
+        a.datasets, a.max_iter, a.repeats, a.n_jobs = ["australian"], 20, 1, [1]
     print("| dataset | n | m | bank | method | fit s (median) | solver s | iterations | final gap |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name in a.datasets:
-        X, y = rc.datasets.load_full(name)
+        X, y = rc.datasets.load_full(name) if not a.smoke else generated_smoke()
         idx = np.random.default_rng(0).permutation(len(y))[: int(round(0.8 * len(y)))]
         X, y = X[idx], y[idx]
         n = len(y)
@@ -66,7 +76,8 @@ def main():
                      "dense32": ("dense float32", dict(low_rank_tol=None, dtype="float32"))}
             for bank_label, kw in (banks[b] for b in a.banks):
                 runs.append((bank_label, [f"AMP, 1000 iterations, tol = 0, n_jobs = {n_jobs}" for n_jobs in a.n_jobs],
-                             [lambda kw=kw, n_jobs=n_jobs: NoisyMKLClassifier(max_iter=1000, tol=0.0, n_jobs=n_jobs,
+                             [lambda kw=kw, n_jobs=n_jobs: NoisyMKLClassifier(max_iter=a.max_iter if a.smoke else 1000,
+                                                                              tol=0.0, n_jobs=n_jobs,
                                                                               **kw, **common) for n_jobs in a.n_jobs]))
         for bank_label, label, make in runs:
             labels, makes = ([label], [make]) if callable(make) else (label, make)

@@ -61,7 +61,7 @@ def child(cfg):
         X, y, Xte, yte = load_ijcnn1(cfg["dir"])
     else:
         X, y = generated(cfg["rows"], 0)
-        Xte, yte = generated(20000, 1)
+        Xte, yte = generated(cfg.get("test_rows", 20000), 1)
     if cfg.get("subsample"):
         idx = np.random.default_rng(0).permutation(len(y))[: cfg["subsample"]]
         X, y = X[idx], y[idx]
@@ -86,6 +86,17 @@ def child(cfg):
 
 
 def run_child(cfg):
+    if cfg.get("in_process"):  # --smoke: no interpreter to start (the peak RSS is then this process's)
+        import contextlib
+        import io
+
+        buf = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(buf):
+                child(cfg)
+        except Exception as e:  # noqa: BLE001 - reported as the subprocess's last stderr line would be
+            return {"error": f"{type(e).__name__}: {e}"}
+        return json.loads([ln for ln in buf.getvalue().splitlines() if ln.startswith("{")][-1])
     out = subprocess.run([sys.executable, str(HERE), "--child", json.dumps(cfg)], capture_output=True, text=True)
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
     if not lines:
@@ -93,9 +104,13 @@ def run_child(cfg):
     return json.loads(lines[-1])
 
 
+FAILED = []  # the runs that ended in an error (a refusal by the memory check is a result, except in --smoke)
+
+
 def show(name, r):
     if "error" in r:
         print(f"{name:44s} {r['error']}")
+        FAILED.append(name)
         return
     print(f"{name:44s} n={r['n']:>7d}  fit {r['wall']:7.1f} s  cpu {r['cpu']:7.1f} s  peak RSS {r['rss_mib']:7.0f} MiB  "
           f"test error {100 * r['err']:5.2f}% (majority {100 * (1 - r['majority']):.2f}%)  gap {r['gap']:.3g}  "
@@ -104,8 +119,9 @@ def show(name, r):
 
 def curve(args):
     """Test error of the engine's averaged iterate after 1, 2, 4, ... iterations on ijcnn1 (one run)."""
-    from robustcore import _core, _mkl_blocks
-    from robustcore._kernel_banks import DEFAULT_WIDTHS
+    from robustcore import _core
+    from robustcore.mkl import _blocks as _mkl_blocks
+    from robustcore.mkl import DEFAULT_WIDTHS
     from robustcore._validation import to_matrix
 
     X, y, Xte, yte = load_ijcnn1(args.data)
@@ -146,11 +162,15 @@ def main():
     p.add_argument("--curve-iters", type=int, default=2048)
     p.add_argument("--max-memory-mb", type=float, default=1024)
     p.add_argument("--data", default=os.environ.get("ROBUSTCORE_DATA", str(HERE.parents[2] / "shared" / "data")))
+    p.add_argument("--smoke", action="store_true", help="tiny generated data, one round: checks that the script runs (tests/python/test_bench_smoke.py)")
     args = p.parse_args()
+    if args.smoke:
+        args.parts, args.gen_rows, args.gen_iters = ["generated"], 400, 3
     if args.child:
         return child(json.loads(args.child))
     print(f"loaded machine: {os.getloadavg()[0]:.1f} load average on {os.cpu_count()} cores")
-    base = dict(dir=args.data, alpha=args.alpha, nc=args.n_components, mb=args.max_memory_mb)
+    base = dict(dir=args.data, alpha=args.alpha, nc=args.n_components, mb=args.max_memory_mb,
+                **({"test_rows": 200, "in_process": True} if args.smoke else {}))
     if "ijcnn1" in args.parts:
         show(f"ijcnn1 blocks rff {args.n_components}/kernel, {args.ijcnn1_iters} it",
              run_child(dict(base, data="ijcnn1", solver="blocks", iters=args.ijcnn1_iters)))
@@ -168,6 +188,8 @@ def main():
     if "curve" in args.parts:
         print(f"ijcnn1 curve (engine, rff {args.n_components}/kernel, alpha {args.alpha}):")
         curve(args)
+    if args.smoke and FAILED:
+        sys.exit(f"--smoke: these runs failed: {FAILED}")
 
 
 if __name__ == "__main__":

@@ -24,15 +24,15 @@ import numpy as np
 import scipy.sparse as sp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_sgd import median_times, synthetic  # noqa: E402
+from bench_sgd import SMOKE_SIZE, median_times, synthetic  # noqa: E402
 from robustcore.linear_model import make_solver
 
 
-def load(name):
+def load(name, smoke=False):
     from robustcore import datasets
 
     if name == "synthetic":
-        X, y = synthetic()
+        X, y = synthetic(**(SMOKE_SIZE if smoke else {}))
         cut = int(0.8 * X.shape[0])
         return X[:cut], y[:cut], X[cut:], y[cut:]
     X, y, Xt, yt = datasets.load(name)
@@ -51,7 +51,10 @@ def main(argv=None):
     p.add_argument("--alpha", type=float, default=1e-4)
     p.add_argument("--history", action="store_true", help="keep the per-epoch objective/error pass (the default of "
                                                           "LinearClassifier) on")
+    p.add_argument("--smoke", action="store_true", help="tiny generated data, one round: checks that the script runs (tests/python/test_bench_smoke.py)")
     args = p.parse_args(argv)
+    if args.smoke:
+        args.datasets, args.epochs, args.repeats, args.seeds = ["synthetic"], 2, 1, 1
 
     print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, {os.cpu_count()} cpus, python "
           f"{platform.python_version()}, robustcore {rc.__version__}; epochs={args.epochs}, history={args.history}, medians of "
@@ -59,7 +62,7 @@ def main(argv=None):
     print(f"{'dataset':10s} {'method':12s} {'1 thread s':>10s} {f'{args.threads} threads s':>11s} {'speed-up':>8s}"
           f"   {'test acc 1 thread':>18s} {'test acc threads':>18s}")
     for name in args.datasets:
-        X, y, Xt, yt = load(name)
+        X, y, Xt, yt = load(name, args.smoke)
         for loss, solver in (("hinge", "sgd"), ("log_loss", "sgd"), ("hinge", "asgd"), ("log_loss", "asgd")):
             def make(seed, threads):
                 kw = dict(parallel="rows", n_jobs=threads) if threads > 1 else {}

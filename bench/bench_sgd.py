@@ -53,12 +53,17 @@ def synthetic(n=200_000, d=50_000, nnz_row=40, seed=0):
     return X, y
 
 
-def load(name):
-    """(X, y) of a benchmark set: "synthetic" (above) or a data-folder set, X as CSR with sorted indices."""
+#: the generated problem of ``--smoke`` (every maintained benchmark's tiny run)
+SMOKE_SIZE = dict(n=2000, d=500, nnz_row=10)
+
+
+def load(name, smoke=False):
+    """(X, y) of a benchmark set: "synthetic" (above; ``smoke``: SMOKE_SIZE) or a data-folder set, X as CSR with
+    sorted indices."""
     from robustcore import datasets
 
     if name == "synthetic":
-        X, y = synthetic()
+        X, y = synthetic(**(SMOKE_SIZE if smoke else {}))
     else:
         X, y, _, _ = datasets.load(name)
         X = sp.csr_matrix(X)
@@ -89,7 +94,10 @@ def main(argv=None):
     p.add_argument("--alpha", type=float, default=1e-4)
     p.add_argument("--history", action="store_true",
                    help="keep robustcore's per-epoch objective/error evaluation on (one extra pass per epoch)")
+    p.add_argument("--smoke", action="store_true", help="tiny generated data, one round: checks that the script runs (tests/python/test_bench_smoke.py)")
     args = p.parse_args(argv)
+    if args.smoke:
+        args.datasets, args.epochs, args.repeats = ["synthetic"], 2, 1
 
     print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, python {platform.python_version()}, "
           f"robustcore {rc.__version__}; epochs={args.epochs}, history={args.history}, medians of {args.repeats} "
@@ -97,7 +105,7 @@ def main(argv=None):
     print(f"{'dataset':10s} {'method':12s} {'robustcore':>10s} {'rc-block':>10s} {'rc-f32':>10s} {'sklearn':>10s} "
           f"{'rc/skl':>7s} {'block/skl':>9s} {'f32/f64':>7s} {'floor':>10s} {'floor/rc':>8s}   (Mnnz/s)")
     for name in args.datasets:
-        X, y = load(name)
+        X, y = load(name, args.smoke)
         X32 = X.astype(np.float32)
         nnz_total = X.nnz * args.epochs
         w = np.random.default_rng(0).normal(size=X.shape[1])

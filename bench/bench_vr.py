@@ -33,7 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_sgd import synthetic  # noqa: E402  (the same generated 200,000 x 50,000 problem, 40 nnz/row)
+from bench_sgd import SMOKE_SIZE, synthetic  # noqa: E402  (the same generated 200,000 x 50,000 problem, 40 nnz/row)
 from robustcore.linear_model import make_solver
 
 TOLS = [10.0 ** -k for k in range(2, 10)]
@@ -43,9 +43,9 @@ def objective(X, y, w, b, alpha):
     return float(np.mean(np.logaddexp(0, -y * (X @ w + b))) + 0.5 * alpha * w @ w)
 
 
-def load(name):
+def load(name, smoke=False):
     if name == "synthetic":
-        return synthetic()
+        return synthetic(**(SMOKE_SIZE if smoke else {}))
     from robustcore import datasets
 
     X, y, _, _ = datasets.load(name)
@@ -182,7 +182,10 @@ def main():
     ap.add_argument("--sk-max-iter", type=int, default=10000,
                     help="cap on scikit-learn's passes (a capped fit that misses the gap reports its time as a lower bound)")
     ap.add_argument("--memory-child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--smoke", action="store_true", help="tiny generated data, one round: checks that the script runs (tests/python/test_bench_smoke.py)")
     args = ap.parse_args()
+    if args.smoke:
+        args.datasets, args.repeats, args.gap, args.sk_max_iter = ["synthetic"], 1, 1e-3, 50
     SK_MAX_ITER[0] = args.sk_max_iter
     if args.memory_child:
         memory_child(args.alpha)
@@ -192,7 +195,7 @@ def main():
     print("| data | n x d (nnz) | solver | robustcore s (tol) | scikit-learn s (tol) | speed-up |")
     print("|---|---|---|---|---|---|")
     for name in args.datasets:
-        X, y = load(name)
+        X, y = load(name, args.smoke)
         fstar = optimum(X, y, args.alpha)
         for solver in ("sag", "saga"):
             tr, tolr, _ = time_to_gap(fit_rc, X, y, solver, args.alpha, fstar, args.gap, args.repeats)

@@ -27,7 +27,7 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_sgd import median_times, synthetic  # noqa: E402
+from bench_sgd import SMOKE_SIZE, median_times, synthetic  # noqa: E402
 from robustcore.linear_model import SGD
 
 
@@ -43,6 +43,13 @@ def write_vw(path, X, y):
 def main(argv=None):
     import robustcore as rc
 
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--epochs", type=int, default=15)
+    p.add_argument("--smoke", action="store_true", help="tiny generated data, one round: checks that the script runs (tests/python/test_bench_smoke.py)")
+    args = p.parse_args(argv)
+    if args.smoke:
+        args.repeats, args.epochs = 1, 2
     try:
         from vowpalwabbit import pyvw
     except ImportError:
@@ -50,12 +57,7 @@ def main(argv=None):
         return 0
     import vowpalwabbit
 
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--epochs", type=int, default=15)
-    args = p.parse_args(argv)
-
-    X, y = synthetic()
+    X, y = synthetic(**(SMOKE_SIZE if args.smoke else {}))
     cut = int(0.8 * X.shape[0])
     Xtr, ytr, Xte, yte = X[:cut], y[:cut], X[cut:], y[cut:]
     print(f"machine: {platform.machine()}, {os.cpu_count()} cpus, python {platform.python_version()}, robustcore "

@@ -22,10 +22,10 @@ from robustcore import datasets, noise
 RATES = ((0.4, 0.1), (0.6, 0.1), (0.2, 0.2))
 
 
-def load(name):
+def load(name, n_samples=5000):
     if name.startswith("generated"):
         weights = [0.8] if name.endswith("1to4") else None
-        X, y = make_classification(n_samples=5000, n_features=20, n_informative=10, n_redundant=2, class_sep=2.0,
+        X, y = make_classification(n_samples=n_samples, n_features=20, n_informative=10, n_redundant=2, class_sep=2.0,
                                    flip_y=0, weights=weights, random_state=0)
         return X, np.where(y == 1, 1.0, -1.0)
     try:
@@ -60,7 +60,10 @@ def main(argv=None):
     ap.add_argument("--datasets", nargs="+", default=["generated", "generated_1to4", "breast_cancer", "a7a"],
                     help="generated, generated_1to4 (5000 x 20, class_sep 2) or any binary set of robustcore.datasets")
     ap.add_argument("--seeds", type=int, default=3, help="flip draws per cell")
+    ap.add_argument("--smoke", action="store_true", help="tiny generated data, one round: checks that the script runs (tests/python/test_bench_smoke.py)")
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.datasets, args.seeds = ["generated"], 1
     try:
         import cleanlab  # noqa: F401
         have_cleanlab = True
@@ -71,7 +74,7 @@ def main(argv=None):
           "| issues P / R cleanlab | seconds robustcore / cleanlab |")
     print("|---|---|---|---|---|---|---|")
     for name in args.datasets:
-        X, y = load(name)
+        X, y = load(name, 500) if args.smoke else load(name)
         for rp, rm in RATES:
             ours, theirs = [], []
             for seed in range(args.seeds):

@@ -114,7 +114,7 @@ def check_feature_count(n_features, source="", bytes_per_feature=16):
 
 
 @functools.lru_cache(maxsize=32)
-def _read_libsvm(path: str, n_features: int):
+def read_libsvm(path: str, n_features: int):
     from sklearn.datasets import load_svmlight_file
 
     raw = _read_bytes(path)  # decompressing in one go then parsing from memory is ~1.5x faster
@@ -132,7 +132,7 @@ def _read_libsvm(path: str, n_features: int):
 
 
 @functools.lru_cache(maxsize=8)
-def _read_idx(path: str):
+def read_idx(path: str):
     raw = _read_bytes(path)
     if len(raw) < 8 or raw[0] != 0 or raw[1] != 0 or raw[2] != 0x08:
         raise ValueError(f"{path}: not an unsigned-byte IDX file")
@@ -146,7 +146,7 @@ def _read_idx(path: str):
 
 
 @functools.lru_cache(maxsize=8)
-def _read_csv(path: str):
+def read_csv(path: str):
     try:
         text = _read_bytes(path).decode("ascii")
         rows = [line.split(",") for line in text.splitlines() if line.strip()]
@@ -162,7 +162,7 @@ def _read_csv(path: str):
 
 
 @functools.lru_cache(maxsize=16)
-def _read_arff(path: str):
+def read_arff(path: str):
     from scipy.io import arff
 
     try:
@@ -175,7 +175,7 @@ def _read_arff(path: str):
     return data, list(meta.names()), list(meta.types())
 
 
-def _read_mulan_xml(path: Path):
+def read_mulan_xml(path: Path):
     try:
         root = ET.parse(path).getroot()
     except ET.ParseError as e:

@@ -65,6 +65,7 @@ __all__ = [
     "load",
     "load_full",
     "load_multilabel",
+    "load_mnist",
 ]
 
 ENV_VAR = "ROBUSTCORE_DATA"
@@ -269,7 +270,7 @@ def _catalog():
 # --------------------------------------------------------------------------- raw readers (cached)
 
 
-from ._readers import _read_arff, _read_csv, _read_idx, _read_libsvm, _read_mulan_xml
+from ._readers import read_arff, read_csv, read_idx, read_libsvm, read_mulan_xml
 from ._readers import check_feature_count, iter_svmlight  # noqa: F401 - public here
 
 
@@ -355,13 +356,13 @@ def _raw_full(name, data_home, drop_id):
     (rel,) = _FULL_SETS[name][1]
     path = str(_path(name, rel, data_home))
     if name in ("ionosphere", "sonar"):
-        X, labels = _read_csv(path)
+        X, labels = read_csv(path)
         pos, neg = ("g", "b") if name == "ionosphere" else ("M", "R")
         bad = set(np.unique(labels).tolist()) - {pos, neg}
         if bad:
             raise ValueError(f"{path}: unexpected class labels {sorted(bad)}")
         return X.copy(), _pm1(labels, pos)
-    X, y = _read_libsvm(path, _LIBSVM_FEATURES[name])
+    X, y = read_libsvm(path, _LIBSVM_FEATURES[name])
     X = X.toarray()
     if name == "breast-cancer":
         if drop_id:
@@ -378,21 +379,17 @@ def _raw_split(name, data_home, as_sparse):
         tr, te = _SPLIT_SETS[name][1]
         out = []
         for rel in (tr, te):
-            X, y = _read_libsvm(str(_path(name, rel, data_home)), _LIBSVM_FEATURES[name])
+            X, y = read_libsvm(str(_path(name, rel, data_home)), _LIBSVM_FEATURES[name])
             out += [X.copy(), _pm1(y, 1.0)]
         if not as_sparse:
             out[0], out[2] = out[0].toarray(), out[2].toarray()
         return tuple(out)
     if name == "mnist38":
-        files = _SPLIT_SETS[name][1]
+        parts = load_mnist(data_home)
         out = []
-        for img_rel, lab_rel in ((files[0], files[1]), (files[2], files[3])):
-            img = _read_idx(str(_path(name, img_rel, data_home)))
-            lab = _read_idx(str(_path(name, lab_rel, data_home)))
-            if img.ndim != 3 or lab.ndim != 1 or img.shape[0] != lab.shape[0]:
-                raise ValueError(f"MNIST files {img_rel}, {lab_rel}: shapes {img.shape}, {lab.shape} do not match")
+        for img, lab in (parts[:2], parts[2:]):
             keep = (lab == 3) | (lab == 8)
-            X = img[keep].reshape(int(keep.sum()), -1).astype(np.float64) / 255.0
+            X = img[keep].astype(np.float64) / 255.0
             out += [_canon_csr(X) if as_sparse else X, _pm1(lab[keep], 8)]
         return tuple(out)
     raise AssertionError(name)  # pragma: no cover
@@ -419,6 +416,40 @@ def _check_name(name, allowed, func):
 def _home_key(name, data_home):
     """Resolved data folder (or '' for built-ins) so the cache is keyed on real locations."""
     return "" if name in _BUILTIN_SETS else str(get_data_home(data_home))
+
+
+def load_mnist(data_home: str | os.PathLike | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """MNIST's official train and test files, all ten digits, as read: ``(X_train, labels_train, X_test,
+    labels_test)`` with X (n, 784) uint8 pixels (unscaled) and labels 0 ... 9 (``load("mnist38")`` is the 3
+    vs 8 part of these, scaled to [0, 1]).
+
+    Parameters
+    ----------
+    data_home : str or Path, optional
+        Data folder (the files of ``"mnist38"``); see :func:`get_data_home`.
+
+    Returns
+    -------
+    X_train, labels_train, X_test, labels_test : ndarray
+
+    Examples
+    --------
+    With the MNIST files in the data folder (not run here):
+
+    >>> from robustcore import datasets
+    >>> X, labels, Xt, labels_t = datasets.load_mnist()  # doctest: +SKIP
+    >>> X.shape, X.dtype, sorted(set(labels.tolist())) == list(range(10))  # doctest: +SKIP
+    ((60000, 784), dtype('uint8'), True)
+    """
+    files = _SPLIT_SETS["mnist38"][1]
+    out = []
+    for img_rel, lab_rel in ((files[0], files[1]), (files[2], files[3])):
+        img = read_idx(str(_path("mnist38", img_rel, data_home)))
+        lab = read_idx(str(_path("mnist38", lab_rel, data_home)))
+        if img.ndim != 3 or lab.ndim != 1 or img.shape[0] != lab.shape[0]:
+            raise ValueError(f"MNIST files {img_rel}, {lab_rel}: shapes {img.shape}, {lab.shape} do not match")
+        out += [img.reshape(img.shape[0], -1), lab]
+    return tuple(out)
 
 
 def load(name: str, data_home: str | os.PathLike | None = None, scale: bool = True, *, as_sparse: bool | None = None,
@@ -579,12 +610,12 @@ def load_multilabel(name: str, data_home: str | os.PathLike | None = None, scale
 @functools.lru_cache(maxsize=16)
 def _load_multilabel_cached(home, name, scale):
     tr_rel, te_rel, xml_rel = _multilabel_files(name)
-    label_names = _read_mulan_xml(_path(name, xml_rel, home))
+    label_names = read_mulan_xml(_path(name, xml_rel, home))
     parts = []
     feature_names = None
     for rel in (tr_rel, te_rel):
         path = str(_path(name, rel, home))
-        data, names, types = _read_arff(path)
+        data, names, types = read_arff(path)
         k = len(label_names)
         if sorted(names[-k:]) != sorted(label_names):
             raise ValueError(f"{path}: the last {k} attributes {names[-k:]} are not the labels "

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from robustcore import _readers
 from robustcore import datasets as ds
 
 from conftest import DATA_HELP
@@ -214,7 +215,7 @@ def test_csv_sets_label_mapping(tmp_path):
     assert X.shape == (4, 60)
     np.testing.assert_array_equal(y, [1, 1, -1, -1])
     _write_xz(tmp_path / "sonar" / "sonar.all-data.xz", "0.1,0.2,Q\n")
-    ds._read_csv.cache_clear()
+    _readers.read_csv.cache_clear()
     ds._load_full_cached.cache_clear()
     with pytest.raises(ValueError, match="unexpected class labels"):
         ds.load_full("sonar", data_home=tmp_path)
@@ -265,7 +266,7 @@ def test_mnist_idx_reader(tmp_path):
     # corrupt header -> clear error
     with gzip.open(m / "t10k-labels-idx1-ubyte.gz", "wb") as f:
         f.write(b"\x00\x00\x08\x01\x00\x00\x00\x09abc")
-    ds._read_idx.cache_clear()
+    _readers.read_idx.cache_clear()
     ds._load_cached.cache_clear()
     with pytest.raises(ValueError, match="IDX"):
         ds.load("mnist38", data_home=tmp_path)
@@ -352,7 +353,7 @@ def test_real_a7a_is_binary_and_unchanged_by_scaling():
 def test_real_ijcnn1_minmax_and_cache():
     _real_data_or_skip("ijcnn1")
     ds._load_cached.cache_clear()
-    ds._read_libsvm.cache_clear()
+    _readers.read_libsvm.cache_clear()
     Xtr, _, Xte, _ = ds.load("ijcnn1")
     Rtr, _, Rte, _ = ds.load("ijcnn1", scale=False)
     Rtr, Rte = Rtr.toarray(), Rte.toarray()
@@ -408,7 +409,7 @@ def test_real_multilabel(name, n_tr, n_te, d, k, counts):
     assert set(np.unique(np.vstack([Ytr, Yte])).tolist()) == {0, 1}
     assert Xtr.min() == 0.0 and Xtr.max() == 1.0 and Xte.min() >= 0.0 and Xte.max() <= 1.0
     assert len(fnames) == d and len(lnames) == k
-    assert set(lnames) == set(ds._read_mulan_xml(home / name / f"{name}.xml"))
+    assert set(lnames) == set(_readers.read_mulan_xml(home / name / f"{name}.xml"))
     if counts is not None:
         np.testing.assert_array_equal(Ytr.sum(0) + Yte.sum(0), counts)
     # copies, not the cache

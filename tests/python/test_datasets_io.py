@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 import robustcore as rc
-from robustcore import datasets
+from robustcore import _readers, datasets
 from robustcore.linear_model import SGD
 
 
@@ -89,16 +89,16 @@ def test_truncated_or_corrupt_files_name_the_file(tmp_path, opener, suffix):
     truncated = tmp_path / ("truncated" + suffix)
     truncated.write_bytes(packed.read_bytes()[: len(packed.read_bytes()) // 2])
     with pytest.raises(ValueError, match="truncated.*(truncated|corrupt)"):
-        datasets._read_libsvm(str(truncated), 17)
+        _readers.read_libsvm(str(truncated), 17)
     corrupt = tmp_path / ("corrupt" + suffix)
     corrupt.write_bytes(b"this is not compressed data at all" * 10)
     with pytest.raises(ValueError, match="corrupt"):
-        datasets._read_libsvm(str(corrupt), 17)
+        _readers.read_libsvm(str(corrupt), 17)
     empty = tmp_path / ("empty" + suffix)
     with opener(empty, "wb"):
         pass
     with pytest.raises(ValueError, match="empty"):
-        datasets._read_libsvm(str(empty), 17)
+        _readers.read_libsvm(str(empty), 17)
 
 
 def test_broken_files_in_a_data_folder_name_the_dataset_file(tmp_path):

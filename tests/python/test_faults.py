@@ -25,6 +25,7 @@ import robustcore as rc
 from children import sigint_cases
 from robustcore import _core, mkl, variance_reduced
 from robustcore.linear_model import SGD
+from robustcore._registry import all_estimators
 
 STOP_SECONDS = 2.0
 #: cases held to a tighter bound (the label powerset's fit stops within 1 s: issue 29; the noise-tooling
@@ -293,18 +294,33 @@ def problems(draw, values=_ANY, max_classes=3):
     return X, y
 
 
+#: small budgets of the public classifiers (``_registry.all_estimators("classifier")``, every one fuzzed: a class
+#: not named here runs at its defaults), and more configurations of LinearClassifier
+_SMALL = {
+    "LinearClassifier": lambda: rc.LinearClassifier(max_iter=3),
+    "FocusedOnlineClassifier": lambda: rc.FocusedOnlineClassifier(max_iter=2),
+    "AdaBoostOnlineClassifier": lambda: rc.AdaBoostOnlineClassifier(max_iter=2),
+    "LabelPowersetClassifier": lambda: rc.LabelPowersetClassifier(rc.LinearClassifier(loss="softmax", solver="saga",
+                                                                                      max_iter=3)),
+    "NoisyMKLClassifier": lambda: mkl.NoisyMKLClassifier(max_iter=5, widths=[1.0]),
+    "MiPMKLClassifier": lambda: mkl.MiPMKLClassifier(max_iter=3, widths=[1.0]),
+    "SimpleMKLClassifier": lambda: mkl.SimpleMKLClassifier(max_iter=3, widths=[1.0]),
+    "BinaryRelevanceClassifier": lambda: rc.BinaryRelevanceClassifier(rc.LinearClassifier(max_iter=3)),
+    "KernelClassifier": lambda: rc.KernelClassifier(n_components=10, random_state=0),
+    "PrunedClassifier": lambda: rc.PrunedClassifier(rc.LinearClassifier(max_iter=3), random_state=0),
+    "NoiseCorrectedClassifier": lambda: rc.NoiseCorrectedClassifier(rc.LinearClassifier(max_iter=3), random_state=0),
+    "NoisyLabelClassifierCV": lambda: rc.NoisyLabelClassifierCV(rc.LinearClassifier(max_iter=3), random_state=0),
+}
+_NOT_FUZZED = {"ParameterMixingClassifier": "fits Dask collections on a cluster (tests/python/test_dask.py)"}
+#: classes whose decision is infinite by design on some of the problems: a constant label column of the multi-label
+#: wrapper gets +-inf (test_multilabel.py); their other outputs are still checked
+_INFINITE_DECISION = {"BinaryRelevanceClassifier"}
 _ESTIMATORS = {
-    "sgd": lambda: rc.LinearClassifier(max_iter=3),
+    **{name: _SMALL.get(name, cls) for name, cls in all_estimators("classifier") if name not in _NOT_FUZZED},
     "sgd_rows_parallel": lambda: rc.LinearClassifier(solver=SGD(parallel="rows"), max_iter=3, n_jobs=2),
     "saga": lambda: rc.LinearClassifier(loss="log_loss", solver="saga", max_iter=3),
     "svrg": lambda: rc.LinearClassifier(loss="sramp", solver="svrg", max_iter=3),
     "softmax": lambda: rc.LinearClassifier(loss="softmax", solver="saga", max_iter=3),
-    "fol": lambda: rc.FocusedOnlineClassifier(max_iter=2),
-    "adaboost": lambda: rc.AdaBoostOnlineClassifier(max_iter=2),
-    "powerset": lambda: rc.LabelPowersetClassifier(rc.LinearClassifier(loss="softmax", solver="saga", max_iter=3)),
-    "noisy_mkl": lambda: mkl.NoisyMKLClassifier(max_iter=5, widths=[1.0]),
-    "mip_mkl": lambda: mkl.MiPMKLClassifier(max_iter=3, widths=[1.0]),
-    "simple_mkl": lambda: mkl.SimpleMKLClassifier(max_iter=3, widths=[1.0]),
 }
 
 
@@ -319,7 +335,7 @@ def _expect_clean(f):
 
 @pytest.mark.parametrize("name", list(_ESTIMATORS))
 def test_fuzz_estimators(name, fuzz_settings):
-    kernel = "mkl" in name
+    kernel = "MKL" in name  # the MKL classifiers take dense X only
 
     @fuzz_settings
     @given(problems())
@@ -332,7 +348,7 @@ def test_fuzz_estimators(name, fuzz_settings):
             assert not hasattr(est, "classes_")
             return
         scores = est.decision_function(X) if hasattr(est, "decision_function") else est.predict_proba(X)
-        assert np.all(np.isfinite(scores)), scores
+        assert np.all(np.isfinite(scores) | (name in _INFINITE_DECISION and np.isinf(scores))), scores
         assert set(np.unique(est.predict(X))) <= set(est.classes_)
 
     check()

@@ -4,7 +4,6 @@ NotFittedError, tags, sample weights and Ctrl-C (they share the estimator base, 
 import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robustcore as rc
 from robustcore import _base, _core
@@ -32,37 +31,6 @@ def _problem(n=40, d=3, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.random((n, d))
     return X, np.where(np.sin(4 * X[:, 0]) + X[:, 1] - 0.9 > 0, 1, 0)
-
-
-# ----------------------------------------------------------------------------- scikit-learn checks
-_STOCHASTIC = "draws its samples at random: a row of weight 2 is not drawn like a row given twice"
-
-
-def _expected_failures(est):
-    if isinstance(est, (rc.FocusedOnlineClassifier, rc.AdaBoostOnlineClassifier)):
-        # as scikit-learn's SGDClassifier declares
-        failures = {"check_sample_weight_equivalence_on_dense_data": _STOCHASTIC,
-                    "check_sample_weight_equivalence_on_sparse_data": _STOCHASTIC}
-        return failures
-    if isinstance(est, (NoisyMKLClassifier, MiPMKLClassifier)):
-        failures = {"check_sample_weight_equivalence_on_dense_data":
-                    "an iterative saddle-point solver stopped at a duality gap of tol: weighted and repeated rows "
-                    "reach the same optimum (tests/python/test_fol_mkl_estimators.py) but not the same iterates"}
-        if getattr(est, "approximation", None) is not None:  # feature blocks take CSR too
-            failures["check_sample_weight_equivalence_on_sparse_data"] = \
-                failures["check_sample_weight_equivalence_on_dense_data"]
-        if getattr(est, "method", None) == "vi":
-            failures["check_class_weight_classifiers"] = (
-                "method='vi' (steps gamma0 / sqrt(T)) is far from the optimum after the check's 1000 iterations "
-                "with weights spanning 1e7 (80% class 0 where the check wants 87%; 'amp': 98%)")
-        return failures
-    # SimpleMKL: its inner solver is scikit-learn's SVC, which declares this check an expected failure
-    return {"check_sample_weight_equivalence_on_dense_data": "an SVC inside (libsvm's tolerance), as SVC declares"}
-
-
-@parametrize_with_checks([make() for make in FACTORIES.values()], expected_failed_checks=_expected_failures)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 # ----------------------------------------------------------------------------- conventions at the edges

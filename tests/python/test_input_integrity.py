@@ -9,11 +9,12 @@ import functools
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.calibration import CalibratedClassifierCV
 from sklearn.datasets import make_classification
 
 import robustcore as rc
 from children import run_cases
-from robustcore import _core, datasets
+from robustcore import _core, _readers, datasets
 from robustcore._validation import check_csr_structure
 
 _PRELUDE = """
@@ -160,7 +161,7 @@ def test_libsvm_index_beyond_int32_names_file_and_line(tmp_path):
     with pytest.raises(ValueError, match=r"line 3: column index 3000000000"):
         list(datasets.iter_svmlight(f, n_features=10))
     with pytest.raises(ValueError, match=r"line 3: column index"):
-        datasets._read_libsvm(str(f), 10)
+        _readers.read_libsvm(str(f), 10)
 
 
 def test_feature_count_beyond_memory_is_refused_before_allocating(tmp_path, monkeypatch):
@@ -206,8 +207,10 @@ _MEMORY_CASES = {
     # SimpleMKL on 40,000 rows failed after 194 s on NumPy's own 11.9 GiB allocation
     "simple_mkl_40k": ("X, y = make_classification(40000, 10, random_state=0)\n"
                        "    mkl.SimpleMKLClassifier().fit(X, y)", 5),
-    "simple_mkl_40k_probability": ("X, y = make_classification(40000, 10, random_state=0)\n"
-                                   "    mkl.SimpleMKLClassifier(probability=True).fit(X, y)", 5),
+    "simple_mkl_40k_calibrated": ("X, y = make_classification(40000, 10, random_state=0)\n"
+                                  "    from sklearn.calibration import CalibratedClassifierCV\n"
+                                  "    CalibratedClassifierCV(mkl.SimpleMKLClassifier(), method='sigmoid', "
+                                  "ensemble=False).fit(X, y)", 5),
     "dense_bank_callables": ("X, y = make_classification(20000, 5, random_state=0)\n"
                              "    mkl.NoisyMKLClassifier(kernels=[lambda A, B: A @ B.T] * 3).fit(X, y)", 5),
     "dense_gaussian_bank": ("X, y = make_classification(20000, 5, random_state=0)\n"
@@ -373,7 +376,8 @@ def _proba_estimators(multiclass):
         "log_loss": rc.LinearClassifier(loss="log_loss", random_state=0),
         "modified_huber": rc.LinearClassifier(loss="modified_huber", random_state=0),
         "softmax": rc.LinearClassifier(loss="softmax", solver="saga", random_state=0),
-        "noisy_mkl": mkl.NoisyMKLClassifier(probability=True, max_iter=20, widths=[1.0]),
+        "noisy_mkl": CalibratedClassifierCV(mkl.NoisyMKLClassifier(max_iter=20, widths=[1.0]), method="sigmoid",
+                                            ensemble=False),
         "pruned": rc.PrunedClassifier(rc.LinearClassifier(loss="log_loss", random_state=0)),
         "noise_corrected": rc.NoiseCorrectedClassifier(rc.LinearClassifier(loss="log_loss", random_state=0)),
     }

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 import time
-import warnings
 
 import numpy as np
 import pytest
@@ -20,7 +19,6 @@ from sklearn.kernel_approximation import RBFSampler
 from sklearn.metrics.pairwise import laplacian_kernel, polynomial_kernel, rbf_kernel
 from sklearn.pipeline import make_pipeline
 from sklearn.linear_model import RidgeClassifier
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from robustcore import _core, mkl
 from robustcore._validation import to_matrix
@@ -222,16 +220,7 @@ def test_in_a_pipeline():
         assert make_pipeline(est, RidgeClassifier(alpha=1e-3)).fit(X, y).score(X, y) > 0.9
 
 
-# ----------------------------------------------------------------------------- estimator API
-@parametrize_with_checks([RandomFourierFeatures(), RandomFourierFeatures(kernel="laplacian"), Nystroem(),
-                          Nystroem(kernel="polynomial", landmarks="kmeans++"), KernelBank(n_components=5),
-                          KernelBank(n_components=5, method="nystroem")])
-def test_sklearn_compatible(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # n_components > n_samples on the checks' tiny data
-        check(estimator)
-
-
+# ----------------------------------------------------------------------------- estimator API (the checks: test_common.py)
 @pytest.mark.parametrize("est", [RandomFourierFeatures(n_components=20, random_state=0),
                                  Nystroem(n_components=10, random_state=0),
                                  KernelBank(n_components=3, method="nystroem", random_state=0)])

@@ -8,7 +8,6 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import make_circles, make_classification
 from sklearn.pipeline import make_pipeline
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robustcore as rc
 from robustcore.linear_model import SGD
@@ -137,13 +136,3 @@ def test_fused_matrix_refuses_what_it_cannot_do():
         _core.sgd_fit(Z, np.where(y == 1, 1.0, -1.0), None, rc.losses.loss_spec("hinge"), p, _core.SgdState(8))
 
 
-@parametrize_with_checks(
-    [rc.KernelClassifier(n_components=20, random_state=0),
-     rc.KernelClassifier(n_components=20, approximation="rff", fused=True, random_state=0,
-                         estimator=rc.LinearClassifier(loss="log_loss", solver="sgd", random_state=0))],
-    expected_failed_checks=lambda est: {
-        "check_sample_weight_equivalence_on_dense_data": "a stochastic solver inside (as LinearClassifier declares)",
-        "check_sample_weight_equivalence_on_sparse_data": "a stochastic solver inside (as LinearClassifier declares)"},
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)

@@ -9,7 +9,6 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robustcore as rc
 from robustcore import _base, _core, linear_model
@@ -237,28 +236,6 @@ def test_robust_losses_resist_flipped_labels():
         err[loss] = np.mean(errs)
     assert err["sramp"] < err["hinge"] - 0.02, err
     assert err["rgomp"] < err["hinge"] - 0.02, err
-
-
-# ----------------------------------------------------------------------------- scikit-learn checks
-def _expected_failures(est):
-    return {
-        # As scikit-learn's SGDClassifier declares: stochastic, weight 2 on a sample is not the same sample
-        # sequence as the sample twice (equal in expectation only: test_weights.py).
-        "check_sample_weight_equivalence_on_dense_data": "SGD visits a repeated row twice, a weighted row once",
-        "check_sample_weight_equivalence_on_sparse_data": "SGD visits a repeated row twice, a weighted row once",
-    }
-
-
-@parametrize_with_checks(
-    [rc.LinearClassifier(random_state=0), rc.LinearClassifier(loss="log_loss", solver="asgd", random_state=0),
-     rc.LinearClassifier(solver=SGD(average="epoch"), loss="sramp", random_state=0),
-     rc.LinearClassifier(solver="pegasos", random_state=0),
-     rc.LinearClassifier(loss="modified_huber", tol=1e-3, n_iter_no_change=3, random_state=0),
-     rc.LinearClassifier(solver=SGD(parallel="rows"), loss="log_loss", n_jobs=2, random_state=0)],
-    expected_failed_checks=_expected_failures,
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 # ----------------------------------------------------------------------------- bad input

@@ -7,7 +7,8 @@ import pytest
 import scipy.sparse as sp
 
 import robustcore as rc
-from robustcore import _core, _mkl_blocks
+from robustcore import _core
+from robustcore.mkl import _blocks as _mkl_blocks
 from robustcore._validation import to_matrix
 from robustcore.kernel_approximation import KernelBank
 from robustcore.mkl import NoisyMKLClassifier, gaussian_bank

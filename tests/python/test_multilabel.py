@@ -5,7 +5,6 @@ import pytest
 import scipy.sparse as sp
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score, hamming_loss
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robustcore as rc
 from robustcore import _core
@@ -289,42 +288,6 @@ def test_multilabel_real_data(data_dir):
     Xtr, Ytr, Xte, Yte = load_multilabel("emotions", data_home=data_dir)
     br = rc.BinaryRelevanceClassifier(_log(alpha=1e-3, max_iter=20, random_state=0), n_jobs=2).fit(Xtr, Ytr)
     assert hamming_loss(Yte, br.predict(Xte)) < 0.3
-
-
-# scikit-learn has no multi-label-only estimator in its own check suite (MultiOutputClassifier and
-# OneVsRestClassifier are meta-estimators it checks with single-output data). With the multi-label tags
-# (multi_output and single_output: a 1-d y is one label; multi_label; multi_class=False: each column is
-# binary) the checks feed a 1-d 0/1 or two-valued y. The wrappers run at their defaults; the one exemption
-# is scikit-learn's own for SGDClassifier: a stochastic solver stopped by tol is not exactly equivalent to
-# repeated rows to 1e-7.
-_SAMPLE_WEIGHT_EQUIVALENCE = {
-    "check_sample_weight_equivalence_on_dense_data": "stochastic solver stopped by tol (as SGDClassifier declares)",
-    "check_sample_weight_equivalence_on_sparse_data": "stochastic solver stopped by tol (as SGDClassifier declares)",
-}
-
-
-@parametrize_with_checks(
-    [rc.BinaryRelevanceClassifier(), rc.LabelPowersetClassifier(),
-     # 30 epochs, not 10: check_class_weight_classifiers raises a top-level max_iter to 1000, never a nested one
-     rc.BinaryRelevanceClassifier(rc.LinearClassifier(loss="hinge", solver="asgd", max_iter=30, random_state=0))],
-    expected_failed_checks=lambda est: _SAMPLE_WEIGHT_EQUIVALENCE,
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
-
-
-#: run to convergence so that the sample-weight equivalence checks hold to their 1e-7
-_CONVERGED = dict(alpha=1e-2, max_iter=30000, tol=1e-12, random_state=0)
-
-
-@parametrize_with_checks(
-    [rc.BinaryRelevanceClassifier(rc.LinearClassifier(loss="log_loss", solver="saga", **_CONVERGED)),
-     rc.LabelPowersetClassifier(rc.LinearClassifier(loss="softmax", solver="saga", **_CONVERGED))],
-)
-def test_sklearn_compatible_converged(estimator, check):
-    """Run to convergence, the wrappers of the variance-reduced solvers pass every check, the sample-weight
-    equivalence included (an integer weight is the row repeated)."""
-    check(estimator)
 
 
 def test_variants_command_smoke(data_dir, tmp_path):

@@ -7,7 +7,6 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import MinMaxScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robustcore as rc
 from robustcore.noise import NoiseCorrectedClassifier, flip_labels
@@ -66,12 +65,3 @@ def test_internal_fits_do_not_warn_for_the_user():
     assert not [w for w in caught if issubclass(w.category, rc.ConstantPredictorWarning)], [str(w.message) for w in caught]
 
 
-def _expected_failures(est):
-    reason = "the out-of-fold folds of a duplicated row differ from those of a weighted one"
-    return {"check_sample_weight_equivalence_on_dense_data": reason,
-            "check_sample_weight_equivalence_on_sparse_data": reason}
-
-
-@parametrize_with_checks([NoiseCorrectedClassifier(random_state=0)], expected_failed_checks=_expected_failures)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)

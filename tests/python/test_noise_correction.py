@@ -238,6 +238,10 @@ def test_fit_sigmoid_is_platts_optimum():
     assert a < 0  # P(positive) grows with the score
 
 
+def _sigmoid(est):
+    return CalibratedClassifierCV(est, method="sigmoid", ensemble=False)
+
+
 PROBA = {
     "hinge": lambda: CalibratedClassifierCV(rc.LinearClassifier(loss="hinge", random_state=0), method="sigmoid",
                                             ensemble=False),
@@ -249,9 +253,10 @@ PROBA = {
                                           ensemble=False),
     "adaboost": lambda: CalibratedClassifierCV(rc.AdaBoostOnlineClassifier(max_iter=3, random_state=0),
                                                method="sigmoid", ensemble=False),
-    "noisy_mkl": lambda: NoisyMKLClassifier(probability=True, max_iter=100, widths=(1.0,)),
-    "mip_mkl": lambda: MiPMKLClassifier(probability=True, max_iter=100, widths=(1.0,), n_alternations=2),
-    "simple_mkl": lambda: SimpleMKLClassifier(probability=True, max_iter=5, widths=(1.0,)),
+    # the MKL classifiers have no probability model: scikit-learn's calibration gives theirs
+    "noisy_mkl": lambda: _sigmoid(NoisyMKLClassifier(max_iter=100, widths=(1.0,))),
+    "mip_mkl": lambda: _sigmoid(MiPMKLClassifier(max_iter=100, widths=(1.0,), n_alternations=2)),
+    "simple_mkl": lambda: _sigmoid(SimpleMKLClassifier(max_iter=5, widths=(1.0,))),
     "binary_relevance": lambda: rc.BinaryRelevanceClassifier(CalibratedClassifierCV(
         rc.LinearClassifier(loss="hinge", solver="sgd", random_state=0), method="sigmoid", ensemble=False)),
 }

@@ -15,7 +15,6 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import MinMaxScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robustcore as rc
 from robustcore import noise
@@ -273,17 +272,6 @@ def test_cleanlab_spellings():
         noise.find_label_issues(X, yn, labels=yn, pred_probs=P)
     with pytest.raises(TypeError, match="pred_proba"):
         noise.find_label_issues(labels=yn)
-
-
-def _expected_failures(est):
-    reason = "the out-of-fold folds of a duplicated row differ from those of a weighted one"
-    return {"check_sample_weight_equivalence_on_dense_data": reason,
-            "check_sample_weight_equivalence_on_sparse_data": reason}
-
-
-@parametrize_with_checks([NoisyLabelClassifierCV(random_state=0)], expected_failed_checks=_expected_failures)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")

@@ -6,7 +6,6 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robustcore as rc
 from robustcore import noise
@@ -129,12 +128,3 @@ def test_methods_follow_the_final_estimator():
     assert model.decision_function(X).shape == (300,)
 
 
-def _expected_failures(est):
-    reason = "the detection folds of a duplicated row differ from those of a weighted one; weights reach only the final fit"
-    return {"check_sample_weight_equivalence_on_dense_data": reason,
-            "check_sample_weight_equivalence_on_sparse_data": reason}
-
-
-@parametrize_with_checks([rc.PrunedClassifier(random_state=0)], expected_failed_checks=_expected_failures)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)

@@ -258,25 +258,14 @@ def run_realisable(args, out, log, with_adaboost):
 
 
 # ----------------------------------------------------------------------------- 4. typical vs rare
-def _mnist_digits(data_home):
-    from robustcore import datasets as ds
-
-    files = ds._SPLIT_SETS["mnist38"][1]
-    outp = []
-    for img_rel, lab_rel in ((files[0], files[1]), (files[2], files[3])):
-        img = ds._read_idx(str(ds._path("mnist38", img_rel, data_home)))
-        lab = ds._read_idx(str(ds._path("mnist38", lab_rel, data_home)))
-        outp += [img.reshape(img.shape[0], -1), lab]
-    return outp
-
-
 def run_rare(args, out, log):
     import scipy.sparse as sp
 
     import robustcore as rc
+    from robustcore.datasets import load_mnist
 
     epochs = args.epochs or (200 if args.full else 60)
-    Xtr, ltr, Xte, lte = _mnist_digits(args.data_home)
+    Xtr, ltr, Xte, lte = load_mnist(args.data_home)
     rng = np.random.default_rng(0)
 
     def build(X, lab, rare_frac, subsample_rare):

@@ -1,7 +1,14 @@
-"""FOL with a Python-level w player: a small NumPy two-layer network (and a scikit-learn partial_fit
+"""Question: Can Focused Online Learning drive a learner written in Python (a NumPy network, a scikit-learn
+  partial_fit estimator) through its learner protocol?
+Answer: yes: both train through robustcore.fol's protocol with the engine's sum tree sampling
+  (docs/user_guide/fol.md)
+Date: 2026-11-23
+Private imports: none.
+
+FOL with a Python-level w player: a small NumPy two-layer network (and a scikit-learn partial_fit
 estimator) trained by Focused Online Learning, the C++ sum tree doing the sampling.
 
-    python bench/fol_protocol_example.py [--epochs 30]
+    python bench/studies/fol_protocol_example.py [--epochs 30]
 
 The learner protocol (robustcore.fol): step(X_batch, y_batch), loss(X, y) -> per-example loss in
 [0, 1] for the p player, decision_function(X). Data: scikit-learn's two moons (not linearly

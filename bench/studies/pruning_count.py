@@ -1,4 +1,13 @@
-"""How PrunedClassifier should count the wrong labels: the confident joint or find_label_issues' default
+"""Question: How should PrunedClassifier count the wrong labels: the confident joint or the asymptotes of the
+  noisy posterior (find_label_issues' default)?
+Answer: the asymptotes (method='auto', the default): better precision in almost every cell and a lower error
+  in most, the confident joint far worse with imbalanced classes (4000 rows, 4:1, q = 0.2: 17.5 % against 10.9
+  %); cleanlab's 1 / T[k, k] reweighting of the kept rows does not help (docs/user_guide/noisy_labels.md,
+  PrunedClassifier)
+Date: 2026-11-26
+Private imports: none.
+
+How PrunedClassifier should count the wrong labels: the confident joint or find_label_issues' default
 (the asymptotes of the noisy posterior), on generated data with known flips.
 
 For every cell (rows, class balance, noise) and seed: labels flipped with ``noise.flip_labels``, then
@@ -8,7 +17,7 @@ SAGA) and the same model fitted on the clean labels; printed are the clean test 
 the flagged rows that were flipped (precision) and of the flipped rows flagged (recall). No
 hyper-parameter is tuned: every model runs at its defaults.
 
-    python bench/pruning_count.py [--seeds 5]
+    python bench/studies/pruning_count.py [--seeds 5]
 """
 
 import argparse

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _core
-from ._base import Progress, engine_result
-from ._kernel_banks import _METHODS, gaussian_bank_size
-from ._validation import to_matrix
-from .kernel_approximation import KernelBank
+from .. import _core
+from .._base import Progress, engine_result
+from .._validation import to_matrix
+from ..kernel_approximation import KernelBank
+from ._banks import _METHODS, gaussian_bank_size
 
 #: rows transformed together at predict time (and for the held-out rows) at most, about 64 MiB of features
 _PREDICT_BYTES = 64 * 2**20
@@ -74,7 +74,7 @@ class FeatureBlocks:
 
     def solve(self, y, *, alpha, upper, rho, step_size, gamma0, max_iter, tol, method, verbose=0, sample_weight=None,
               stopper=None, n_threads=1):
-        """(w (D,), dual (n,), EngineResult, gap), as ``_mkl_base._solve`` returns on a kernel bank."""
+        """(w (D,), dual (n,), EngineResult, gap), as ``_mixin._solve`` returns on a kernel bank."""
         opt = _core.MklOptions()
         opt.alpha, opt.upper, opt.rho, opt.gamma, opt.gamma0 = alpha, upper, rho, step_size, gamma0
         opt.max_iter, opt.tol, opt.method = max_iter, 0.0 if stopper is not None else tol, _METHODS[method]

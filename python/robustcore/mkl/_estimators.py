@@ -1,30 +1,4 @@
-"""Multiple kernel learning from noisy labels (Yang et al., ICML 2012) and its baselines.
-
-* :class:`NoisyMKLClassifier` -- StPMKL: problem (11), the worst case over the label-correctness
-  probabilities p, solved by the accelerated mirror prox method (Algorithm 1, ``method="amp"``) or the
-  variational-inequality baseline (gradient descent-ascent with step gamma0 / sqrt(T), ``method="vi"``).
-* :class:`MiPMKLClassifier` -- the best case over p (robust hinge loss of section 3.2's remark),
-  solved by alternating between p and an MKL problem on the examples p keeps.
-* :class:`SimpleMKLClassifier` -- SimpleMKL (Rakotomamonjy et al. 2008): reduced gradient on the kernel
-  weights over the simplex, scikit-learn's ``SVC(kernel="precomputed")`` as inner solver.
-
-Kernels: ``"gaussian_bank"`` (widths 2^-3 ... 2^6 on all features and on each single feature,
-m = 10 (d + 1), as in the paper's experiments), a list of callables ``k(A, B) -> (len(A), len(B))``,
-or ``"precomputed"`` (then X is an (m, n_samples, n_train) array of kernel values).
-By default the Gaussian bank is stored factored (``low_rank_tol=1e-10``: each kernel as a pivoted-Cholesky
-factor exact to 1e-10 per entry, or dense when its rank passes n/2), which on the paper's datasets holds
-under a tenth of the n^2 m values and makes an iteration that much cheaper. A dense bank
-(``low_rank_tol=None``, precomputed kernels, callables) holds n^2 m values; its size is checked against
-``max_memory_mb`` before anything is computed, and ``dtype="float32"`` halves it (the solver then multiplies
-in float32 and accumulates the rest in float64). Predictions go through the stored training points
-(``X_fit_``).
-
-``NoisyMKLClassifier(approximation="rff" | "nystroem")`` is MKL past n^2: each Gaussian kernel of the bank as a
-block of explicit features, problem (11) solved in the primal over the blocks' weights (O(n D) per pass, no
-n x n values; ``robustcore._mkl_blocks``, ``mkl_blocks.hpp``).
-
-Interrupting a fit with Ctrl-C raises ``KeyboardInterrupt`` and leaves the estimator unfitted.
-"""
+"""The three MKL classifiers of :mod:`robustcore.mkl` (the subpackage's docstring describes them)."""
 
 from __future__ import annotations
 
@@ -38,32 +12,16 @@ import numpy as np
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import EngineResult, warn_max_iter
-from ._kernel_banks import (DEFAULT_WIDTHS, _AT_LEAST_ONE, _METHODS, _NON_NEGATIVE, _POSITIVE,  # noqa: F401 - public here
-                            default_rho, factored_bank_lower_bound, gaussian_bank, gaussian_bank_factored,
-                            gaussian_bank_size, group_lasso_squared_prox, kernel_bank_bytes, mkl_objective)
-from ._mkl_base import _KERNEL_CONSTRAINTS, _NOISE_LEVEL_CONSTRAINT, _intercept, _KernelMixin, _solve, _total_weight
+from .._base import EngineResult, warn_max_iter
+from ._banks import _AT_LEAST_ONE, _METHODS, _NON_NEGATIVE, _POSITIVE, default_rho
+from ._mixin import _KERNEL_CONSTRAINTS, _NOISE_LEVEL_CONSTRAINT, _intercept, _KernelMixin, _solve, _total_weight
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from ._base import RandomStateLike
+    from .._base import RandomStateLike
 
 
-__all__ = [
-    "DEFAULT_WIDTHS",
-    "NoisyMKLClassifier",
-    "MiPMKLClassifier",
-    "SimpleMKLClassifier",
-    "gaussian_bank",
-    "gaussian_bank_factored",
-    "gaussian_bank_size",
-    "factored_bank_lower_bound",
-    "kernel_bank_bytes",
-    "group_lasso_squared_prox",
-    "mkl_objective",
-    "default_rho",
-]
 
 
 
@@ -109,8 +67,6 @@ class NoisyMKLClassifier(_KernelMixin):
     verbose : > 0 shows a progress bar over the solver's iterations.
     class_weight : None, "balanced" or dict {class: weight}; multiplies ``sample_weight`` (scikit-learn's
         semantics).
-    probability : bool. Fit Platt scaling on out-of-fold decision functions at fit time (5 extra fits, as
-        SVC's ``probability=True``; not with kernels="precomputed") for ``predict_proba``.
     approximation : None (the exact bank, n^2 values per kernel or its factors), "rff" or "nystroem": MKL past
         n^2. Each Gaussian kernel of the bank becomes a block of ``n_components`` random Fourier features
         (or Nystroem features on landmarks shared by the blocks; ``robustcore.kernel_approximation.KernelBank``,
@@ -166,13 +122,12 @@ class NoisyMKLClassifier(_KernelMixin):
                  step_size: float | None = None, gamma0: float = 1.0, dtype: str = "float64",
                  low_rank_tol: float | None = 1e-10, max_memory_mb: float = 2048.0, n_jobs: int | None = None,
                  verbose: int = 0, class_weight: dict | str | None = None,
-                 probability: bool = False, early_stopping: bool = False, validation_fraction: float = 0.1,
+                 early_stopping: bool = False, validation_fraction: float = 0.1,
                  n_iter_no_change: int = 5, random_state: RandomStateLike = None, approximation: str | None = None,
                  n_components: int = 50) -> None:
         self.approximation = approximation
         self.n_components = n_components
         self.class_weight = class_weight
-        self.probability = probability
         self.noise_level = noise_level
         self.alpha = alpha
         self.rho = rho
@@ -243,8 +198,8 @@ class MiPMKLClassifier(_KernelMixin):
     the accelerated mirror prox engine (box [0, 1], no budget, alpha rescaled so the 1/n weighting holds).
     Stops when p repeats or after ``n_alternations``. Non-convex: a local solution from p = 1.
     ``sample_weight``: sample i counts w_i times (in the budget, the mean and each MKL problem's box, as in
-    ``NoisyMKLClassifier``). Parameters as in ``NoisyMKLClassifier`` (``n_jobs``, ``verbose``, ``class_weight``,
-    ``probability`` too; ``noise_level="auto"`` likewise sets the budget from the estimated noise).
+    ``NoisyMKLClassifier``). Parameters as in ``NoisyMKLClassifier`` (``n_jobs``, ``verbose``, ``class_weight``
+    too; ``noise_level="auto"`` likewise sets the budget from the estimated noise).
 
     Parameters
     ----------
@@ -278,11 +233,10 @@ class MiPMKLClassifier(_KernelMixin):
                  widths: ArrayLike | None = None, max_iter: int = 1000, tol: float = 1e-2, n_alternations: int = 10,
                  dtype: str = "float64", low_rank_tol: float | None = 1e-10, max_memory_mb: float = 2048.0,
                  n_jobs: int | None = None, verbose: int = 0, class_weight: dict | str | None = None,
-                 probability: bool = False, early_stopping: bool = False,
+                 early_stopping: bool = False,
                  validation_fraction: float = 0.1, n_iter_no_change: int = 5,
                  random_state: RandomStateLike = None) -> None:
         self.class_weight = class_weight
-        self.probability = probability
         self.noise_level = noise_level
         self.alpha = alpha
         self.tau = tau
@@ -376,7 +330,7 @@ class SimpleMKLClassifier(_KernelMixin):
     Stops when the MKL duality gap, in the units of objective (1) (alpha times the SVM gap), is below
     ``tol`` or after ``max_iter`` outer iterations. ``history_``: "gap", "objective", "seconds".
     ``sample_weight`` scales each sample's SVM box (scikit-learn's SVC ``sample_weight``: C w_i), with
-    C = 1 / (alpha sum(w)). ``class_weight`` and ``probability`` as in ``NoisyMKLClassifier``; ``n_jobs`` runs
+    C = 1 / (alpha sum(w)). ``class_weight`` as in ``NoisyMKLClassifier``; ``n_jobs`` runs
     the one-vs-rest problems on threads (one problem's SVM steps use one thread).
 
     Parameters
@@ -410,11 +364,10 @@ class SimpleMKLClassifier(_KernelMixin):
                  widths: ArrayLike | None = None, max_iter: int = 100, tol: float = 1e-2, svm_tol: float = 1e-3,
                  line_search_steps: int = 6, dtype: str = "float64", low_rank_tol: float | None = 1e-10,
                  max_memory_mb: float = 2048.0, n_jobs: int | None = None, verbose: int = 0,
-                 class_weight: dict | str | None = None, probability: bool = False, early_stopping: bool = False,
+                 class_weight: dict | str | None = None, early_stopping: bool = False,
                  validation_fraction: float = 0.1, n_iter_no_change: int = 5,
                  random_state: RandomStateLike = None) -> None:
         self.class_weight = class_weight
-        self.probability = probability
         self.alpha = alpha
         self.kernels = kernels
         self.widths = widths

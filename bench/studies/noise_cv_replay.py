@@ -1,12 +1,22 @@
-"""Replay NoisyLabelClassifierCV's selection offline (issue 32's grid / selection split): from a dump of
+"""Question: Would another selection rule over NoisyLabelClassifierCV's grid pick better candidates (issue 32's
+  grid / selection split)?
+Answer: no: the replay reproduces the fit's picks (37 / 47 / 45 of 48 cells), no rule replayed reaches the
+  accuracy line, and even the cross-seed hindsight choice reaches 41-43 of 48: the line is out of reach of any
+  selection over this grid (docs/benchmarks/noise.md, 'The cross-seed hindsight')
+Date: 2026-11-27
+Private imports: none (it does not import robustcore: it reads the dump of ``bench/noise_cv.py accuracy
+  --explore --dump``). Dumps made since 2026-11-28 have no "sramp_sgd" remedy (bench/noise_cv.py no longer
+  patches it into _noise_cv.REMEDIES): the rules that name it need a dump made before.
+
+Replay NoisyLabelClassifierCV's selection offline (issue 32's grid / selection split): from a dump of
 ``python bench/noise_cv.py accuracy --explore --dump FILE`` (every candidate of the grid, Smooth Ramp with the
 SGD solver included as "sramp_sgd", scored on every fold, and every candidate refitted on all rows and tested
 on the clean labels), pick per run what a selection rule would have picked and count the cells within the seed
 spread of the configuration ceiling, of LogisticRegression (noisy CV) and of CleanLearning, as
 ``bench/noise_cv.py`` counts them.
 
-    python bench/noise_cv_replay.py FILE [RULE ...]     # RULE names: print its cells that lose
-    python bench/noise_cv_replay.py FILE --against OTHER   # + the configuration best on OTHER's seeds, tested here
+    python bench/studies/noise_cv_replay.py FILE [RULE ...]     # RULE names: print its cells that lose
+    python bench/studies/noise_cv_replay.py FILE --against OTHER   # + the configuration best on OTHER's seeds, tested here
 
 It also prints the cross-seed hindsight (per cell and seed, the configuration best on the other seeds: how much
 of the hindsight ceiling no selection can reach) and the selection's leak at 40% symmetric noise (fold scores

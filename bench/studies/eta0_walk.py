@@ -1,4 +1,11 @@
-"""Could the eta0 calibration walk instead of trying its whole grid? (issue 15, fixed costs)
+"""Question: Could the eta0 calibration walk from eta = 1 (Bottou) instead of trying its 31-step grid?
+Answer: no, tried and not adopted: a walk would run 9.7 trials instead of 31 but picks another step in 72 of
+  456 cases, there a median 2.7x worse (the one-pass cost is not unimodal in eta); the grid stays
+  (docs/benchmarks/speed_targets.md)
+Date: 2026-11-26
+Private imports: none.
+
+Could the eta0 calibration walk instead of trying its whole grid? (issue 15, fixed costs)
 
 `calibrate_eta0` (sgd.hpp) runs one pass of constant-step SGD on a 1000-row sample for each of the 31
 steps eta = 2^k, k = -20..10, and keeps the cheapest: 31 trial passes, ~1.7 ms of a 13 ms default fit on
@@ -10,7 +17,7 @@ scaled one: the same arithmetic up to rounding), on the data folder's binary set
 (standardised, [0, 1] and raw x30 features), 2 sample seeds, hinge / logistic / modified Huber / squared
 hinge, 3 alphas.
 
-    ROBUSTCORE_DATA=../shared/data python bench/eta0_walk.py   # about 2 minutes
+    ROBUSTCORE_DATA=../shared/data python bench/studies/eta0_walk.py   # about 2 minutes
 """
 import warnings
 

@@ -14,20 +14,20 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from . import _core
-from ._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, PROBABILITY_CONSTRAINT, STOPPING_CONSTRAINTS,
-                    BaseClassifier, EarlyStopping, Progress, accuracy, binary_targets, engine_result, fit_method,
-                    fit_weights, map_problems, result_attributes, validation_split, warn_max_iter)
-from . import _mkl_blocks
-from ._kernel_banks import (_AT_LEAST_ONE, _DTYPES, _METHODS, _NON_NEGATIVE, _POSITIVE, _check_memory, _DenseBank,
-                            _engine_bank, _widths_array, gaussian_bank, gaussian_bank_factored, gaussian_bank_size)
-from ._validation import check_labels
+from .. import _core
+from .._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, STOPPING_CONSTRAINTS,
+                     BaseClassifier, EarlyStopping, Progress, accuracy, binary_targets, engine_result, fit_method,
+                     fit_weights, map_problems, result_attributes, validation_split, warn_max_iter)
+from .._validation import check_labels
+from . import _blocks
+from ._banks import (_AT_LEAST_ONE, _DTYPES, _METHODS, _NON_NEGATIVE, _POSITIVE, _check_memory, _DenseBank,
+                     _engine_bank, _widths_array, gaussian_bank, gaussian_bank_factored, gaussian_bank_size)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from typing_extensions import Self
 
-    from ._base import MatrixLike
+    from .._base import MatrixLike
 
 
 _KERNEL_CONSTRAINTS = {
@@ -42,7 +42,6 @@ _KERNEL_CONSTRAINTS = {
     "n_jobs": N_JOBS_CONSTRAINT,
     "verbose": ["verbose"],
     "class_weight": CLASS_WEIGHT_CONSTRAINT,
-    "probability": PROBABILITY_CONSTRAINT,
     "random_state": ["random_state"],
     **{name: STOPPING_CONSTRAINTS[name] for name in ("early_stopping", "validation_fraction", "n_iter_no_change")},
 }
@@ -57,7 +56,8 @@ class _KernelMixin(BaseClassifier):
     Subclasses define ``_fit_binary(K, y, sample_weight, noise_level, stopper, n_threads) -> (fitted attributes,
     EngineResult)``
     for one +-1 problem on the bank K (``noise_level``: the resolved q of the classifiers that have one).
-    ``class_weight`` multiplies ``sample_weight``; ``probability=True`` fits Platt scaling out of fold."""
+    ``class_weight`` multiplies ``sample_weight``. No probability model: wrap in scikit-learn's
+    ``CalibratedClassifierCV(method="sigmoid", ensemble=False)`` for ``predict_proba``."""
 
     _accept_sparse = False
 
@@ -125,9 +125,6 @@ class _KernelMixin(BaseClassifier):
         sample_weight = fit_weights(self.class_weight, y, sample_weight, classes)
         self._check_work_memory(X.shape[-1] if self._precomputed() else X.shape[0], sample_weight,
                                 X.dtype == np.float32, len(classes) if len(classes) > 2 else 1)  # before any work
-        if self.probability and self._precomputed():
-            raise ValueError("probability=True refits on folds of the features; it does not take kernels='precomputed'")
-        platt = self._fit_platt(X, y, sample_weight, classes) if self.probability else None
         noise = self._noise_level(X, y)
         q = noise.get("noise_level_", getattr(self, "noise_level", None))
         X, y, sample_weight, validation = self._held_out(X, y, sample_weight)
@@ -155,7 +152,7 @@ class _KernelMixin(BaseClassifier):
             fitted["X_fit_"] = X
         if widths is not None:
             fitted["widths_"] = widths
-        self._commit(classes_=classes, n_train_=targets.shape[1], platt_=platt, **noise, **fitted)
+        self._commit(classes_=classes, n_train_=targets.shape[1], **noise, **fitted)
         return self
 
     def _noise_level(self, X, y):
@@ -168,16 +165,16 @@ class _KernelMixin(BaseClassifier):
         if self._precomputed():
             raise ValueError("noise_level='auto' estimates the noise from the features; give noise_level with "
                              "kernels='precomputed'")
-        from .noise import estimate_transition, wrong_label_fraction
+        from ..noise import estimate_transition, wrong_label_fraction
 
         T = estimate_transition(X, y, cv=self._cv_splitter(y))
         q = wrong_label_fraction(T, np.unique(y, return_inverse=True)[1])
         return {"noise_level_": float(min(max(q, 0.0), 0.49)), "transition_matrix_": T}
     def _check_work_memory(self, n, sample_weight, float32=False, n_problems=1):
-        """MemoryError before any work (the out-of-fold fits of ``probability`` and ``noise_level="auto"``
+        """MemoryError before any work (the out-of-fold fits of ``noise_level="auto"``
         included) when a dense training bank of n rows (``low_rank_tol=None`` or callables) would pass
         max_memory_mb; subclasses add their solver's own work arrays (SimpleMKL's combined kernel). A factored
-        bank is sized by ``gaussian_bank_factored`` itself, feature blocks by ``_mkl_blocks.check_blocks_memory``."""
+        bank is sized by ``gaussian_bank_factored`` itself, feature blocks by ``_blocks.check_blocks_memory``."""
         if self._precomputed():
             return
         if self._approximated():
@@ -207,12 +204,12 @@ class _KernelMixin(BaseClassifier):
         return X[train], y[train], sw[0], (X[val], y[val], sw[1])
 
     def _blocks_budget(self, n, float32, n_problems, n_val=None):
-        """Bytes of each feature-block solve (``_mkl_blocks.check_blocks_memory``; MemoryError when nothing fits)."""
+        """Bytes of each feature-block solve (``_blocks.check_blocks_memory``; MemoryError when nothing fits)."""
         if n_val is None:
             n_val = int(math.ceil(self.validation_fraction * n)) if self.early_stopping else 0
             n -= n_val
         threads, concurrent = self._concurrent(n_problems)
-        return _mkl_blocks.check_blocks_memory(
+        return _blocks.check_blocks_memory(
             n, self.n_features_in_, _widths_array(self.widths), self.approximation, self.n_components, float32=float32,
             n_threads=threads, concurrent=concurrent, max_memory_mb=self.max_memory_mb, n_val=n_val)
 
@@ -220,7 +217,7 @@ class _KernelMixin(BaseClassifier):
         """(the held-out rows' kernels against the training rows (m, n_val, n), y_val, sw_val), computed once;
         with feature blocks (K), the held-out rows' features (n_val, D)."""
         if K is not None and self._approximated():
-            return _mkl_blocks.features(K.feature_map, X_val), y_val, sw_val
+            return _blocks.features(K.feature_map, X_val), y_val, sw_val
         if self._precomputed():
             return np.asarray(X_val, dtype=np.float64), y_val, sw_val
         if widths is not None:
@@ -248,8 +245,8 @@ class _KernelMixin(BaseClassifier):
             widths = _widths_array(self.widths)
             n_val = 0 if validation is None else validation[0].shape[0]
             budget = self._blocks_budget(n, X.dtype == np.float32, concurrency[1], n_val=n_val)
-            fmap = _mkl_blocks.fit_feature_map(X, widths, self.approximation, self.n_components, self.random_state)
-            return _mkl_blocks.FeatureBlocks(X, fmap, budget), widths
+            fmap = _blocks.fit_feature_map(X, widths, self.approximation, self.n_components, self.random_state)
+            return _blocks.FeatureBlocks(X, fmap, budget), widths
         if self.kernels == "gaussian_bank":
             widths = _widths_array(self.widths)
             if self.low_rank_tol is not None:
@@ -277,7 +274,7 @@ class _KernelMixin(BaseClassifier):
         if self._precomputed():
             return np.einsum("jti,ji->t", np.asarray(X, dtype=np.float64), coef)
         if self._approximated():
-            return _mkl_blocks.decision(self.feature_map_, X, coef)
+            return _blocks.decision(self.feature_map_, X, coef)
         if self.kernels == "gaussian_bank":
             out = np.empty(X.shape[0])
             # the fitted arrays as the engine takes them (a model unpickled on another machine may hold
@@ -302,7 +299,7 @@ class _KernelMixin(BaseClassifier):
 
     @staticmethod
     def _kernel_weights_from_coef(K, coef):
-        if isinstance(K, _mkl_blocks.FeatureBlocks):
+        if isinstance(K, _blocks.FeatureBlocks):
             norms = K.block_norms(coef)
         else:
             G = K.apply_each(np.ascontiguousarray(coef, dtype=np.float64))
@@ -317,9 +314,9 @@ def _solve(K, y, *, alpha, upper, rho, step_size, gamma0, max_iter, tol, method,
     ``stopper``: an ``EarlyStopping`` scoring (coef, dual) after every iteration, in the same run (the engine
     writes its averages into them before each progress call); the engine's gap rule is then off.
 
-    The engine checks every option (ValueError). Feature blocks (``_mkl_blocks.FeatureBlocks``) solve in the
+    The engine checks every option (ValueError). Feature blocks (``_blocks.FeatureBlocks``) solve in the
     primal: coef is then the weights w (D,)."""
-    if isinstance(K, _mkl_blocks.FeatureBlocks):
+    if isinstance(K, _blocks.FeatureBlocks):
         return K.solve(y, alpha=alpha, upper=upper, rho=rho, step_size=step_size, gamma0=gamma0, max_iter=max_iter,
                        tol=tol, method=method, verbose=verbose, sample_weight=sample_weight, stopper=stopper,
                        n_threads=n_threads)

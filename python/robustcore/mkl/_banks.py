@@ -1,5 +1,5 @@
 """The MKL paper's kernel banks (dense and factored Gaussian banks, their sizes and the memory check made
-before one is built) and the small solvers' helpers of robustcore.mkl; public through ``robustcore.mkl``."""
+before one is built) and the small solvers' helpers; public through ``robustcore.mkl``."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from . import _core
-from ._base import Progress
+from .. import _core
+from .._base import Progress
 
 
 if TYPE_CHECKING:

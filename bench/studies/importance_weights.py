@@ -1,11 +1,18 @@
-"""How much of the test error class-conditional label noise costs logistic regression is recovered by
+"""Question: How much of the test error class-conditional label noise costs logistic regression do importance
+  weights with estimated rates recover?
+Answer: most of it on the asymmetric cells: 0.89-0.98 of the noise's cost at class_sep 1, (0.4, 0.1)
+  (docs/user_guide/noisy_labels.md, 'Correcting for the noise')
+Date: 2026-11-23
+Private imports: none.
+
+How much of the test error class-conditional label noise costs logistic regression is recovered by
 training with ``robustcore.noise.importance_weights`` (rates estimated, never given).
 
 Generated data (make_classification, 6000 rows, 20 features, 4000 train / 2000 clean test), class_sep 1
 and 2, balanced and 1:4, flips (rho+, rho-); mean over 3 seeds of the test error with clean labels, with
 noisy labels, and with noisy labels + the weights; "recovered" = (noisy - corrected) / (noisy - clean).
 
-    python bench/importance_weights.py
+    python bench/studies/importance_weights.py
 """
 
 import numpy as np

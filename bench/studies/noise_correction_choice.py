@@ -1,4 +1,11 @@
-"""Which noise correction ``NoiseCorrectedClassifier`` (formerly LinearClassifier's ``noise_rates``) uses: importance reweighting (Liu & Tao 2016)
+"""Question: Which correction should noise_rates (NoiseCorrectedClassifier's, formerly LinearClassifier's) use: importance reweighting (Liu & Tao 2016)
+  or Natarajan et al.'s alpha-weighted loss?
+Answer: importance reweighting, what noise_rates and NoiseCorrectedClassifier use (Natarajan's unbiased loss
+  needs negative weights, which the engines refuse); the table was not kept in the docs: run the script
+Date: 2026-11-23
+Private imports: none.
+
+Which noise correction ``NoiseCorrectedClassifier`` (formerly LinearClassifier's ``noise_rates``) uses: importance reweighting (Liu & Tao 2016)
 against the alpha-weighted loss of Natarajan et al. 2013 (their Theorem 9: positives weighted 1 - a,
 negatives a, a = (1 - rho+ + rho-) / 2), both with the TRUE rates, both through sample weights (so every
 loss and solver takes them). Natarajan's other method, the unbiased loss, needs negative per-row weights
@@ -7,7 +14,7 @@ for the flipped label's term, which the engines refuse (and which make the bound
 make_classification (6000 rows, 20 features, class_sep 1), 4000 train / 2000 clean test, class-conditional
 flips (rho+, rho-), mean test error over 3 seeds for: clean labels, noisy, importance, alpha-weighted.
 
-    python bench/noise_correction_choice.py
+    python bench/studies/noise_correction_choice.py
 """
 
 import numpy as np
