@@ -18,6 +18,7 @@ float32 data gives float32 features) and stops on Ctrl-C.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from numbers import Integral, Real
 from typing import Any
@@ -48,8 +49,7 @@ class _FeatureMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
     """What the three maps share: validation, the engine call, tags."""
 
     def _validate(self, X, reset):
-        # float32 stays float32, anything else becomes float64; NaN / inf and a wrong width raise ValueError
-        return validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset)
+        return _validate_rows(self, X, reset)
 
     def engine_map(self):  # pragma: no cover - every subclass defines it
         """The fitted map as the engine's object (``_core.RandomFourierMap`` / ``NystroemMap`` / ``KernelBankMap``):
@@ -70,6 +70,12 @@ class _FeatureMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         tags.input_tags.sparse = True
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
+
+
+def _validate_rows(fmap, X, reset):
+    """X for a map (``fit``, ``transform``, ``MappedFeatures``): float32 stays float32, anything else becomes
+    float64; NaN / inf and a wrong width raise ValueError."""
+    return validate_data(fmap, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset)
 
 
 def map_threads(n_jobs):
@@ -428,15 +434,9 @@ class MappedFeatures(RowSource):
         if isinstance(batch_size, bool) or not isinstance(batch_size, Integral) or batch_size < 1:
             raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
         self.map, self.batch_size, self.n_jobs = map, int(batch_size), n_jobs
-        self.X = map._validate(X, reset=False)
+        self.X = _validate_rows(map, X, reset=False)
         self._threads = map_threads(n_jobs)
 
-    @classmethod
-    def _of_validated(cls, map: Any, X: Any, batch_size: int, n_jobs: int | None) -> MappedFeatures:
-        out = cls.__new__(cls)
-        out.map, out.X, out.batch_size, out.n_jobs = map, X, batch_size, n_jobs
-        out._threads = map_threads(n_jobs)
-        return out
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -447,7 +447,9 @@ class MappedFeatures(RowSource):
         return self.X.dtype
 
     def take(self, rows: np.ndarray) -> MappedFeatures:
-        return MappedFeatures._of_validated(self.map, self.X[rows], self.batch_size, self.n_jobs)
+        out = copy.copy(self)  # the same map and settings; X already validated
+        out.X = self.X[rows]
+        return out
 
     def _chunks(self):
         """Row ranges whose features take at most about 64 MiB."""

@@ -15,6 +15,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robustcore as rc
 from robustcore._registry import all_estimators, public_modules
+from robustcore.fol import OnlineSGD
+from robustcore.linear_model import SGD, SVRG
 
 #: run to convergence so that the sample-weight equivalence checks hold to their 1e-7
 _CONVERGED = dict(alpha=1e-2, max_iter=30000, tol=1e-12, random_state=0)
@@ -24,15 +26,18 @@ _CONVERGED = dict(alpha=1e-2, max_iter=30000, tol=1e-12, random_state=0)
 #: bank on the checks' data is 110 kernels) and a small budget.
 CHECK_PARAMS = {
     "LinearClassifier": [
-        {}, dict(loss="log_loss", solver="asgd"), dict(loss="sramp", average="epoch"), dict(solver="pegasos"),
-        dict(loss="modified_huber", tol=1e-3, n_iter_no_change=3),
-        dict(loss="log_loss", parallel="rows", n_jobs=2),
+        {}, dict(loss="log_loss", solver="asgd"), dict(loss="sramp", solver=SGD(average="epoch")),
+        dict(solver="pegasos"), dict(loss="modified_huber", tol=1e-3, n_iter_no_change=3),
+        dict(loss="log_loss", solver=SGD(parallel="rows"), n_jobs=2),
         # the variance-reduced solvers; run to convergence, SAGA and SAG pass the sample-weight equivalence
         dict(loss="log_loss", solver="saga", **_CONVERGED), dict(loss="log_loss", solver="sag", **_CONVERGED),
-        dict(loss="squared_hinge", solver="svrg", svrg_option="average", max_iter=20),
+        dict(loss="squared_hinge", solver=SVRG(option="average"), max_iter=20),
         dict(loss="softmax", solver="mixed_svrg", max_iter=20), dict(loss="softmax", solver="sgd", max_iter=20),
+        # the deterministic quasi-Newton solver, run to its gradient rule: weights are repeated rows
+        dict(loss="log_loss", solver="lbfgs", alpha=1e-2, max_iter=1000, tol=1e-10),
+        dict(loss="softmax", solver="lbfgs", alpha=1e-2, max_iter=1000, tol=1e-10),
     ],
-    "FocusedOnlineClassifier": [{}, dict(learner="sgd", loss="log", output="average", max_iter=3)],
+    "FocusedOnlineClassifier": [{}, dict(learner=OnlineSGD(loss="log"), output="average", max_iter=3)],
     "NoisyMKLClassifier": [
         dict(max_iter=100, widths=(0.5, 2.0)),
         dict(max_iter=100, widths=(0.5, 2.0), approximation="rff", n_components=20),
@@ -77,6 +82,11 @@ def _sample_weight(reason):
             "check_sample_weight_equivalence_on_sparse_data": reason}
 
 
+def _solver_name(est):
+    """The engine's name of a LinearClassifier's solver (a name, or a solver object's ``method``)."""
+    return getattr(est.solver, "method", est.solver)
+
+
 def _converged(est):
     return getattr(est, "tol", None) == _CONVERGED["tol"] and getattr(est, "max_iter", None) == _CONVERGED["max_iter"]
 
@@ -86,9 +96,10 @@ def _expected_failures(est):
     two budget-bound exceptions named below)."""
     name = type(est).__name__
     if name == "LinearClassifier":
-        if est.solver in ("saga", "sag") and _converged(est):  # weight k == the row repeated k times
+        solver = _solver_name(est)
+        if (solver in ("saga", "sag") and _converged(est)) or solver == "lbfgs":  # weight k == the row k times
             return {}
-        if est.solver in ("svrg", "s2gd", "batching_svrg", "mixed_svrg"):
+        if solver in ("svrg", "s2gd", "batching_svrg", "mixed_svrg"):
             # SVRG's step 1/(4L) takes L from the largest weighted row: with weights 0-4 (and the class weights
             # 1000 vs 1e-4 of check_class_weight_classifiers) 20000 passes do not reach the optimum to 1e-7.
             reason = "SVRG's step from the largest weighted row: not converged to the check's tolerance in the budget"
@@ -113,7 +124,7 @@ def _expected_failures(est):
         return _sample_weight("a stochastic solver inside (as LinearClassifier declares)")
     if name in ("BinaryRelevanceClassifier", "LabelPowersetClassifier"):
         inner = est.estimator
-        if inner is not None and inner.solver in ("saga", "sag") and _converged(inner):
+        if inner is not None and _solver_name(inner) in ("saga", "sag") and _converged(inner):
             return {}
         return _sample_weight("stochastic solver stopped by tol (as SGDClassifier declares)")
     if name == "PrunedClassifier":
