@@ -33,7 +33,7 @@ namespace robustcore {
 /// order; on large data each row is a cache miss). Block: the rows are copied once, in a random order,
 /// into an owned buffer (one extra copy of X); every pass then visits blocks of about 32 KiB of
 /// consecutive rows in a random block order, and the rows of a block in a random order. Not a uniform
-/// permutation, but reads memory in contiguous chunks (see bench/README.md for what it buys).
+/// permutation, but reads memory in contiguous chunks (docs/benchmarks/sgd.md, "SGD fits over sparse data", for what it buys).
 enum class Shuffle : int { None = 0, Exact = 1, Block = 2 };
 
 class Sampler {
@@ -86,7 +86,8 @@ class Sampler {
       throw std::invalid_argument("injected index sequence too short (" + std::to_string(len_) + " values)");
     const int64_t v = inj_[pos_++];
     if (v < 0 || v >= n)
-      throw std::invalid_argument("injected order index " + std::to_string(v) + " out of range [0, " + std::to_string(n) + ")");
+      throw std::invalid_argument("injected index sequence: order index " + std::to_string(v) + " out of range [0, " +
+                                  std::to_string(n) + ")");
     return v;
   }
   Rng rng_;
@@ -98,7 +99,7 @@ class Sampler {
 /// How far ahead (in samples) shuffled passes prefetch rows: prefetch_row(idx[k + kPrefetchAhead]) and
 /// prefetch_pointer(idx[k + 2 kPrefetchAhead]) at step k. Hides the memory latency of random row
 /// access (measured on a 96 MB CSR matrix: an exact-shuffle SGD epoch costs 1.7-2.2x an in-order one with
-/// it, 3.1-3.5x without; bench/README.md).
+/// it, 3.1-3.5x without; docs/benchmarks/sgd.md, "the row prefetch was compiled out, and the fix").
 constexpr int64_t kPrefetchAhead = 16;
 
 template <class Data>
