@@ -7,7 +7,7 @@
 // ijcnn1 (49,990 rows x 22 features, ~13 nonzeros per row, generated with a fixed seed).
 #include <benchmark/benchmark.h>
 
-#include <robustcore/fol.hpp>
+#include <robustcore/online_learners.hpp>
 #include <robustcore/huge_pages.hpp>
 #include <robustcore/losses.hpp>
 #include <robustcore/sum_tree.hpp>

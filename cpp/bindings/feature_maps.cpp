@@ -43,7 +43,7 @@ void fmap_transform(const Map& map, const Matrix& X, py::array out, int n_thread
     auto [o, ld] = fmap_out<T>(out, v.rows(), map.n_components());
     if (ld != map.n_components()) throw std::invalid_argument("out must have exactly n_components columns");
     Interrupts().run([&, o = o] {
-      fm::transform(map, v, o, n_threads, block_rows);
+      fm::transform_any(fm::MapRef(&map), v, o, n_threads, block_rows);
       return 0;
     });
     return 0;
@@ -56,13 +56,14 @@ void fmap_map_rows(const Map& map, const Matrix& X, int64_t lo, int64_t hi, py::
     using T = typename std::decay_t<decltype(v)>::Scalar;
     auto [o, ld] = fmap_out<T>(out, hi - lo, map.n_components());
     py::gil_scoped_release nogil;
-    map.map_rows(v, lo, hi, o, ld);
+    fm::map_rows_any(fm::MapRef(&map), v, lo, hi, o, ld);
     return 0;
   });
 }
 
-template <class Map, class Cls>
-void fmap_common(Cls& cls) {
+/// What every map's class has: its shape, transform and map_rows.
+template <class Map>
+void fmap_common(py::class_<Map>& cls) {
   cls.def_property_readonly("n_features", &Map::n_features)
       .def_property_readonly("n_components", &Map::n_components)
       .def("transform", &fmap_transform<Map>, py::arg("X"), py::arg("out"), py::arg("n_threads") = 1,
@@ -81,49 +82,60 @@ fm::KernelKind fmap_kind(const std::string& k) {
   throw std::invalid_argument("kernel must be 'rbf', 'laplacian' or 'polynomial', got '" + k + "'");
 }
 
-}  // namespace
-
-void bind_feature_maps(py::module_& m) {
-  py::class_<fm::RandomFourierMap> rff(m, "RandomFourierMap",
-                                       "z(x) = scale cos(x W + b), W (n_features, n_components) (feature_maps.hpp)");
-  rff.def(py::init([](const F64& W, const F64& b, double scale) {
+// Each map's own part of its class (its constructor from its fitted parameters, its docstring, anything
+// only it has): one overload per map of the registry, so a map without one does not compile.
+void def_map(py::class_<fm::RandomFourierMap>& cls) {
+  cls.doc() = "z(x) = scale cos(x W + b), W (n_features, n_components) (feature_maps.hpp)";
+  cls.def(py::init([](const F64& W, const F64& b, double scale) {
             if (W.ndim() != 2) throw std::invalid_argument("W must be 2-d (n_features, n_components)");
             const int64_t d = W.shape(0), D = W.shape(1);
             return fm::RandomFourierMap(W.data(), checked_const(b, D, "b"), d, D, scale);
           }),
           py::arg("W").noconvert(), py::arg("b").noconvert(), py::arg("scale"));
-  fmap_common<fm::RandomFourierMap>(rff);
+}
 
-  py::class_<fm::NystroemMap> ny(m, "NystroemMap",
-                                 "z(x) = k(x, landmarks) normalization^T (feature_maps.hpp)");
-  ny.def(py::init([](const std::string& kernel, double gamma, double coef0, double degree, const F64& landmarks,
-                     const F64& normalization) {
-           const double* L = fmap_matrix(landmarks, -1, -1, "landmarks");
-           const int64_t mm = landmarks.shape(0), d = landmarks.shape(1);
-           if (normalization.ndim() != 2) throw std::invalid_argument("normalization must be 2-d");
-           const int64_t D = normalization.shape(0);
-           const double* N = fmap_matrix(normalization, D, mm, "normalization");
-           return fm::NystroemMap(fmap_kind(kernel), gamma, coef0, degree, L, mm, d, N, D);
-         }),
-         py::arg("kernel"), py::arg("gamma"), py::arg("coef0"), py::arg("degree"), py::arg("landmarks").noconvert(),
-         py::arg("normalization").noconvert());
-  fmap_common<fm::NystroemMap>(ny);
+void def_map(py::class_<fm::NystroemMap>& cls) {
+  cls.doc() = "z(x) = k(x, landmarks) normalization^T (feature_maps.hpp)";
+  cls.def(py::init([](const std::string& kernel, double gamma, double coef0, double degree, const F64& landmarks,
+                      const F64& normalization) {
+            const double* L = fmap_matrix(landmarks, -1, -1, "landmarks");
+            const int64_t mm = landmarks.shape(0), d = landmarks.shape(1);
+            if (normalization.ndim() != 2) throw std::invalid_argument("normalization must be 2-d");
+            const int64_t D = normalization.shape(0);
+            const double* N = fmap_matrix(normalization, D, mm, "normalization");
+            return fm::NystroemMap(fmap_kind(kernel), gamma, coef0, degree, L, mm, d, N, D);
+          }),
+          py::arg("kernel"), py::arg("gamma"), py::arg("coef0"), py::arg("degree"), py::arg("landmarks").noconvert(),
+          py::arg("normalization").noconvert());
+}
 
-  py::class_<fm::KernelBankMap> bank(m, "KernelBankMap",
-                                     "Blocks of maps, one per base kernel, over all features or one (feature_maps.hpp)");
-  bank.def(py::init<int64_t>(), py::arg("n_features"))
-      .def("add", [](fm::KernelBankMap& b, int64_t feature, const fm::RandomFourierMap& mp) { b.add(feature, mp); },
-           py::arg("feature"), py::arg("map"))
-      .def("add", [](fm::KernelBankMap& b, int64_t feature, const fm::NystroemMap& mp) { b.add(feature, mp); },
-           py::arg("feature"), py::arg("map"), "appends a block: feature -1 (all features) or one feature's index")
-      .def_property_readonly("n_blocks", &fm::KernelBankMap::n_blocks)
+void def_map(py::class_<fm::KernelBankMap>& cls) {
+  cls.doc() = "Blocks of maps, one per base kernel, over all features or one (feature_maps.hpp)";
+  cls.def(py::init<int64_t>(), py::arg("n_features"));
+  fm::for_each_map<fm::KernelMaps>([&](auto tag) {  // add(feature, map) for every map of one kernel
+    using M = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
+    cls.def("add", [](fm::KernelBankMap& b, int64_t feature, const M& mp) { b.add(feature, mp); }, py::arg("feature"),
+            py::arg("map"), "appends a block: feature -1 (all features) or one feature's index");
+  });
+  cls.def_property_readonly("n_blocks", &fm::KernelBankMap::n_blocks)
       .def_property_readonly("offsets", [](const fm::KernelBankMap& b) {
         py::array_t<int64_t> r(b.n_blocks() + 1);
         for (int64_t j = 0; j < b.n_blocks(); ++j) r.mutable_data()[j] = b.offset(j);
         r.mutable_data()[b.n_blocks()] = b.n_components();
         return r;
       }, "block j's columns are offsets[j]:offsets[j + 1]");
-  fmap_common<fm::KernelBankMap>(bank);
+}
+
+}  // namespace
+
+// One class per map of the registry (feature_maps.hpp's FeatureMaps), named by the map.
+void bind_feature_maps(py::module_& m) {
+  fm::for_each_map<fm::FeatureMaps>([&](auto tag) {
+    using M = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
+    py::class_<M> cls(m, M::name);
+    fmap_common(cls);
+    def_map(cls);
+  });
 }
 
 }  // namespace rcb

@@ -1,8 +1,10 @@
-// Bindings: the FOL sum tree (sum_tree.hpp), the FOL loop and the AdaBoost baseline (fol.hpp).
+// Bindings: the FOL sum tree (sum_tree.hpp), the online learners (online_learners.hpp), the FOL loop
+// (fol.hpp, its kept iterates fol_iterates.hpp) and the AdaBoost baseline (adaboost.hpp).
 // Type conversion only: the engine builds the learners and checks every parameter.
 #include "common.hpp"
 #include "instances.hpp"
 
+#include <robustcore/adaboost.hpp>
 #include <robustcore/fol.hpp>
 
 namespace robustcore {
@@ -68,8 +70,7 @@ void bind_sum_tree(py::module_& m) {
            },
            py::arg("idx").noconvert(), py::arg("log_factor").noconvert(),
            "v_i <- v_i exp(log_factor) for each pair, in order.")
-      .def("rebuild", &SeededSumTree::rebuild)
-      .def("renormalise", &SeededSumTree::renormalise);
+      .def("rebuild", &SeededSumTree::rebuild);
 }
 
 void bind_params(py::module_& m) {
@@ -77,7 +78,7 @@ void bind_params(py::module_& m) {
   py::enum_<LearnerKind>(m, "LearnerKind").value("perceptron", LearnerKind::Perceptron).value("sgd", LearnerKind::Sgd);
   py::enum_<Focus>(m, "Focus").value("zero_one", Focus::ZeroOne).value("clipped", Focus::Clipped);
 
-  py::class_<LearnerSpec>(m, "LearnerSpec", "The w player of FOL / AdaBoost and its parameters (fol.hpp).")
+  py::class_<LearnerSpec>(m, "LearnerSpec", "The w player of FOL / AdaBoost and its parameters (online_learners.hpp).")
       .def(py::init<>())
       .def_readwrite("kind", &LearnerSpec::kind)
       .def_readwrite("loss", &LearnerSpec::loss)
@@ -108,7 +109,7 @@ void bind_params(py::module_& m) {
       .def("n_steps", &FolParams::n_steps, py::arg("m"), "T for m training examples")
       .def("validate", &FolParams::validate, py::arg("m"), "The checks fol_fit makes, for loops run elsewhere.");
 
-  py::class_<AdaBoostParams>(m, "AdaBoostParams", "Parameters of adaboost_fit (fol.hpp); checked by the engine.")
+  py::class_<AdaBoostParams>(m, "AdaBoostParams", "Parameters of adaboost_fit (adaboost.hpp); checked by the engine.")
       .def(py::init<>())
       .def_readwrite("learner", &AdaBoostParams::learner)
       .def_readwrite("max_iter", &AdaBoostParams::max_iter)

@@ -31,9 +31,17 @@ struct FusedMatrix {
 FusedMatrix make_fused(py::object map, py::object X, int64_t batch, int n_threads) {
   namespace fm = robustcore::feature_maps;
   FusedMatrix f;
-  if (py::isinstance<fm::RandomFourierMap>(map)) f.map = map.cast<const fm::RandomFourierMap&>();
-  else if (py::isinstance<fm::NystroemMap>(map)) f.map = map.cast<const fm::NystroemMap&>();
-  else throw std::invalid_argument("FusedMatrix: map must be a RandomFourierMap or a NystroemMap");
+  bool found = false;
+  std::string names;
+  fm::for_each_map<fm::KernelMaps>([&](auto tag) {  // every map of one kernel (feature_maps.hpp's registry)
+    using M = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
+    names += std::string(names.empty() ? "" : " or ") + M::name;
+    if (!found && py::isinstance<M>(map)) {
+      f.map = map.cast<const M&>();
+      found = true;
+    }
+  });
+  if (!found) throw std::invalid_argument("FusedMatrix: map must be a " + names);
   const Matrix& M = X.cast<const Matrix&>();
   f.base = std::visit([](const auto& v) { return robustcore::FusedView::AnyBase(v); }, M.view);
   f.batch = batch;

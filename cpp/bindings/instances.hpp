@@ -1,4 +1,4 @@
-// What the extension compiles of the engine, and where (CMakeLists.txt; bench/README.md, "Build time").
+// What the extension compiles of the engine, and where (CMakeLists.txt; docs/benchmarks/build.md, "Build time and the kernel A/B").
 // - The engine templates the bindings call, one list per solver family: kernels_<family>.cpp
 //   instantiates its list (`RCB_<FAMILY>_INSTANCES()`, empty prefix) at -O3 (MKL, FOL: -O2), without
 //   pybind11; the glue file that calls them declares the same list `extern`
@@ -98,15 +98,14 @@ using Binary = robustcore::BinaryModel<robustcore::AnySmoothLoss>;  // the VR so
   RCB_MKL_BLOCKS_VIEW(PREFIX, ::rcb::views::DenseF32) \
   RCB_MKL_BLOCKS_VIEW(PREFIX, ::rcb::views::CsrF32)
 
-// Feature maps (kernel approximation): each map's block method and the threaded transform, every view.
-#define RCB_FMAP_MAP_VIEW(PREFIX, M, V)                                                                       \
-  PREFIX template void feature_maps::M::map_rows<V>(const V&, int64_t, int64_t, V::Scalar*, int64_t) const;  \
-  PREFIX template void feature_maps::transform<feature_maps::M, V>(const feature_maps::M&, const V&, V::Scalar*, \
-                                                                   int, int64_t);
-#define RCB_FMAP_VIEW(PREFIX, V)                      \
-  RCB_FMAP_MAP_VIEW(PREFIX, RandomFourierMap, V)      \
-  RCB_FMAP_MAP_VIEW(PREFIX, NystroemMap, V)           \
-  RCB_FMAP_MAP_VIEW(PREFIX, KernelBankMap, V)
+// Feature maps (kernel approximation): the block method and the threaded transform of any map of the
+// registry (feature_maps.hpp's FeatureMaps, dispatched once per call), every view: a map added to the
+// registry is compiled here without an edit.
+#define RCB_FMAP_VIEW(PREFIX, V)                                                                               \
+  PREFIX template void feature_maps::map_rows_any<V>(const feature_maps::MapRef&, const V&, int64_t, int64_t, \
+                                                     V::Scalar*, int64_t);                                     \
+  PREFIX template void feature_maps::transform_any<V>(const feature_maps::MapRef&, const V&, V::Scalar*, int,  \
+                                                      int64_t);
 #define RCB_FMAP_INSTANCES(PREFIX)              \
   RCB_FMAP_VIEW(PREFIX, ::rcb::views::DenseF64) \
   RCB_FMAP_VIEW(PREFIX, ::rcb::views::CsrF64)   \

@@ -1,5 +1,6 @@
 // The fol engine templates the bindings call (instances.hpp), instantiated once, at the release
 // optimisation.
+#include <robustcore/adaboost.hpp>
 #include <robustcore/fol.hpp>
 
 #include "instances.hpp"

@@ -62,9 +62,7 @@ void bind_vr(py::module_& m) {
       .def_readwrite("fit_intercept", &VrParams::fit_intercept)
       .def_readwrite("seed", &VrParams::seed)
       .def_readwrite("record_history", &VrParams::record_history)
-      .def_readwrite("max_dense_bytes", &VrParams::max_dense_bytes)
-      .def_readwrite("shuffle", &VrParams::shuffle)
-      .def_readwrite("block_rows", &VrParams::block_rows);
+      .def_readwrite("max_dense_bytes", &VrParams::max_dense_bytes);
 
   m.def(
       "vr_fit",
@@ -109,18 +107,6 @@ void bind_vr(py::module_& m) {
       "The softmax model (model.hpp) by any VrMethod (sgd included); coef is (d, K) C-order, written in place. "
       "X_test / y_test (labels in 0..K-1, -1 = a class unseen in training): test error per effective pass.");
 
-  m.def(
-      "vr_default_step",
-      [](const Matrix& X, const LossSpec& loss, Method method, double alpha, bool fit_intercept) {
-        VrParams p;
-        p.method = method;
-        p.lambda = alpha;
-        p.fit_intercept = fit_intercept;
-        return visit_matrix(X, [&](const auto& v) {
-          return vr::step_size(v, BinaryModel<AnySmoothLoss>{AnySmoothLoss(loss), nullptr}, p);
-        });
-      },
-      py::arg("X"), py::arg("loss"), py::arg("method"), py::arg("alpha"), py::arg("fit_intercept"));
   m.def("finito_check_size", &vr::finito_check_size, py::arg("n"), py::arg("d"), py::arg("max_bytes"),
         py::arg("K") = 1);
 }

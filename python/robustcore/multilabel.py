@@ -5,7 +5,7 @@
   that label's 0/1 column; labels are trained on ``n_jobs`` threads (the engine releases the GIL during
   each solve).
 * ``LabelPowersetClassifier(estimator)`` -- the subset 0/1 view: one clone of a multi-class ``estimator``
-  (by default a softmax ``LinearClassifier``, ``multinomial.hpp``) over the label combinations seen in
+  (by default a softmax ``LinearClassifier``, the engine's ``SoftmaxModel``) over the label combinations seen in
   training.
 
 The wrapped estimator keeps every parameter of its own (e.g. the robust losses' ``s``, ``c``,

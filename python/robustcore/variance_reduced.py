@@ -251,7 +251,7 @@ def fit_softmax(M: Any, y: ArrayLike, K: int, params: Any, *, sample_weight: Arr
                 order: ArrayLike | None = None, progress: Callable[[int], Any] | None = None, X_test: Any = None,
                 y_test: ArrayLike | None = None,
                 stopper: EarlyStopping | None = None) -> tuple[np.ndarray, np.ndarray, EngineResult]:
-    """The softmax model (multinomial.hpp) on a ``_core.Matrix`` (or any X, see ``as_matrix``) with labels y in 0..K-1 (X_test: a
+    """The softmax model (model.hpp's SoftmaxModel) on a ``_core.Matrix`` (or any X, see ``as_matrix``) with labels y in 0..K-1 (X_test: a
     ``_core.Matrix`` of the same storage, y_test: labels in 0..K-1 or -1 for a class never seen in
     training). stopper: as in ``fit_binary``, scoring (coef (K, d), intercept (K,)). Returns (coef (K, d),
     intercept (K,), EngineResult).

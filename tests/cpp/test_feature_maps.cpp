@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "check.hpp"
@@ -130,6 +132,21 @@ int main() {
       }
     CHECK_THROWS(bank.add(1, all), std::invalid_argument);
     CHECK_THROWS(bank.add(d, one), std::invalid_argument);
+    // any map of the registry by reference (what the bindings call): its own transform's and block's bits
+    std::vector<double> zr(n * 2 * D), zb(3 * 2 * D);
+    fm::transform_any(fm::MapRef(&bank), csr, zr.data(), 2, 5);
+    for (size_t k = 0; k < z.size(); ++k) CHECK(zr[k] == z[k]);
+    fm::map_rows_any(fm::MapRef(&all), dense, 4, 7, zb.data(), 2 * D);
+    for (int64_t i = 4; i < 7; ++i)
+      for (int64_t c = 0; c < D; ++c) CHECK(zb[(i - 4) * 2 * D + c] == za[i * D + c]);
+  }
+  // the registry: the kernel maps, then the bank; every map named
+  {
+    std::vector<std::string> names;
+    fm::for_each_map<fm::FeatureMaps>([&](auto tag) { names.push_back(std::remove_pointer_t<decltype(tag)>::name); });
+    CHECK(fm::FeatureMaps::size == fm::KernelMaps::size + 1);
+    CHECK(names.size() == fm::FeatureMaps::size && names.back() == "KernelBankMap");
+    CHECK(names[0] == "RandomFourierMap" && names[1] == "NystroemMap");
   }
   return check::report();
 }

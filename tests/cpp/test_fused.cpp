@@ -1,8 +1,9 @@
 // C++ checks for fused_view.hpp: every variance-reduced method (vr::fit) on a FusedView gives the bits of the
 // same method on the materialised features (transform), for a float64 and a float32 base; block shuffling of
-// computed rows is refused.
+// computed rows is refused (SGD's, the one solver with block shuffling).
 #include <robustcore/any_loss.hpp>
 #include <robustcore/feature_maps.hpp>
+#include <robustcore/fused_sgd.hpp>
 #include <robustcore/fused_view.hpp>
 #include <robustcore/rng.hpp>
 #include <robustcore/vr.hpp>
@@ -61,12 +62,11 @@ int main() {
   }
   bool threw = false;
   try {
-    vr::VrParams p;
+    SgdParams p;  // SGD's block shuffling copies rows: not rows computed on the fly
     p.shuffle = Shuffle::Block;
-    std::vector<double> w(D, 0.0);
-    double b0 = 0.0;
+    SgdState state(D);
     const FusedView F(map, FusedView::AnyBase(DenseView{X.data(), n, d}), 8, 1);
-    vr::fit(F, model, p, w.data(), &b0);
+    fused_sgd_fit(F, y.data(), nullptr, AnyLoss(LossSpec{LossKind::Hinge}), p, state);
   } catch (const std::invalid_argument&) {
     threw = true;
   }

@@ -1,8 +1,9 @@
-// C++ checks for sum_tree.hpp and fol.hpp: totals and probabilities against a plain array, sampling
+// C++ checks for sum_tree.hpp, fol.hpp and adaboost.hpp: totals and probabilities against a plain array, sampling
 // frequencies, no drift after many updates (incremental == rebuild bit for bit), long multiplicative
 // growth stays finite with the ratios kept, FOL + Perceptron reaches zero training error.
 #include "check.hpp"
 
+#include <robustcore/adaboost.hpp>
 #include <robustcore/fol.hpp>
 #include <robustcore/sum_tree.hpp>
 

@@ -401,7 +401,7 @@ def finito_reference(X, y, deriv, lam, eta, seq, passes, fit_intercept=True):
 
 
 def softmax_saga_reference(X, y, K, lam, eta, seq, passes, sag=False):
-    """SAGA / SAG on the softmax model (multinomial.hpp) with the injected draws; returns W (K, d), b."""
+    """SAGA / SAG on the softmax model (model.hpp's SoftmaxModel) with the injected draws; returns W (K, d), b."""
     n, d = X.shape
     W, b = np.zeros((K, d)), np.zeros(K)
     E = np.eye(K)[y]

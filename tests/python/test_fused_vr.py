@@ -159,10 +159,6 @@ def test_fused_vr_refuses_what_it_cannot_do():
     F = _core.FusedMatrix(fmap.engine_map(), to_matrix(X), 4, 1)
     spec = loss_spec("log_loss")
     p = vr.engine_params("saga", alpha=1e-3, max_iter=2)
-    p.shuffle = _core.Shuffle.block
-    with pytest.raises(ValueError, match="block shuffling"):
-        vr.fit_binary(F, y, spec, p)
-    p = vr.engine_params("saga", alpha=1e-3, max_iter=2)
     with pytest.raises(ValueError, match="y"):
         vr.fit_binary(F, y[:-1], spec, p)
     with pytest.raises(ValueError, match="label"):

@@ -1,6 +1,7 @@
 """LinearClassifier and the SGD/ASGD/Pegasos engine: oracle, invariants, scikit-learn API, bad input."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -532,3 +533,27 @@ def test_sgd_state_pickles_and_copies_to_the_same_continuation(binary_problem):
         np.testing.assert_array_equal(a.coef_, b.coef_)
         np.testing.assert_array_equal(a.intercept_, b.intercept_)
         assert not np.array_equal(copied.problems[0].w, a._sgd_state.problems[0].w)  # the copy did not move
+
+
+@pytest.mark.parametrize("solver", [*rc.variance_reduced.VR_SOLVERS, "sgd", "asgd", "pegasos"])
+def test_n_iter_never_exceeds_max_iter(solver):
+    """n_iter_ <= max_iter for every solver, binary and (the variance-reduced ones) softmax, on row counts where
+    n * (1.0 / n) rounds above 1. Issue 44's reproducer: VR-Lite's 7 passes on 123 rows were reported as 8."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(123, 3))
+    if solver == "vrlite":
+        est = rc.LinearClassifier(solver="vrlite", loss="squared_hinge", max_iter=7, random_state=78)
+        assert est.fit(X, X[:, 0] > 0).n_iter_ <= 7
+    y3 = np.digitize(X[:, 1], [-0.5, 0.5])
+    softmax = solver in rc.variance_reduced.VR_SOLVERS
+    for n in (123, 49):
+        for max_iter in (1, 2, 3, 7, 10):
+            kw = dict(solver=solver, max_iter=max_iter, random_state=78)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                loss = "hinge" if solver == "pegasos" else "squared_hinge"  # pegasos: a bounded derivative
+                fits = [rc.LinearClassifier(loss=loss, **kw).fit(X[:n], X[:n, 0] > 0)]
+                if softmax:
+                    fits.append(rc.LinearClassifier(loss="softmax", **kw).fit(X[:n], y3[:n]))
+            for est in fits:
+                assert 1 <= est.n_iter_ <= max_iter, (n, max_iter, est.loss, est.n_iter_)

@@ -1,4 +1,4 @@
-"""Softmax model (multinomial.hpp) and the multi-label estimators (robustcore.multilabel)."""
+"""Softmax model (model.hpp's SoftmaxModel) and the multi-label estimators (robustcore.multilabel)."""
 
 import numpy as np
 import pytest

@@ -158,23 +158,6 @@ def test_progress_false_stops_before_the_first_pass(solver, softmax):
     assert not np.any(w) and not np.any(b)
 
 
-@pytest.mark.parametrize("solver", ["saga", "svrg", "finito", "vrlite"])
-def test_block_shuffle_sparse_equals_dense_and_converges(solver):
-    """VrParams.shuffle = block: the rows are copied once in a random order and visited in random blocks."""
-    X, y = _problem(n=80, d=20, density=0.3, seed=5)
-    p = vr.make_params(solver, alpha=1e-2, max_iter=200, seed=3)
-    assert p.shuffle == _core.Shuffle.exact  # the default: each method's own draws
-    p.shuffle, p.block_rows = _core.Shuffle.block, 8
-    spec = loss_spec("log")
-    wd, bd, info = vr.fit_binary(to_matrix(X), y, spec, p)
-    ws, bs, _ = vr.fit_binary(to_matrix(sp.csr_matrix(X)), y, spec, p)
-    np.testing.assert_allclose(ws, wd, rtol=1e-10, atol=1e-12)
-    ref = LogisticRegression(C=1.0 / (80 * 1e-2), tol=1e-12, max_iter=10000).fit(X, y)
-    w_opt = np.concatenate([ref.coef_.ravel(), ref.intercept_])
-    assert np.linalg.norm(np.append(wd, bd) - w_opt) < 1e-3 * np.linalg.norm(w_opt)
-    assert info.status == "max_iter"
-
-
 def test_svrg_options_differ():
     X, y = _problem(n=60, seed=7)
     out = {o: _engine(X, y, "svrg", passes=6, svrg_option=o, seed=3)[0] for o in ("last", "average", "random")}

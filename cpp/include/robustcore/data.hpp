@@ -301,7 +301,8 @@ inline double validate_sample_weight(const double* sw, int64_t n) {
 inline void validate_binary_labels(const double* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     if (y[i] != 1.0 && y[i] != -1.0)
-      throw std::invalid_argument("binary labels must be -1 or +1 (got " + std::to_string(y[i]) + ")");
+      throw std::invalid_argument("binary labels must be -1 or +1 (y must be in {-1, +1}, got " + std::to_string(y[i]) +
+                                  ")");
 }
 
 }  // namespace robustcore

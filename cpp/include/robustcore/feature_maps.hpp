@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -205,6 +206,7 @@ inline void check_rows(int64_t X_cols, int64_t d, int64_t X_rows, int64_t lo, in
 /// Laplacian exp(-gamma ||x - y||_1): Cauchy(0, gamma)), b uniform on [0, 2 pi), scale sqrt(2 / D).
 class RandomFourierMap {
  public:
+  static constexpr const char* name = "RandomFourierMap";  ///< the bindings' class name
   RandomFourierMap() = default;
   /// W: n_features x n_components, row-major (W transposed: scikit-learn's random_weights_ layout);
   /// b: n_components offsets. Throws std::invalid_argument on empty shapes or non-finite values.
@@ -272,6 +274,7 @@ enum class KernelKind { Rbf, Laplacian, Polynomial };
 /// The kernel is computed in float64 for every data scalar.
 class NystroemMap {
  public:
+  static constexpr const char* name = "NystroemMap";
   NystroemMap() = default;
   /// landmarks: m x d row-major; normalization: D x m row-major.
   NystroemMap(KernelKind kind, double gamma, double coef0, double degree, const double* landmarks, int64_t m,
@@ -392,12 +395,42 @@ class NystroemMap {
   Eigen::VectorXd lsq_, labs_;          // ||l_j||^2, ||l_j||_1
 };
 
+/// The registry of feature maps: type lists (as losses.hpp's `Losses`) from which everything that holds or
+/// dispatches over a map is built -- the variants of a bank block and of the fused view (`Any`), the
+/// reference the bindings pass to the compiled transform (`Ref`), the bindings' classes and overloads
+/// (for_each_map), and the compiled instances (transform_any / map_rows_any, one per data view).
+template <class... M>
+struct MapList {
+  static constexpr std::size_t size = sizeof...(M);
+  using Any = std::variant<M...>;         ///< one of the maps, held by value
+  using Ref = std::variant<const M*...>;  ///< one of the maps, by reference (never null)
+  template <class X>
+  using Append = MapList<M..., X>;
+};
+
+/// The maps of one kernel: what a bank block and the fused view hold. A new map is added here.
+using KernelMaps = MapList<RandomFourierMap, NystroemMap>;
+
+namespace detail {
+template <class F, class... M>
+void for_each_map(F& f, const MapList<M...>*) {
+  (f(static_cast<const M*>(nullptr)), ...);
+}
+}  // namespace detail
+
+/// f(a null `const M*`) for every map M of the list, in order.
+template <class List, class F>
+void for_each_map(F&& f) {
+  detail::for_each_map(f, static_cast<const List*>(nullptr));
+}
+
 /// A bank of maps, one block of output columns per base kernel, each block a map over all features
 /// (feature -1) or over one feature (its map has n_features 1). Blocks are laid out in the order they
 /// were added, contiguously: block j's columns are [offset(j), offset(j) + its n_components).
 class KernelBankMap {
  public:
-  using AnyMap = std::variant<RandomFourierMap, NystroemMap>;
+  static constexpr const char* name = "KernelBankMap";
+  using AnyMap = KernelMaps::Any;
 
   KernelBankMap() = default;
   explicit KernelBankMap(int64_t n_features) : d_(n_features) {
@@ -459,6 +492,11 @@ class KernelBankMap {
   std::vector<int64_t> offsets_, features_;
 };
 
+/// Every map the engine compiles and binds: the kernel maps and the bank of them.
+using FeatureMaps = KernelMaps::Append<KernelBankMap>;
+/// Any map of FeatureMaps by reference: what the bindings hand to transform_any / map_rows_any.
+using MapRef = FeatureMaps::Ref;
+
 /// Rows per block of transform(): about 1 MiB of output (a block's product and its cosine share the L2
 /// cache; fewer rows repack W more often: float32 at D = 2000 took 0.27 s at 16 rows, 0.16-0.19 s at
 /// 128-512), between 32 and 1024 rows.
@@ -498,6 +536,20 @@ void transform(const Map& map, const View& X, typename View::Scalar* out, int n_
       check.tick((hi - lo) * D);
     }
   });
+}
+
+/// map_rows of the map `map` refers to: one compiled instance per data view serves every map of
+/// FeatureMaps (the dispatch is once per call, outside the loops).
+template <class View>
+void map_rows_any(const MapRef& map, const View& X, int64_t lo, int64_t hi, typename View::Scalar* out, int64_t ld) {
+  std::visit([&](const auto* m) { m->map_rows(X, lo, hi, out, ld); }, map);
+}
+
+/// transform of the map `map` refers to (see map_rows_any).
+template <class View>
+void transform_any(const MapRef& map, const View& X, typename View::Scalar* out, int n_threads = 1,
+                   int64_t block_rows = 0) {
+  std::visit([&](const auto* m) { transform(*m, X, out, n_threads, block_rows); }, map);
 }
 
 }  // namespace robustcore::feature_maps

@@ -10,27 +10,17 @@
 // With mini-batches of b examples all drawn from p_t, the p player's estimate of the loss vector is
 // (1/b) sum_j l_j / p_j e_{i_j}, so each factor is exp(eta l_j / (b p_j)); the learner takes one step
 // on the batch (all scores computed at w_t).
-// Output: k iterates w_{t_1..t_k} at times drawn uniformly from [T] before the run (only those k are
-// stored, never all T), plus the last iterate; the Python layer combines them by majority or average.
+// Output: k iterates w_{t_1..t_k} at times drawn uniformly from [T] before the run (fol_iterates.hpp),
+// plus the last iterate.
 //
-// OnlineLearner concept (linear models over a data view, no virtual calls):
-//   int64_t dim() const                                 d (the intercept is kept apart)
-//   template <class Row> double score(const Row&) const w.x + b
-//   template <class Row> void step(const Row* rows, const double* y, const double* score, int64_t b,
-//                                  int64_t t)           one update from b examples scored at w_t
-//   double surrogate(double y, double score) const      the learner's own loss (history "max_loss")
-//   void write(double* out) const                       w (d values) then b
-// Learners here: Perceptron (mistake-driven, Example 1 of the paper) and SgdLearner<Loss> (one SGD step
-// on any loss of losses.hpp, L2 shrinkage through a ScaledVector so sparse steps cost O(nnz)). A
-// LearnerSpec names one of them at run time; with_learner builds it (checking its parameters) and
-// calls a function with it, so the loop is instantiated once per learner type (the SGD learner once,
-// on AnyLoss).
+// The w player is any online learner of online_learners.hpp; the kept iterates are fol_iterates.hpp's.
+// Sampling: one Sampler (sampler.hpp) -- the seeded draws of the tree walk, or an injected index sequence
+// (oracle tests) in their place.
 //
-// Entry points: fol_fit and adaboost_fit take (data, labels, params, outputs..., progress), check every
-// precondition (std::invalid_argument) and return a Result (result.hpp) whose history has the columns
-// max_loss, train_error, test_error, max_q, seconds (FOL) / train_error, test_error (AdaBoost).
-// fol_run / adaboost_run are the loops over an already built learner, for C++ callers with their own.
-// Tie rule (scikit-learn's), for every error count here: a score > 0 predicts +1, a zero score -1.
+// Entry point: fol_fit takes (data, labels, params, outputs..., progress), checks every precondition
+// (std::invalid_argument) and returns a Result (result.hpp) whose history has the columns max_loss,
+// train_error, test_error, max_q, seconds. fol_run is the loop over an already built learner, for C++
+// callers with their own.
 //
 // Robust variant, slack variables (section 4.2, additive slack): the p player sees
 // max(0, l_i - xi_i), and after each step the slack player moves xi_{i_t} += slack_lr / b for the sampled
@@ -45,160 +35,20 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "any_loss.hpp"
 #include "data.hpp"
-#include "losses.hpp"
+#include "fol_iterates.hpp"
+#include "interrupt.hpp"
+#include "online_learners.hpp"
 #include "projections.hpp"
-#include "rng.hpp"
-#include "schedules.hpp"
 #include "result.hpp"
+#include "sampler.hpp"
 #include "sum_tree.hpp"
-#include "weights.hpp"
 
 namespace robustcore {
-
-/// 1 when the score s misclassifies the label y in {-1, +1} under the tie rule (s > 0 predicts +1).
-inline bool misclassified(double y, double s) { return (s > 0.0) != (y > 0.0); }
-
-/// The Perceptron as an online learner: on a mistake (y s <= 0; the Perceptron's own update rule, which
-/// also updates on a zero margin) w += y x, b += y (if fit_intercept).
-/// Batches add every mistaken example of the batch (scale-invariant, so no 1/b is needed).
-class Perceptron {
- public:
-  Perceptron(int64_t d, bool fit_intercept) : w_(static_cast<size_t>(d), 0.0), fit_intercept_(fit_intercept) {}
-  int64_t dim() const { return static_cast<int64_t>(w_.size()); }
-  template <class Row>
-  double score(const Row& r) const { return dot(r, w_.data()) + b_; }
-  template <class Row>
-  void step(const Row* rows, const double* y, const double* s, int64_t n, int64_t /*t*/) {
-    for (int64_t j = 0; j < n; ++j) {
-      if (y[j] * s[j] <= 0.0) {
-        axpy(y[j], rows[j], w_.data());
-        if (fit_intercept_) b_ += y[j];
-      }
-    }
-  }
-  double surrogate(double y, double s) const { return std::max(0.0, -y * s); }
-  void write(double* out) const {
-    std::copy(w_.begin(), w_.end(), out);
-    out[w_.size()] = b_;
-  }
-  void assign(const double* w, double b) {
-    std::copy(w, w + w_.size(), w_.begin());
-    b_ = b;
-  }
-
- private:
-  std::vector<double> w_;
-  double b_ = 0.0;
-  bool fit_intercept_;
-};
-
-/// One SGD step per FOL iteration on loss `Loss` with L2 penalty lambda/2 ||w||^2:
-///   w <- (1 - lr_t lambda) w - lr_t (1/b) sum_j Loss'(y_j s_j) y_j x_j,   b <- b - lr_t ibl (1/b) sum_j Loss'(..) y_j
-/// with lr_t from schedules.hpp (t = FOL step index, from 1).
-template <class Loss>
-class SgdLearner {
- public:
-  SgdLearner(int64_t d, const Loss& loss, const LearningRate& lr, bool fit_intercept, double intercept_lr)
-      : w_(d), loss_(loss), lr_(lr), fit_intercept_(fit_intercept), intercept_lr_(intercept_lr) {
-    lr_.validate();
-  }
-  int64_t dim() const { return w_.size(); }
-  template <class Row>
-  double score(const Row& r) const { return w_.dot(r) + b_; }
-  template <class Row>
-  void step(const Row* rows, const double* y, const double* s, int64_t n, int64_t t) {
-    const double eta = lr_(static_cast<double>(t));
-    if (lr_.lambda > 0.0) {
-      w_.scale_by(1.0 - eta * lr_.lambda);
-      if (w_.needs_fold()) w_.fold();
-    }
-    const double inv = 1.0 / static_cast<double>(n);
-    double gb = 0.0;
-    for (int64_t j = 0; j < n; ++j) {
-      const double g = loss_.deriv(y[j] * s[j]) * y[j];
-      if (g != 0.0) {
-        w_.add(-eta * inv * g, rows[j]);
-        gb += g;
-      }
-    }
-    if (fit_intercept_) b_ -= eta * intercept_lr_ * inv * gb;
-  }
-  double surrogate(double y, double s) const { return loss_.value(y * s); }
-  void write(double* out) const {
-    w_.materialize(out);
-    out[w_.size()] = b_;
-  }
-  void assign(const double* w, double b) {
-    w_.assign(w);
-    b_ = b;
-  }
-  const Loss& loss() const { return loss_; }
-
- private:
-  ScaledVector w_;
-  double b_ = 0.0;
-  Loss loss_;
-  LearningRate lr_;
-  bool fit_intercept_;
-  double intercept_lr_;
-};
-
-/// Which online learner plays w, by name at run time.
-enum class LearnerKind : int {
-  Perceptron = 0,  ///< Perceptron (no step size, no loss)
-  Sgd = 1,         ///< SgdLearner on `loss` with the schedule, alpha, eta0, power_t
-};
-
-/// A learner and its parameters (the Python estimators' names).
-struct LearnerSpec {
-  LearnerKind kind = LearnerKind::Perceptron;
-  LossSpec loss;  ///< Sgd: the loss of the step (and of the history's max_loss)
-  Schedule schedule = Schedule::Constant;
-  double alpha = 1e-4;  ///< Sgd: L2 strength (lambda of the papers)
-  double eta0 = 0.1;
-  double power_t = 0.5;
-  bool fit_intercept = true;
-  double intercept_lr = 1.0;  ///< Sgd: the intercept's step is intercept_lr times the weights' step
-
-  LearningRate lr() const {
-    LearningRate r;
-    r.schedule = schedule;
-    r.lambda = alpha;
-    r.eta0 = eta0;
-    r.power_t = power_t;
-    return r;
-  }
-  /// Throws std::invalid_argument on any bad parameter (checked whatever the kind, so a bad value
-  /// never waits for a later switch of learner to surface).
-  void validate() const {
-    if (kind != LearnerKind::Perceptron && kind != LearnerKind::Sgd)
-      throw std::invalid_argument("learner must be the Perceptron or SGD");
-    lr().validate();
-    visit_loss(loss, [](const auto&) { return 0; });  // the loss's constructor checks its parameters
-    if (!(intercept_lr > 0.0) || !std::isfinite(intercept_lr))
-      throw std::invalid_argument("intercept_lr must be > 0 and finite");
-  }
-};
-
-/// Builds the learner `spec` names for d features (w = 0, b = 0), after spec.validate(), and returns
-/// f(learner).
-template <class F>
-decltype(auto) with_learner(const LearnerSpec& spec, int64_t d, F&& f) {
-  spec.validate();
-  if (spec.kind == LearnerKind::Perceptron) {
-    Perceptron p(d, spec.fit_intercept);
-    return f(p);
-  }
-  SgdLearner<AnyLoss> learner(d, AnyLoss(spec.loss), spec.lr(), spec.fit_intercept, spec.intercept_lr);
-  return f(learner);
-}
 
 /// What the p player observes as the loss l in [0, 1].
 enum class Focus : int {
@@ -258,44 +108,6 @@ struct FolResult : Result {
   int64_t rescales = 0;                 ///< sum-tree rescales (diagnostic)
 };
 
-/// The k snapshot times, drawn uniformly with replacement from [1, T] and sorted. Uses its own
-/// generator (seed mixed with a constant) so the sampling sequence does not depend on k.
-inline std::vector<int64_t> fol_snapshot_times(int64_t T, int64_t k, uint64_t seed) {
-  if (T < 1) throw std::invalid_argument("FOL: the number of steps T must be >= 1");
-  if (k < 0) throw std::invalid_argument("FOL: k must be >= 0");
-  Rng rng(seed ^ 0x5eed5eed5eed5eedULL);
-  std::vector<int64_t> t(static_cast<size_t>(k));
-  for (auto& x : t) x = 1 + static_cast<int64_t>(rng.below(static_cast<uint64_t>(T)));
-  std::sort(t.begin(), t.end());
-  return t;
-}
-
-namespace detail {
-/// Fraction of rows of X whose score misclassifies y.
-template <class Data, class Learner>
-double error_rate(const Data& X, const double* y, const Learner& learner) {
-  int64_t e = 0;
-  InterruptCheck stop;
-  for (int64_t i = 0; i < X.rows(); ++i) {
-    stop.tick();
-    e += misclassified(y[i], learner.score(X.row(i)));
-  }
-  return X.rows() ? static_cast<double>(e) / static_cast<double>(X.rows()) : 0.0;
-}
-
-/// Labels and the optional test set, checked once by every entry point.
-template <class Data>
-void check_fol_data(const Data& X, const double* y, const Data* X_test, const double* y_test, const char* who) {
-  validate_binary_labels(y, X.rows());
-  if (X_test) {
-    if (X_test->cols() != X.cols())
-      throw std::invalid_argument(std::string(who) + ": X_test has a different number of features");
-    if (!y_test) throw std::invalid_argument(std::string(who) + ": X_test given without y_test");
-    validate_binary_labels(y_test, X_test->rows());
-  }
-}
-}  // namespace detail
-
 /// The FOL loop with `learner` (state read and written in place) on (X, y in {-1,+1}), params already
 /// validated against X.rows().
 ///   snapshots: k x (d+1) output rows (w then b), filled at the snapshot times.
@@ -318,7 +130,8 @@ FolResult fol_run(const Data& X, const double* y, Learner& learner, const FolPar
 
   FolResult res;
   res.snapshot_times = fol_snapshot_times(T, params.k, params.seed);
-  Rng rng(params.seed);
+  // the tree walk's seeded draws, or the injected indices in their place (T * bsz of them)
+  Sampler src(params.seed, order, order ? T * bsz : 0);
   std::vector<typename Data::Row> rows(static_cast<size_t>(bsz));
   std::vector<int64_t> idx(static_cast<size_t>(bsz));
   std::vector<double> ys(static_cast<size_t>(bsz)), sc(static_cast<size_t>(bsz)), pr(static_cast<size_t>(bsz));
@@ -358,12 +171,11 @@ FolResult fol_run(const Data& X, const double* y, Learner& learner, const FolPar
     for (int64_t j = 0; j < bsz; ++j) {
       int64_t i;
       double p;
-      if (order) {
-        i = order[(t - 1) * bsz + j];
-        if (i < 0 || i >= m) throw std::invalid_argument("FOL: injected index out of range");
+      if (src.injected()) {
+        i = src.below(m);
         p = tree.prob(i, params.gamma);
       } else {
-        auto ip = tree.sample(params.gamma, rng);
+        auto ip = tree.sample(params.gamma, src.rng());
         i = ip.first;
         p = ip.second;
       }
@@ -439,7 +251,7 @@ FolResult fol_fit(const Data& X, const double* y, const FolParams& params, doubl
                   const Data* X_test, const double* y_test, const ProgressFn& progress) {
   const int64_t m = X.rows(), d = X.cols();
   params.validate(m);
-  detail::check_fol_data(X, y, X_test, y_test, "FOL");
+  detail::check_learner_data(X, y, X_test, y_test, "FOL");
   if (n_snapshots != params.k) throw std::invalid_argument("FOL: need one snapshot row per kept iterate (k rows)");
   if (order && n_order != params.n_steps(m) * params.batch_size)
     throw std::invalid_argument("FOL: order must hold T * batch_size = " +
@@ -453,137 +265,6 @@ FolResult fol_fit(const Data& X, const double* y, const FolParams& params, doubl
   });
   for (int64_t i = 0; i < m; ++i) weights[i] = tree.leaf(i);
   return res;
-}
-
-struct AdaBoostParams {
-  LearnerSpec learner;
-  int64_t max_iter = 10;   ///< rounds (at most; stops early without an edge)
-  int64_t batch_size = 1;
-  bool warm_start = true;  ///< each round's epoch starts from the previous round's weights
-  uint64_t seed = 0;
-
-  void validate(int64_t m) const {
-    if (m < 1) throw std::invalid_argument("AdaBoost: need at least one training example");
-    learner.validate();
-    if (max_iter < 1) throw std::invalid_argument("AdaBoost: max_iter must be >= 1");
-    if (batch_size < 1) throw std::invalid_argument("AdaBoost: batch_size must be >= 1");
-  }
-};
-
-/// AdaBoost's result: Result (n_iter = rounds kept; history train_error, test_error of the weighted
-/// majority after each round) plus alpha_t and the weighted error of every round tried.
-struct AdaBoostResult : Result {
-  std::vector<double> alpha_t;         ///< alpha_t = 0.5 log(1/eps_t - 1), one per kept round
-  std::vector<double> weighted_error;  ///< eps_t, one per round tried (the last may have no edge)
-};
-
-/// The AdaBoost loop over an already built learner (params validated): p = uniform (or proportional to
-/// sample_weight when given, checked: the distribution of the data with row i repeated w_i times); each round runs one
-/// epoch (m samples, in batches) of the learner sampling examples from p (sum tree, gamma = 0), giving
-/// h_t; eps_t is the p-weighted 0/1 error of h_t, alpha_t = 0.5 log(1/eps_t - 1), p_i <- p_i exp(-alpha_t
-/// y_i h_t(x_i)), output sign(sum_t alpha_t h_t(x)). Stops early (Status::Converged) when eps_t = 0 (h_t is
-/// consistent: alpha_t is capped at 0.5 log(1e12)) or eps_t >= 1/2 (no edge). hyps: max_iter x (d+1) rows.
-template <class Data, class Learner>
-AdaBoostResult adaboost_run(const Data& X, const double* y, Learner& learner, const AdaBoostParams& params,
-                            double* hyps, const Data* X_test, const double* y_test, const ProgressFn& progress,
-                            const double* sample_weight, double* alphas = nullptr) {
-  const int64_t m = X.rows(), d = X.cols(), bsz = params.batch_size;
-  AdaBoostResult res;
-  Rng rng(params.seed);
-  std::vector<double> p(static_cast<size_t>(m), 1.0 / static_cast<double>(m)), F(static_cast<size_t>(m), 0.0);
-  if (sample_weight) {
-    const double total = std::accumulate(sample_weight, sample_weight + m, 0.0);
-    for (int64_t i = 0; i < m; ++i) p[static_cast<size_t>(i)] = sample_weight[i] / total;
-  }
-  std::vector<double> Ft(X_test ? static_cast<size_t>(X_test->rows()) : 0, 0.0);
-  std::vector<double> w0(static_cast<size_t>(d + 1), 0.0);
-  learner.write(w0.data());
-  std::vector<typename Data::Row> rows(static_cast<size_t>(bsz));
-  std::vector<double> ys(static_cast<size_t>(bsz)), sc(static_cast<size_t>(bsz));
-  std::vector<double> h(static_cast<size_t>(m));
-  // the ensemble's error: F is the weighted vote, so the tie rule applies to it as to any score
-  auto vote_error = [](const std::vector<double>& votes, const double* labels) {
-    int64_t e = 0;
-    for (size_t i = 0; i < votes.size(); ++i) e += misclassified(labels[i], votes[i]);
-    return votes.empty() ? 0.0 : static_cast<double>(e) / static_cast<double>(votes.size());
-  };
-  int64_t t_global = 0;
-  if (progress && !progress(0)) {  // false before the first round: none
-    res.status = Status::Interrupted;
-    return res;
-  }
-  InterruptCheck stop;
-  for (int64_t r = 0; r < params.max_iter; ++r) {
-    if (!params.warm_start) learner.assign(w0.data(), w0[static_cast<size_t>(d)]);
-    SumTree tree(p.data(), m);
-    const int64_t steps = (m + bsz - 1) / bsz;
-    for (int64_t s = 0; s < steps; ++s) {
-      stop.tick(bsz);
-      ++t_global;
-      for (int64_t j = 0; j < bsz; ++j) {
-        const int64_t i = tree.sample(0.0, rng).first;
-        rows[j] = X.row(i);
-        ys[j] = y[i];
-        sc[j] = learner.score(rows[j]);
-      }
-      learner.step(rows.data(), ys.data(), sc.data(), bsz, t_global);
-    }
-    learner.write(hyps + r * (d + 1));
-    double eps = 0.0;
-    for (int64_t i = 0; i < m; ++i) {
-      stop.tick();
-      h[i] = learner.score(X.row(i)) > 0.0 ? 1.0 : -1.0;
-      if (h[i] != y[i]) eps += p[i];
-    }
-    res.weighted_error.push_back(eps);
-    if (eps >= 0.5) {  // no edge: h_t is not added, and the stopping rule is met
-      res.status = Status::Converged;
-      break;
-    }
-    const double alpha = 0.5 * std::log(1.0 / std::max(eps, 1e-12) - 1.0);
-    res.alpha_t.push_back(alpha);
-    if (alphas) alphas[r] = alpha;
-    double z = 0.0;
-    for (int64_t i = 0; i < m; ++i) {
-      p[i] *= std::exp(-alpha * y[i] * h[i]);
-      z += p[i];
-      F[i] += alpha * h[i];
-    }
-    for (auto& v : p) v /= z;
-    res.history.push("train_error", vote_error(F, y));
-    if (X_test) {
-      for (int64_t i = 0; i < X_test->rows(); ++i) Ft[i] += alpha * (learner.score(X_test->row(i)) > 0.0 ? 1.0 : -1.0);
-      res.history.push("test_error", vote_error(Ft, y_test));
-    }
-    res.n_iter = static_cast<double>(r + 1);
-    if (eps == 0.0) {
-      res.status = Status::Converged;
-      break;
-    }
-    if (progress && !progress(r + 1)) {
-      res.status = Status::Interrupted;
-      break;
-    }
-  }
-  return res;
-}
-
-/// AdaBoost with the learner params.learner names. hyps: n_hyps x (d+1) output rows, n_hyps >=
-/// params.max_iter (row r = h_r, w then b). sample_weight: m weights >= 0 with a positive sum, the initial
-/// distribution p (null: uniform). alphas (optional, max_iter values): alpha_t of every kept round, written
-/// before the round's progress call. Every precondition is checked here (std::invalid_argument).
-template <class Data>
-AdaBoostResult adaboost_fit(const Data& X, const double* y, const AdaBoostParams& params, double* hyps,
-                            int64_t n_hyps, const Data* X_test, const double* y_test, const ProgressFn& progress,
-                            const double* sample_weight = nullptr, double* alphas = nullptr) {
-  params.validate(X.rows());
-  detail::check_fol_data(X, y, X_test, y_test, "AdaBoost");
-  if (n_hyps < params.max_iter) throw std::invalid_argument("AdaBoost: need one hypothesis row per round (max_iter rows)");
-  if (sample_weight && !(validate_sample_weight(sample_weight, X.rows()) > 0.0))
-    throw std::invalid_argument("AdaBoost: the sample weights sum to 0");
-  return with_learner(params.learner, X.cols(), [&](auto& learner) {
-    return adaboost_run(X, y, learner, params, hyps, X_test, y_test, progress, sample_weight, alphas);
-  });
 }
 
 }  // namespace robustcore

@@ -17,7 +17,7 @@
 // (feature_maps.hpp's seq_gemm), so a row mapped in a batch of a shuffled pass equals its row of
 // transform(). A float32 base view is mapped in float32 (transform's values for float32 data) and widened
 // to double, exactly as the solvers widen a float32 row's values (data.hpp's row functions).
-// Not with Shuffle::Block (a copy of the data in a shuffled order): kBlockShufflable is false here.
+// Not with Shuffle::Block (a copy of the data in a shuffled order): fused_sgd_fit refuses it.
 #pragma once
 
 #include <algorithm>
@@ -40,7 +40,7 @@ class FusedView {
   using Scalar = double;
   using Row = DenseRow;
   static constexpr bool is_sparse = false;
-  using AnyMap = std::variant<feature_maps::RandomFourierMap, feature_maps::NystroemMap>;
+  using AnyMap = feature_maps::KernelMaps::Any;  ///< any map of one kernel (feature_maps.hpp's registry)
   using AnyBase = std::variant<DenseView, CsrView<int64_t>, BasicDenseView<float>, CsrView<int64_t, float>>;
 
   FusedView(const AnyMap& map, const AnyBase& X, int64_t batch = 256, int n_threads = 1)
@@ -140,15 +140,13 @@ class FusedView {
   template <class V>
   void run_map(const V& G, int64_t len, typename V::Scalar* out) const {
     const int P = static_cast<int>(std::min<int64_t>(threads_, std::max<int64_t>(1, len / 16)));
-    std::visit(
-        [&](const auto& mp) {
-          if (P <= 1) return mp.map_rows(G, 0, len, out, D_);
-          run_tasks(P, [&](int p) {
-            const int64_t a = len * p / P, b = len * (p + 1) / P;
-            mp.map_rows(G, a, b, out + a * D_, D_);
-          });
-        },
-        *map_);
+    // through map_rows_any: the one compiled block method of every map per view (kernels_feature_maps.cpp)
+    const feature_maps::MapRef ref = std::visit([](const auto& mp) { return feature_maps::MapRef(&mp); }, *map_);
+    if (P <= 1) return feature_maps::map_rows_any(ref, G, 0, len, out, D_);
+    run_tasks(P, [&](int p) {
+      const int64_t a = len * p / P, b = len * (p + 1) / P;
+      feature_maps::map_rows_any(ref, G, a, b, out + a * D_, D_);
+    });
   }
   template <class T>
   Scratch<T>& scratch() const {
@@ -169,9 +167,5 @@ class FusedView {
 
 /// The fused view's staging hook, found by argument-dependent lookup from the solvers' loops.
 inline void prefetch_ahead(const FusedView& X, const int64_t* idx, int64_t k, int64_t n) { X.stage(idx, k, n); }
-
-/// Its rows are computed, not stored: Shuffle::Block (a copy of the rows) is refused (sampler.hpp).
-template <>
-inline constexpr bool kBlockShufflable<FusedView> = false;
 
 }  // namespace robustcore

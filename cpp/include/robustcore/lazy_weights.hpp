@@ -15,7 +15,7 @@
 // Layout: the per-feature state a step touches (V_j[K], M_j[K] and the clock C_j) is interleaved in one
 // record of whole 32-byte lines, so a catch-up of a random feature costs one cache line for K = 1 (32 bytes:
 // v, m, C, padding) instead of three (on the generated 200,000 x 50,000 problem three separate d-arrays
-// did not fit in L2; bench/README.md). KC = K at compile time (1 for the binary model), 0 = at run time.
+// did not fit in L2; docs/benchmarks/variance_reduced.md, "What made the sparse SAG/SAGA step faster"). KC = K at compile time (1 for the binary model), 0 = at run time.
 #pragma once
 
 #include <algorithm>
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "data.hpp"
+#include "weights.hpp"
 
 namespace robustcore {
 
@@ -69,7 +70,6 @@ struct KAcc<0> {
 template <int KC>
 class LazyWeights {
  public:
-  static constexpr double kFoldBelow = 1e-9;
   LazyWeights(int64_t d, int64_t K, double eta, double lambda, bool track_sum)
       : d_(d), K_(KC > 0 ? KC : K), stride_(lines(K_) * 4), rec_(static_cast<size_t>(d * lines(K_))),
         lastP_(track_sum ? d : 0, 0.0), lastQ_(track_sum ? d : 0, 0.0), sum_(track_sum ? d * K_ : 0, 0.0),

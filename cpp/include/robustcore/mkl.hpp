@@ -76,6 +76,22 @@ inline std::vector<double> gaussian_factors(const double* widths, int64_t nw, co
   return g;
 }
 
+/// The squared distance between rows a and b (d features) on group grp of the Gaussian bank: all features
+/// for grp = 0 (summed in feature order), feature grp - 1 alone otherwise. The one distance of every bank,
+/// decision and factored column, so they give the same bits.
+inline double group_sq_distance(const double* a, const double* b, int64_t d, int64_t grp) {
+  if (grp > 0) {
+    const double t = a[grp - 1] - b[grp - 1];
+    return t * t;
+  }
+  double s = 0.0;
+  for (int64_t k = 0; k < d; ++k) {
+    const double t = a[k] - b[k];
+    s += t * t;
+  }
+  return s;
+}
+
 /// Gaussian kernel bank between rows of A (na x d) and B (nb x d), written kernel-major into
 /// out (m x na x nb): kernel j = g * n_widths + w uses k(a, b) = exp(-||a_G - b_G||^2 / (2 sigma_w^2)) with
 /// G = all features for g = 0 and G = {feature g - 1} otherwise (Xu et al. 2010; section 4 of the paper).
@@ -86,25 +102,18 @@ void gaussian_bank(const double* A, int64_t na, const double* B, int64_t nb, int
   const std::vector<double> g = gaussian_factors(widths, nw, A, na * d, "gaussian_bank");
   gaussian_factors(widths, nw, B, nb * d, "gaussian_bank");
   const int64_t plane = na * nb;
-  std::vector<double> diff2(static_cast<size_t>(d));
   InterruptCheck stop;
   for (int64_t i = 0; i < na; ++i) {
     stop.tick();
     const double* a = A + i * d;
     for (int64_t l = 0; l < nb; ++l) {
       const double* b = B + l * d;
-      double D = 0.0;
-      for (int64_t k = 0; k < d; ++k) {
-        const double t = a[k] - b[k];
-        diff2[static_cast<size_t>(k)] = t * t;
-        D += t * t;
-      }
       Scalar* o = out + i * nb + l;
-      for (int64_t w = 0; w < nw; ++w) o[w * plane] = static_cast<Scalar>(std::exp(-D * g[static_cast<size_t>(w)]));
-      for (int64_t k = 0; k < d; ++k)
+      for (int64_t grp = 0; grp <= d; ++grp) {
+        const double D = group_sq_distance(a, b, d, grp);
         for (int64_t w = 0; w < nw; ++w)
-          o[((k + 1) * nw + w) * plane] =
-              static_cast<Scalar>(std::exp(-diff2[static_cast<size_t>(k)] * g[static_cast<size_t>(w)]));
+          o[(grp * nw + w) * plane] = static_cast<Scalar>(std::exp(-D * g[static_cast<size_t>(w)]));
+      }
     }
   }
 }
@@ -128,15 +137,11 @@ inline void gaussian_bank_decision(const double* Xt, int64_t nt, const double* X
     for (int64_t i = 0; i < n; ++i) {
       const double* b = Xtr + i * d;
       const double* c = ct.data() + i * m;
-      double D = 0.0;
-      for (int64_t k = 0; k < d; ++k) D += (a[k] - b[k]) * (a[k] - b[k]);
-      for (int64_t w = 0; w < nw; ++w)
-        if (c[w] != 0.0) acc += c[w] * std::exp(-D * g[static_cast<size_t>(w)]);
-      for (int64_t k = 0; k < d; ++k) {
-        const double t2 = (a[k] - b[k]) * (a[k] - b[k]);
-        const double* ck = c + (k + 1) * nw;
+      for (int64_t grp = 0; grp <= d; ++grp) {
+        const double D = group_sq_distance(a, b, d, grp);
+        const double* cg = c + grp * nw;
         for (int64_t w = 0; w < nw; ++w)
-          if (ck[w] != 0.0) acc += ck[w] * std::exp(-t2 * g[static_cast<size_t>(w)]);
+          if (cg[w] != 0.0) acc += cg[w] * std::exp(-D * g[static_cast<size_t>(w)]);
       }
     }
     out[t] = acc;
@@ -210,17 +215,7 @@ inline FactoredBank gaussian_bank_factored(const double* X, int64_t n, int64_t d
     // squared distances from point p on the group's features
     auto dist = [&](int64_t p, double* out) {
       const double* a = X + p * d;
-      for (int64_t i = 0; i < n; ++i) {
-        const double* b = X + i * d;
-        double s = 0.0;
-        if (grp == 0) {
-          for (int64_t k = 0; k < d; ++k) s += (a[k] - b[k]) * (a[k] - b[k]);
-        } else {
-          const double t = a[grp - 1] - b[grp - 1];
-          s = t * t;
-        }
-        out[i] = s;
-      }
+      for (int64_t i = 0; i < n; ++i) out[i] = group_sq_distance(a, X + i * d, d, grp);
     };
     for (int64_t w = 0; w < nw; ++w) {
       const double gw = g[static_cast<size_t>(w)];
@@ -408,8 +403,7 @@ MklResult solve(const Bank& K, const double* y, const Options& opt, double* coef
   const int64_t n = K.n, m = K.m;
   if (n < 1 || m < 1) throw std::invalid_argument("mkl::solve: need at least one sample and one kernel");
   opt.validate();
-  for (int64_t i = 0; i < n; ++i)
-    if (y[i] != 1.0 && y[i] != -1.0) throw std::invalid_argument("mkl::solve: y must be in {-1, +1}");
+  validate_binary_labels(y, n);
   const double n_eff = validate_sample_weight(sample_weight, n);
   if (sample_weight && !(n_eff > 0.0)) throw std::invalid_argument("mkl::solve: the sample weights sum to 0");
 

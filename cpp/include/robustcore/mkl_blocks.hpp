@@ -158,8 +158,7 @@ MklResult solve_blocks(const Map& map, const View& X, const double* y, const Opt
     throw std::invalid_argument("mkl::solve_blocks: X has " + std::to_string(X.cols()) + " features, the map " +
                                 std::to_string(map.n_features()));
   opt.validate();
-  for (int64_t i = 0; i < n; ++i)
-    if (y[i] != 1.0 && y[i] != -1.0) throw std::invalid_argument("mkl::solve_blocks: y must be in {-1, +1}");
+  validate_binary_labels(y, n);
   const double n_eff = validate_sample_weight(sample_weight, n);
   if (sample_weight && !(n_eff > 0.0)) throw std::invalid_argument("mkl::solve_blocks: the sample weights sum to 0");
   const BlockPlan plan = plan_blocks(n, D, static_cast<int64_t>(sizeof(T)), opt.n_threads, max_bytes, chunk_rows);

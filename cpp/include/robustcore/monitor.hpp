@@ -10,13 +10,15 @@
 //     ["grad_norm"], ["test_error" with an evaluation set], and "passes";
 //   * applies the tol rule: max_j |w_j - w_j^prev| <= tol max_j |w_j| -> Status::Converged;
 //   * calls the progress callback with the passes done (rounded down); false -> Status::Interrupted.
-// end_pass returns false when the solve must stop (the status set in the Result). start() records the
-// initial point as pass 0 and asks the callback before the first pass, so a callback answering false
-// stops before any pass runs. A full-gradient solver (lbfgs.hpp), which has just evaluated the objective,
-// its gradient and the training error at the point it reports, hands them over (KnownPoint): the history
-// then costs no pass of its own.
+// end_pass returns false when the solve must stop (the status set in the Result). start(), which every
+// loop calls before its first pass, asks the callback (progress(0)), so a callback answering false stops
+// before any pass runs; it also records the initial point as pass 0 unless MonitorSettings::record_start
+// is off (the SGD epochs: their history starts at epoch 1, as scikit-learn's). A full-gradient solver
+// (lbfgs.hpp), which has just evaluated the objective, its gradient and the training error at the point it
+// reports, hands them over (KnownPoint): the history then costs no pass of its own.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -36,6 +38,7 @@ struct MonitorSettings {
   bool grad_norm = true;       ///< also the full-gradient norm (needs a differentiable loss)
   double tol = 0.0;            ///< 0 = never stop early
   int threads = 1;             ///< threads for the history's passes over the data (evaluate_model)
+  bool record_start = true;    ///< start() records the initial point as pass 0 (history, divergence check)
 };
 
 /// Optional evaluation set: test error per pass (labels of the model's Label type).
@@ -66,9 +69,19 @@ class Monitor {
       : X_(X), model_(model), s_(s), res_(res), progress_(std::move(progress)), eval_(eval),
         prev_(static_cast<size_t>(X.cols() * model.K()), 0.0), t0_(std::chrono::steady_clock::now()) {}
 
-  /// Records the initial point (pass 0) and asks the progress callback; false: stop before any pass.
+  /// Records the initial point (pass 0; only its weights for the tol rule without record_start) and asks
+  /// the progress callback; false: stop before any pass (status set).
   bool start(const double* W, const double* b, const KnownPoint* known = nullptr) {
-    const bool go = end_pass(W, b, 0.0, 0, known);
+    bool go = true;
+    if (s_.record_start) {
+      go = end_pass(W, b, 0.0, 0, known);
+    } else {
+      std::copy(W, W + X_.cols() * model_.K(), prev_.begin());
+      if (progress_ && !progress_(0)) {
+        res_.status = Status::Interrupted;
+        go = false;
+      }
+    }
     restart_clock();
     return go;
   }

@@ -34,9 +34,9 @@ inline const char* status_name(Status s) {
 /// Bindings wrap a Python callable here (re-taking the GIL at most once per call).
 /// Contract (the per-pass stop test, e.g. early stopping on a validation score, is built on it): when the
 /// callback runs, the caller's output arrays hold the current model -- the variance-reduced solvers' W and
-/// b (vr::fit, both models; sgd_fit keeps its state inside until it returns), FOL's coef (the current
-/// iterate), AdaBoost's hyps and alphas rows so far, the MKL solver's averaged coef and dual -- so the
-/// callback can score it without stopping or restarting the solve.
+/// b (vr::fit, both models), SGD's SgdState (sgd_fit writes it back after every epoch), FOL's coef (the
+/// current iterate), AdaBoost's hyps and alphas rows so far, the MKL solver's averaged coef and dual -- so
+/// the callback can score it without stopping or restarting the solve.
 using ProgressFn = std::function<bool(int64_t done)>;
 
 /// Per-pass history: named columns of equal purpose across solvers ("objective", "train_error",

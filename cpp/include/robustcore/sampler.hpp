@@ -33,7 +33,7 @@ namespace robustcore {
 /// order; on large data each row is a cache miss). Block: the rows are copied once, in a random order,
 /// into an owned buffer (one extra copy of X); every pass then visits blocks of about 32 KiB of
 /// consecutive rows in a random block order, and the rows of a block in a random order. Not a uniform
-/// permutation, but reads memory in contiguous chunks (see bench/README.md for what it buys).
+/// permutation, but reads memory in contiguous chunks (docs/benchmarks/sgd.md, "SGD fits over sparse data", for what it buys).
 enum class Shuffle : int { None = 0, Exact = 1, Block = 2 };
 
 class Sampler {
@@ -86,7 +86,8 @@ class Sampler {
       throw std::invalid_argument("injected index sequence too short (" + std::to_string(len_) + " values)");
     const int64_t v = inj_[pos_++];
     if (v < 0 || v >= n)
-      throw std::invalid_argument("injected order index " + std::to_string(v) + " out of range [0, " + std::to_string(n) + ")");
+      throw std::invalid_argument("injected index sequence: order index " + std::to_string(v) + " out of range [0, " +
+                                  std::to_string(n) + ")");
     return v;
   }
   Rng rng_;
@@ -98,7 +99,7 @@ class Sampler {
 /// How far ahead (in samples) shuffled passes prefetch rows: prefetch_row(idx[k + kPrefetchAhead]) and
 /// prefetch_pointer(idx[k + 2 kPrefetchAhead]) at step k. Hides the memory latency of random row
 /// access (measured on a 96 MB CSR matrix: an exact-shuffle SGD epoch costs 1.7-2.2x an in-order one with
-/// it, 3.1-3.5x without; bench/README.md).
+/// it, 3.1-3.5x without; docs/benchmarks/sgd.md, "the row prefetch was compiled out, and the fix").
 constexpr int64_t kPrefetchAhead = 16;
 
 template <class Data>
@@ -157,45 +158,29 @@ struct BlockShuffledRows {
   }
 };
 
-/// Whether Shuffle::Block can copy a view's rows (RowCopy): false for a view whose rows are computed on the
-/// fly (fused_view.hpp), which SampledRows then refuses block shuffling for.
-template <class Data>
-inline constexpr bool kBlockShufflable = true;
-
-/// The rows a loop reads: X itself with its labels and weights, or (Shuffle::Block without an injected
-/// sequence) a block-shuffled copy of them. The loop's indices (PassOrder) index these rows.
+/// The rows SGD's loop reads (sgd_fit, the one solver that block shuffles): X itself with its labels and
+/// weights, or (Shuffle::Block without an injected sequence) a block-shuffled copy of them (RowCopy: a view
+/// of stored rows; the fused path, whose rows are computed, refuses Shuffle::Block in fused_sgd_fit). The
+/// loop's indices (PassOrder) index these rows.
 template <class Data, class Label = double>
 class SampledRows {
  public:
   SampledRows(const Data& X, const Label* y, const double* sw, Shuffle mode, int64_t block_rows, Sampler& src)
       : X_(X), y_(y), sw_(sw) {
-    if constexpr (kBlockShufflable<Data>) {
-      if (mode == Shuffle::Block && !src.injected())
-        blk_ = std::make_unique<Copy>(X, y, sw, block_rows, src.rng());
-    } else if (mode == Shuffle::Block) {
-      throw std::invalid_argument("block shuffling is not available on rows computed on the fly (the fused path)");
-    }
+    if (mode == Shuffle::Block && !src.injected())
+      blk_ = std::make_unique<BlockShuffledRows<Data, Label>>(X, y, sw, block_rows, src.rng());
   }
-  const Data& rows() const {
-    if constexpr (kBlockShufflable<Data>) return blk_ ? blk_->view : X_;
-    else return X_;
-  }
+  const Data& rows() const { return blk_ ? blk_->view : X_; }
   const Label* labels() const { return blk_ ? blk_->y.data() : y_; }
   const double* weights() const { return blk_ ? (blk_->sw.empty() ? nullptr : blk_->sw.data()) : sw_; }
   /// rows per block of the block-shuffled pass order (1 when not block shuffled)
   int64_t block() const { return blk_ ? blk_->block : 1; }
 
  private:
-  struct NoCopy {  // what blk_ points to when the rows cannot be copied (never allocated)
-    std::vector<Label> y;
-    std::vector<double> sw;
-    int64_t block = 1;
-  };
-  using Copy = std::conditional_t<kBlockShufflable<Data>, BlockShuffledRows<Data, Label>, NoCopy>;
   const Data& X_;
   const Label* y_;
   const double* sw_;
-  std::unique_ptr<Copy> blk_;
+  std::unique_ptr<BlockShuffledRows<Data, Label>> blk_;
 };
 
 /// The indices of each pass over n rows, by Shuffle mode: Exact draws as the loop asks (Draw); None

@@ -118,7 +118,7 @@ Result sgd_epochs(const Data& X, const BinaryModel<Loss>& model, const double* s
   const double radius = params.project_ball ? 1.0 / std::sqrt(lambda) : 0.0;
   const bool running = params.average == Averaging::Running;
   const bool epoch_avg = params.average == Averaging::Epoch;
-  ScaledVector w(d, (running || epoch_avg) ? RunningAverage::kFoldBelow : ScaledVector::kFoldBelow);
+  ScaledVector w(d, (running || epoch_avg) ? kAverageFoldBelow : kFoldBelow);
   w.assign(state.w.data());
   Centering cen(params.center, d);  // the loop's w is s v + a mu, its intercept b_c = b + w.mu
   cen.assign(w);
@@ -140,12 +140,16 @@ Result sgd_epochs(const Data& X, const BinaryModel<Loss>& model, const double* s
 
   Result res;
   res.step = params.lr.schedule == Schedule::Pegasos ? 0.0 : params.lr.eta0;
-  const MonitorSettings ms{lambda, params.fit_intercept, sample_weight, params.record_history, /*grad_norm=*/false, 0.0};
+  const MonitorSettings ms{lambda, params.fit_intercept, sample_weight, params.record_history, /*grad_norm=*/false,
+                           0.0, 1, /*record_start=*/false};
   Monitor<BinaryModel<Loss>, Data> mon(X, model, ms, res, progress, EvalSet<BinaryModel<Loss>, Data>{X_test, y_test});
   int64_t t = state.t;
-  if (progress && !progress(0)) {  // asked before the first epoch: a callback answering false runs none
-    res.status = Status::Interrupted;
-    return res;
+  {
+    std::vector<double> w0(static_cast<size_t>(d));
+    const bool out_avg = running && !avg.empty();
+    if (out_avg) average(w0.data()); else weights(w0.data());
+    const double b0 = (out_avg ? bbar : b) - cen.dot_mu(w0.data());
+    if (!mon.start(w0.data(), &b0)) return res;  // a callback answering false before the first epoch: none
   }
   InterruptCheck stop;
 
@@ -278,11 +282,13 @@ Result sgd_epochs_parallel(const Data& X, const BinaryModel<Loss>& model, const 
   Result res;
   res.step = params.lr.schedule == Schedule::Pegasos ? 0.0 : params.lr.eta0;
   const MonitorSettings ms{params.lr.lambda, params.fit_intercept, sample_weight, params.record_history,
-                           /*grad_norm=*/false, 0.0, P};  // the history's pass on the same threads
+                           /*grad_norm=*/false, 0.0, P, /*record_start=*/false};  // the history's pass on the same threads
   Monitor<BinaryModel<Loss>, Data> mon(X, model, ms, res, progress, EvalSet<BinaryModel<Loss>, Data>{X_test, y_test});
-  if (progress && !progress(0)) {
-    res.status = Status::Interrupted;
-    return res;
+  const bool running = params.average == Averaging::Running;
+  {
+    const bool out_avg = running && state.avg_count > 0;
+    const double b0 = out_avg ? state.bbar : state.b;
+    if (!mon.start(out_avg ? state.wbar.data() : state.w.data(), &b0)) return res;
   }
   SgdParams shard_params = params;  // one epoch over a given order, nothing recorded, no callback
   shard_params.max_iter = 1;
@@ -295,7 +301,6 @@ Result sgd_epochs_parallel(const Data& X, const BinaryModel<Loss>& model, const 
   for (int p = 0; p <= P; ++p) lo[static_cast<size_t>(p)] = n * p / P;
   for (int p = 0; p < P; ++p)
     weight[static_cast<size_t>(p)] = static_cast<double>(lo[static_cast<size_t>(p) + 1] - lo[static_cast<size_t>(p)]) / static_cast<double>(n);
-  const bool running = params.average == Averaging::Running;
   for (int64_t epoch = 0; epoch < params.max_iter; ++epoch) {
     const int64_t* idx = next_pass.next();
     for (auto& sh : shards) sh = state;

@@ -8,7 +8,7 @@
 //   update(i, f)                    v_i <- f v_i (multiplicative, f > 0 finite)
 //   update_log(i, log_f)            the same with f = exp(log_f), safe for any finite log_f
 //   total(), leaf(i), q(i), rebuild()
-// Sample and update are O(log_B m). The loops (fol.hpp) check their gamma and indices once up front;
+// Sample and update are O(log_B m). The loops (fol.hpp, adaboost.hpp) check their gamma and indices once up front;
 // SeededSumTree wraps a tree with its own generator and checks every argument, for callers that drive
 // the sampler step by step (the Python learner protocol of robustcore.fol).
 //
@@ -332,7 +332,6 @@ class SeededSumTree {
     for (int64_t j = 0; j < n; ++j) tree_.update_log(idx[j], log_f[j]);
   }
   void rebuild() { tree_.rebuild(); }
-  void renormalise() { tree_.renormalise(); }
 
   static double check_gamma(double gamma) {
     if (!(gamma >= 0.0 && gamma <= 1.0)) throw std::invalid_argument("gamma must be in [0, 1]");

@@ -52,16 +52,10 @@ Result fit(const Data& X, const Model& model, const VrParams& p, double* W, doub
   res.step = eta;
   const MonitorSettings ms{p.lambda, p.fit_intercept, p.sample_weight, p.record_history, /*grad_norm=*/true, p.tol};
   Monitor<Model, Data> mon(X, model, ms, res, progress, eval);
-  // The loops run on X or (Shuffle::Block) its block-shuffled copy, with the labels and weights
-  // permuted alike; the monitor evaluates on X.
+  // each method's own draws (with replacement or a fresh permutation, as published)
   Sampler src(p.seed, injected, len);
-  const SampledRows<Data, typename Model::Label> rows(X, model.y, p.sample_weight, p.shuffle, p.block_rows, src);
-  PassOrder order(n, p.shuffle, rows.block(), src);
-  Model m = model;
-  m.y = rows.labels();
-  VrParams q = p;
-  q.sample_weight = rows.weights();
-  const Problem<Model, Data> P{rows.rows(), m, q, eta};
+  PassOrder order(n, Shuffle::Exact, 1, src);
+  const Problem<Model, Data> P{X, model, p, eta};
   switch (p.method) {
     case Method::Saga: saga_fit(P, W, b, order, mon, /*sag=*/false); break;
     case Method::Sag: saga_fit(P, W, b, order, mon, /*sag=*/true); break;
@@ -72,6 +66,7 @@ Result fit(const Data& X, const Model& model, const VrParams& p, double* W, doub
     case Method::Finito: finito_fit(P, W, b, order, mon); break;
     case Method::VrLite: vrlite_fit(P, W, b, order, mon); break;
     case Method::Sgd: plain_sgd_fit(P, W, b, order, mon); break;
+    case Method::Count: break;  // refused by p.validate()
   }
   return res;
 }

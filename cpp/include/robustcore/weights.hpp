@@ -22,13 +22,17 @@
 
 namespace robustcore {
 
+/// The scale below which a scaled weight vector (w = s v: ScaledVector here, LazyWeights in
+/// lazy_weights.hpp) multiplies s into v: 1e-9 keeps the O(d) folds rare, and s v far from underflow.
+inline constexpr double kFoldBelow = 1e-9;
+/// The higher threshold of a ScaledVector paired with a RunningAverage: between folds the average's u and
+/// A v cancel to ~eps / scale relative error.
+inline constexpr double kAverageFoldBelow = 1e-5;
+
 class ScaledVector {
  public:
-  static constexpr double kFoldBelow = 1e-9;
-
-  /// fold_below: the scale at which v is multiplied out. 1e-9 keeps folds (O(d)) rare; a running
-  /// average wants a higher threshold (its u - A v representation loses ~eps / scale relative
-  /// precision to cancellation), see RunningAverage.
+  /// fold_below: the scale at which v is multiplied out (kFoldBelow; kAverageFoldBelow under a
+  /// RunningAverage).
   explicit ScaledVector(int64_t d = 0, double fold_below = kFoldBelow)
       : v_(static_cast<size_t>(d), 0.0), fold_below_(fold_below) {}
 
@@ -88,11 +92,9 @@ class ScaledVector {
 };
 
 /// Running average of a ScaledVector's iterates in O(nnz) per step. Pair it with a ScaledVector whose
-/// fold_below is kFoldBelow (1e-5): between folds u and A v cancel to ~eps / scale relative error.
+/// fold_below is kAverageFoldBelow.
 class RunningAverage {
  public:
-  static constexpr double kFoldBelow = 1e-5;
-
   explicit RunningAverage(int64_t d = 0) : u_(static_cast<size_t>(d), 0.0) {}
 
   bool empty() const { return count_ == 0; }

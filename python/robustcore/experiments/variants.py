@@ -11,7 +11,7 @@ Every method runs with the same constant step size (as in the paper): eta = step
 SAG's default), L the largest per-sample smoothness constant: 1/4 (max ||x||^2 + 1) + alpha for the
 logistic loss, 1/2 (max ||x||^2 + 1) + alpha for softmax.
 SGD is plain constant-step SGD with the same eta: robustcore's binary sgd solver (learning_rate="constant")
-for the Hamming setup, the softmax model's sgd (multinomial.hpp) for the subset setup. Both setups run
+for the Hamming setup, the softmax model's sgd (model.hpp's SoftmaxModel) for the subset setup. Both setups run
 all ten variants plus SGD.
 
 Suboptimality: objective minus the optimum of scikit-learn's LogisticRegression (lbfgs, tol 1e-12,

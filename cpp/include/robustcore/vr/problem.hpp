@@ -26,9 +26,11 @@ namespace vr {
 enum class Method : int {
   Saga = 0, Sag = 1, Svrg = 2, S2gd = 3, Finito = 4, VrLite = 5, BatchingSvrg = 6, MixedSvrg = 7,
   Sgd = 8,  ///< plain constant-step SGD over a fresh permutation per pass (the softmax model's baseline)
+  // a new method goes here, above Count
+  Count     ///< not a method: the number of methods, so it stays last
 };
 /// Methods are numbered 0 .. kMethodCount - 1 (the bindings register each by method_name).
-inline constexpr int kMethodCount = static_cast<int>(Method::Sgd) + 1;
+inline constexpr int kMethodCount = static_cast<int>(Method::Count);
 /// SVRG Algorithm 4.2: the next outer iterate is (a) the last, (b) the average, (c) a uniformly chosen
 /// inner iterate.
 enum class SvrgOption : int { Last = 0, Average = 1, Random = 2 };
@@ -44,6 +46,7 @@ inline const char* method_name(Method m) {
     case Method::BatchingSvrg: return "batching_svrg";
     case Method::MixedSvrg: return "mixed_svrg";
     case Method::Sgd: return "sgd";
+    case Method::Count: break;
   }
   return "unknown";
 }
@@ -63,16 +66,13 @@ struct VrParams {
   uint64_t seed = 0;
   bool record_history = true;  ///< objective and full-gradient norm per pass (one extra pass each)
   int64_t max_dense_bytes = int64_t(2) << 30;  ///< Finito's n*d table refuses above this size
-  /// Exact: each method's own draws (with replacement or a fresh permutation, as published); None: the
-  /// rows in order; Block: the rows copied once into a random order, every pass visiting random blocks
-  /// of consecutive rows (sampler.hpp).
-  Shuffle shuffle = Shuffle::Exact;
-  int64_t block_rows = 0;      ///< Shuffle::Block: rows per block; 0 = about 32 KiB of the stored rows
   /// Optional per-sample weights sw_i (non-owning, length n, >= 0): the loss term becomes
   /// (1/n) sum_i sw_i loss_i. nullptr = all ones.
   const double* sample_weight = nullptr;
 
   void validate() const {
+    if (static_cast<int>(method) < 0 || static_cast<int>(method) >= kMethodCount)
+      throw std::invalid_argument("unknown variance-reduced method " + std::to_string(static_cast<int>(method)));
     if (!(lambda >= 0.0) || !std::isfinite(lambda)) throw std::invalid_argument("alpha (lambda) must be >= 0 and finite");
     if (!std::isfinite(eta)) throw std::invalid_argument("the step size eta must be finite");
     if (max_iter < 0) throw std::invalid_argument("max_iter (the number of passes) must be >= 0");
@@ -81,7 +81,6 @@ struct VrParams {
     if (!(batch_growth >= 1.0) || !std::isfinite(batch_growth)) throw std::invalid_argument("batch_growth must be >= 1");
     if (!(tol >= 0.0) || !std::isfinite(tol)) throw std::invalid_argument("tol must be >= 0 and finite");
     if (max_dense_bytes < 0) throw std::invalid_argument("max_dense_bytes must be >= 0");
-    if (block_rows < 0) throw std::invalid_argument("block_rows must be >= 0");
   }
 };
 

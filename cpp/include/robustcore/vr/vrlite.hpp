@@ -96,7 +96,9 @@ void vrlite_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& 
     evals += 2.0 * static_cast<double>(n);
     ++count;
     W.materialize(w);
-    if (!mon.end_pass(w, b, evals * inv_n, count)) return;
+    // evals / n, not evals * inv_n: a correctly rounded quotient of whole numbers never passes max_iter
+    // (861 * (1.0 / 123) is 7.000000000000001, which the estimators round up to 8 passes)
+    if (!mon.end_pass(w, b, evals / static_cast<double>(n), count)) return;
   }
 }
 
