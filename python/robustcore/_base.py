@@ -11,9 +11,10 @@
 * ``fit_weights`` / ``CLASS_WEIGHT_CONSTRAINT`` / ``weighted_alpha``: ``sample_weight`` and ``class_weight``
   with scikit-learn's semantics (``compute_sample_weight``: the class weight multiplies the sample weight),
   and the regularisation that makes an integer weight equal to repeating the row (see ``weighted_alpha``).
-* ``fit_sigmoid`` / ``BaseClassifier._fit_platt`` / ``BaseClassifier._platt_proba``: ``probability=True``,
-  Platt scaling of the decision function fitted out of fold at fit time (``CalibratedClassifierCV(method=
-  "sigmoid", ensemble=False)``'s semantics), for every classifier without a probability model of its own.
+* ``fit_sigmoid_from_terms`` / ``sigmoid_terms`` / ``platt_proba``: Platt's sigmoid fitted from sums of its
+  terms (``ParameterMixingClassifier(probability=True)``: the partitions return the sums, the rows stay on the
+  workers; ``fit_sigmoid`` is the same fit on scores in memory, CalibratedClassifierCV's semantics). In memory,
+  calibration is scikit-learn's ``CalibratedClassifierCV``'s job.
 * ``warn_max_iter``: the one ``ConvergenceWarning`` of a solve that ended on its budget before ``tol``.
 * ``EarlyStopping`` / ``validation_split``: scikit-learn's SGDClassifier stopping rule (``tol``,
   ``n_iter_no_change``, the best model kept) and its stratified, seeded held-out split, for every iterative
@@ -72,10 +73,7 @@ STOPPING_CONSTRAINTS: dict = {
     "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
 }
 
-#: ``probability``: fit Platt scaling out of fold at fit time (as SVC's ``probability``)
-PROBABILITY_CONSTRAINT = ["boolean"]
-
-#: folds of the out-of-fold fits behind ``probability=True`` (and LinearClassifier's ``noise_rates``)
+#: folds of the out-of-fold fits (the noise corrections, the MKL noise estimate)
 CV_FOLDS = 5
 
 #: ``class_weight`` as in scikit-learn: None (all 1), "balanced" (n / (n_classes * count(class))) or {class: weight}
@@ -193,55 +191,15 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = bool(self._accept_sparse)
         return tags
 
-    # ------------------------------------------------------------------ probability=True (Platt scaling)
     def _cv_splitter(self, y):
         """Stratified CV_FOLDS-fold splitter (``stratified_folds``), shuffled by the estimator's
         ``random_state`` (fixed folds for an estimator without one): the same seed gives the same folds."""
         return stratified_folds(y, CV_FOLDS, seed_from_random_state(getattr(self, "random_state", 0)) % (2**32))
 
-    def _fit_platt(self, X, y, sample_weight, classes, **overrides):
-        """(n_problems, 2) sigmoid parameters (A, B), P(class k | x) = 1 / (1 + exp(A s_k(x) + B)), fitted on
-        the out-of-fold decision function of clones of this estimator (``probability=False`` and
-        ``overrides``) with ``sample_weight``: CalibratedClassifierCV(method="sigmoid", ensemble=False).
-        One sigmoid for two classes (``classes_[1]``), one per class (one-vs-rest) for more."""
-        from sklearn.base import clone
-        from sklearn.model_selection import cross_val_predict
-
-        est = clone(self).set_params(probability=False, **overrides)
-        params = None if sample_weight is None else {"sample_weight": sample_weight}
-        scores = cross_val_predict(est, X, y, cv=self._cv_splitter(y), method="decision_function", params=params)
-        scores = scores.reshape(len(y), -1)
-        targets = binary_targets(y, classes) > 0
-        return np.array([fit_sigmoid(scores[:, k], targets[k], sample_weight) for k in range(scores.shape[1])])
-
-    def _has_platt(self):
-        return bool(getattr(self, "probability", False))
-
-    @available_if(_has_platt)
-    def predict_proba(self, X):
-        """Class probabilities (columns in ``classes_`` order) from Platt's sigmoid of the decision function,
-        fitted out of fold at fit time (``probability=True``): calibrated scores, not a probability model."""
-        return self._platt_proba(self.decision_function(X))
-
-    @available_if(_has_platt)
-    def predict_log_proba(self, X):
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
     def _labels_from_scores(self, scores):
-        """predict's labels: with Platt scaling (``platt_``) the arg-max of predict_proba (as
-        CalibratedClassifierCV), else ``predict_from_scores``."""
-        if getattr(self, "platt_", None) is not None:
-            return self.classes_[np.argmax(self._platt_proba(scores), axis=1)]
+        """predict's labels from decision-function scores (``predict_from_scores``: a zero score is the
+        negative class)."""
         return predict_from_scores(self.classes_, scores)
-
-    def _platt_proba(self, scores):
-        """Class probabilities from decision-function scores and the fitted ``platt_`` sigmoids (one-vs-rest
-        ones normalised to sum to one, a row where all are 0 uniform: CalibratedClassifierCV's rule)."""
-        if self.platt_ is None:
-            raise AttributeError(f"{type(self).__name__} was fitted with probability=False; set probability=True "
-                                 "and fit again to get predict_proba")
-        return platt_proba(scores, self.platt_)
 
 
 def platt_proba(scores, platt):
