@@ -45,15 +45,15 @@ def _exported(module, name, cls):
 
 def all_estimators(type_filter: str | None = None) -> list[tuple[str, type]]:
     """(name, class) of every public estimator of robustcore, sorted by name: the classes that public modules
-    export (``_exported``), that derive from scikit-learn's ``BaseEstimator``, are defined in robustcore and are
-    not abstract. ``type_filter``: "classifier" or "transformer" keeps those only."""
+    export (``_exported``), that derive from scikit-learn's ``BaseEstimator`` and have ``fit`` (not the solver and
+    learner objects, which are parameters of estimators), are defined in robustcore and are not abstract. ``type_filter``: "classifier" or "transformer" keeps those only."""
     if type_filter is not None and type_filter not in _TYPES:
         raise ValueError(f"type_filter must be None, 'classifier' or 'transformer', got {type_filter!r}")
     found = {}
     for module in public_modules():
         for name, cls in inspect.getmembers(module, inspect.isclass):
             if (not _exported(module, name, cls) or not issubclass(cls, BaseEstimator) or inspect.isabstract(cls)
-                    or not cls.__module__.startswith("robustcore")):
+                    or not cls.__module__.startswith("robustcore") or not hasattr(cls, "fit")):
                 continue
             if type_filter is not None and not issubclass(cls, _TYPES[type_filter]):
                 continue
