@@ -50,6 +50,7 @@ def main(argv=None):
     import robustcore as rc
     from distributed import Client, LocalCluster
     from robustcore.dask import ParameterMixingClassifier
+    from robustcore.linear_model import SGD
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rows", type=int, default=200_000)
@@ -71,7 +72,7 @@ def main(argv=None):
           f"{args.partitions} partitions, {args.local_epochs} local epoch(s) per round; load average "
           f"{os.getloadavg()[0]:.1f} at start\n")
     print(f"{'rows':>9s} {'features':>8s} {'fit':>12s} {'s/epoch':>13s} {'speed-up':>8s} {'test acc':>8s}")
-    kw = dict(loss=args.loss, alpha=args.alpha, random_state=0, history=False)
+    kw = dict(loss=args.loss, alpha=args.alpha, random_state=0, solver=SGD(history=False))
     for rows in [args.rows] + ([args.rows * args.scale] if args.scale else []):
         X, y = synthetic(rows + args.test_rows, args.features)
         X, Xt, y, yt = X[:rows], X[rows:], y[:rows], y[rows:]

@@ -92,7 +92,10 @@ def main():
     ap.add_argument("--tols", nargs="+", type=float, default=[1e-4, 1e-6])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--threads", type=int, default=1, help="BLAS / OpenMP threads (0: unlimited)")
+    ap.add_argument("--smoke", action="store_true", help="the small dense problem, one tol, one repeat (CI)")
     args = ap.parse_args()
+    if args.smoke:
+        args.problems, args.tols, args.repeats = ["dense_small"], [1e-4], 1
     from contextlib import nullcontext
 
     import sklearn

@@ -1,4 +1,4 @@
-"""One binary problem on both cores: LinearClassifier(parallel="rows", n_jobs=2) against the one-thread fit.
+"""One binary problem on both cores: LinearClassifier(solver=SGD(parallel="rows"), n_jobs=2) against the one-thread fit.
 
 In one process, on the same CSR arrays and with equal epochs (history off, as bench_sgd.py, unless
 --history: then each epoch adds the objective / error pass, which runs on the same threads), times
@@ -65,9 +65,10 @@ def main(argv=None):
         X, y, Xt, yt = load(name, args.smoke)
         for loss, solver in (("hinge", "sgd"), ("log_loss", "sgd"), ("hinge", "asgd"), ("log_loss", "asgd")):
             def make(seed, threads):
-                kw = dict(parallel="rows", n_jobs=threads) if threads > 1 else {}
-                return rc.LinearClassifier(loss=loss, solver=make_solver(solver, history=args.history), alpha=args.alpha, max_iter=args.epochs,
-                                           random_state=seed, **kw)
+                rows = dict(parallel="rows") if threads > 1 else {}
+                return rc.LinearClassifier(loss=loss, solver=make_solver(solver, history=args.history, **rows),
+                                           alpha=args.alpha, max_iter=args.epochs, random_state=seed,
+                                           n_jobs=threads if threads > 1 else None)
 
             one, par = make(0, 1), make(0, args.threads)
             with warnings.catch_warnings():
