@@ -129,13 +129,19 @@ def _labels_and_proba(X, y, estimator, cv, random_state, n_jobs, pred_proba):
 
         classes, P = unique_labels(y), pred_proba
     labels = _label_index(y, classes)
-    return labels, _check_P(P, labels)
+    return labels, _check_P(P, labels, classes.size)
 
 
-def _check_P(P, labels):
+def _check_P(P, labels, n_classes):
     P = np.asarray(P, dtype=np.float64)
     if P.ndim != 2 or P.shape[0] != labels.shape[0] or P.shape[1] < 2:
-        raise ValueError(f"pred_proba must have shape (n_samples, n_classes >= 2), got {P.shape}")
+        raise ValueError(f"pred_proba must have shape (n_samples, n_classes >= 2) = ({labels.shape[0]}, "
+                         f"{max(n_classes, 2)}), got {P.shape}")
+    if P.shape[0] == 0:
+        raise ValueError("y and pred_proba have no rows: the noise estimates need labelled samples")
+    if P.shape[1] != n_classes:
+        raise ValueError(f"pred_proba has {P.shape[1]} columns but y has {n_classes} classes: pass one column per "
+                         f"class, in the order of np.unique(y)")
     if not np.all(np.isfinite(P)) or np.any(P < 0):
         raise ValueError("pred_proba must be finite and non-negative")
     return P
