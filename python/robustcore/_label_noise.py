@@ -26,6 +26,7 @@ import numpy as np
 
 from ._transition import (_asymptote_map, _binary_transition, _check_rates, _transition_anchor,
                           _transition_asymptotes, _transition_from_joint, confident_joint, transition_matrix)
+from ._validation import check_csr_structure
 
 _METHODS = ("auto", "asymptotes", "confident_joint", "anchor")
 
@@ -106,6 +107,7 @@ def out_of_fold_proba(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: in
         cv = StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=random_state)
     else:
         cv = check_cv(cv, y, classifier=True)
+    check_csr_structure(X)  # scikit-learn's estimators trust a sparse X's structure (a corrupt one crashed)
     P = cross_val_predict(est, X, y, cv=cv, method="predict_proba", n_jobs=n_jobs)
     P = np.asarray(P, dtype=np.float64)
     if P.shape != (y.shape[0], classes.size) or not np.all(np.isfinite(P)):
