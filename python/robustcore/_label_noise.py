@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 import numpy as np
 
 from ._transition import (_asymptote_map, _binary_transition, _check_rates, _transition_anchor,
-                          _transition_asymptotes, _transition_from_joint, confident_joint, transition_matrix)
+                          _transition_asymptotes, _transition_from_joint, check_indices, check_proba_and_indices,
+                          check_transition, confident_joint, transition_matrix)
 from ._validation import check_csr_structure
 
 _METHODS = ("auto", "asymptotes", "confident_joint", "anchor")
@@ -247,6 +248,9 @@ def clean_prior(T, labels):
     >>> noise.clean_prior(T, labels).round(3)
     array([0.5, 0.5])
     """
+    T = np.asarray(T, dtype=np.float64)
+    T = check_transition(T, T.shape[0] if T.ndim == 2 else -1)
+    labels = check_indices(labels, T.shape[0], "one per row of T")
     return clean_prior_from_frequencies(T, np.bincount(labels, minlength=T.shape[0]))
 
 
@@ -315,7 +319,9 @@ def corrected_weights(P, labels, T):
     >>> noise.corrected_weights(P, np.array([0, 1, 1]), T).round(3)
     array([1.111, 1.25 , 1.071])
     """
-    noisy = np.clip(P / P.sum(axis=1, keepdims=True), 1e-12, None)
+    P, labels = check_proba_and_indices(P, labels)
+    T = check_transition(T, P.shape[1])
+    noisy = np.clip(P / np.maximum(P.sum(axis=1, keepdims=True), 1e-300), 1e-12, None)
     try:
         clean = np.clip(np.linalg.solve(T.T, noisy.T).T, 0.0, None)
     except np.linalg.LinAlgError:

@@ -24,13 +24,13 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
-from ._base import user_stacklevel
+from ._base import fit_method, user_stacklevel
 from ._validation import check_csr_structure, machine_memory, to_matrix
 
 __all__ = ["RandomFourierFeatures", "Nystroem", "KernelBank"]
@@ -210,7 +210,7 @@ class RandomFourierFeatures(_FeatureMap):
         self.n_jobs = n_jobs
         self.max_memory_mb = max_memory_mb
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method  # parameters validated, and atomic: a fit that raises (Ctrl-C included) leaves the map as it was
     def fit(self, X, y=None):
         """Draw the frequencies and offsets for X's number of features (X's values matter only for
         gamma="scale"). Returns self."""
@@ -235,14 +235,8 @@ class RandomFourierFeatures(_FeatureMap):
         return _core.RandomFourierMap(self.random_weights_, self.random_offset_, (2.0 / self.n_components) ** 0.5)
 
 
-def _normalization(K):
-    """K^{-1/2} of a symmetric PSD landmark kernel, eigenvalues below m * eps * max dropped (pinv-style). The
-    decomposition and product (seconds from a few thousand landmarks) stop on Ctrl-C within 0.05 s
-    (``_interruptible``)."""
-    return _inv_sqrt(K) if K.shape[0] <= _DIRECT_EIGH else _interruptible(_inv_sqrt, K)
-
-
 def _inv_sqrt(K):
+    """K^{-1/2} of a symmetric PSD landmark kernel, eigenvalues below m * eps * max dropped (pinv-style)."""
     S, U = np.linalg.eigh((K + K.T) / 2)
     keep = S > max(S.max(), 0.0) * K.shape[0] * np.finfo(np.float64).eps
     Uk = U[:, keep]
@@ -281,11 +275,19 @@ def _landmarks(X, m, landmarks, rs):
 
 def _nystroem_map(kind, gamma, coef0, degree, L):
     """The engine's Nystroem map on landmarks L, its normalisation from the engine's own kernel K_LL."""
+    args = (kind, gamma, coef0, degree, L)
+    N = _landmark_normalization(*args) if L.shape[0] <= _DIRECT_EIGH else _interruptible(_landmark_normalization, *args)
+    return N, _core.NystroemMap(kind, gamma, coef0, degree, L, N)
+
+
+def _landmark_normalization(kind, gamma, coef0, degree, L):
+    """K_LL^{-1/2} from the engine's kernel on the landmarks. Both steps are O(m^3) (the kernel comes out of the
+    map times an identity normalisation, whose blocks poll only every ~1 MiB of output: m^3 / 2^17 flops), so
+    from a few hundred landmarks ``_nystroem_map`` runs them on a worker thread (``_interruptible``)."""
     m = L.shape[0]
     K = np.empty((m, m))
     _core.NystroemMap(kind, gamma, coef0, degree, L, np.eye(m)).transform(to_matrix(L), K)
-    N = _normalization(K)
-    return N, _core.NystroemMap(kind, gamma, coef0, degree, L, N)
+    return _inv_sqrt(K)
 
 
 class Nystroem(_FeatureMap):
@@ -352,7 +354,7 @@ class Nystroem(_FeatureMap):
         self.n_jobs = n_jobs
         self.max_memory_mb = max_memory_mb
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method  # parameters validated, and atomic: a fit that raises (Ctrl-C included) leaves the map as it was
     def fit(self, X, y=None):
         """Choose the landmarks and their normalisation. Returns self."""
         X = self._validate(X, reset=True)
@@ -440,7 +442,7 @@ class KernelBank(_FeatureMap):
         self.n_jobs = n_jobs
         self.max_memory_mb = max_memory_mb
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method  # parameters validated, and atomic: a fit that raises (Ctrl-C included) leaves the map as it was
     def fit(self, X, y=None):
         """Draw every block's map. Returns self."""
         widths = np.asarray(DEFAULT_WIDTHS if self.widths is None else self.widths, dtype=np.float64)
