@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
 from ._base import fit_method, user_stacklevel
-from ._validation import check_csr_structure, machine_memory, to_matrix
+from ._validation import check_csr_structure, check_magnitude, machine_memory, to_matrix
 
 __all__ = ["RandomFourierFeatures", "Nystroem", "KernelBank"]
 
@@ -49,8 +49,9 @@ class _FeatureMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         # a sparse X's structure first (scipy's conversions and kmeans++ trust it: a corrupt one crashed or
         # corrupted the heap); then float32 stays float32, anything else becomes float64; NaN / inf and a wrong
         # width raise ValueError
-        return validate_data(self, check_csr_structure(X), accept_sparse="csr", dtype=[np.float64, np.float32],
-                             reset=reset)
+        X = validate_data(self, check_csr_structure(X), accept_sparse="csr", dtype=[np.float64, np.float32],
+                          reset=reset)
+        return check_magnitude(X)  # |x| > 1e100: the library's one limit (polynomial kernels overflowed to inf)
 
     def engine_map(self):  # pragma: no cover - every subclass defines it
         """The fitted map as the engine's object (``_core.RandomFourierMap`` / ``NystroemMap`` / ``KernelBankMap``):
