@@ -276,6 +276,8 @@ class NoiseProbe:
         elif r < 0.12:
             P = P[:, :1] if rng.random() < 0.5 else P.ravel()
             self.refuse = "probabilities of the wrong shape"
+        if self.kind in ("flip_labels", "clean_prior"):  # they read no probabilities
+            self.refuse = None
         self.P = P
         self.k = k
         self.rate = float(rng.choice([0.0, 0.1, 0.45, 1.0, -0.1, 1.5, np.nan]))
