@@ -51,6 +51,6 @@ def test_transition_matrices_are_checked_before_use():
         noise.corrected_weights(P, labels, np.full((3, 3), np.nan))  # returned NaN weights
     with pytest.raises(ValueError, match=r"T must have shape \(3, 3\)"):
         noise.corrected_weights(P, labels, np.eye(2))
-    with pytest.raises(ValueError, match=r"T must have shape \(K, K\)"):
+    with pytest.raises(ValueError, match=r"T must have shape \(2, 2\), one row and column per class; got \(2, 3\)"):
         noise.clean_prior(np.ones((2, 3)) / 3, labels)
     np.testing.assert_allclose(noise.corrected_weights(P, labels, np.eye(3)), 1.0)  # T = I: no correction
