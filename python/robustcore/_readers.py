@@ -12,7 +12,9 @@ import io
 import lzma
 import numbers
 import os
+import re
 import xml.etree.ElementTree as ET
+import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
@@ -43,7 +45,7 @@ def _read_bytes(path) -> bytes:
             raw = f.read()
     except FileNotFoundError:
         raise
-    except (EOFError, lzma.LZMAError, OSError, ValueError) as e:  # gzip.BadGzipFile is an OSError
+    except (EOFError, lzma.LZMAError, zlib.error, OSError, ValueError) as e:  # gzip.BadGzipFile is an OSError
         kind = "truncated" if isinstance(e, EOFError) else "corrupt or unreadable"
         raise ValueError(f"data file {str(path)!r} is {kind} ({type(e).__name__}: {e}); "
                          "download it again (see the data folder's README)") from e
@@ -121,6 +123,14 @@ def read_libsvm(path: str, n_features: int):
     try:
         X, y = load_svmlight_file(io.BytesIO(raw), n_features=n_features, dtype=np.float64)
     except ValueError as e:
+        lines = raw.splitlines(keepends=True)
+        zero_based = re.search(rb"(^|[ \t])0:", raw, re.MULTILINE) is not None  # the whole file's "auto"
+        bad = _first_bad_line(lines, range(1, len(lines) + 1),
+                              lambda part: load_svmlight_file(io.BytesIO(b"".join(part)), n_features=n_features,
+                                                              dtype=np.float64, zero_based=zero_based))
+        if bad is not None:
+            raise ValueError(f"data file {str(path)!r}, line {bad[0]}: cannot parse it as a LIBSVM row ({bad[1]}): "
+                             f"{_show(lines[bad[0] - 1])}") from e
         raise _parse_error(path, "a LIBSVM file", e) from e
     except OverflowError as e:
         lines = raw.splitlines()
@@ -149,12 +159,22 @@ def read_idx(path: str):
 def read_csv(path: str):
     try:
         text = _read_bytes(path).decode("ascii")
-        rows = [line.split(",") for line in text.splitlines() if line.strip()]
-        X = np.array([[float(v) for v in r[:-1]] for r in rows], dtype=np.float64)
-    except (UnicodeDecodeError, ValueError) as e:
-        if isinstance(e, ValueError) and str(e).startswith("data file"):
-            raise
+    except UnicodeDecodeError as e:
         raise _parse_error(path, "a CSV file of numbers with a label last", e) from e
+    numbered = [(i, line.split(",")) for i, line in enumerate(text.splitlines(), 1) if line.strip()]
+    values = []
+    for lineno, r in numbered:
+        try:
+            values.append([float(v) for v in r[:-1]])
+        except ValueError as e:
+            raise ValueError(f"data file {str(path)!r}, line {lineno}: cannot parse it as a CSV row of numbers with "
+                             f"a label last ({e})") from e
+    rows = [r for _, r in numbered]
+    for (lineno, r), v in zip(numbered, values):
+        if len(v) != len(values[0]):
+            raise ValueError(f"data file {str(path)!r}, line {lineno}: {len(v)} features where line "
+                             f"{numbered[0][0]} has {len(values[0])}")
+    X = np.array(values, dtype=np.float64)
     if X.ndim != 2 or X.shape[1] == 0:
         raise ValueError(f"data file {str(path)!r}: rows have different lengths or no features")
     labels = np.array([r[-1].strip() for r in rows])
@@ -183,6 +203,33 @@ def read_mulan_xml(path: Path):
     return [el.attrib["name"] for el in root.iter() if el.tag.endswith("label")]
 
 
+def _first_bad_line(lines, linenos, parse):
+    """(line number, error) of the first of ``lines`` (which ``parse`` refuses together) that ``parse`` refuses
+    on its own, or None when every line parses alone (a defect of the whole, not of a line). Bisection: about
+    twice the parse of the lines, paid only after a parse failed."""
+    linenos = list(linenos)
+    lo, hi = 0, len(lines)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        try:
+            parse(lines[lo:mid])
+        except (ValueError, OverflowError):
+            hi = mid
+            continue
+        lo = mid
+    try:
+        parse(lines[lo:hi])
+    except (ValueError, OverflowError) as e:
+        return linenos[lo], e
+    return None
+
+
+def _show(line, limit=80):
+    """A line of a data file as it appears in an error: decoded, stripped, at most ``limit`` characters."""
+    text = line.decode("utf-8", "replace").strip()
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
 def _svmlight_chunks(path, chunk_rows, n_features, zero_based, dtype):
     """Parse a LIBSVM file chunk_rows lines at a time (comment-only and blank lines skipped)."""
     from sklearn.datasets import load_svmlight_file
@@ -192,11 +239,18 @@ def _svmlight_chunks(path, chunk_rows, n_features, zero_based, dtype):
 
     linenos = []  # the file's line number of each line of the chunk
 
+    def load(lines):
+        return load_svmlight_file(io.BytesIO(b"".join(lines)), n_features=n_features, dtype=dtype,
+                                  zero_based=zero_based)
+
     def parse(lines, first):
         try:
-            X, y = load_svmlight_file(io.BytesIO(b"".join(lines)), n_features=n_features, dtype=dtype,
-                                      zero_based=zero_based)
+            X, y = load(lines)
         except ValueError as e:
+            bad = _first_bad_line(lines, linenos, load)
+            if bad is not None:
+                raise ValueError(f"data file {str(path)!r}, line {bad[0]}: cannot parse it as a LIBSVM row ({bad[1]}): "
+                                 f"{_show(lines[linenos.index(bad[0])])}") from e
             raise ValueError(f"data file {str(path)!r}, lines {first}-{first + len(lines) - 1}: cannot parse them "
                              f"as LIBSVM rows ({e})") from e
         except OverflowError as e:
@@ -223,7 +277,7 @@ def _svmlight_chunks(path, chunk_rows, n_features, zero_based, dtype):
                 yield parse(lines, first)
     except FileNotFoundError:
         raise
-    except (EOFError, lzma.LZMAError, OSError) as e:
+    except (EOFError, lzma.LZMAError, zlib.error, OSError) as e:  # zlib.error: a corrupt .gz stream
         raise ValueError(f"data file {str(path)!r} is truncated or corrupt ({type(e).__name__}: {e})") from e
 
 

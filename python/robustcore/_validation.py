@@ -167,3 +167,14 @@ def rescale_weights(sample_weight):
     if top > 0 and not 1.0 / WEIGHT_RANGE <= top <= WEIGHT_RANGE:
         sample_weight = np.ldexp(sample_weight, -np.frexp(top)[1])  # largest weight into [0.5, 1), exactly
     return sample_weight
+
+
+def machine_memory():
+    """This machine's physical memory in bytes (2**40 where the system does not say): the bound of the guards
+    that refuse an allocation which cannot succeed, before making it."""
+    import os
+
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):  # not POSIX
+        return 2**40

@@ -26,14 +26,14 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
-from ._base import user_stacklevel
-from ._validation import to_matrix
+from ._base import fit_method, user_stacklevel
+from ._validation import check_csr_structure, check_magnitude, machine_memory, to_matrix
 from .linear_model import RowSource
 
 __all__ = ["RandomFourierFeatures", "Nystroem", "KernelBank", "MappedFeatures"]
@@ -60,6 +60,7 @@ class _FeatureMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         """The features of X: an (n_samples, n_components) array, float32 for float32 X, float64 otherwise."""
         check_is_fitted(self)
         X = self._validate(X, reset=False)
+        check_output_size(X.shape[0], self._n_features_out, X.dtype.itemsize, type(self).__name__)
         out = np.empty((X.shape[0], self._n_features_out), dtype=X.dtype)
         if X.shape[0]:
             self.engine_map().transform(to_matrix(X, float32=True), out, map_threads(self.n_jobs))
@@ -73,9 +74,12 @@ class _FeatureMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
 
 
 def _validate_rows(fmap, X, reset):
-    """X for a map (``fit``, ``transform``, ``MappedFeatures``): float32 stays float32, anything else becomes
-    float64; NaN / inf and a wrong width raise ValueError."""
-    return validate_data(fmap, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset)
+    """X for a map (``fit``, ``transform``, ``MappedFeatures``): a sparse X's structure first (scipy's
+    conversions and kmeans++ trust it: a corrupt one crashed or corrupted the heap); then float32 stays float32,
+    anything else becomes float64; NaN / inf and a wrong width raise ValueError; |x| > 1e100 too (the library's
+    one limit: polynomial kernels overflowed to inf)."""
+    X = validate_data(fmap, check_csr_structure(X), accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset)
+    return check_magnitude(X)
 
 
 def map_threads(n_jobs):
@@ -85,6 +89,66 @@ def map_threads(n_jobs):
 
 def _f64(a):
     return np.ascontiguousarray(a, dtype=np.float64)
+
+
+#: bytes a block of ``KernelBank`` costs beyond its arrays: its Python objects after fit, its engine map in transform
+BLOCK_OVERHEAD = 1024
+#: landmark kernels up to this size are decomposed on the calling thread (a few milliseconds); larger ones on a
+#: worker thread the caller waits for in slices, so that Ctrl-C stops the wait (``_interruptible``)
+_DIRECT_EIGH = 256
+
+
+def _gib(nbytes):
+    return f"{nbytes / 2**30:.2f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.1f} MiB"
+
+
+def check_map_size(nbytes, max_memory_mb, what, advice):
+    """Refuse (ValueError, before anything is drawn) a fitted map whose parameters would take more than
+    ``max_memory_mb`` (None: more than this machine's memory): ``what`` says which parameter made it that large,
+    ``advice`` how to make it smaller."""
+    if max_memory_mb is None:
+        ram = machine_memory()
+        if nbytes > ram:
+            raise ValueError(f"{what} would need {_gib(nbytes)}, more than this machine's {_gib(ram)} of memory; "
+                             f"{advice}")
+    elif nbytes > max_memory_mb * 2**20:
+        raise ValueError(f"{what} would need {_gib(nbytes)}, more than max_memory_mb={max_memory_mb:g} MiB; "
+                         f"{advice}, or raise max_memory_mb")
+
+
+def check_output_size(n_rows, n_features_out, itemsize, who):
+    """Refuse (ValueError, before allocating) a transform whose (n_rows, n_features_out) output cannot fit in
+    this machine's memory, naming n_components."""
+    need = int(n_rows) * int(n_features_out) * int(itemsize)
+    ram = machine_memory()
+    if need > ram:
+        raise ValueError(f"{who}.transform: {n_rows} rows x {n_features_out} features (n_components) would need "
+                         f"{_gib(need)}, more than this machine's {_gib(ram)} of memory; transform the rows in "
+                         f"chunks, or use fewer n_components")
+
+
+def _interruptible(f, *args):
+    """f(*args) on a worker thread while the calling thread waits in slices of 50 ms: a Ctrl-C (KeyboardInterrupt,
+    raised between two waits) stops the call within a slice instead of after a LAPACK call that does not poll
+    (NumPy releases the GIL in it). An abandoned call finishes on its own and its result is dropped."""
+    import threading
+
+    out = []
+
+    def work():
+        try:
+            out.append((True, f(*args)))
+        except BaseException as e:  # noqa: BLE001 - re-raised on the caller's thread
+            out.append((False, e))
+
+    worker = threading.Thread(target=work, name="robustcore-eigh", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.05)
+    ok, value = out[0]
+    if not ok:
+        raise value
+    return value
 
 
 def _rff_draws(rs, kernel, gamma, d, D):
@@ -112,6 +176,10 @@ class RandomFourierFeatures(_FeatureMap):
     n_components : int, the number of features D
     random_state : int, RandomState or None
     n_jobs : threads of ``transform`` (joblib's meaning; None: 1)
+    max_memory_mb : float > 0 or None, default=1024
+        The largest the fitted map's parameters may be; ``fit`` refuses a larger map (ValueError naming the
+        parameter that makes it large, and the memory it would need) before drawing anything. None: this
+        machine's memory.
 
     Attributes
     ----------
@@ -138,21 +206,28 @@ class RandomFourierFeatures(_FeatureMap):
         "n_components": [_AT_LEAST_ONE],
         "random_state": ["random_state"],
         "n_jobs": _N_JOBS,
+        "max_memory_mb": [_POSITIVE, None],
     }
 
-    def __init__(self, kernel="rbf", gamma=1.0, n_components=100, random_state=None, n_jobs=None):
+    def __init__(self, kernel="rbf", gamma=1.0, n_components=100, random_state=None, n_jobs=None,
+                 max_memory_mb=1024.0):
         self.kernel = kernel
         self.gamma = gamma
         self.n_components = n_components
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.max_memory_mb = max_memory_mb
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method  # parameters validated, and atomic: a fit that raises (Ctrl-C included) leaves the map as it was
     def fit(self, X, y=None):
         """Draw the frequencies and offsets for X's number of features (X's values matter only for
         gamma="scale"). Returns self."""
         X = self._validate(X, reset=True)
         d = X.shape[1]
+        D = self.n_components
+        check_map_size(8 * (d + 1) * D, self.max_memory_mb,
+                       f"RandomFourierFeatures(n_components={D}) on {d} features: the frequencies ({d} x {D} float64)",
+                       "use fewer n_components or features")
         if self.gamma == "scale":
             var = (X.multiply(X)).mean() - X.mean() ** 2 if sp.issparse(X) else X.var()
             gamma = 1.0 / (d * var) if var != 0 else 1.0
@@ -168,12 +243,18 @@ class RandomFourierFeatures(_FeatureMap):
         return _core.RandomFourierMap(self.random_weights_, self.random_offset_, (2.0 / self.n_components) ** 0.5)
 
 
-def _normalization(K):
+def _inv_sqrt(K):
     """K^{-1/2} of a symmetric PSD landmark kernel, eigenvalues below m * eps * max dropped (pinv-style)."""
     S, U = np.linalg.eigh((K + K.T) / 2)
     keep = S > max(S.max(), 0.0) * K.shape[0] * np.finfo(np.float64).eps
     Uk = U[:, keep]
     return _f64((Uk / np.sqrt(S[keep])) @ Uk.T)
+
+
+def landmark_bytes(m, d):
+    """The float64 bytes of m landmarks in d features and of the m x m work of their normalisation (the kernel,
+    its symmetric part, eigenvectors, the kept ones scaled, the product: six m x m arrays at the peak)."""
+    return 8 * (m * d + 6 * m * m)
 
 
 def _kernel_args(kernel, gamma, degree, coef0, d):
@@ -202,11 +283,19 @@ def _landmarks(X, m, landmarks, rs):
 
 def _nystroem_map(kind, gamma, coef0, degree, L):
     """The engine's Nystroem map on landmarks L, its normalisation from the engine's own kernel K_LL."""
+    args = (kind, gamma, coef0, degree, L)
+    N = _landmark_normalization(*args) if L.shape[0] <= _DIRECT_EIGH else _interruptible(_landmark_normalization, *args)
+    return N, _core.NystroemMap(kind, gamma, coef0, degree, L, N)
+
+
+def _landmark_normalization(kind, gamma, coef0, degree, L):
+    """K_LL^{-1/2} from the engine's kernel on the landmarks. Both steps are O(m^3) (the kernel comes out of the
+    map times an identity normalisation, whose blocks poll only every ~1 MiB of output: m^3 / 2^17 flops), so
+    from a few hundred landmarks ``_nystroem_map`` runs them on a worker thread (``_interruptible``)."""
     m = L.shape[0]
     K = np.empty((m, m))
     _core.NystroemMap(kind, gamma, coef0, degree, L, np.eye(m)).transform(to_matrix(L), K)
-    N = _normalization(K)
-    return N, _core.NystroemMap(kind, gamma, coef0, degree, L, N)
+    return _inv_sqrt(K)
 
 
 class Nystroem(_FeatureMap):
@@ -225,6 +314,10 @@ class Nystroem(_FeatureMap):
     degree, coef0 : the polynomial kernel's (None: 3 and 1)
     random_state : int, RandomState or None
     n_jobs : threads of ``transform`` (joblib's meaning; None: 1)
+    max_memory_mb : float > 0 or None, default=1024
+        The largest the fitted map's parameters may be; ``fit`` refuses a larger map (ValueError naming the
+        parameter that makes it large, and the memory it would need) before drawing anything. None: this
+        machine's memory.
 
     Attributes
     ----------
@@ -254,10 +347,11 @@ class Nystroem(_FeatureMap):
         "coef0": [Interval(Real, None, None, closed="neither"), None],
         "random_state": ["random_state"],
         "n_jobs": _N_JOBS,
+        "max_memory_mb": [_POSITIVE, None],
     }
 
     def __init__(self, kernel="rbf", gamma=None, n_components=100, landmarks="uniform", degree=None, coef0=None,
-                 random_state=None, n_jobs=None):
+                 random_state=None, n_jobs=None, max_memory_mb=1024.0):
         self.kernel = kernel
         self.gamma = gamma
         self.n_components = n_components
@@ -266,8 +360,9 @@ class Nystroem(_FeatureMap):
         self.coef0 = coef0
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.max_memory_mb = max_memory_mb
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method  # parameters validated, and atomic: a fit that raises (Ctrl-C included) leaves the map as it was
     def fit(self, X, y=None):
         """Choose the landmarks and their normalisation. Returns self."""
         X = self._validate(X, reset=True)
@@ -277,6 +372,9 @@ class Nystroem(_FeatureMap):
             warnings.warn("n_components > n_samples: n_components was set to n_samples, which results in "
                           "inefficient evaluation of the full kernel.", stacklevel=user_stacklevel())
             m = n
+        check_map_size(landmark_bytes(m, X.shape[1]), self.max_memory_mb,
+                       f"Nystroem(n_components={m}) on {X.shape[1]} features: the landmarks ({m} x {X.shape[1]}), "
+                       f"their kernel and its decomposition ({m} x {m}, float64)", "use fewer n_components")
         idx, L = _landmarks(X, m, self.landmarks, check_random_state(self.random_state))
         args = _kernel_args(self.kernel, self.gamma, self.degree, self.coef0, X.shape[1])
         N, _ = _nystroem_map(*args, L)
@@ -306,6 +404,10 @@ class KernelBank(_FeatureMap):
     groups : {"all+each", "all", "each"}
     landmarks : {"uniform", "kmeans++"} (method="nystroem")
     random_state, n_jobs : as the other maps
+    max_memory_mb : float > 0 or None, default=1024
+        The largest the fitted bank may be (its arrays, and ``BLOCK_OVERHEAD`` bytes per block); ``fit`` refuses a larger map (ValueError naming the
+        parameter that makes it large, and the memory it would need) before drawing anything. None: this
+        machine's memory.
 
     Attributes
     ----------
@@ -334,10 +436,11 @@ class KernelBank(_FeatureMap):
         "landmarks": [StrOptions({"uniform", "kmeans++"})],
         "random_state": ["random_state"],
         "n_jobs": _N_JOBS,
+        "max_memory_mb": [_POSITIVE, None],
     }
 
     def __init__(self, widths=None, n_components=50, method="rff", groups="all+each", landmarks="uniform",
-                 random_state=None, n_jobs=None):
+                 random_state=None, n_jobs=None, max_memory_mb=1024.0):
         self.widths = widths
         self.n_components = n_components
         self.method = method
@@ -345,8 +448,9 @@ class KernelBank(_FeatureMap):
         self.landmarks = landmarks
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.max_memory_mb = max_memory_mb
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method  # parameters validated, and atomic: a fit that raises (Ctrl-C included) leaves the map as it was
     def fit(self, X, y=None):
         """Draw every block's map. Returns self."""
         widths = np.asarray(DEFAULT_WIDTHS if self.widths is None else self.widths, dtype=np.float64)
@@ -354,6 +458,7 @@ class KernelBank(_FeatureMap):
             raise ValueError(f"widths must be a non-empty 1-d sequence of positive finite numbers, got {self.widths!r}")
         X = self._validate(X, reset=True)
         n, d = X.shape
+        self._check_size(n, d, widths.size)
         rs = check_random_state(self.random_state)
         groups = ([-1] if self.groups != "each" else []) + (list(range(d)) if self.groups != "all" else [])
         features = np.array([g for g in groups for _ in widths], dtype=np.int64)
@@ -378,6 +483,21 @@ class KernelBank(_FeatureMap):
         self.block_slices_ = [slice(j * D, (j + 1) * D) for j in range(self.n_blocks_)]
         self._n_features_out = D * self.n_blocks_
         return self
+
+    def _check_size(self, n, d, n_widths):
+        """ValueError before any block is drawn when the bank would pass max_memory_mb (``check_map_size``)."""
+        n_all, n_each = (self.groups != "each") * n_widths, (self.groups != "all") * d * n_widths
+        D = min(self.n_components, n) if self.method == "nystroem" else self.n_components
+        if self.method == "rff":  # W (d_f, D) and b (D,) per block
+            nbytes = 8 * D * (n_all * (d + 1) + n_each * 2)
+        else:  # the shared landmarks and their work, then a D x D normalisation per block
+            nbytes = landmark_bytes(D, d) + 8 * D * D * (n_all + n_each)
+        nbytes += BLOCK_OVERHEAD * (n_all + n_each)
+        check_map_size(nbytes, self.max_memory_mb,
+                       f"KernelBank(n_components={self.n_components}, groups={self.groups!r}, {n_widths} widths) on "
+                       f"{d} features: {n_all + n_each} blocks of {D} features",
+                       "use groups='all' (one block per width, not one per feature and width), fewer widths or "
+                       "n_components")
 
     def engine_map(self):
         bank = _core.KernelBankMap(self.n_features_in_)

@@ -72,7 +72,8 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         family and the variance-reduced solvers; same bits). "auto": when n x D x 8 bytes exceeds
         ``max_memory_mb`` and the estimator allows it (``fused_unsupported``).
     max_memory_mb : float > 0
-        The feature-matrix budget of "auto", and the chunk size of predictions.
+        The feature-matrix budget of "auto", and the chunk size of predictions. (The map's landmarks or
+        frequencies are refused only beyond this machine's memory: the map's ``max_memory_mb=None``.)
     batch_size : int >= 1
         Rows mapped per batch on the fused path.
     random_state : int, RandomState or None
@@ -132,9 +133,11 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """The unfitted feature map of these parameters (what ``make_pipeline(map, estimator)`` would hold)."""
         if self.approximation == "rff":
             return RandomFourierFeatures(kernel=self.kernel, gamma=self.gamma, n_components=self.n_components,
-                                         random_state=self.random_state, n_jobs=self.n_jobs)
+                                         random_state=self.random_state, n_jobs=self.n_jobs,
+                                         max_memory_mb=None)
         return Nystroem(kernel=self.kernel, gamma=self.gamma, n_components=self.n_components,
-                        landmarks=self.landmarks, random_state=self.random_state, n_jobs=self.n_jobs)
+                        landmarks=self.landmarks, random_state=self.random_state, n_jobs=self.n_jobs,
+                        max_memory_mb=None)
 
     def make_estimator(self, seed):
         """The unfitted linear estimator on the features: a clone of ``estimator``, or (None)

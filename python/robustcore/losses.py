@@ -156,8 +156,8 @@ def fit_smooth_ramp(s: float = -1.0, grid: ArrayLike | None = None) -> tuple[flo
     --------
     >>> from robustcore import losses
     >>> alpha, beta = losses.fit_smooth_ramp(-1.0)
-    >>> round(alpha, 2), round(beta, 2)
-    (2.65, 0.0)
+    >>> round(alpha, 2), bool(abs(beta) < 1e-6)  # beta is zero up to the last bits (its sign is the CPU's)
+    (2.65, True)
     """
     from scipy.optimize import least_squares
 

@@ -48,7 +48,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from . import _core
 from ._base import engine_result
-from ._validation import to_matrix
+from ._validation import check_csr_structure, to_matrix
 from .losses import SMOOTH_LOSSES, loss_spec
 
 if TYPE_CHECKING:
@@ -193,7 +193,7 @@ def as_matrix(X: Any) -> Any:
         return X
     from sklearn.utils import check_array
 
-    return to_matrix(check_array(X, accept_sparse="csr", dtype=np.float64, order="C"))
+    return to_matrix(check_array(check_csr_structure(X), accept_sparse="csr", dtype=np.float64, order="C"))
 
 
 def fit_binary(M: Any, y: ArrayLike, spec: Any, params: Any, *, sample_weight: ArrayLike | None = None,
@@ -339,6 +339,6 @@ def solve(X: MatrixLike, y: ArrayLike, loss: str = "log_loss", solver: str = "sa
     """
     fit_kw = {k: kwargs.pop(k) for k in ("sample_weight", "order", "coef", "intercept", "progress") if k in kwargs}
     if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
+        X = sp.csr_matrix(check_csr_structure(X), dtype=np.float64)
     params = make_params(solver, alpha=alpha, max_iter=max_iter, **kwargs)
     return fit_binary(to_matrix(X), y, loss_spec(loss), params, **fit_kw)

@@ -36,7 +36,8 @@ def run_cases(prelude: str, body: str, cases: dict[str, str], *, timeout: float 
     case's code (its continuation lines already indented to match).
     """
     try:
-        p = subprocess.run([sys.executable, "-c", _script(prelude, body, cases)], capture_output=True, text=True,
+        # the program on stdin ("-"), not in argv: a few hundred cases pass the kernel's limit of one argument
+        p = subprocess.run([sys.executable, "-"], input=_script(prelude, body, cases), capture_output=True, text=True,
                            timeout=timeout)
         stdout, failure = p.stdout, (None if p.returncode == 0 else f"returncode {p.returncode}: {p.stderr[-2000:]}")
     except subprocess.TimeoutExpired as e:

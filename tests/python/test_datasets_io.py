@@ -68,11 +68,11 @@ def test_iter_svmlight_bad_input(tmp_path):
     with pytest.raises(FileNotFoundError, match="no file"):
         datasets.iter_svmlight(tmp_path / "missing.svm", 5)
     narrow = datasets.iter_svmlight(path, 5, n_features=2)  # the file has columns beyond 2
-    with pytest.raises(ValueError, match="data.svm.*lines"):
+    with pytest.raises(ValueError, match="data.svm', line 1: .*input file contains"):  # the first such line
         list(narrow)
     bad = tmp_path / "bad.svm"
     bad.write_bytes(b"1 1:0.5\n-1 2:zz\n")
-    with pytest.raises(ValueError, match="bad.svm.*lines 1-2"):
+    with pytest.raises(ValueError, match="bad.svm', line 2: .*'-1 2:zz'"):  # the line, not the chunk's range
         list(datasets.iter_svmlight(bad, 10, n_features=3))
     empty = tmp_path / "empty.svm"
     empty.write_bytes(b"# only a comment\n\n")
@@ -125,3 +125,46 @@ def _writer(path):
             return opener(path, "wb")
     return open(path, "wb")
 
+
+
+# ----------------------------------------------------------------------------- issue 44: the file and the line
+def test_parse_errors_name_the_exact_line_in_every_chunk_and_in_load(tmp_path):
+    from robustcore._readers import _read_csv, _read_libsvm
+
+    lines = [b"1 1:0.5 3:1\n" if i % 2 else b"-1 2:1\n" for i in range(2500)]
+    lines[1733] = b"1 1:0.5 2:1.2.3\n"  # line 1734 of the file
+    path = tmp_path / "big.svm"
+    path.write_bytes(b"# a comment\n" + b"".join(lines))  # so the bad row is line 1735
+    for chunk_rows in (1, 7, 1000, 100_000):
+        with pytest.raises(ValueError, match=r"big\.svm', line 1735: .*'1 1:0\.5 2:1\.2\.3'"):
+            list(datasets.iter_svmlight(path, chunk_rows, n_features=3))
+    with pytest.raises(ValueError, match=r"big\.svm', line 1735: "):
+        _read_libsvm(str(path), 3)  # datasets.load's reader
+    csv = tmp_path / "t.csv"
+    csv.write_bytes(b"1,2,a\n3,4,b\n5,x,a\n")
+    with pytest.raises(ValueError, match=r"t\.csv', line 3: "):
+        _read_csv(str(csv))
+    csv.write_bytes(b"1,2,a\n3,4,b\n\n5,a\n")
+    with pytest.raises(ValueError, match=r"t\.csv', line 4: 1 features where line 1 has 2"):
+        _read_csv(str(csv))
+
+
+def test_corrupt_gz_stream_is_a_value_error_naming_the_file(tmp_path):
+    import zlib
+
+    from robustcore._readers import _read_libsvm
+
+    path, X, y = _write(tmp_path, n=3000)
+    packed = tmp_path / "corrupt.svm.gz"
+    with gzip.open(packed, "wb") as f:
+        f.write(path.read_bytes())
+    raw = bytearray(packed.read_bytes())
+    raw[20:36] = b"\xff" * 16  # the deflate stream broken (its header intact): zlib.error, not a CRC failure
+    packed.write_bytes(bytes(raw))
+    with pytest.raises(zlib.error):  # what the codec raises on its own
+        gzip.decompress(bytes(raw))
+    with pytest.raises(ValueError, match=r"corrupt\.svm\.gz.*(corrupt|truncated)") as e:
+        list(datasets.iter_svmlight(packed, 500, n_features=X.shape[1]))
+    assert not isinstance(e.value, zlib.error)
+    with pytest.raises(ValueError, match=r"corrupt\.svm\.gz.*corrupt"):
+        _read_libsvm(str(packed), X.shape[1])

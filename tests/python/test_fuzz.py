@@ -16,7 +16,11 @@ NaN weights) must be. Anything else is "wrong" (silent garbage, a raw message, a
 signal is a "crash", a child past its time a "hang". Cases run in batches per child (one interpreter start
 for many cases); a batch that dies or hangs is re-run case by case to isolate the culprit.
 
-CI size: 300 cases (about a minute). ``ROBUSTCORE_FUZZ_CASES=N`` runs N, ``ROBUSTCORE_FUZZ_SEED`` moves the
+Issue 44 added ``KernelClassifier``, the three feature maps (fit then transform: finite features of the right
+shape) and the public noise functions (``NoiseProbe``: probabilities of any shape and value, flip rates in and
+out of [0, 1], NaN transition matrices, empty input).
+
+CI size: 300 cases (about 16 CPU-seconds, 75 per child). ``ROBUSTCORE_FUZZ_CASES=N`` runs N, ``ROBUSTCORE_FUZZ_SEED`` moves the
 seeds (the default is fixed, so the default run is reproducible); the summary line gives the numbers
 recorded in bench/README.md.
 """
@@ -39,7 +43,7 @@ import scipy.sparse as sp
 RAW_MARKERS = ("incompatible function arguments", "vector::", "std::", "_M_", "pybind11", "Unable to cast",
                "bad_alloc", "basic_string", "Invoked with")
 
-BATCH = 40
+BATCH = 75  # cases per child: the interpreter start and imports (~1.5 s of CPU) paid once per batch
 BATCH_SECONDS = 120.0
 CASE_SECONDS = 30.0
 
@@ -186,6 +190,7 @@ def _weights(rng, n):
 
 def _estimator(rng, name):
     import robustcore as rc
+    from robustcore import kernel_approximation as ka
     from robustcore import mkl
     from robustcore.linear_model._sgd import PEGASOS_LOSSES
     from robustcore.losses import LOSSES, SMOOTH_LOSSES
@@ -223,19 +228,118 @@ def _estimator(rng, name):
                                                                                  **small)),
         "pruned": lambda: rc.PrunedClassifier(rc.LinearClassifier(**small), random_state=0),
         "noise_corrected": lambda: rc.NoiseCorrectedClassifier(rc.LinearClassifier(**small), random_state=0),
+        "kernel": lambda: rc.KernelClassifier(n_components=int(rng.integers(1, 40)), gamma=float(10 ** rng.uniform(-2, 1)),
+                                              approximation=str(rng.choice(["nystroem", "rff"])),
+                                              landmarks=str(rng.choice(["uniform", "kmeans++"])),
+                                              fused=bool(rng.random() < 0.5), random_state=0),
+        "rff": lambda: ka.RandomFourierFeatures(kernel=str(rng.choice(["rbf", "laplacian"])),
+                                                gamma="scale" if rng.random() < 0.3 else float(10 ** rng.uniform(-3, 2)),
+                                                n_components=int(rng.integers(1, 60)), random_state=0),
+        "nystroem": lambda: ka.Nystroem(kernel=str(rng.choice(["rbf", "laplacian", "polynomial", "linear"])),
+                                        n_components=int(rng.integers(1, 60)),
+                                        landmarks=str(rng.choice(["uniform", "kmeans++"])), random_state=0),
+        "kernel_bank": lambda: ka.KernelBank(widths=widths, n_components=int(rng.integers(1, 12)),
+                                             method=str(rng.choice(["rff", "nystroem"])),
+                                             groups=str(rng.choice(["all+each", "all", "each"])),
+                                             landmarks=str(rng.choice(["uniform", "kmeans++"])), random_state=0),
     }
     return make[name]()
 
 
 ESTIMATORS = ("linear", "linear", "linear", "fol", "adaboost", "noisy_mkl", "mip_mkl", "simple_mkl",
-              "binary_relevance", "label_powerset", "pruned", "noise_corrected")
+              "binary_relevance", "label_powerset", "pruned", "noise_corrected", "kernel", "rff", "nystroem",
+              "kernel_bank", "noise", "noise")
+TRANSFORMERS = ("rff", "nystroem", "kernel_bank")
+
+
+class NoiseProbe:
+    """One call of a public noise function with random arguments (probabilities of any shape and value, rates
+    inside and outside [0, 1], empty input): ``run(X, y)`` returns its result, ``check`` says what is wrong with it."""
+
+    KINDS = ("estimate_transition", "find_label_issues", "flip_labels", "confident_joint", "noise_correction",
+             "out_of_fold_proba", "clean_prior", "corrected_weights")
+
+    def __init__(self, rng, n):
+        self.kind = str(rng.choice(self.KINDS))
+        self.from_X = self.kind == "out_of_fold_proba" or (
+            self.kind in ("estimate_transition", "find_label_issues") and rng.random() < 0.4)
+        #: the kinds given class indices (computed from y here), not y itself: y's defects do not reach them
+        self.indices = self.kind in ("confident_joint", "noise_correction", "clean_prior", "corrected_weights")
+        k = int(rng.integers(1, 5))
+        P = rng.dirichlet(np.ones(k), size=n) if n else np.zeros((0, k))
+        self.refuse = None
+        r = rng.random()
+        if r < 0.08 and P.size:
+            P.flat[rng.integers(P.size)] = rng.choice([np.nan, -0.5, np.inf])
+            self.refuse = "non-finite or negative probabilities"
+        elif r < 0.12:
+            P = P[:, :1] if rng.random() < 0.5 else P.ravel()
+            self.refuse = "probabilities of the wrong shape"
+        if self.kind in ("flip_labels", "clean_prior"):  # they read no probabilities
+            self.refuse = None
+        self.P = P
+        self.k = k
+        self.rate = float(rng.choice([0.0, 0.1, 0.45, 1.0, -0.1, 1.5, np.nan]))
+        self.method = str(rng.choice(["auto", "asymptotes", "confident_joint", "anchor"]))
+        self.T = rng.dirichlet(np.ones(k), size=k) if rng.random() < 0.8 else np.full((k, k), np.nan)
+        if self.kind in ("clean_prior", "corrected_weights") and not np.all(np.isfinite(self.T)):
+            self.refuse = self.refuse or "a NaN transition matrix"
+
+    def __repr__(self):
+        return f"NoiseProbe({self.kind}, from_X={self.from_X}, P={np.shape(self.P)}, rate={self.rate}, method={self.method})"
+
+    def run(self, X, y):
+        from robustcore import noise
+
+        y = np.asarray(y)
+        if self.kind == "flip_labels":
+            return noise.flip_labels(y, self.rate, random_state=0)
+        if self.from_X:
+            if self.kind == "out_of_fold_proba":
+                return noise.out_of_fold_proba(X, y, cv=2, random_state=0)
+            f = noise.estimate_transition if self.kind == "estimate_transition" else noise.find_label_issues
+            return f(X, y, cv=2, random_state=0)
+        labels = np.unique(y, return_inverse=True)[1].ravel() if y.size else y
+        if self.kind == "estimate_transition":
+            return noise.estimate_transition(labels=y, pred_probs=self.P, method=self.method)
+        if self.kind == "find_label_issues":
+            return noise.find_label_issues(labels=y, pred_probs=self.P, method=self.method)
+        if self.kind == "confident_joint":
+            return noise.confident_joint(labels, self.P)
+        if self.kind == "noise_correction":
+            return noise.noise_correction(self.P, labels, "auto" if self.rate != self.rate else self.T)
+        if self.kind == "clean_prior":
+            return noise.clean_prior(self.T, labels)
+        if self.kind == "corrected_weights":
+            return noise.corrected_weights(self.P, labels, self.T)
+        raise AssertionError(self.kind)  # pragma: no cover
+
+    def check(self, out, y):
+        """What is wrong with ``out`` (a description), or None."""
+        n = len(y)
+        if self.kind == "flip_labels":
+            return None if np.shape(out) == (n,) and np.isin(out, y).all() else "flip_labels: labels outside y"
+        if self.kind == "find_label_issues":
+            idx = np.asarray(out)
+            ok = idx.ndim == 1 and np.unique(idx).size == idx.size and (idx.size == 0 or (idx.min() >= 0 and idx.max() < n))
+            return None if ok else "find_label_issues: row indices out of range or repeated"
+        arrays = out if isinstance(out, tuple) else (out,)
+        for a in arrays:
+            a = np.asarray(a)
+            if a.dtype.kind in "fc" and not np.all(np.isfinite(a)):
+                return f"{self.kind}: a non-finite result"
+        if self.kind == "estimate_transition":
+            T = np.asarray(out)
+            if T.ndim != 2 or T.shape[0] != T.shape[1] or not np.allclose(T.sum(axis=1), 1.0) or T.min() < -1e-12:
+                return f"estimate_transition: not a transition matrix {T.shape}"
+        return None
 
 
 def make_case(seed):
     """(estimator, X, y, sample_weight, why X / y / weights must be refused or None, a short description)."""
     rng = np.random.default_rng(seed)
     name = str(rng.choice(ESTIMATORS))
-    kernel = "mkl" in name
+    kernel = "mkl" in name or name == "noise"
     n = int(rng.integers(1, 30 if kernel else 80))
     d = int(rng.integers(1, 6 if kernel else 12))
     X, refuse = _values(rng, n, d)
@@ -251,6 +355,20 @@ def make_case(seed):
             X, sparse = sp.csr_matrix(np.asarray(X, dtype=np.float64)), "csr"
     y, bad_y = _labels(rng, n, multilabel=name in ("binary_relevance", "label_powerset"))
     w, bad_w = _weights(rng, n)
+    if name in TRANSFORMERS:  # no labels, no weights; X's checks are the estimators'
+        y, bad_y, w, bad_w = np.zeros(n), None, None, None
+    if name == "noise":
+        est = NoiseProbe(rng, n)
+        w, bad_w = None, None
+        if not est.from_X:  # X unused; only NaN / inf / a corrupt CSR must be refused on the X path
+            refuse = None
+        elif refuse == "|X| beyond 1e100":
+            refuse = None
+        refuse = (refuse or (None if est.from_X else est.refuse)) if est.kind != "flip_labels" else None
+        if est.kind == "flip_labels" and (est.rate != est.rate or not 0 <= est.rate <= 1):
+            refuse = f"flip rate {est.rate}"
+        desc = f"{est!r} n={n} d={d} dtype={dtype} sparse={sparse} y={y.dtype}"
+        return est, X, y, w, refuse or (None if est.indices else bad_y), desc
     est = _estimator(rng, name)
     desc = f"{est!r} n={n} d={d} dtype={dtype} sparse={sparse} y={y.dtype} w={None if w is None else w.dtype}"
     return est, X, y, w, refuse or bad_y or bad_w, desc
@@ -265,10 +383,16 @@ def _clean_message(e):
 def run_case(seed):
     """{"seed", "outcome": ok / refused / wrong, "detail"} of one case, in this process."""
     est, X, y, w, must_refuse, desc = make_case(seed)
+    out = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            est.fit(X, y, sample_weight=w) if w is not None else est.fit(X, y)
+            if isinstance(est, NoiseProbe):
+                out = est.run(X, y)
+            elif type(est).__name__ in ("RandomFourierFeatures", "Nystroem", "KernelBank"):
+                out = est.fit(X).transform(X)
+            else:
+                est.fit(X, y, sample_weight=w) if w is not None else est.fit(X, y)
         except (ValueError, TypeError, MemoryError) as e:
             if not _clean_message(e):
                 return {"seed": seed, "outcome": "wrong", "detail": f"raw message {type(e).__name__}: {e} | {desc}"}
@@ -278,12 +402,26 @@ def run_case(seed):
         if must_refuse:
             return {"seed": seed, "outcome": "wrong", "detail": f"accepted {must_refuse} | {desc}"}
         try:
-            problem = _check_fitted(est, X, y)
+            if isinstance(est, NoiseProbe):
+                problem = est.check(out, y)
+            elif out is not None:
+                problem = _check_features(est, X, out)
+            else:
+                problem = _check_fitted(est, X, y)
         except Exception as e:  # noqa: BLE001
             problem = f"predicting raised {type(e).__name__}: {e}"
     if problem:
         return {"seed": seed, "outcome": "wrong", "detail": f"{problem} | {desc}"[:800]}
     return {"seed": seed, "outcome": "ok", "detail": ""}
+
+
+def _check_features(est, X, Z):
+    """What is wrong with a transformer's features of its training X, or None."""
+    if Z.shape != (X.shape[0], est._n_features_out):
+        return f"features of shape {Z.shape}"
+    if not np.all(np.isfinite(Z)):
+        return "non-finite features"
+    return None
 
 
 def _check_fitted(est, X, y):

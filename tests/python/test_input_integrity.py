@@ -408,3 +408,198 @@ def test_pegasos_partial_fit_below_one_over_alpha_steps_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         rc.LinearClassifier(solver="pegasos", alpha=1e-2, random_state=6).partial_fit(X, y, classes=[0, 1])
+
+
+# ----------------------------------------------------------------------------- issue 44: every public entry point
+# Every public class and function that reads X, with every defect of the corrupt-CSR family, in one child: a
+# ValueError naming the corrupt structure, before scipy, scikit-learn or the engine reads it (a crash there, or a
+# heap corruption that a later fit trips over, fails the cases instead of pytest).
+_WALK_PRELUDE = """
+import numpy as np, scipy.sparse as sp, warnings
+warnings.simplefilter("ignore")
+import robustcore as rc
+from robustcore import kernel_approximation as ka, mkl, noise, variance_reduced as vr
+rng = np.random.default_rng(0)
+X = rng.normal(size=(60, 5)); y = np.where(X[:, 0] + 0.3 * rng.normal(size=60) > 0, 1, -1)
+Y = np.c_[y > 0, X[:, 1] > 0].astype(int)
+Xs = sp.csr_matrix(X)
+
+def corrupt(kind):
+    A = Xs.copy()
+    if kind == "indptr_past_end": A.indptr[-1] += 7
+    elif kind == "indptr_start": A.indptr = A.indptr + 1
+    elif kind == "indptr_non_monotone": A.indptr[5], A.indptr[6] = A.indptr[6], A.indptr[5] + 3
+    elif kind == "indptr_negative": A.indptr[3] = -4
+    elif kind == "index_out_of_range": A.indices[7] = 5
+    elif kind == "index_far_out_of_range": A.indices[7] = 10**6
+    elif kind == "index_negative": A.indices[1] = -1
+    elif kind == "short_indptr": A.indptr = A.indptr[:-1]
+    elif kind == "short_indices": A.indices = A.indices[:-1]
+    elif kind == "short_data": A.data = A.data[:-1]
+    return A
+
+def small(**kw):
+    return rc.LinearClassifier(max_iter=3, tol=None, random_state=0, **kw)
+
+FIT = {
+    "LinearClassifier": lambda: small(), "LinearClassifier_saga": lambda: small(loss="log_loss", solver="saga"),
+    "FocusedOnlineClassifier": lambda: rc.FocusedOnlineClassifier(max_iter=2, random_state=0),
+    "AdaBoostOnlineClassifier": lambda: rc.AdaBoostOnlineClassifier(max_iter=2, random_state=0),
+    "KernelClassifier": lambda: rc.KernelClassifier(n_components=20, random_state=0),
+    "KernelClassifier_rff_fused": lambda: rc.KernelClassifier(n_components=20, approximation="rff", fused=True,
+                                                              random_state=0),
+    "NoiseCorrectedClassifier": lambda: rc.NoiseCorrectedClassifier(small(), random_state=0),
+    "PrunedClassifier": lambda: rc.PrunedClassifier(small(), random_state=0),
+    "NoisyLabelClassifierCV": lambda: rc.NoisyLabelClassifierCV(random_state=0),
+    "NoisyMKLClassifier": lambda: mkl.NoisyMKLClassifier(max_iter=5, widths=[1.0]),
+    "NoisyMKLClassifier_rff": lambda: mkl.NoisyMKLClassifier(max_iter=5, widths=[1.0], approximation="rff",
+                                                             n_components=10),
+    "MiPMKLClassifier": lambda: mkl.MiPMKLClassifier(max_iter=5, n_alternations=2, widths=[1.0]),
+    "SimpleMKLClassifier": lambda: mkl.SimpleMKLClassifier(max_iter=2, widths=[1.0]),
+    "RandomFourierFeatures": lambda: ka.RandomFourierFeatures(n_components=10, random_state=0),
+    "RandomFourierFeatures_scale": lambda: ka.RandomFourierFeatures(gamma="scale", n_components=10, random_state=0),
+    "Nystroem": lambda: ka.Nystroem(n_components=10, random_state=0),
+    "Nystroem_kmeans++": lambda: ka.Nystroem(n_components=10, landmarks="kmeans++", random_state=0),
+    "KernelBank": lambda: ka.KernelBank(widths=[1.0], n_components=5, random_state=0),
+    "KernelBank_nystroem": lambda: ka.KernelBank(widths=[1.0], n_components=5, method="nystroem",
+                                                 landmarks="kmeans++", random_state=0),
+}
+MULTI = {"BinaryRelevanceClassifier": lambda: rc.BinaryRelevanceClassifier(small()),
+         "LabelPowersetClassifier": lambda: rc.LabelPowersetClassifier(small(loss="softmax", solver="saga"))}
+DENSE_ONLY = ("NoisyMKLClassifier", "MiPMKLClassifier", "SimpleMKLClassifier")
+FITTED = {**{k: f().fit(X if k in DENSE_ONLY else Xs, y) for k, f in FIT.items()},
+          **{k: f().fit(Xs, Y) for k, f in MULTI.items()}}
+"""
+#: entry points that take dense X only: a sparse X, corrupt or not, is scikit-learn's TypeError before any read
+_DENSE_ONLY = ("NoisyMKLClassifier.", "MiPMKLClassifier.", "SimpleMKLClassifier.", "mkl.gaussian_bank",
+               "mkl.factored_bank_lower_bound")  # (mkl.gaussian_bank covers gaussian_bank_factored)
+_WALK_TRY = """
+try:
+    CALL
+    print("RESULT none")
+except LookupError:  # the fitted estimator has no such method
+    print("RESULT absent")
+except ValueError as e:
+    print("RESULT ValueError", str(e).replace("\\n", " "))
+except Exception as e:
+    print("RESULT", type(e).__name__, str(e).replace("\\n", " ")[:300])
+"""
+_CORRUPTIONS = ("indptr_past_end", "indptr_start", "indptr_non_monotone", "indptr_negative", "index_out_of_range",
+                "index_far_out_of_range", "index_negative", "short_indptr", "short_indices", "short_data")
+_FITS = ("LinearClassifier", "LinearClassifier_saga", "FocusedOnlineClassifier", "AdaBoostOnlineClassifier",
+         "KernelClassifier", "KernelClassifier_rff_fused", "NoiseCorrectedClassifier", "PrunedClassifier",
+         "NoisyLabelClassifierCV", "NoisyMKLClassifier", "NoisyMKLClassifier_rff", "MiPMKLClassifier",
+         "SimpleMKLClassifier", "RandomFourierFeatures", "RandomFourierFeatures_scale", "Nystroem",
+         "Nystroem_kmeans++", "KernelBank", "KernelBank_nystroem")
+_MULTI_FITS = ("BinaryRelevanceClassifier", "LabelPowersetClassifier")
+#: every way a fitted public estimator reads X after fit
+_METHODS = ("predict", "decision_function", "predict_proba", "transform", "features", "score")
+#: the public functions that read X, called with the corrupt matrix A
+_FUNCTIONS = {
+    "mkl.gaussian_bank": "mkl.gaussian_bank(A, widths=[1.0])",
+    "mkl.gaussian_bank_factored": "mkl.gaussian_bank_factored(A, widths=[1.0])",
+    "mkl.factored_bank_lower_bound": "mkl.factored_bank_lower_bound(A, np.array([1.0]), 1e-10)",
+    "noise.out_of_fold_proba": "noise.out_of_fold_proba(A, y)",
+    "noise.estimate_transition": "noise.estimate_transition(A, y)",
+    "noise.find_label_issues": "noise.find_label_issues(A, y)",
+    "noise.importance_weights": "noise.importance_weights(A, y)",
+    "variance_reduced.as_matrix": "vr.as_matrix(A)",
+    "variance_reduced.solve": "vr.solve(A, y, max_iter=2)",
+}
+#: public names that read no X (labels, probabilities, kernel values, losses of scores, parameters, files, plots)
+_NO_X = {
+    "ConstantPredictorWarning", "NoiseEstimateWarning", "__version__", "datasets", "kernel_approximation", "losses",
+    "mkl", "multilabel", "noise", "plotting", "variance_reduced",
+    "mkl.DEFAULT_WIDTHS", "mkl.gaussian_bank_size", "mkl.kernel_bank_bytes", "mkl.group_lasso_squared_prox",
+    "mkl.mkl_objective", "mkl.default_rho",
+    "noise.ILL_CONDITIONED_T", "noise.clean_prior", "noise.confident_joint", "noise.corrected_accuracy",
+    "noise.corrected_scorer", "noise.corrected_weights", "noise.flip_labels", "noise.noise_correction",
+    "noise.transition_matrix", "noise.wrong_label_fraction",
+    "variance_reduced.VR_SOLVERS", "variance_reduced.SVRG_OPTIONS", "variance_reduced.SMOOTH_LOSSES",
+    "variance_reduced.SOFTMAX_SOLVERS", "variance_reduced.make_params",
+    # they take a _core.Matrix, which as_matrix / to_matrix built from a checked X (the engine re-checks it)
+    "variance_reduced.fit_binary", "variance_reduced.fit_softmax",
+    "datasets.get_data_home", "datasets.has_dataset", "datasets.list_datasets", "datasets.load",
+    "datasets.load_full", "datasets.load_multilabel",
+}
+_MODULE_OF = {"RandomFourierFeatures": "kernel_approximation", "Nystroem": "kernel_approximation",
+              "KernelBank": "kernel_approximation", "NoisyMKLClassifier": "mkl", "MiPMKLClassifier": "mkl",
+              "SimpleMKLClassifier": "mkl"}
+
+
+def _public_names():
+    """Every public name: robustcore.__all__, and the public submodules' __all__ as "module.name" (the classes
+    also exported at the top level counted once)."""
+    names = set(rc.__all__)
+    for mod in ("kernel_approximation", "mkl", "noise", "variance_reduced", "datasets"):
+        for name in getattr(rc, mod).__all__:
+            names.add(name if name in rc.__all__ else f"{mod}.{name}")
+    return names
+
+
+def _walk_cases():
+    cases = {}
+    for fit in _FITS + _MULTI_FITS:
+        target = "y" if fit in _FITS else "Y"
+        for kind in _CORRUPTIONS:
+            cases[f"{fit}.fit-{kind}"] = f"(FIT if {fit!r} in FIT else MULTI)[{fit!r}]().fit(corrupt({kind!r}), {target})"
+            for method in _METHODS:
+                cases[f"{fit}.{method}-{kind}"] = (
+                    f"m = getattr(FITTED[{fit!r}], {method!r}, None)\n"
+                    f"    if m is None: raise LookupError\n"
+                    f"    m(corrupt({kind!r}), *([{target}] if {method!r} == 'score' else []))")
+    for name, call in _FUNCTIONS.items():
+        for kind in _CORRUPTIONS:
+            cases[f"{name}-{kind}"] = f"A = corrupt({kind!r}); {call}"
+    return cases
+
+
+@functools.cache
+def _walk_results():
+    return run_cases(_WALK_PRELUDE, _WALK_TRY, _walk_cases())
+
+
+def test_the_walk_covers_every_public_name():
+    classes = {f.split("_")[0] for f in _FITS + _MULTI_FITS}  # "Nystroem_kmeans++" walks Nystroem
+    covered = {f"{_MODULE_OF[c]}.{c}" if c in _MODULE_OF else c for c in classes} | set(_FUNCTIONS) | _NO_X
+    missing = _public_names() - covered
+    assert not missing, f"public names neither walked with corrupt CSR input nor listed as reading no X: {missing}"
+
+
+@pytest.mark.parametrize("entry", [f.rsplit("-", 1)[0] for f in _walk_cases() if f.endswith("-short_data")])
+def test_every_public_entry_point_refuses_every_corrupt_csr(entry):
+    results = _walk_results()
+    bad = {}
+    for kind in _CORRUPTIONS:
+        line = results[f"{entry}-{kind}"]
+        if line == "RESULT absent":
+            continue
+        if entry.startswith(_DENSE_ONLY) and (line.startswith("RESULT TypeError Sparse data was passed") or
+                                              line.startswith("RESULT ValueError The 'A' parameter of") or
+                                              line.startswith("RESULT ValueError The 'X' parameter of")):
+            continue  # refused as sparse (scikit-learn's validation, which reads no structure)
+        if not (line.startswith("RESULT ValueError") and "corrupt CSR matrix" in line):
+            bad[kind] = line[:300]
+    assert not bad, bad
+
+
+_HEAP_CASES = {
+    # issue 44's reproducer: a column index of -1 with kmeans++ landmarks corrupted the heap, and a later fit on
+    # valid data aborted (free(): invalid next size); the default landmarks returned wrong components_
+    "kmeans++": "A = sp.csr_matrix(np.random.default_rng(0).normal(size=(2, 5))); A.indices[1] = -1\n"
+                "    ka.Nystroem(n_components=2, landmarks='kmeans++').fit(A)",
+    "uniform": "A = sp.csr_matrix(np.random.default_rng(0).normal(size=(2, 5))); A.indices[1] = -1\n"
+               "    ka.Nystroem(n_components=2).fit(A)",
+    "later_fits": "for s in range(200):\n"
+                  "        B = sp.csr_matrix(np.random.default_rng(s).normal(size=(30, 5)))\n"
+                  "        ka.Nystroem(n_components=10, landmarks='kmeans++', random_state=s).fit(B).transform(B)\n"
+                  "        ka.KernelBank(widths=[1.0], n_components=4, random_state=s).fit(B).transform(B)",
+}
+
+
+def test_nystroem_kmeans_negative_index_is_refused_and_the_heap_stays_sound():
+    out = run_cases("import numpy as np, scipy.sparse as sp\nfrom robustcore import kernel_approximation as ka",
+                    _TRY, _HEAP_CASES)
+    assert out["kmeans++"].startswith("RESULT ValueError corrupt CSR matrix"), out["kmeans++"]
+    assert out["uniform"].startswith("RESULT ValueError corrupt CSR matrix"), out["uniform"]
+    assert out["later_fits"] == "RESULT none", out["later_fits"]

@@ -311,3 +311,79 @@ def test_ctrl_c_stops_transform(n_jobs):
         assert float(fields[1]) - sent < 2.0
     finally:
         proc.kill()
+
+
+# ----------------------------------------------------------------------------- issue 44: sizes before allocation
+def test_kernel_bank_too_wide_is_refused_at_once_naming_the_parameters():
+    import time
+
+    import scipy.sparse as sp
+
+    from robustcore.kernel_approximation import KernelBank
+
+    A = sp.csr_matrix((np.ones(20), (np.arange(20), np.arange(20) * 50_000)), shape=(20, 10**6))
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"KernelBank\(n_components=5, groups='all\+each', 10 widths\) on 1000000 "
+                                         r"features: 10000010 blocks .* would need .*GiB.*max_memory_mb=1024"):
+        KernelBank(n_components=5).fit(A)  # built 10^7 blocks for about 2 minutes
+    assert time.perf_counter() - t0 < 2.0
+    bank = KernelBank(n_components=5, groups="all", random_state=0).fit(A)  # what the message advises
+    assert bank.n_blocks_ == 10
+
+
+@pytest.mark.parametrize("make, n, match", [
+    (lambda: RandomFourierFeatures(n_components=10**6, max_memory_mb=64), 100,
+     r"RandomFourierFeatures\(n_components=1000000\) on 20 features.*max_memory_mb=64"),
+    (lambda: Nystroem(n_components=2000, max_memory_mb=64), 2000, r"Nystroem\(n_components=2000\) .* would need"),
+    (lambda: Nystroem(n_components=10**5, max_memory_mb=None), 10**5, r"more than this machine's"),
+])
+def test_maps_are_sized_before_they_are_drawn(make, n, match):
+    with pytest.raises(ValueError, match=match):
+        make().fit(np.random.default_rng(0).normal(size=(n, 20)))
+
+
+def test_map_size_estimate_bounds_what_the_fit_holds():
+    from robustcore.kernel_approximation import KernelBank, landmark_bytes
+
+    X = np.random.default_rng(0).normal(size=(300, 8))
+    nys = Nystroem(n_components=200, random_state=0).fit(X)
+    assert nys.components_.nbytes + nys.normalization_.nbytes <= landmark_bytes(200, 8)
+    rff = RandomFourierFeatures(n_components=100, random_state=0).fit(X)
+    assert rff.random_weights_.nbytes + rff.random_offset_.nbytes == 8 * (8 + 1) * 100
+    bank = KernelBank(widths=[1.0, 2.0], n_components=7, random_state=0)
+    held = sum(W.nbytes + b.nbytes for W, b in bank.fit(X).block_params_)
+    with pytest.raises(ValueError, match="KernelBank"):
+        bank.set_params(max_memory_mb=held / 2**20).fit(X)  # the arrays alone pass it: refused
+
+
+def test_transform_output_beyond_memory_is_refused_naming_n_components(monkeypatch):
+    from robustcore import kernel_approximation as ka
+
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    rff = RandomFourierFeatures(n_components=100, random_state=0).fit(X)
+    monkeypatch.setattr(ka, "machine_memory", lambda: 50 * 100 * 8 - 1)
+    with pytest.raises(ValueError, match=r"50 rows x 100 features \(n_components\) would need"):
+        rff.transform(X)
+    monkeypatch.setattr(ka, "machine_memory", lambda: 50 * 100 * 8)
+    assert rff.transform(X).shape == (50, 100)
+
+
+def test_landmark_normalisation_on_a_worker_thread_is_the_same_bits():
+    from robustcore import kernel_approximation as ka
+
+    L = np.random.default_rng(0).normal(size=(400, 4))
+    assert L.shape[0] > ka._DIRECT_EIGH  # _nystroem_map takes the worker thread
+    N, _ = ka._nystroem_map("rbf", 0.25, 0.0, 1.0, L)
+    np.testing.assert_array_equal(N, ka._landmark_normalization("rbf", 0.25, 0.0, 1.0, L))  # on this thread
+    K = np.exp(-0.25 * ((L[:, None] - L[None]) ** 2).sum(-1))
+    S, U = np.linalg.eigh(K)
+    keep = S > S.max() * 400 * np.finfo(np.float64).eps
+    oracle = (U[:, keep] / np.sqrt(S[keep])) @ U[:, keep].T
+    np.testing.assert_allclose(N, oracle, rtol=1e-8, atol=1e-8 * np.abs(oracle).max())
+
+
+def test_interruptible_reraises_the_workers_exception():
+    from robustcore import kernel_approximation as ka
+
+    with pytest.raises(np.linalg.LinAlgError):
+        ka._interruptible(np.linalg.cholesky, -np.eye(300))  # not positive definite

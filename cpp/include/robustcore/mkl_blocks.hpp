@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -92,7 +93,10 @@ class BlockRows {
     n_chunks_ = (n_ + plan.chunk_rows - 1) / plan.chunk_rows;
     P_ = static_cast<int>(std::min<int64_t>(n_threads, plan.n_groups));
     for (int64_t g = 0; g <= plan.n_groups; ++g) group_cuts_.push_back(g * n_chunks_ / plan.n_groups);
-    cache_.resize(static_cast<size_t>(plan.cached_rows * D_));
+    // uninitialised: its pages are first touched by the fill pass, chunk by chunk between two interrupt ticks
+    // (zeroing gigabytes here took seconds without a poll: Ctrl-C waited for it)
+    const auto cached = static_cast<size_t>(plan.cached_rows * D_);
+    if (cached) cache_ = std::unique_ptr<T[], CacheFree>(HugePageAllocator<T>().allocate(cached), CacheFree{cached});
     buffers_.resize(static_cast<size_t>(P_));
     for (auto& b : buffers_) b.resize(static_cast<size_t>(plan.chunk_rows * D_));
   }
@@ -110,7 +114,7 @@ class BlockRows {
           const int64_t lo = c * plan_.chunk_rows, hi = std::min(n_, lo + plan_.chunk_rows);
           const T* rows;
           if (hi <= plan_.cached_rows) {
-            T* dst = cache_.data() + lo * D_;
+            T* dst = cache_.get() + lo * D_;
             if (fill) map_.map_rows(X_, lo, hi, dst, D_);
             rows = dst;
           } else {
@@ -132,7 +136,11 @@ class BlockRows {
   int64_t n_, D_, n_chunks_ = 0;
   int P_ = 1;
   std::vector<int64_t> group_cuts_;
-  std::vector<T, HugePageAllocator<T>> cache_;
+  struct CacheFree {
+    size_t n;
+    void operator()(T* p) const { HugePageAllocator<T>().deallocate(p, n); }
+  };
+  std::unique_ptr<T[], CacheFree> cache_{nullptr, CacheFree{0}};  ///< written by the fill pass before any read
   std::vector<std::vector<T>> buffers_;
 };
 

@@ -136,6 +136,8 @@ def gaussian_bank(A: ArrayLike, B: ArrayLike | None = None, widths: ArrayLike = 
 _SIZING_ROWS = 1000
 
 
+@validate_params({"X": ["array-like"], "widths": ["array-like"], "tol": [_NON_NEGATIVE], "max_rank": [_AT_LEAST_ONE, None],
+                  "rows": [_AT_LEAST_ONE], "seed": [Integral]}, prefer_skip_nested_validation=True)
 def factored_bank_lower_bound(X: np.ndarray, widths: np.ndarray, tol: float, max_rank: int | None = None,
                               rows: int = _SIZING_ROWS, seed: int = 0) -> int:
     """A lower bound of the bytes ``gaussian_bank_factored(X)`` stores, from the factored bank of ``rows``
@@ -168,9 +170,13 @@ def factored_bank_lower_bound(X: np.ndarray, widths: np.ndarray, tol: float, max
     >>> bool(0 < bound <= mkl.kernel_bank_bytes(50, 50, 6))
     True
     """
+    from sklearn.utils import check_array
+
+    X = check_array(X, dtype=np.float64)  # finite, 2-d, float64 (a sparse X: scikit-learn's TypeError)
     n = X.shape[0]
     sub = X if n <= rows else X[np.sort(np.random.default_rng(seed).choice(n, rows, replace=False))]
-    ranks = np.asarray(_core.gaussian_bank_factored(np.ascontiguousarray(sub), widths, float(tol), 0, 0).ranks)
+    ranks = np.asarray(_core.gaussian_bank_factored(np.ascontiguousarray(sub), np.ascontiguousarray(widths, dtype=np.float64),
+                                                    float(tol), 0, 0).ranks)
     low = np.where(ranks < 0, sub.shape[0] // 2 + 1, ranks).astype(np.int64)
     cap = n // 2 if max_rank is None else int(max_rank)
     values = np.where(low > cap, n, low) * n

@@ -55,9 +55,10 @@ def check_blocks_memory(n, n_features, widths, approximation, n_components, *, f
 
 
 def fit_feature_map(X, widths, approximation, n_components, random_state):
-    """The bank's blocks drawn on X (a fitted ``KernelBank``)."""
+    """The bank's blocks drawn on X (a fitted ``KernelBank`` limited by this machine's memory only:
+    ``check_blocks_memory`` sized it against the estimator's max_memory_mb first)."""
     return KernelBank(widths=widths, n_components=n_components, method=approximation,
-                      random_state=random_state).fit(X)
+                      random_state=random_state, max_memory_mb=None).fit(X)
 
 
 class FeatureBlocks:

@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 import numpy as np
 
 from ._transition import (_asymptote_map, _binary_transition, _check_rates, _transition_anchor,
-                          _transition_asymptotes, _transition_from_joint, confident_joint, transition_matrix)
+                          _transition_asymptotes, _transition_from_joint, check_indices, check_proba_and_indices,
+                          check_transition, confident_joint, transition_matrix)
+from ._validation import check_csr_structure
 
 _METHODS = ("auto", "asymptotes", "confident_joint", "anchor")
 
@@ -106,6 +108,7 @@ def out_of_fold_proba(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: in
         cv = StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=random_state)
     else:
         cv = check_cv(cv, y, classifier=True)
+    check_csr_structure(X)  # scikit-learn's estimators trust a sparse X's structure (a corrupt one crashed)
     P = cross_val_predict(est, X, y, cv=cv, method="predict_proba", n_jobs=n_jobs)
     P = np.asarray(P, dtype=np.float64)
     if P.shape != (y.shape[0], classes.size) or not np.all(np.isfinite(P)):
@@ -129,13 +132,19 @@ def _labels_and_proba(X, y, estimator, cv, random_state, n_jobs, pred_proba):
 
         classes, P = unique_labels(y), pred_proba
     labels = _label_index(y, classes)
-    return labels, _check_P(P, labels)
+    return labels, _check_P(P, labels, classes.size)
 
 
-def _check_P(P, labels):
+def _check_P(P, labels, n_classes):
     P = np.asarray(P, dtype=np.float64)
     if P.ndim != 2 or P.shape[0] != labels.shape[0] or P.shape[1] < 2:
-        raise ValueError(f"pred_proba must have shape (n_samples, n_classes >= 2), got {P.shape}")
+        raise ValueError(f"pred_proba must have shape (n_samples, n_classes >= 2) = ({labels.shape[0]}, "
+                         f"{max(n_classes, 2)}), got {P.shape}")
+    if P.shape[0] == 0:
+        raise ValueError("y and pred_proba have no rows: the noise estimates need labelled samples")
+    if P.shape[1] != n_classes:
+        raise ValueError(f"pred_proba has {P.shape[1]} columns but y has {n_classes} classes: pass one column per "
+                         f"class, in the order of np.unique(y)")
     if not np.all(np.isfinite(P)) or np.any(P < 0):
         raise ValueError("pred_proba must be finite and non-negative")
     return P
@@ -239,6 +248,9 @@ def clean_prior(T, labels):
     >>> noise.clean_prior(T, labels).round(3)
     array([0.5, 0.5])
     """
+    T = np.asarray(T, dtype=np.float64)
+    T = check_transition(T, T.shape[0] if T.ndim == 2 else -1)
+    labels = check_indices(labels, T.shape[0], "one per row of T")
     return clean_prior_from_frequencies(T, np.bincount(labels, minlength=T.shape[0]))
 
 
@@ -307,7 +319,9 @@ def corrected_weights(P, labels, T):
     >>> noise.corrected_weights(P, np.array([0, 1, 1]), T).round(3)
     array([1.111, 1.25 , 1.071])
     """
-    noisy = np.clip(P / P.sum(axis=1, keepdims=True), 1e-12, None)
+    P, labels = check_proba_and_indices(P, labels)
+    T = check_transition(T, P.shape[1])
+    noisy = np.clip(P / np.maximum(P.sum(axis=1, keepdims=True), 1e-300), 1e-12, None)
     try:
         clean = np.clip(np.linalg.solve(T.T, noisy.T).T, 0.0, None)
     except np.linalg.LinAlgError:

@@ -70,6 +70,7 @@ def confident_joint(labels: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, np.n
     >>> Q.shape, round(float(Q.sum()), 6)
     ((2, 2), 1.0)
     """
+    P, labels = check_proba_and_indices(P, labels)
     n, K = P.shape
     thresholds = np.array([P[labels == k, k].mean() if np.any(labels == k) else np.inf for k in range(K)])
     above = P >= thresholds[None, :] - 1e-12
@@ -141,6 +142,40 @@ def _transition_asymptotes(P, labels):
 
 def _binary_transition(rho_plus, rho_minus):
     return np.array([[1.0 - rho_minus, rho_minus], [rho_plus, 1.0 - rho_plus]])
+
+
+def check_proba_and_indices(P, labels, name="P"):
+    """(P as a float64 (n, K) array, labels as int64 class indices) of the functions that take probabilities
+    and class indices, or a ValueError naming what does not fit: P 2-d, finite, non-negative, one row per
+    label; every label an index 0 .. K-1 of P's columns."""
+    P = np.asarray(P, dtype=np.float64)
+    labels = np.asarray(labels)
+    if P.ndim != 2 or labels.ndim != 1 or P.shape[0] != labels.shape[0]:
+        raise ValueError(f"{name} must have shape (n_samples, n_classes) with one row per label; got {name} of shape "
+                         f"{P.shape} and labels of shape {labels.shape}")
+    if not np.all(np.isfinite(P)) or np.any(P < 0):
+        raise ValueError(f"{name} must be finite and non-negative")
+    return P, check_indices(labels, P.shape[1], f"one per column of {name}")
+
+
+def check_indices(labels, n_classes, what):
+    """labels as int64 class indices 0 .. n_classes - 1, or a ValueError saying what they must be."""
+    labels = np.asarray(labels)
+    if labels.ndim != 1 or (labels.size and (labels.dtype.kind not in "iu" or labels.min() < 0 or
+                                             labels.max() >= n_classes)):
+        raise ValueError(f"labels must be a 1-d array of class indices 0 .. {n_classes - 1} ({what}), got "
+                         f"{np.unique(labels)[:5].tolist() if labels.ndim == 1 else labels.shape}")
+    return labels.astype(np.int64, copy=False)
+
+
+def check_transition(T, n_classes, name="T"):
+    """T as a float64 (n_classes, n_classes) transition matrix, or a ValueError naming ``name``."""
+    T = np.asarray(T, dtype=np.float64)
+    if T.ndim != 2 or T.shape != (n_classes if n_classes >= 0 else T.shape[0],) * 2:
+        want = f"({n_classes}, {n_classes})" if n_classes >= 0 else "(K, K)"
+        raise ValueError(f"{name} must have shape {want}, one row and column per class; got {T.shape}")
+    _check_stochastic(T, name)
+    return T
 
 
 def _check_stochastic(T, name):
