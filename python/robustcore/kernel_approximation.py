@@ -553,9 +553,11 @@ class MappedFeatures(RowSource):
         check_is_fitted(map)
         if isinstance(batch_size, bool) or not isinstance(batch_size, Integral) or batch_size < 1:
             raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
-        self.map, self.batch_size, self.n_jobs = map, int(batch_size), n_jobs
-        self.X = _validate_rows(map, X, reset=False)
-        self._threads = map_threads(n_jobs)
+        self.map: Any = map
+        self.batch_size: int = int(batch_size)
+        self.n_jobs: int | None = n_jobs
+        self.X: Any = _validate_rows(map, X, reset=False)
+        self._threads: int = map_threads(n_jobs)
 
 
     @property

@@ -61,7 +61,7 @@ from .._validation import seed_from_random_state
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-    from ._base import RandomStateLike
+    from .._base import RandomStateLike
 
 __all__ = ["ParameterMixingClassifier"]
 

@@ -61,7 +61,7 @@ class Solver(BaseEstimator):
     requires: ClassVar[tuple[str, ...]] = ()
     #: whether the solver can fit loss="softmax" (one multinomial model)
     softmax: ClassVar[bool] = False
-    option: ClassVar[str] = "last"  # SVRG's outer-iterate option (the engine's default for every other method)
+    option: str = "last"  # SVRG's outer-iterate option (the engine's default for every other method)
 
     def validate(self) -> None:
         """Check each parameter against ``_parameter_constraints`` (TypeError / ValueError naming it)."""
@@ -421,8 +421,8 @@ class LBFGS(Solver):
 
 
 #: every solver class, by the name a string ``solver=`` takes
-SOLVERS: dict[str, type] = {cls.method: cls for cls in (SGD, ASGD, Pegasos, SAGA, SAG, SVRG, S2GD, Finito, VRLite,
-                                                         BatchingSVRG, MixedSVRG, LBFGS)}
+_CLASSES: tuple[Any, ...] = (SGD, ASGD, Pegasos, SAGA, SAG, SVRG, S2GD, Finito, VRLite, BatchingSVRG, MixedSVRG, LBFGS)
+SOLVERS: dict[str, Any] = {cls.method: cls for cls in _CLASSES}
 _missing = set(VR_METHODS) - set(SOLVERS)
 assert not _missing, f"the engine's variance-reduced methods {sorted(_missing)} have no solver class"
 

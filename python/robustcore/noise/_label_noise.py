@@ -27,7 +27,7 @@ import numpy as np
 from ._transition import (_asymptote_map, _binary_transition, _check_rates, _transition_anchor,
                           _transition_asymptotes, _transition_from_joint, check_indices, check_proba_and_indices,
                           check_transition, confident_joint, transition_matrix)
-from ._validation import check_csr_structure
+from .._validation import check_csr_structure
 
 _METHODS = ("auto", "asymptotes", "confident_joint", "anchor")
 
