@@ -129,7 +129,7 @@ def _writer(path):
 
 # ----------------------------------------------------------------------------- issue 44: the file and the line
 def test_parse_errors_name_the_exact_line_in_every_chunk_and_in_load(tmp_path):
-    from robustcore._readers import _read_csv, _read_libsvm
+    from robustcore._readers import read_csv as _read_csv, read_libsvm as _read_libsvm
 
     lines = [b"1 1:0.5 3:1\n" if i % 2 else b"-1 2:1\n" for i in range(2500)]
     lines[1733] = b"1 1:0.5 2:1.2.3\n"  # line 1734 of the file
@@ -152,7 +152,7 @@ def test_parse_errors_name_the_exact_line_in_every_chunk_and_in_load(tmp_path):
 def test_corrupt_gz_stream_is_a_value_error_naming_the_file(tmp_path):
     import zlib
 
-    from robustcore._readers import _read_libsvm
+    from robustcore._readers import read_libsvm as _read_libsvm
 
     path, X, y = _write(tmp_path, n=3000)
     packed = tmp_path / "corrupt.svm.gz"

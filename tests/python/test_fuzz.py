@@ -205,12 +205,17 @@ def _estimator(rng, name):
             losses = SMOOTH_LOSSES + ("softmax",)
         kw = dict(solver=solver, loss=str(rng.choice(list(losses))), max_iter=int(rng.integers(1, 4)),
                   random_state=int(rng.integers(1000)))
-        if rng.random() < 0.2:
-            kw["probability"] = True
+        if rng.random() < 0.2:  # calibration is scikit-learn's wrapper's
+            kw["calibrated"] = True
         if rng.random() < 0.2:
             kw["class_weight"] = "balanced"
+        calibrated = kw.pop("calibrated", False)
         if rng.random() < 0.1:  # noise-corrected training
             return rc.NoiseCorrectedClassifier(rc.LinearClassifier(**kw), random_state=kw["random_state"])
+        if calibrated:
+            from sklearn.calibration import CalibratedClassifierCV
+
+            return CalibratedClassifierCV(rc.LinearClassifier(**kw), method="sigmoid", ensemble=False, cv=2)
         return rc.LinearClassifier(**kw)
 
     small = dict(max_iter=3, random_state=0)

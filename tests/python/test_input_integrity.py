@@ -505,6 +505,9 @@ _FUNCTIONS = {
     "noise.importance_weights": "noise.importance_weights(A, y)",
     "variance_reduced.as_matrix": "vr.as_matrix(A)",
     "variance_reduced.solve": "vr.solve(A, y, max_iter=2)",
+    # the row source of LinearClassifier.fit: validated by the map when it is built
+    "kernel_approximation.MappedFeatures": "ka.MappedFeatures(ka.RandomFourierFeatures(n_components=4, "
+                                           "random_state=0).fit(np.ones((3, A.shape[1]))), A)",
 }
 #: public names that read no X (labels, probabilities, kernel values, losses of scores, parameters, files, plots)
 _NO_X = {
@@ -520,7 +523,7 @@ _NO_X = {
     # they take a _core.Matrix, which as_matrix / to_matrix built from a checked X (the engine re-checks it)
     "variance_reduced.fit_binary", "variance_reduced.fit_softmax",
     "datasets.get_data_home", "datasets.has_dataset", "datasets.list_datasets", "datasets.load",
-    "datasets.load_full", "datasets.load_multilabel",
+    "datasets.load_full", "datasets.load_multilabel", "datasets.load_mnist",
 }
 _MODULE_OF = {"RandomFourierFeatures": "kernel_approximation", "Nystroem": "kernel_approximation",
               "KernelBank": "kernel_approximation", "NoisyMKLClassifier": "mkl", "MiPMKLClassifier": "mkl",
