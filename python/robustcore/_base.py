@@ -567,6 +567,15 @@ def n_iter(results):
     return int(np.ceil(max(r.n_iter for r in results)))
 
 
+def engine_solve(solve, arrays, progress, stopper=None):
+    """``solve(progress callback)`` of an engine entry point on the model ``arrays`` (written in place), with the
+    per-pass stop test of ``stopper`` (an ``EarlyStopping``) when given: the EngineResult (every solver's
+    binding takes its callback the same way)."""
+    if stopper is None:
+        return engine_result(solve(progress))
+    return stopper.finish(arrays, engine_result(solve(stopper.watch(arrays, progress))))
+
+
 def result_attributes(results, estimator):
     """The fitted attributes every solve reports, from the per-problem EngineResults: raises the divergence
     error, else returns ``n_iter_``, ``status_`` and ``history_``."""

@@ -47,7 +47,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from . import _core
-from ._base import engine_result
+from ._base import engine_solve
 from ._validation import check_csr_structure, to_matrix
 from .losses import SMOOTH_LOSSES, loss_spec
 
@@ -160,14 +160,6 @@ def _float64(a):
     return None if a is None else np.ascontiguousarray(a, dtype=np.float64)
 
 
-def _run(solve, arrays, progress, stopper):
-    """``solve(progress callback)`` of the engine on the model ``arrays`` (written in place), with the
-    per-pass stop test of ``stopper`` when given: the EngineResult."""
-    if stopper is None:
-        return engine_result(solve(progress))
-    return stopper.finish(arrays, engine_result(solve(stopper.watch(arrays, progress))))
-
-
 def as_matrix(X: Any) -> Any:
     """The engine's matrix of X (``fit_binary`` / ``fit_softmax`` take either): a ``_core.Matrix`` (or, for
     ``fit_binary``, a ``_core.FusedMatrix``: a feature map's rows, mapped inside the engine) as it is, else X
@@ -241,7 +233,7 @@ def fit_binary(M: Any, y: ArrayLike, spec: Any, params: Any, *, sample_weight: A
     M = as_matrix(M)
     w = np.zeros(M.shape[1]) if coef is None else np.array(coef, dtype=np.float64, copy=True)
     b = np.array([float(intercept)])
-    result = _run(lambda callback: _core.vr_fit(M, _float64(y), _float64(sample_weight), spec, params, w, b,
+    result = engine_solve(lambda callback: _core.vr_fit(M, _float64(y), _float64(sample_weight), spec, params, w, b,
                                                 _int64(order), callback, X_test, _float64(y_test)),
                   (w, b), progress, stopper)
     return w, float(b[0]), result
@@ -291,7 +283,7 @@ def fit_softmax(M: Any, y: ArrayLike, K: int, params: Any, *, sample_weight: Arr
     M = as_matrix(M)
     W = np.zeros((M.shape[1], K))
     b = np.zeros(K)
-    result = _run(lambda callback: _core.softmax_fit(M, _int64(y), int(K), _float64(sample_weight), params,
+    result = engine_solve(lambda callback: _core.softmax_fit(M, _int64(y), int(K), _float64(sample_weight), params,
                                                      W.reshape(-1), b, _int64(order), callback, X_test,
                                                      _int64(y_test)),
                   (W.T, b), progress, stopper)

@@ -25,20 +25,6 @@ _BOUNDED_LOSS_ADVICE = (
     "(sklearn.preprocessing.StandardScaler), or a convex loss.")
 
 
-def noise_correction_advice(classes, T, label_counts):
-    """Why a noise-corrected fit can end constant: the rates it used (the transition matrix T) and the clean
-    class priors they imply for training labels with ``label_counts`` (per class of ``classes``)."""
-    from ..noise._label_noise import clean_prior_from_frequencies
-
-    prior = clean_prior_from_frequencies(T, np.asarray(label_counts, dtype=np.float64))
-    rates = ", ".join(f"{c!r}: {r:.2f}" for c, r in zip(classes.tolist(), 1.0 - np.diag(T)))
-    priors = ", ".join(f"{c!r}: {p:.2f}" for c, p in zip(classes.tolist(), prior))
-    return (f"The noise correction used the flip rates {{{rates}}} (noise_rates_), which imply the clean class "
-            f"priors {{{priors}}}: weights that discount most labels of a class can make a constant the weighted "
-            "optimum. If the rates look wrong (an estimate can mistake class overlap for noise), pass known "
-            "rates as noise_rates, check robustcore.noise.estimate_transition, or fit without the correction.")
-
-
 def constant_flags(scores, predicted, y, classes, sample_weight=None):
     """What the constant-predictor check needs from some training rows, combinable over partitions by OR
     and + (see ``warn_if_constant``): per binary problem (any score > 0, any score <= 0, any target +1, any
@@ -75,6 +61,8 @@ def warn_if_constant(estimator, flags, noise=None):
         if predicted.sum() == 1 and np.count_nonzero(counts) > 1:
             if noise is not None:
                 name += f", noise_rates={noise[0]!r}"
+                from ..noise._label_noise import noise_correction_advice
+
                 advice = noise_correction_advice(estimator.classes_, noise[1], counts)
             else:
                 advice = _CONVEX_LOSS_ADVICE

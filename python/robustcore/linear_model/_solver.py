@@ -26,7 +26,7 @@ from joblib import effective_n_jobs
 
 from .. import _core
 from .. import variance_reduced as _vr
-from .._base import (EarlyStopping, EngineResult, Progress, accuracy, binary_targets, engine_result, map_problems,
+from .._base import (EarlyStopping, EngineResult, Progress, accuracy, binary_targets, engine_solve, map_problems,
                      result_attributes, user_stacklevel, weighted_alpha)
 from .._validation import seed_from_random_state
 from ..losses import LOSS_PARAMETERS, canonical_loss, loss_spec, loss_spec_from
@@ -407,7 +407,7 @@ class LinearSolver:
                                  "solver)")
             params = self.lbfgs_params(alpha, self.params["max_iter"], validation, history)
             W, b = np.zeros((M.shape[1], K)), np.zeros(K)
-            result = _engine_solve(lambda cb: _core.lbfgs_fit(M, np.ascontiguousarray(y, dtype=np.int64), K,
+            result = engine_solve(lambda cb: _core.lbfgs_fit(M, np.ascontiguousarray(y, dtype=np.int64), K,
                                                               _float64(sample_weight), params, W.reshape(-1), b, cb),
                                    (W.T, b), bar.callback(), stopper)
             return Solved(VrStates(np.ascontiguousarray(W.T), b), [result])
@@ -421,19 +421,11 @@ def _float64(a):
     return None if a is None else np.ascontiguousarray(a, dtype=np.float64)
 
 
-def _engine_solve(solve, arrays, progress, stopper):
-    """``solve(progress callback)`` of the engine on the model ``arrays`` (written in place), with the per-pass
-    stop test of ``stopper`` when given: the EngineResult."""
-    if stopper is None:
-        return engine_result(solve(progress))
-    return stopper.finish(arrays, engine_result(solve(stopper.watch(arrays, progress))))
-
-
 def _lbfgs_binary(M, y, spec, params, sample_weight, coef, intercept, progress, stopper):
     """One binary L-BFGS solve (``_core.lbfgs_fit``) from (coef, intercept): (coef, intercept, EngineResult)."""
     w = np.array(coef, dtype=np.float64, copy=True)
     b = np.array([float(intercept)])
-    result = _engine_solve(lambda cb: _core.lbfgs_fit(M, _float64(y), _float64(sample_weight), spec, params, w, b, cb),
+    result = engine_solve(lambda cb: _core.lbfgs_fit(M, _float64(y), _float64(sample_weight), spec, params, w, b, cb),
                            (w, b), progress, stopper)
     return w, float(b[0]), result
 

@@ -13,7 +13,7 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods, StrOptions
 
 from .._base import ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, user_stacklevel
-from ._label_noise import _default_estimator, clean_prior_from_frequencies, corrected_weights_out_of_fold
+from ._label_noise import _default_estimator, corrected_weights_out_of_fold, noise_correction_advice
 from ._meta import FinalEstimatorWrapper
 
 if TYPE_CHECKING:
@@ -124,14 +124,7 @@ class NoiseCorrectedClassifier(FinalEstimatorWrapper):
 
     def _constant_advice(self, est, labels):
         """Why the noise-corrected fit ended constant: the rates it used and the clean class priors they imply."""
-        classes = self.classes_
-        prior = clean_prior_from_frequencies(self.transition_matrix_,
-                                             np.bincount(labels, minlength=classes.size).astype(np.float64))
-        rates = ", ".join(f"{c!r}: {r:.2f}" for c, r in zip(classes.tolist(), self.noise_rates_))
-        priors = ", ".join(f"{c!r}: {p:.2f}" for c, p in zip(classes.tolist(), prior))
+        counts = np.bincount(labels, minlength=self.classes_.size)
         return (f"{type(self).__name__}(noise_rates={self.noise_rates!r}) fitted a {type(est).__name__} that "
-                f"predicts a single class on its training data. The noise correction used the flip rates "
-                f"{{{rates}}} (noise_rates_), which imply the clean class priors {{{priors}}}: weights that discount "
-                "most labels of a class can make a constant the weighted optimum. If the rates look wrong (an "
-                "estimate can mistake class overlap for noise), pass known rates as noise_rates, check "
-                "robustcore.noise.estimate_transition, or fit without the correction.")
+                f"predicts a single class on its training data. "
+                + noise_correction_advice(self.classes_, self.transition_matrix_, counts))

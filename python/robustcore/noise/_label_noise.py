@@ -265,6 +265,19 @@ def clean_prior_from_frequencies(T, counts):
     return prior / prior.sum() if prior.sum() > 0 else noisy_prior
 
 
+
+def noise_correction_advice(classes, T, label_counts):
+    """Why a noise-corrected fit can end constant: the rates it used (the transition matrix T) and the clean
+    class priors they imply for training labels with ``label_counts`` (per class of ``classes``); the words of
+    ``NoiseCorrectedClassifier``'s and the Dask wrapper's ConstantPredictorWarning."""
+    prior = clean_prior_from_frequencies(T, np.asarray(label_counts, dtype=np.float64))
+    rates = ", ".join(f"{c!r}: {r:.2f}" for c, r in zip(classes.tolist(), 1.0 - np.diag(T)))
+    priors = ", ".join(f"{c!r}: {p:.2f}" for c, p in zip(classes.tolist(), prior))
+    return (f"The noise correction used the flip rates {{{rates}}} (noise_rates_), which imply the clean class "
+            f"priors {{{priors}}}: weights that discount most labels of a class can make a constant the weighted "
+            "optimum. If the rates look wrong (an estimate can mistake class overlap for noise), pass known "
+            "rates as noise_rates, check robustcore.noise.estimate_transition, or fit without the correction.")
+
 def wrong_label_fraction(T, labels):
     """The expected fraction of wrong labels under T: sum_i pi_i (1 - T[i, i]), pi the clean priors.
 
