@@ -7,9 +7,11 @@ One fit is:
    module: the pass and what is read from it). Its posterior model is chosen there, not taken
    from the user's estimator, so the noise estimate does not move with the user's ``alpha``: a log-loss
    ``LinearClassifier`` (``posterior_estimator``: the estimator's own solver settings on the logistic loss
-   when it is a robustcore linear model, else SAGA) along ``POSTERIOR_ALPHAS``, the alpha of the best
-   out-of-fold log-likelihood on the noisy labels; from ``kBoostedMinRows`` rows (at most
-   ``kBoostedMaxFeatures`` features) also scikit-learn's ``HistGradientBoostingClassifier``, first on one
+   when it is a robustcore linear model, else L-BFGS) along the regularisation path ``POSTERIOR_ALPHAS``, fitted
+   from strong to weak alpha, each fold's fit warm-started from its fit at the previous alpha, and extended by
+   factors of 10 (to ``kMinAlpha``) while the weakest alpha is the most likely; the alpha of the best
+   out-of-fold log-likelihood on the noisy labels is kept; with ``detector="boosted"`` / ``"kernel"`` also
+   scikit-learn's ``HistGradientBoostingClassifier`` / a ``KernelClassifier``, first on one
    fold, on all of them and kept only when it beats the linear posterior's log-likelihood (:doc:`/user_guide/noisy_labels`,
    "The posterior model matters"). The probabilities ``P`` of that pass feed everything below, and its fits at
    the plain remedy's alphas are the plain candidates' fits; nothing is estimated twice.
@@ -31,7 +33,15 @@ One fit is:
    noise (docs/benchmarks/noise.md, "the grid or the selection"). Where leave-one-out does not apply (a softmax,
    non-linear or user-given posterior, more than ``kLooMaxFeatures`` features) the shared
    pass's flags and weights serve every fold, and ``posterior_["candidates' flags"]`` says which.
-4. The best candidate refitted on all rows: ``best_estimator_``.
+   The default grid is the posterior's path, so the plain candidates are the shared pass's fits. Every other
+   fold fit is warm-started (``fit_from``): from the same remedy's fold model at the next stronger alpha
+   (the remedies that reweight or change the loss, ``_START_ALONG_OWN_PATH``) or from the shared pass's fold
+   model at its alpha (pruning: a subset of the rows) -- a few L-BFGS iterations from a nearby optimum
+   instead of a fit from zero. Successive halving scores every candidate on two folds and the
+   ``n_finalists`` best (and the best plain one) on the rest.
+4. **Do no harm** (``do_no_harm``): a remedy replaces the best plain candidate only when it beats it by more
+   than ``kNoHarmStandardErrors`` standard errors of their paired per-fold score difference.
+5. The chosen candidate refitted on all rows, from the mean of its fold models: ``best_estimator_``.
 
 Every internal fit's ConstantPredictorWarning / ConvergenceWarning / NoiseEstimateWarning is silenced; the
 final refit's warnings are shown once each, pointing at the user's line.
@@ -70,11 +80,6 @@ POSTERIOR_ALPHAS = (1e-2, 1e-3, 1e-4)
 #: the path is extended by factors of 10 down to this alpha while its weakest alpha has the best out-of-fold
 #: likelihood (large sparse sets: 1e-6 gave 1.60% against 1.78% at 1e-4 on one, issue 40)
 kMinAlpha = 1e-6
-#: the "auto" posterior also tries gradient boosting from this many rows, with at most kBoostedMaxFeatures
-#: features (docs/user_guide/noisy_labels.md, "The posterior model matters": at <= 4000 rows the boosted posterior never had the higher
-#: likelihood on noise-bench's sets, on ijcnn1's 50 000 it did; in between unmeasured, and a boosted probe on
-#: a7a's 16 100 rows doubled the fit for nothing)
-kBoostedMinRows, kBoostedMaxFeatures = 20_000, 200
 #: ``detector="kernel"``: the kernel posterior's Nystroem landmarks and its log-loss alpha (``kernel_posterior``)
 kKernelComponents, kKernelAlpha = 500, 1e-4
 #: the candidates' flags and weights per fold from leave-one-out probabilities (``loo_proba``) up to this many
@@ -98,16 +103,19 @@ def _log_likelihood(P, labels, sample_weight):
 
 
 def posterior_estimator(base, seed):
-    """The linear posterior model of the shared pass: for a robustcore LinearClassifier its clone on the
-    logistic loss (``noise_detector``: no class weights or history), so the plain remedy's fits on the same
-    folds are this pass's own; otherwise a seeded log-loss SAGA LinearClassifier. Its ``alpha`` is then set
-    along ``POSTERIOR_ALPHAS``, never the user's."""
-    from ..linear_model import LinearClassifier
+    """The linear posterior model of the shared pass: for a robustcore LinearClassifier with a solver that
+    converges to the optimum (variance-reduced, L-BFGS) its clone on the logistic loss (``noise_detector``: no
+    class weights or history), so the plain remedy's fits on the same folds are this pass's own; otherwise
+    (another estimator, or the SGD family, whose log-loss fits collapse under heavy noise: issue 40) the
+    default estimator, L-BFGS. Its ``alpha`` is then set along the path, never the user's."""
+    from ..linear_model import LinearClassifier, make_solver
     from ..linear_model._solver import noise_detector
 
     if isinstance(base, LinearClassifier):
-        return noise_detector(base)
-    return LinearClassifier(loss="log_loss", solver="saga", random_state=seed)
+        solver = base.get_params()["solver"]
+        if (make_solver(solver) if isinstance(solver, str) else solver).family != "sgd":
+            return noise_detector(base)
+    return default_estimator(seed)
 
 
 def warm_startable(est):
@@ -305,10 +313,10 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
         lin_fold0 = _log_likelihood(P[va0], labels[va0], None if sw is None else sw[va0])
         desc = {"model": f"{type(model).__name__}(loss={model.get_params()['loss']!r})", "alpha": alphas[best],
                 "log_likelihood": ll[best], "path": dict(zip(alphas, ll))}
-    kind = detector if detector in ("boosted", "kernel") else (
-        "boosted" if detector == "auto" and n >= kBoostedMinRows and X.shape[1] <= kBoostedMaxFeatures else None)
-    if detector == "auto" and kind is None:
-        desc["boosted"] = f"not tried (fewer than {kBoostedMinRows} rows or more than {kBoostedMaxFeatures} features)"
+    # "auto" is the linear posterior: the boosted one is opt-in (issue 40: where "auto" chose it, on ijcnn1, it
+    # gave the worst final models at 2-4.5x the CPU, and its flags are the shared pass's, which saw every
+    # candidate's validation fold -- leave-one-out corrects only the linear posterior's)
+    kind = detector if detector in ("boosted", "kernel") else None
     if kind is not None:
         # one fold first: the other folds only when it beats the linear posterior there ("boosted": no linear)
         tr0, va0 = folds[0]
@@ -503,51 +511,57 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     cross-validation, refit the winner (the practitioner's default; scikit-learn's naming, as
     ``LogisticRegressionCV``).
 
-    One out-of-fold pass of a posterior model chosen by out-of-fold likelihood (its own regularisation,
-    whatever the estimator's; gradient boosting from 20 000 rows where it fits better) gives the
+    One out-of-fold pass of a posterior model chosen by out-of-fold likelihood (its own regularisation path,
+    strong to weak and warm-started, whatever the estimator's alpha) gives the
     transition matrix ``T`` (``transition_matrix_``; cleanlab's ``noise_matrix`` is its transpose), the
     label issues and the importance weights. Every remedy in ``remedies`` is then tried with every parameter
     set of its grid on the same folds and scored on the validation folds' noisy labels by
     ``noise.corrected_accuracy`` with ``T``, an unbiased estimate of the clean accuracy (by the plain
     accuracy, with a ``NoiseEstimateWarning``, when ``T`` is ill-conditioned); the pruned and weighted
     candidates of a fold take their flags and weights from leave-one-out probabilities of that fold's model
-    (the linear log-loss posterior), not from models that saw its validation labels; the
-    best is refitted on all rows. ``report()`` says what was found and why the winner won.
+    (the linear log-loss posterior), not from models that saw its validation labels. Every fold fit starts
+    from a nearby model (the path's, or the remedy's own at a stronger alpha), so each costs a few L-BFGS
+    iterations; a remedy replaces the plain model only when it beats it by more than the spread of the
+    folds; the best is refitted on all rows. ``report()`` says what was found and why the winner won.
 
     Parameters
     ----------
     estimator : classifier, default None
-        The model every remedy fits (a clone). None: ``LinearClassifier(loss="log_loss", solver="saga",
-        random_state=...)``. The bounded-loss remedies need a robustcore ``LinearClassifier`` (they set its
-        ``loss``) and are skipped otherwise; "corrected" needs ``sample_weight`` in ``fit``.
-    remedies : sequence of str, default ("plain", "corrected", "pruned", "sramp")
+        The model every remedy fits (a clone). None: ``LinearClassifier(loss="log_loss", solver=LBFGS(),
+        max_iter=100, tol=1e-4, random_state=...)`` (``default_estimator``). The bounded-loss remedies need a
+        robustcore ``LinearClassifier`` (they set its ``loss``; "sramp" and "ramp" also its solver to SGD with
+        LinearClassifier's epochs) and are skipped otherwise; "corrected" needs ``sample_weight`` in ``fit``.
+        A robustcore ``LinearClassifier`` (not softmax) is warm-started along the path (``coef_init``).
+    remedies : sequence of str, default ("plain", "corrected", "pruned")
         Among "plain" (all rows as they are), "corrected" (importance-weighted: ``NoiseCorrectedClassifier``'s
         training), "pruned" (the label issues left out: ``PrunedClassifier``'s), "sramp", "rgomp", "ramp"
-        (the bounded losses). Ties are broken in this order.
+        (the bounded losses, opt-in). Ties are broken in this order; a remedy replaces the plain model only
+        when it beats it beyond the spread of the folds (``do_no_harm_``).
     param_grid : dict or None, default None
         The parameters tried per remedy: {remedy: dict of lists or list of such dicts (``ParameterGrid``)},
         or one dict of lists for every remedy (keys that are not remedies). Missing remedies use the
-        default: ``alpha`` in [1e-4, 1e-3, 1e-2] when the estimator has ``alpha``, else ``C`` in
-        [0.1, 1, 10] when it has ``C``, else the estimator as it is.
-    detector : "auto", "linear", "boosted" or a classifier with predict_proba, default "auto"
-        The posterior model of the shared out-of-fold pass. "linear": a log-loss ``LinearClassifier`` (the
-        estimator's solver settings when it is one, else SAGA), alpha in (1e-4, 1e-3, 1e-2) by out-of-fold
-        likelihood; "auto": that, and from 20 000 rows with at most 200 features also
-        ``HistGradientBoostingClassifier(max_iter=50)``, kept when its out-of-fold likelihood is higher
-        (tried on one fold first); "kernel": the linear path and a ``KernelClassifier`` posterior
+        default: ``alpha`` along the posterior's path (1e-2, 1e-3, 1e-4, extended towards 1e-6 while the
+        likelihood improves) when the estimator has ``alpha``, else ``C`` in [0.1, 1, 10] when it has ``C``,
+        else the estimator as it is.
+    detector : "auto", "linear", "boosted", "kernel" or a classifier with predict_proba, default "auto"
+        The posterior model of the shared out-of-fold pass. "auto" / "linear": a log-loss
+        ``LinearClassifier`` (the estimator's solver settings when it is one, else L-BFGS) along the alpha
+        path, the alpha of the best out-of-fold likelihood; "kernel": the linear path and a ``KernelClassifier`` posterior
         (``kernel_posterior``: Nystroem, 500 landmarks, rbf of width 1 / (n_features * X.var()), log loss),
         kept when its out-of-fold likelihood is higher (one fold first) -- for problems a linear posterior
         cannot separate, where its rate estimates are off; "boosted": gradient boosting only; a classifier:
         its clones, nothing chosen.
-    cv : int or splitter, default 5
+    cv : int, splitter or iterable of (train, test) splits, default 5
         The folds of the shared pass and of every candidate (an int: stratified, shuffled by
-        ``random_state``, no more folds than the smallest class has rows).
+        ``random_state``, no more folds than the smallest class has rows; anything else through
+        ``sklearn.model_selection.check_cv``; ``fit(..., groups=)`` reaches a group splitter). Every row must be
+        in some validation fold.
     n_finalists : int or None, default 3
         Successive halving: every candidate is scored on the first two folds, and only the ``n_finalists``
         best of them (and the plain candidates the shared pass already fitted, which cost nothing) on the
         other folds; the winner is the best of those over every fold. None: every candidate on every fold.
     random_state : int, RandomState, Generator or None
-        Seeds the folds, the default estimator and the boosted posterior.
+        Seeds the folds, the stochastic solvers and the boosted posterior.
     n_jobs : int or None
         Threads for the out-of-fold fits and the candidates' fold fits (joblib's meaning).
 
@@ -563,6 +577,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         candidates screened out), "mean_fit_time", "rank_test_score" (the finalists first, by the selection
         score).
     scoring_ : "corrected" or "noisy" (what ranked the candidates).
+    do_no_harm_ : None (the best candidate was plain, or no plain candidate was asked for) or what the
+        do-no-harm rule decided, in words.
     transition_matrix_ : T[i, j] = P(noisy ``classes_[j]`` | true ``classes_[i]``) (cleanlab's ``noise_matrix`` is
         T transposed). ``noise_rates_`` : per class, 1 - the diagonal of T.
     label_issues_ : the rows flagged as probably mislabelled, most suspicious first.
