@@ -58,13 +58,14 @@ def test_the_shared_out_of_fold_pass_runs_once(monkeypatch):
     assert _CountingLR.fits == 4
     assert calls["sigmoid"] == 1
     assert clf.posterior_["model"] == "_CountingLR"
-    # the default ("auto") posterior: one linear path per fold, nothing else
+    # the default ("auto") posterior: one linear path per fold (its first three alphas, then one segment per
+    # extension), nothing else
     paths = []
     real_path = _cv._linear_path
-    monkeypatch.setattr(_cv, "_linear_path", lambda *a: paths.append(1) or real_path(*a))
+    monkeypatch.setattr(_cv, "_linear_path", lambda *a: paths.append(len(a[6])) or real_path(*a))
     calls["sigmoid"] = 0
-    NoisyLabelClassifierCV(cv=4, random_state=0).fit(X, yn)
-    assert len(paths) == 4 and calls["sigmoid"] == 1
+    clf = NoisyLabelClassifierCV(cv=4, random_state=0).fit(X, yn)
+    assert sum(paths) == 4 * len(clf.posterior_["path"]) and calls["sigmoid"] == 1
 
 
 def test_the_rate_estimate_does_not_move_with_the_estimators_alpha():
@@ -318,22 +319,27 @@ def test_ctrl_c_stops_the_fit_and_keeps_the_previous_model():
 
 # ----------------------------------------------------------------------------- issue 40: paths, starts, rules
 def test_the_posterior_path_runs_strong_to_weak_and_stops_where_the_likelihood_does():
-    """The path is fitted from strong to weak alpha and extended by factors of 10 (down to kMinAlpha) only while
-    its weakest alpha is the most likely: its last alpha is kMinAlpha or not the best."""
-    for n, d in ((3000, 20), (600, 200)):  # a well-determined problem, and one that wants weaker alphas
+    """The path is fitted from strong to weak alpha and extended by factors of 10 (down to kMinAlpha, up to
+    kMaxAlpha) only while the alpha at that end is the most likely: each end is a bound or not the best."""
+    extended = []
+    for n, d in ((3000, 20), (600, 200), (200, 20)):  # well-determined; wants weaker alphas; wants stronger
         X, y = make_classification(n, d, n_informative=min(d, 15), class_sep=2.0, random_state=0)
-        clf = NoisyLabelClassifierCV(random_state=0).fit(X, flip_labels(y, 0.1, random_state=0))
+        clf = NoisyLabelClassifierCV(random_state=0).fit(X, flip_labels(y, 0.1 if n > 200 else 0.4, random_state=0))
         path = clf.posterior_["path"]
+        extended.append(len(path) > 3)
         alphas = list(path)
-        assert alphas[:3] == list(_cv.POSTERIOR_ALPHAS)
+        i = alphas.index(_cv.POSTERIOR_ALPHAS[0])
+        assert alphas[i:i + 3] == list(_cv.POSTERIOR_ALPHAS)
         assert all(a > b for a, b in zip(alphas, alphas[1:]))
-        last_best = max(path, key=path.get) == alphas[-1]
-        assert not last_best or alphas[-1] <= _cv.kMinAlpha * (1 + 1e-9)
+        best = max(path, key=path.get)
+        assert best != alphas[-1] or alphas[-1] <= _cv.kMinAlpha * (1 + 1e-9)
+        assert best != alphas[0] or alphas[0] >= _cv.kMaxAlpha * (1 - 1e-9)
         assert clf.posterior_["alpha"] == max(path, key=path.get)
         # the default grid is the path: every plain candidate is a fit of the shared pass (0 seconds)
         plain = clf.cv_results_["remedy"] == "plain"
         assert sorted(p["alpha"] for p, m in zip(clf.cv_results_["params"], plain) if m) == sorted(alphas)
         assert np.all(clf.cv_results_["mean_fit_time"][plain] == 0.0)
+    assert any(extended)  # the rule above is not vacuous: some path did grow
 
 
 def test_warm_started_fits_reach_the_cold_optimum():
