@@ -61,7 +61,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from .._base import ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, map_problems, user_stacklevel
+from .._base import (ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, map_problems, user_stacklevel,
+                     validated_rows)
 from ._label_noise import (NoiseEstimateWarning, importance_weighting, kIllConditionedT, label_issues_from_proba,
                            uninformative)
 from ._meta import FinalEstimatorWrapper
@@ -699,7 +700,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         folds = split_folds(cv, Xv, yv, groups)
         labels = np.searchsorted(classes, yv)
         model = posterior_estimator(base, seed)
-        with _silenced():
+        with _silenced(), validated_rows():  # the fits inside read rows of Xv, validated above
             t0 = time.perf_counter()
             P, posterior, path, fold_models = shared_posterior(Xv, yv, labels, sw, folds, self.detector, model, seed,
                                                                self.n_jobs)
@@ -836,7 +837,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         fold_fits = [models.get((best, f)) for f in range(F)]
         init = None if any(m is None for m in fold_fits) or not warm_startable(final) else (
             np.mean([m[0] for m in fold_fits], axis=0), np.mean([m[1] for m in fold_fits], axis=0))
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, validated_rows():
             warnings.simplefilter("always")
             final = fit_from(final, _rows(Xv, rows), yv[rows], w, init)
         self._commit(estimator_=final, best_estimator_=final, best_remedy_=remedy, best_params_=params,

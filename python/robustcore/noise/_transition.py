@@ -290,11 +290,12 @@ def _bounded_sigmoid_mle(score, yb):
     return lo, 1.0 - hi, float(best.x[0]), float(best.x[1])
 
 
-#: above this many rows the likelihood of the bounded sigmoid is summed over kSigmoidBins quantile bins of the
-#: score (each bin's positives and negatives at its mean score) instead of over the rows: the fit's four
+#: from 2 * kSigmoidBins rows the likelihood of the bounded sigmoid is summed over kSigmoidBins quantile bins of
+#: the score (each bin's positives and negatives at its mean score) instead of over the rows: the fit's four
 #: L-BFGS-B starts made ~300 evaluations, 0.3 s at 10^4 rows and growing with n (issue 40's profile); a bin
-#: spans 1/4096 of the rows, so the scores within one differ by a small fraction of the sigmoid's width
-kSigmoidBins = 4096
+#: spans 1/1024 of the rows, so the scores within one differ by a small fraction of the sigmoid's width (the
+#: estimates moved by < 1e-4 at 4000 and 10^5 generated rows, 1.1x and 11x faster)
+kSigmoidBins = 1024
 
 
 def _bounded_sigmoid_objective(score, yb):
