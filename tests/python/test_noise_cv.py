@@ -432,3 +432,22 @@ def test_estimate_transition_warns_once_when_its_fold_models_collapse():
         warnings.simplefilter("always")
         noise.estimate_transition(X, yn, random_state=0)
     assert not [w for w in caught if w.category is noise.NoiseEstimateWarning]
+
+
+def test_each_remedy_walks_from_the_posteriors_alpha_while_its_screening_score_improves():
+    """The default grid of the remedies other than plain: from the posterior's alpha towards weaker ones by
+    factors of 10, every step but the last improving the remedy's mean score on the screening folds; the last
+    is kMinAlpha or did not improve (the rest of the grid is never fitted and is not in cv_results_)."""
+    X, yn, _, _ = _heavy(2000)
+    clf = NoisyLabelClassifierCV(random_state=0).fit(X, yn)
+    r = clf.cv_results_
+    start = clf.posterior_["alpha"]
+    for remedy in ("corrected", "pruned"):
+        rows = sorted((i for i in range(len(r["params"])) if r["remedy"][i] == remedy),
+                      key=lambda i: -r["params"][i]["alpha"])
+        alphas = [r["params"][i]["alpha"] for i in rows]
+        np.testing.assert_allclose(alphas, start * 10.0 ** -np.arange(len(alphas)))
+        screen = [np.mean([r[f"split{f}_corrected_score"][i] for f in (0, 1)]) for i in rows]
+        for a, b in zip(screen[:-2], screen[1:-1]):
+            assert b > a  # every step before the last improved
+        assert len(screen) == 1 or screen[-1] <= screen[-2] or alphas[-1] <= _cv.kMinAlpha * (1 + 1e-9)

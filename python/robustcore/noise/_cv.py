@@ -638,10 +638,11 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ the candidates
-    def _candidates(self, base, path_alphas):
+    def _candidates(self, base, path_alphas, remedy_alphas=None):
         """[(remedy, params)] in the order of ``remedies``, each remedy's grid expanded; the default grid of an
-        estimator with ``alpha`` is the posterior's path ``path_alphas`` (listed weak to strong, the order ties
-        are broken in; fitted strong to weak)."""
+        estimator with ``alpha`` is the posterior's path ``path_alphas`` for "plain" and ``remedy_alphas`` (or
+        the path) for the others (listed weak to strong, the order ties are broken in; fitted strong to
+        weak)."""
         from ..linear_model import LinearClassifier
 
         names = list(self.remedies)
@@ -654,12 +655,13 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         if per_remedy and any(key not in REMEDIES for key in grid):
             raise ValueError(f"param_grid mixes remedies and parameters: keys {sorted(grid)}")
         params = base.get_params()
-        grids = {**DEFAULT_GRIDS, "alpha": sorted(path_alphas)}  # weak to strong: ties go to the weaker alpha
-        default = next(({k: v} for k, v in grids.items() if k in params), {})
         out = []
         for remedy in names:
             if remedy in _BOUNDED and not linear:
                 continue  # the bounded losses are robustcore LinearClassifier losses
+            alphas = path_alphas if remedy == "plain" or remedy_alphas is None else remedy_alphas
+            grids = {**DEFAULT_GRIDS, "alpha": sorted(alphas)}  # weak to strong: ties go to the weaker alpha
+            default = next(({k: v} for k, v in grids.items() if k in params), {})
             g = grid.get(remedy, default) if per_remedy else (grid or default)
             out += [(remedy, dict(p)) for p in ParameterGrid(g)]
         if not out:
@@ -705,7 +707,15 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             P, posterior, path, fold_models = shared_posterior(Xv, yv, labels, sw, folds, self.detector, model, seed,
                                                                self.n_jobs)
             posterior["seconds"] = time.perf_counter() - t0  # the shared pass's wall time (report, bench)
-            candidates = self._candidates(base, path or POSTERIOR_ALPHAS)
+            # the default grid: plain along the path (its fits are the shared pass's); the other remedies from the
+            # posterior's alpha towards weaker ones, walked while their screening score improves (``walk``)
+            adaptive = bool(path) and not self.param_grid and "alpha" in base.get_params()
+            weaker = None
+            if adaptive:
+                weaker = [posterior["alpha"]]
+                while weaker[-1] / 10 >= kMinAlpha * (1 - 1e-9):
+                    weaker.append(weaker[-1] / 10)
+            candidates = self._candidates(base, path or POSTERIOR_ALPHAS, weaker)
             T, weights, flagged, scores, weigh = noise_from_posterior(P, labels)
             ill = uninformative(T)
             if ill:
@@ -798,18 +808,51 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                         scores_cf[c, f], noisy_cf[c, f], seconds[c, f] = corrected, noisy, secs
 
             # successive halving: every candidate on the first two folds, the n_finalists best (the best plain
-            # one among them, for the do-no-harm rule; and the free ones, fits of the shared pass) on the others
+            # one among them, for the do-no-harm rule; and the free ones, fits of the shared pass) on the others.
+            # With the default grid a remedy's alphas are walked from the posterior's towards weaker ones and the
+            # walk stops at the first that does not improve its mean score on those folds (issue 40: the path
+            # extended while it improves the corrected score; the rest of the grid is never fitted)
             fitted = [c for c in range(C) if c not in reused]
             screen = self.n_finalists is not None and F > 2 and len(fitted) > self.n_finalists
-            first = range(2) if screen else range(F)
-            run([(c, f) for c in range(C) for f in first])
+            first = list(range(2) if screen else range(F))
+            score_of = noisy_cf if ill else scores_cf
+            if adaptive:
+                run([(c, f) for c in reused for f in first])
+                walks: dict = {}
+                for c in sorted(fitted, key=lambda c: -alpha_of[c]):
+                    walks.setdefault(candidates[c][0], []).append(c)
+
+                def walk(cs):
+                    best = -np.inf
+                    for c in cs:
+                        for f in first:
+                            scores_cf[c, f], noisy_cf[c, f], seconds[c, f] = fit_one((c, f))
+                        mean = float(np.mean(score_of[c, first]))
+                        if not mean > best:
+                            break
+                        best = mean
+
+                walks = list(walks.values())
+                map_problems(lambda k: walk(walks[k]), len(walks), self.n_jobs)
+                fitted = [c for c in fitted if not np.isnan(noisy_cf[c, first[0]])]
+                screen = screen and len(fitted) > self.n_finalists
+            else:
+                run([(c, f) for c in range(C) for f in first])
             if screen:
-                partial = (noisy_cf if ill else scores_cf)[:, :2].mean(axis=1)
+                partial = score_of[:, :2].mean(axis=1)
                 finalists = sorted(fitted, key=lambda c: -partial[c])[:self.n_finalists]
                 plain = [c for c in fitted if candidates[c][0] == "plain"]
                 if plain and not any(candidates[c][0] == "plain" for c in [*finalists, *reused]):
                     finalists.append(max(plain, key=lambda c: partial[c]))
                 run([(c, f) for c in range(C) if c in reused or c in finalists for f in range(2, F)])
+            elif adaptive and len(first) < F:  # too few walked candidates to screen: all of them on every fold
+                run([(c, f) for c in range(C) if c in reused or c in fitted for f in range(2, F)])
+            # the candidates a walk never reached leave the results
+            ran = np.flatnonzero(~np.isnan(noisy_cf).all(axis=1))
+            renumber = {int(c): i for i, c in enumerate(ran)}
+            candidates = [candidates[c] for c in ran]
+            scores_cf, noisy_cf, seconds = scores_cf[ran], noisy_cf[ran], seconds[ran]
+            models = {(renumber[c], f): m for (c, f), m in models.items() if c in renumber}
         selection = noisy_cf if ill else scores_cf
         complete = ~np.isnan(selection).any(axis=1)
         mean = np.nanmean(selection, axis=1)
