@@ -33,7 +33,9 @@ One fit is:
    noise (docs/benchmarks/noise.md, "the grid or the selection"). Where leave-one-out does not apply (a softmax,
    non-linear or user-given posterior, more than ``kLooMaxFeatures`` features) the shared
    pass's flags and weights serve every fold, and ``posterior_["candidates' flags"]`` says which.
-   The default grid is the posterior's path, so the plain candidates are the shared pass's fits. Every other
+   The default grid of "plain" is the posterior's path, so the plain candidates are the shared pass's fits;
+   every other remedy walks from the posterior's alpha towards weaker ones (to ``kMinAlpha``) while its mean
+   score on the screening folds improves, so the rest of its grid is never fitted. Every other
    fold fit is warm-started (``fit_from``): from the same remedy's fold model at the next stronger alpha
    (the remedies that reweight or change the loss, ``_START_ALONG_OWN_PATH``) or from the shared pass's fold
    model at its alpha (pruning: a subset of the rows) -- a few L-BFGS iterations from a nearby optimum
@@ -554,8 +556,10 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     param_grid : dict or None, default None
         The parameters tried per remedy: {remedy: dict of lists or list of such dicts (``ParameterGrid``)},
         or one dict of lists for every remedy (keys that are not remedies). Missing remedies use the
-        default: ``alpha`` along the posterior's path (1e-2, 1e-3, 1e-4, extended towards 1e-6 or 1 while the
-        likelihood improves at that end) when the estimator has ``alpha``, else ``C`` in [0.1, 1, 10] when it has ``C``,
+        default: when the estimator has ``alpha``, "plain" along the posterior's path (1e-2, 1e-3, 1e-4,
+        extended towards 1e-6 or 1 while the likelihood improves at that end) and the other remedies from the
+        posterior's alpha towards weaker ones by factors of 10 (to 1e-6) while their mean score on the two
+        screening folds improves, else ``C`` in [0.1, 1, 10] when it has ``C``,
         else the estimator as it is.
     detector : "auto", "linear", "boosted", "kernel" or a classifier with predict_proba, default "auto"
         The posterior model of the shared out-of-fold pass. "auto" / "linear": a log-loss
