@@ -9,7 +9,7 @@ One fit is:
    ``LinearClassifier`` (``posterior_estimator``: the estimator's own solver settings on the logistic loss
    when it is a robustcore linear model, else L-BFGS) along the regularisation path ``POSTERIOR_ALPHAS``, fitted
    from strong to weak alpha, each fold's fit warm-started from its fit at the previous alpha, and extended by
-   factors of 10 (to ``kMinAlpha`` / ``kMaxAlpha``) while its weakest / strongest alpha is the most likely; the alpha of the best
+   factors of 10 (to ``kMinAlpha`` = 1e-6 / ``kMaxAlpha`` = 0.1) while its weakest / strongest alpha is the most likely; the alpha of the best
    out-of-fold log-likelihood on the noisy labels is kept; with ``detector="boosted"`` / ``"kernel"`` also
    scikit-learn's ``HistGradientBoostingClassifier`` / a ``KernelClassifier``, first on one
    fold, on all of them and kept only when it beats the linear posterior's log-likelihood (:doc:`/user_guide/noisy_labels`,
@@ -82,8 +82,9 @@ if TYPE_CHECKING:
 POSTERIOR_ALPHAS = (1e-2, 1e-3, 1e-4)
 #: the path is extended by factors of 10 down to kMinAlpha while its weakest alpha has the best out-of-fold
 #: likelihood (large sparse sets: 1e-6 gave 1.60% against 1.78% at 1e-4 on one, issue 40), and up to kMaxAlpha
-#: while its strongest has (small sets: a few hundred rows at 40% noise want scikit-learn's C = 1, alpha = 1/n)
-kMinAlpha, kMaxAlpha = 1e-6, 1.0
+#: while its strongest has (a few hundred rows at 40% noise want more than 1e-2: scikit-learn's C = 1 is alpha =
+#: 1/n; at kMaxAlpha = 1 the plain model at alpha 1 won digits38's noisy folds and tested at 31% error)
+kMinAlpha, kMaxAlpha = 1e-6, 0.1
 #: ``detector="kernel"``: the kernel posterior's Nystroem landmarks and its log-loss alpha (``kernel_posterior``)
 kKernelComponents, kKernelAlpha = 500, 1e-4
 #: the candidates' flags and weights per fold from leave-one-out probabilities (``loo_proba``) up to this many
@@ -557,7 +558,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         The parameters tried per remedy: {remedy: dict of lists or list of such dicts (``ParameterGrid``)},
         or one dict of lists for every remedy (keys that are not remedies). Missing remedies use the
         default: when the estimator has ``alpha``, "plain" along the posterior's path (1e-2, 1e-3, 1e-4,
-        extended towards 1e-6 or 1 while the likelihood improves at that end) and the other remedies from the
+        extended towards 1e-6 or 0.1 while the likelihood improves at that end) and the other remedies from the
         posterior's alpha towards weaker ones by factors of 10 (to 1e-6) while their mean score on the two
         screening folds improves, else ``C`` in [0.1, 1, 10] when it has ``C``,
         else the estimator as it is.
