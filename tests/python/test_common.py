@@ -155,11 +155,24 @@ def _instances():
     return out
 
 
-@parametrize_with_checks(_instances(), expected_failed_checks=_expected_failures)
+def _check_name(check):
+    return getattr(getattr(check, "func", check), "__name__", str(check))
+
+
+@parametrize_with_checks(_instances())
 def test_sklearn_compatible(estimator, check):
+    """Every check passes, or is an exemption of ``_expected_failures`` that fails by an assertion (a measured
+    disagreement, xfail): an exempted check that raises anything else is a crash, and fails."""
+    reason = _expected_failures(estimator).get(_check_name(check))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # feature maps: n_components > n_samples on tiny data
-        check(estimator)
+        if reason is None:
+            check(estimator)
+            return
+        try:
+            check(estimator)
+        except AssertionError:
+            pytest.xfail(reason)
 
 
 # ----------------------------------------------------------------------------- the list itself
