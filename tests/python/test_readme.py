@@ -42,10 +42,12 @@ DATA_SETS = ("ijcnn1", "a7a", "mnist38", "emotions", "yeast", "scene", "heart", 
 
 
 @pytest.mark.parametrize("page,k", BLOCKS, ids=[f"{p.relative_to(ROOT)}:{k}" for p, k in BLOCKS])
-def test_python_block_runs(page, k, request, monkeypatch):
+def test_python_block_runs(page, k, request, monkeypatch, tmp_path):
     """Every ```python block of the README and the docs pages runs without error (those naming a data set
-    that is not built in need the benchmark data folder, and skip without it saying how to get it)."""
+    that is not built in need the benchmark data folder, and skip without it saying how to get it), in a
+    temporary folder (a block may write files, as the own-data page's issues.csv)."""
     block = _python_blocks(page)[k]
+    monkeypatch.chdir(tmp_path)
     if "robustcore.dask" in block:
         pytest.importorskip("distributed", reason="the block needs the optional extra robustcore[dask]")
     if any(f'"{name}"' in block for name in DATA_SETS):
