@@ -158,6 +158,15 @@ def column_kinds(frame: pd.DataFrame, *, categorical: Sequence[str] = (), max_ca
     when it holds at most ``max_categories`` distinct values, and *text* otherwise (free text, identifiers,
     dates: :func:`make_preprocessor` refuses them).
 
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table (without its label column, or the label is sorted too).
+    categorical : sequence of str, default=()
+        Columns of numbers to treat as categories (codes).
+    max_categories : int, default=50
+        The most distinct values a column of strings may hold to be categorical.
+
     Returns
     -------
     kinds : dict
@@ -204,6 +213,18 @@ def make_preprocessor(frame: pd.DataFrame, *, categorical: Sequence[str] = (), m
     column that had missing values at fit) and standardised. Categorical columns (:func:`column_kinds`):
     one-hot encoded, a missing value a category of its own, a category unseen at fit all zeros. The output
     is dense. Pass the table without its label column.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The feature columns (the preprocessor is built for them, not fitted).
+    categorical, max_categories
+        As in :func:`column_kinds`.
+
+    Returns
+    -------
+    preprocessor : sklearn.compose.ColumnTransformer
+        Unfitted; ``fit_transform(frame)`` gives a dense float array.
 
     Raises
     ------
@@ -317,7 +338,12 @@ class _Stage:
 
 @dataclass
 class TableIssues:
-    """What :func:`find_table_issues` found.
+    """What :func:`find_table_issues` found (it builds this; the fields are its results).
+
+    Parameters
+    ----------
+    issues, model, classes, transition_matrix, label_quality, labelled
+        The attributes below.
 
     Attributes
     ----------
@@ -337,6 +363,17 @@ class TableIssues:
         Every row's score (NaN for rows without a label).
     labelled : ndarray of bool of shape (n_rows,)
         The rows with a label (the others were not fitted and are never flagged).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from robustcore.tabular import find_table_issues
+    >>> rng = np.random.default_rng(0)
+    >>> frame = pd.DataFrame({"x": rng.normal(size=400)})
+    >>> frame["y"] = np.where((frame["x"] > 0) ^ (rng.random(400) < 0.15), "a", "b")
+    >>> found = find_table_issues(frame, "y", random_state=0)
+    >>> found.transition_table().shape, found.classifier.best_remedy_ in ("plain", "corrected", "pruned", "sramp")
+    ((2, 2), True)
     """
 
     issues: Any
