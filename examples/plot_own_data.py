@@ -1,6 +1,6 @@
 """
-Your own table: a CSV with numeric and categorical columns
-==========================================================
+Your own table: numeric and categorical columns, noisy labels
+=============================================================
 
 A table as you would read it with ``pandas.read_csv``: two numeric columns (one with missing values), a
 categorical one, and a label column of which 30% were flipped. A scikit-learn ``Pipeline`` -- a
