@@ -15,7 +15,7 @@ The estimators of T (asymptotes, confident joint, anchor points) are in ``_trans
 from __future__ import annotations
 
 import numbers
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -565,13 +565,19 @@ def estimate_transition(X: MatrixLike | None = None, y: ArrayLike | None = None,
 
 
 _NOT_GIVEN: Any = type("NotGiven", (), {"__repr__": lambda self: "<not given>"})()  # return_indices_ranked_by
+#: find_label_issues' label-quality scores (``rank_by``) and the cleanlab rules it has (``filter_by``)
+_RankBy = Literal["margin", "normalized_margin", "self_confidence", "confidence_weighted_entropy"]
+_FilterBy = Literal["prune_by_noise_rate", "prune_by_class", "both", "predicted_neq_given", "low_normalized_margin",
+                    "low_self_confidence"]
 
 
 def find_label_issues(X: MatrixLike | None = None, y: ArrayLike | None = None, estimator: Any = None,
                       cv: int | Any = 5, random_state: RandomStateLike = None, *, pred_proba: ArrayLike | None = None,
-                      n_jobs: int | None = None, method: str = "auto", return_scores: bool = False,
-                      return_mask: bool = False, labels: ArrayLike | None = None,
-                      pred_probs: ArrayLike | None = None, rank_by: str = "margin", filter_by: str | None = None,
+                      n_jobs: int | None = None,
+                      method: Literal["auto", "asymptotes", "confident_joint", "anchor"] = "auto",
+                      return_scores: bool = False, return_mask: bool = False, labels: ArrayLike | None = None,
+                      pred_probs: ArrayLike | None = None,
+                      rank_by: _RankBy = "margin", filter_by: _FilterBy | None = None,
                       return_indices_ranked_by: Any = _NOT_GIVEN) -> Any:
     """Training rows whose label is probably wrong, most likely first.
 
@@ -687,10 +693,8 @@ def find_label_issues(X: MatrixLike | None = None, y: ArrayLike | None = None, e
     return (flagged, scores) if return_scores else flagged
 
 
-#: find_label_issues' label-quality scores (``rank_by``) and cleanlab's rules it has (``filter_by``)
-_QUALITY_SCORES = ("margin", "normalized_margin", "self_confidence", "confidence_weighted_entropy")
-_FILTERS = (None, "prune_by_noise_rate", "prune_by_class", "both", "predicted_neq_given", "low_normalized_margin",
-            "low_self_confidence")
+_QUALITY_SCORES = get_args(_RankBy)
+_FILTERS = (None, *get_args(_FilterBy))
 
 
 def _label_quality_scores(P, labels, rank_by="margin"):
