@@ -491,7 +491,7 @@ def find_table_issues(data: Any, label: str | None = None, *, y: Any = None, est
     >>> rng = np.random.default_rng(0)
     >>> n = 600
     >>> frame = pd.DataFrame({"x": rng.normal(size=n), "colour": rng.choice(["red", "blue"], n)})
-    >>> truth = np.where((frame["x"] > 0) ^ (frame["colour"] == "red"), "yes", "no")
+    >>> truth = np.where(frame["x"] + 2 * (frame["colour"] == "red") > 1, "yes", "no")
     >>> flipped = rng.random(n) < 0.2
     >>> frame["label"] = np.where(flipped, np.where(truth == "yes", "no", "yes"), truth)
     >>> found = find_table_issues(frame, "label", random_state=0)
