@@ -62,9 +62,9 @@ cross-validation), then prints the flagged rows ranked by their label-quality sc
 margin P(given label) - max P(other label): low is suspicious) with a suggested label, the estimated
 transition matrix, and the remedy with every candidate's scores (why it won).
 
-Run time: about 3 s of fitting for 5,000 rows and 6 minutes for 50,000 (from 20,000 rows a gradient-boosted
-posterior is also tried), measured on a loaded 2-core machine (2026-11-28, 3 columns); --verbose 1 (the
-default) prints each stage, and a line every 30 s while one runs.
+Run time: about 1 s of fitting for 5,000 rows and 4 s for 50,000 (3 columns; about 8-12 s in all with
+Python's start), measured on a loaded 2-core machine (2026-11-28); --estimator boosting is slower. --verbose
+1 (the default) prints each stage, and a line every 30 s while one runs.
 
 examples:
   robustcore clean data.csv --label y
