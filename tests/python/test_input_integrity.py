@@ -521,6 +521,7 @@ _NO_X = {
     "variance_reduced.fit_binary", "variance_reduced.fit_softmax",
     "datasets.get_data_home", "datasets.has_dataset", "datasets.list_datasets", "datasets.load",
     "datasets.load_full", "datasets.load_multilabel", "datasets.load_mnist",
+    "datasets.iter_svmlight", "datasets.check_feature_count",  # a file's rows; a number
 }
 _MODULE_OF = {"RandomFourierFeatures": "kernel_approximation", "Nystroem": "kernel_approximation",
               "KernelBank": "kernel_approximation", "NoisyMKLClassifier": "mkl", "MiPMKLClassifier": "mkl",
