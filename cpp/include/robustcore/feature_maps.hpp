@@ -30,6 +30,7 @@
 #include <variant>
 #include <vector>
 
+#include "blas.hpp"
 #include "data.hpp"
 #include "interrupt.hpp"
 #include "parallel.hpp"
@@ -134,62 +135,6 @@ RowMat<double> dense_block(const View& X, int64_t lo, int64_t hi) {
   return B;
 }
 
-/// C (n x N, leading dimension ldc) = A (n x k, lda) B (k x N, row-major, ldb), every entry summed over
-/// j = 0, 1, ..., k-1 in that order, one product and one sum per term (ISO C++: no FMA contraction), in
-/// the accumulator type Acc. So an entry's bits depend only on its row of A and on B: not on n, nor on
-/// where the row sits in the block -- a row mapped alone, in a batch of a shuffled pass (the fused
-/// solvers, fused_sgd.hpp) or in transform()'s blocks gives the same features. Eigen's products split
-/// the sum differently by the row's position in its register panel, so the maps do not use them.
-/// Register-blocked (4 rows x 8 columns) over packed panels of B (kc x 8, zero-padded), k in chunks of
-/// kc continued from the partial sums in C (still the same order of terms).
-template <class Acc, class TA, class TB, class TC>
-void seq_gemm(const TA* A, int64_t lda, const TB* B, int64_t ldb, TC* C, int64_t ldc, int64_t n, int64_t k,
-              int64_t N) {
-  constexpr int64_t R = 4, W = 8, KC = 256;
-  Acc panel[KC * W];
-  for (int64_t j0 = 0; j0 < k; j0 += KC) {
-    const int64_t kc = std::min(KC, k - j0);
-    for (int64_t c0 = 0; c0 < N; c0 += W) {
-      const int64_t w = std::min(W, N - c0);
-      for (int64_t j = 0; j < kc; ++j)
-        for (int64_t c = 0; c < W; ++c)
-          panel[j * W + c] = c < w ? static_cast<Acc>(B[(j0 + j) * ldb + c0 + c]) : Acc(0);
-      for (int64_t i0 = 0; i0 < n; i0 += R) {
-        const int64_t r_n = std::min(R, n - i0);
-        Acc acc[R][W];
-        for (int64_t r = 0; r < R; ++r)
-          for (int64_t c = 0; c < W; ++c)
-            acc[r][c] = (j0 > 0 && r < r_n && c < w) ? static_cast<Acc>(C[(i0 + r) * ldc + c0 + c]) : Acc(0);
-        if (r_n == R) {
-          const TA* a0 = A + i0 * lda + j0;
-          for (int64_t j = 0; j < kc; ++j) {
-            const Acc* p = panel + j * W;
-            const Acc x0 = static_cast<Acc>(a0[j]), x1 = static_cast<Acc>(a0[lda + j]),
-                      x2 = static_cast<Acc>(a0[2 * lda + j]), x3 = static_cast<Acc>(a0[3 * lda + j]);
-            for (int64_t c = 0; c < W; ++c) {
-              acc[0][c] += x0 * p[c];
-              acc[1][c] += x1 * p[c];
-              acc[2][c] += x2 * p[c];
-              acc[3][c] += x3 * p[c];
-            }
-          }
-        } else {
-          for (int64_t r = 0; r < r_n; ++r) {
-            const TA* a = A + (i0 + r) * lda + j0;
-            for (int64_t j = 0; j < kc; ++j) {
-              const Acc* p = panel + j * W;
-              const Acc x = static_cast<Acc>(a[j]);
-              for (int64_t c = 0; c < W; ++c) acc[r][c] += x * p[c];
-            }
-          }
-        }
-        for (int64_t r = 0; r < r_n; ++r)
-          for (int64_t c = 0; c < w; ++c) C[(i0 + r) * ldc + c0 + c] = static_cast<TC>(acc[r][c]);
-      }
-    }
-  }
-}
-
 inline void check_rows(int64_t X_cols, int64_t d, int64_t X_rows, int64_t lo, int64_t hi, int64_t ld, int64_t D,
                        const char* name) {
   if (X_cols != d)
@@ -237,7 +182,7 @@ class RandomFourierMap {
     const int64_t m = hi - lo;
     if (m == 0) return;
     if constexpr (!View::is_sparse) {
-      detail::seq_gemm<T>(X.data + lo * d_, d_, wt, D_, out, ld, m, d_, D_);
+      blas::gemm<T>(X.data + lo * d_, d_, wt, D_, out, ld, m, d_, D_);
     } else {
       for (int64_t i = lo; i < hi; ++i) {
         T* o = out + (i - lo) * ld;
@@ -289,6 +234,7 @@ class NystroemMap {
     L_ = detail::ConstRowMap<double>(landmarks, m_, d_);
     Lt_ = L_.transpose();
     Nt_ = detail::ConstRowMap<double>(normalization, D_, m_).transpose();
+    Nt32_ = Nt_.cast<float>();
     lsq_ = L_.rowwise().squaredNorm();
     labs_ = L_.cwiseAbs().rowwise().sum();
   }
@@ -304,7 +250,6 @@ class NystroemMap {
     if (n == 0) return;
     Eigen::Map<detail::RowMat<double>> Km(K, n, m_);
     if constexpr (!View::is_sparse) {
-      // every entry from its own row alone, in a fixed order (seq_gemm's contract)
       const detail::RowMat<double> B = detail::dense_block(X, lo, hi);
       if (kind_ == KernelKind::Laplacian) {
         for (int64_t i = 0; i < n; ++i)
@@ -314,7 +259,7 @@ class NystroemMap {
             Km(i, j) = s;
           }
       } else {
-        detail::seq_gemm<double>(B.data(), d_, Lt_.data(), m_, K, m_, n, d_, m_);
+        blas::gemm<double>(B.data(), d_, Lt_.data(), m_, K, m_, n, d_, m_);
         if (kind_ == KernelKind::Rbf) {
           for (int64_t i = 0; i < n; ++i) {
             double bsq = 0.0;
@@ -378,12 +323,10 @@ class NystroemMap {
     detail::RowMat<double> K(n, m_);
     kernel_rows(X, lo, hi, K.data());
     if constexpr (std::is_same_v<T, double>) {
-      detail::seq_gemm<double>(K.data(), m_, Nt_.data(), D_, out, ld, n, m_, D_);
-    } else {
-      detail::RowMat<double> O(n, D_);
-      detail::seq_gemm<double>(K.data(), m_, Nt_.data(), D_, O.data(), D_, n, m_, D_);
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t c = 0; c < D_; ++c) out[i * ld + c] = static_cast<T>(O(i, c));
+      blas::gemm<double>(K.data(), m_, Nt_.data(), D_, out, ld, n, m_, D_);
+    } else {  // float32 data: the kernel rounded to float32, the product in float32 (scikit-learn's precision)
+      const detail::RowMat<float> K32 = K.cast<float>();
+      blas::gemm<float>(K32.data(), m_, Nt32_.data(), D_, out, ld, n, m_, D_);
     }
   }
 
@@ -392,6 +335,7 @@ class NystroemMap {
   double gamma_ = 1.0, coef0_ = 0.0, degree_ = 1.0;
   int64_t m_ = 0, d_ = 0, D_ = 0;
   detail::RowMat<double> L_, Lt_, Nt_;  // m x d, d x m, m x D
+  detail::RowMat<float> Nt32_;          // Nt_ for float32 data
   Eigen::VectorXd lsq_, labs_;          // ||l_j||^2, ||l_j||_1
 };
 
