@@ -455,3 +455,40 @@ def test_set_blas_refuses_what_is_not_a_capsule():
     with pytest.raises(TypeError, match="sgemm must be a PyCapsule or None"):
         _core.set_blas(None, "sgemm")
     assert _core.blas_registered() == (True, True)  # a refused call changes nothing
+
+
+# ----------------------------------------------------------------------------- vector instructions chosen at run time
+_SIMD_SCRIPT = """
+import sys
+import numpy as np
+from robustcore import _core
+from robustcore.kernel_approximation import Nystroem, RandomFourierFeatures
+X = np.random.default_rng(5).normal(size=(150, 6)) * 3
+maps = [RandomFourierFeatures(n_components=40, gamma=0.7, random_state=0), Nystroem(gamma=0.7, n_components=30, random_state=0),
+        Nystroem(kernel="laplacian", gamma=0.7, n_components=30, random_state=0)]
+Z = np.hstack([m.fit(X).transform(X) for m in maps] + [maps[0].transform(X.astype(np.float32))])
+np.save(sys.argv[1], Z)
+print(_core.simd_level())
+"""
+
+
+def test_each_instruction_level_gives_the_baseline_values(tmp_path):
+    """ROBUSTCORE_SIMD caps the level of the maps' own loops (the cosine, the kernels' exponential): the
+    baseline (what a CPU without AVX2 runs) and every higher level this CPU has give the same features, within
+    the loops' few ulp (the same operations, no FMA: equal in practice, not asserted bit for bit)."""
+    import os
+
+    levels = {}
+    for cap in ("baseline", "avx2", "avx512"):
+        out = tmp_path / f"{cap}.npy"
+        env = {**os.environ, "ROBUSTCORE_SIMD": cap}
+        run = subprocess.run([sys.executable, "-c", _SIMD_SCRIPT, str(out)], env=env, capture_output=True, text=True,
+                             timeout=300)
+        assert run.returncode == 0, run.stderr
+        levels[run.stdout.strip().splitlines()[-1]] = np.load(out)
+    assert "baseline" in levels
+    assert _core.simd_level() in ("baseline", "avx2", "avx512")
+    base = levels.pop("baseline")
+    for name, Z in levels.items():
+        np.testing.assert_allclose(Z[:, :100], base[:, :100], rtol=0, atol=1e-14, err_msg=name)
+        np.testing.assert_allclose(Z[:, 100:], base[:, 100:], rtol=0, atol=1e-6, err_msg=name)  # float32 RFF

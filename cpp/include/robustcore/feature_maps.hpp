@@ -23,6 +23,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -101,29 +103,115 @@ ROBUSTCORE_FM_INLINE void scaled_cos_loop(T* x, const T* b, int64_t n, double sc
   }
 }
 
-// The build targets baseline x86-64 (SSE2: two doubles per instruction); on x86-64 with GCC or Clang the
-// loop is also compiled for AVX2 (four), chosen at run time. Both compute the same operations in the
-// same order without contraction (ISO C++ mode: no FMA), so the bits do not depend on the CPU.
+/// x[k] = exp(-scale * x[k]) for k < n, in place (scale > 0, x[k] >= 0: the kernels' distances). Branch-free
+/// and vectorisable: t = -scale x clamped to [-746, 0], t = q ln2 + r with q = round(t / ln2), |r| <= ln2 / 2
+/// by a two-part Cody-Waite reduction, e^r from its Taylor series to r^13 (truncation < 5e-18), times 2^(q + 60)
+/// built from q's bits and 2^-60 (so that the results below 2^-1022 are subnormal, not wrong, and from -746 on
+/// 0). Within 2 ulp of std::exp.
+ROBUSTCORE_FM_INLINE void neg_exp_loop(double* x, int64_t n, double scale) {
+  constexpr double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;  // fdlibm's
+  constexpr double inv_ln2 = 1.44269504088896338700e+00, magic = 6755399441055744.0;  // 1.5 * 2^52
+  constexpr double two_m60 = 8.6736173798840354721e-19;                               // 2^-60
+  const double lim = 746.0 / scale;  // x clamped as it is loaded (GCC vectorises that select, not one on -scale x)
+  for (int64_t k = 0; k < n; ++k) {
+    const double t = -scale * std::min(x[k], lim);  // a NaN stays NaN; exp(-746) rounds to 0 below
+    const double qm = t * inv_ln2 + magic;                          // round(t / ln2) + magic, as a double
+    const double q = qm - magic;
+    const double r = (t - q * ln2_hi) - q * ln2_lo;
+    double p = 1.0 / 6227020800.0;                                  // 1/13!
+    p = p * r + 1.0 / 479001600.0;                                  // 1/12!
+    p = p * r + 1.0 / 39916800.0;                                   // 1/11!
+    p = p * r + 1.0 / 3628800.0;                                    // 1/10!
+    p = p * r + 1.0 / 362880.0;                                     // 1/9!
+    p = p * r + 1.0 / 40320.0;                                      // 1/8!
+    p = p * r + 1.0 / 5040.0;                                       // 1/7!
+    p = p * r + 1.0 / 720.0;                                        // 1/6!
+    p = p * r + 1.0 / 120.0;                                        // 1/5!
+    p = p * r + 1.0 / 24.0;                                         // 1/4!
+    p = p * r + 1.0 / 6.0;                                          // 1/3!
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    // 2^(q + 60): qm's low bits hold q + 2^51 + 2^52 (two's complement in the mantissa); q + 60 + 1023 >= 1 for
+    // q >= -1076, so (bits(qm) + 60 + 1023) << 52 is the exponent field of 2^(q + 60) (the high bits shift out)
+    uint64_t bits;
+    std::memcpy(&bits, &qm, sizeof bits);
+    bits = (bits + uint64_t{1083}) << 52;
+    double two_q;
+    std::memcpy(&two_q, &bits, sizeof two_q);
+    x[k] = (p * two_q) * two_m60;
+  }
+}
+
+// The build targets baseline x86-64 (SSE2: two doubles per instruction). On x86-64 with GCC or Clang the loops
+// above are also compiled for x86-64-v3 (AVX2: four) and x86-64-v4 (AVX-512: eight), the level chosen once at
+// run time, the way NumPy does it: the highest the CPU has, capped by the environment variable
+// ROBUSTCORE_SIMD ("baseline", "avx2", "avx512"; anything else, or unset: no cap). Every level computes the same
+// operations in the same order without contraction (ISO C++ mode: no FMA), so the levels give the same values
+// (the tests compare them within a tolerance, not bit for bit).
+enum class SimdLevel { Baseline = 0, Avx2 = 1, Avx512 = 2 };
+
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX2__) && !defined(ROBUSTCORE_NO_DISPATCH)
-#define ROBUSTCORE_FM_AVX2 1
-__attribute__((target("avx2"))) inline void scaled_cos_avx2(double* x, const double* b, int64_t n, double scale) {
-  scaled_cos_loop(x, b, n, scale);
-}
-__attribute__((target("avx2"))) inline void scaled_cos_avx2(float* x, const float* b, int64_t n, double scale) {
-  scaled_cos_loop(x, b, n, scale);
-}
-inline bool has_avx2() {
-  static const bool yes = __builtin_cpu_supports("avx2");
-  return yes;
-}
+#define ROBUSTCORE_FM_DISPATCH 1
+#define ROBUSTCORE_FM_V3 __attribute__((target("avx2,bmi,bmi2,lzcnt,movbe,popcnt")))
+#define ROBUSTCORE_FM_V4 __attribute__((target("avx2,bmi,bmi2,lzcnt,movbe,popcnt,avx512f,avx512dq,avx512vl,avx512bw,avx512cd")))
+ROBUSTCORE_FM_V3 inline void scaled_cos_v3(double* x, const double* b, int64_t n, double s) { scaled_cos_loop(x, b, n, s); }
+ROBUSTCORE_FM_V3 inline void scaled_cos_v3(float* x, const float* b, int64_t n, double s) { scaled_cos_loop(x, b, n, s); }
+ROBUSTCORE_FM_V4 inline void scaled_cos_v4(double* x, const double* b, int64_t n, double s) { scaled_cos_loop(x, b, n, s); }
+ROBUSTCORE_FM_V4 inline void scaled_cos_v4(float* x, const float* b, int64_t n, double s) { scaled_cos_loop(x, b, n, s); }
+ROBUSTCORE_FM_V3 inline void neg_exp_v3(double* x, int64_t n, double s) { neg_exp_loop(x, n, s); }
+ROBUSTCORE_FM_V4 inline void neg_exp_v4(double* x, int64_t n, double s) { neg_exp_loop(x, n, s); }
 #endif
+
+/// The level the loops run at (see above), decided once per process.
+inline SimdLevel simd_level() {
+  static const SimdLevel level = [] {
+    SimdLevel cpu = SimdLevel::Baseline;
+#ifdef ROBUSTCORE_FM_DISPATCH
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2")) cpu = SimdLevel::Avx2;
+    if (cpu == SimdLevel::Avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512cd"))
+      cpu = SimdLevel::Avx512;
+#endif
+    const char* cap = std::getenv("ROBUSTCORE_SIMD");
+    SimdLevel most = SimdLevel::Avx512;
+    if (cap != nullptr) {
+      const std::string c(cap);
+      if (c == "baseline") most = SimdLevel::Baseline;
+      else if (c == "avx2") most = SimdLevel::Avx2;
+    }
+    return std::min(cpu, most);
+  }();
+  return level;
+}
+
+/// The level's name: "baseline", "avx2" or "avx512".
+inline const char* simd_level_name(SimdLevel l) {
+  return l == SimdLevel::Avx512 ? "avx512" : l == SimdLevel::Avx2 ? "avx2" : "baseline";
+}
 
 template <class T>
 inline void scaled_cos(T* x, const T* b, int64_t n, double scale) {
-#ifdef ROBUSTCORE_FM_AVX2
-  if (has_avx2()) return scaled_cos_avx2(x, b, n, scale);
+#ifdef ROBUSTCORE_FM_DISPATCH
+  switch (simd_level()) {
+    case SimdLevel::Avx512: return scaled_cos_v4(x, b, n, scale);
+    case SimdLevel::Avx2: return scaled_cos_v3(x, b, n, scale);
+    case SimdLevel::Baseline: break;
+  }
 #endif
   scaled_cos_loop(x, b, n, scale);
+}
+
+inline void neg_exp(double* x, int64_t n, double scale) {
+#ifdef ROBUSTCORE_FM_DISPATCH
+  switch (simd_level()) {
+    case SimdLevel::Avx512: return neg_exp_v4(x, n, scale);
+    case SimdLevel::Avx2: return neg_exp_v3(x, n, scale);
+    case SimdLevel::Baseline: break;
+  }
+#endif
+  neg_exp_loop(x, n, scale);
 }
 
 /// Rows [lo, hi) of a view, converted to a dense row-major double block (the Nystroem kernels work in
@@ -295,21 +383,12 @@ class NystroemMap {
           for (int64_t j = 0; j < m_; ++j) k[j] = std::max(xsq + lsq_(j) - 2.0 * k[j], 0.0);
       }
     }
-    // Km holds squared distances (rbf), L1 distances (laplacian) or inner products (polynomial)
-    // row by row through one aligned buffer, so that Eigen's vectorised exp splits every row alike
-    Eigen::ArrayXd tmp(m_);
-    for (int64_t i = 0; i < n; ++i) {
-      double* k = K + i * m_;
-      std::copy(k, k + m_, tmp.data());
-      switch (kind_) {
-        case KernelKind::Rbf:
-        case KernelKind::Laplacian: tmp = (-gamma_ * tmp).exp(); break;
-        case KernelKind::Polynomial:
-          if (degree_ == 1.0) tmp = gamma_ * tmp + coef0_;
-          else for (int64_t j = 0; j < m_; ++j) tmp(j) = std::pow(gamma_ * tmp(j) + coef0_, degree_);
-          break;
-      }
-      std::copy(tmp.data(), tmp.data() + m_, k);
+    // K holds squared distances (rbf), L1 distances (laplacian) or inner products (polynomial)
+    if (kind_ != KernelKind::Polynomial) {
+      detail::neg_exp(K, n * m_, gamma_);
+    } else {
+      for (int64_t k = 0; k < n * m_; ++k)
+        K[k] = degree_ == 1.0 ? gamma_ * K[k] + coef0_ : std::pow(gamma_ * K[k] + coef0_, degree_);
     }
   }
 
