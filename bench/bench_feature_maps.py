@@ -9,6 +9,15 @@ times ``transform`` alone, the two libraries interleaved round by round; prints 
 scikit-learn / robustcore. scikit-learn's RBFSampler is a BLAS product (OpenBLAS, all cores) plus three
 NumPy passes (offset, cos, scale); its Nystroem a pairwise kernel plus a product. robustcore runs its
 fused block loop on n_jobs threads.
+
+    python bench/bench_feature_maps.py --ceiling [--landmarks 1000] [--repeats 5]
+
+The judged line of issue 42: the Nystroem map of ijcnn1's 49,990 training rows (dense, float64 and float32)
+against the same whitening product (n x m by m x m) in NumPy's OpenBLAS, both on one thread
+(threadpoolctl), interleaved round by round in this process; prints the median seconds, the product's
+GFLOP/s (2 n m^2 / seconds: for the map, its whole time -- kernel block, exponentials and product -- counted
+against the product's flops) and map / OpenBLAS GFLOP/s. Also RFF's product (n x 22 by 22 x D) and the RFF
+map, float64 and float32.
 """
 
 from __future__ import annotations
@@ -41,6 +50,55 @@ def load(rows, generated=False):
         return X, f"generated {rows} x 22"
 
 
+def ceiling(args):
+    """The maps against NumPy's single-thread BLAS on the same product (module docstring, --ceiling)."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from robustcore.kernel_approximation import Nystroem, RandomFourierFeatures
+
+    if args.smoke:
+        X, name = load(2000, generated=True)
+    else:
+        try:
+            from robustcore import datasets
+
+            X = np.ascontiguousarray(datasets.load("ijcnn1")[0].toarray())
+            name = f"ijcnn1 training rows {X.shape[0]} x {X.shape[1]}"
+        except Exception as e:  # no data folder: the same shape, generated
+            print(f"(ijcnn1 not loaded: {e}; generated data instead)", file=sys.stderr)
+            X, name = load(49_990, generated=True)
+    n, d = X.shape
+    blas = sorted({f"{i['internal_api']} {i.get('version')} {i.get('architecture')}" for i in threadpool_info()
+                   if i["user_api"] == "blas"})
+    print(f"{name}; {os.cpu_count()} cores, {platform.processor() or platform.machine()}; BLAS: {'; '.join(blas)}; "
+          f"one thread each; median of {args.repeats}")
+    print(f"{'case':<36}{'OpenBLAS s':>11}{'GFLOP/s':>9}{'map s':>9}{'GFLOP/s':>9}{'map/BLAS':>10}")
+    with threadpool_limits(1):
+        for m in args.landmarks:
+            ny = Nystroem(gamma=1.0, n_components=min(m, n), random_state=0, n_jobs=1).fit(X)
+            m = ny.normalization_.shape[0]
+            for dt in (np.float64, np.float32):
+                Xc = X.astype(dt)
+                K = np.random.default_rng(0).random((n, m)).astype(dt)  # kernel values' range; BLAS time is data-blind
+                Nt = np.ascontiguousarray(ny.normalization_.T, dtype=dt)
+                out = np.empty((n, m), dtype=dt)
+                ts = median_times([lambda: np.matmul(K, Nt, out=out), lambda: ny.transform(Xc)], args.repeats)
+                flops = 2.0 * n * m * m
+                print(f"{'Nystroem m=' + str(m) + ' ' + np.dtype(dt).name:<36}{ts[0]:>11.3f}{flops / ts[0] / 1e9:>9.1f}"
+                      f"{ts[1]:>9.3f}{flops / ts[1] / 1e9:>9.1f}{ts[0] / ts[1]:>10.2f}", flush=True)
+        for D in args.components:
+            rff = RandomFourierFeatures(gamma=1.0, n_components=D, random_state=0, n_jobs=1).fit(X)
+            for dt in (np.float64, np.float32):
+                Xc = X.astype(dt)
+                W = rff.random_weights_.astype(dt)
+                out = np.empty((n, D), dtype=dt)
+                ts = median_times([lambda: np.matmul(Xc, W, out=out), lambda: rff.transform(Xc)], args.repeats)
+                flops = 2.0 * n * d * D
+                print(f"{'RFF D=' + str(D) + ' ' + np.dtype(dt).name + ' (map: + cos)':<36}{ts[0]:>11.3f}"
+                      f"{flops / ts[0] / 1e9:>9.1f}{ts[1]:>9.3f}{flops / ts[1] / 1e9:>9.1f}{ts[0] / ts[1]:>10.2f}",
+                      flush=True)
+
+
 def main(argv=None):
     from sklearn.kernel_approximation import Nystroem as SkNystroem
     from sklearn.kernel_approximation import RBFSampler
@@ -50,13 +108,21 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rows", type=int, default=100_000)
     p.add_argument("--repeats", type=int, default=5)
-    p.add_argument("--components", type=int, nargs="+", default=[500, 2000])
-    p.add_argument("--landmarks", type=int, nargs="+", default=[100, 500])
+    p.add_argument("--components", type=int, nargs="+", default=None, help="RFF's D (default 500 2000; --ceiling: 1000)")
+    p.add_argument("--landmarks", type=int, nargs="+", default=None, help="Nystroem's m (default 100 500; --ceiling: 1000)")
     p.add_argument("--n-jobs", type=int, nargs="+", default=[1, 2])
     p.add_argument("--smoke", action="store_true", help="tiny generated data, one round: checks that the script runs (tests/python/test_bench_smoke.py)")
+    p.add_argument("--ceiling", action="store_true",
+                   help="the maps against NumPy's single-thread BLAS on the same products (issue 42's line)")
     args = p.parse_args(argv)
     if args.smoke:
         args.rows, args.repeats, args.components, args.landmarks = 2000, 1, [50], [20]
+    if args.ceiling:
+        args.landmarks = args.landmarks or ([20] if args.smoke else [1000])
+        args.components = args.components or ([50] if args.smoke else [1000])
+        return ceiling(args)
+    args.components = args.components or [500, 2000]
+    args.landmarks = args.landmarks or [100, 500]
 
     X, name = load(args.rows, generated=args.smoke)
     gamma = 1.0 / X.shape[1]

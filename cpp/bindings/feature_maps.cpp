@@ -4,6 +4,7 @@
 #include "common.hpp"
 #include "instances.hpp"
 
+#include <robustcore/blas.hpp>
 #include <robustcore/feature_maps.hpp>
 
 namespace robustcore {
@@ -68,7 +69,7 @@ void fmap_common(py::class_<Map>& cls) {
       .def_property_readonly("n_components", &Map::n_components)
       .def("transform", &fmap_transform<Map>, py::arg("X"), py::arg("out"), py::arg("n_threads") = 1,
            py::arg("block_rows") = 0,
-           "out[i] = z(X[i]) for every row, on n_threads threads in blocks of block_rows rows (0: about 1 MiB "
+           "out[i] = z(X[i]) for every row, on n_threads threads in blocks of block_rows rows (0: about 4 MiB "
            "of output); out: (n, n_components), the data's dtype")
       .def("map_rows", &fmap_map_rows<Map>, py::arg("X"), py::arg("lo"), py::arg("hi"), py::arg("out"),
            "out[i - lo, :n_components] = z(X[i]) for lo <= i < hi (the engine's block method); out: (hi - lo, >= "
@@ -126,10 +127,33 @@ void def_map(py::class_<fm::KernelBankMap>& cls) {
       }, "block j's columns are offsets[j]:offsets[j + 1]");
 }
 
+/// The function a PyCapsule holds (scipy.linalg.cython_blas's __pyx_capi__ entries), or null for None.
+template <class Fn>
+Fn* capsule_function(const py::object& c, const char* name) {
+  if (c.is_none()) return nullptr;
+  if (!PyCapsule_CheckExact(c.ptr())) throw py::type_error(std::string(name) + " must be a PyCapsule or None");
+  void* p = PyCapsule_GetPointer(c.ptr(), PyCapsule_GetName(c.ptr()));
+  if (p == nullptr) throw py::error_already_set();
+  return reinterpret_cast<Fn*>(p);
+}
+
 }  // namespace
 
 // One class per map of the registry (feature_maps.hpp's FeatureMaps), named by the map.
 void bind_feature_maps(py::module_& m) {
+  m.def("set_blas", [](const py::object& dgemm, const py::object& sgemm) {
+        robustcore::blas::set_gemm(capsule_function<robustcore::blas::GemmFn<double>>(dgemm, "dgemm"),
+                                   capsule_function<robustcore::blas::GemmFn<float>>(sgemm, "sgemm"));
+      }, py::arg("dgemm"), py::arg("sgemm"),
+      "registers the Fortran-ABI dgemm / sgemm (LP64) the engine's dense products call (blas.hpp): capsules "
+      "such as scipy.linalg.cython_blas.__pyx_capi__['dgemm']; None: the engine's own product for that scalar");
+  m.def("blas_registered", [] {
+        return py::make_tuple(robustcore::blas::registered_gemm<double>() != nullptr,
+                              robustcore::blas::registered_gemm<float>() != nullptr);
+      }, "(dgemm registered, sgemm registered)");
+  m.def("simd_level", [] { return fm::detail::simd_level_name(fm::detail::simd_level()); },
+        "the instruction level the maps' own loops run at: 'baseline', 'avx2' or 'avx512' (feature_maps.hpp; "
+        "capped by the environment variable ROBUSTCORE_SIMD, read once)");
   fm::for_each_map<fm::FeatureMaps>([&](auto tag) {
     using M = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
     py::class_<M> cls(m, M::name);

@@ -50,6 +50,29 @@ int main() {
     CHECK_CLOSE(one[0], std::cos(3e5), 1e-15);
     CHECK_CLOSE(one[1], std::cos(1.0), 1e-15);
   }
+  // The branch-free exp(-s x) against std::exp: x from 0 to past the underflow (subnormal results, then 0),
+  // every level the CPU has (the dispatched one) and the baseline loop itself.
+  {
+    std::vector<double> x;
+    for (double a = 0.0; a <= 800.0; a += 0.0137) x.push_back(a);
+    x.push_back(1e300);
+    for (int level = 0; level < 2; ++level) {
+      std::vector<double> e(x);
+      if (level == 0) fm::detail::neg_exp_loop(e.data(), static_cast<int64_t>(e.size()), 1.0);
+      else fm::detail::neg_exp(e.data(), static_cast<int64_t>(e.size()), 1.0);
+      double worst = 0.0;
+      for (size_t k = 0; k < x.size(); ++k) {
+        const double ref = std::exp(-x[k]);
+        if (ref >= 1e-300) worst = std::max(worst, std::fabs(e[k] - ref) / ref);
+        else CHECK(std::fabs(e[k] - ref) <= 1e-300 * 1e-15 + 5e-324);  // subnormal: within a unit of the last place
+      }
+      CHECK(worst < 4.5e-16);  // 2 ulp
+      CHECK(e.back() == 0.0 && e.front() == 1.0);
+    }
+    std::vector<double> half{2.0};
+    fm::detail::neg_exp(half.data(), 1, 0.5);
+    CHECK_CLOSE(half[0], std::exp(-1.0), 1e-15);
+  }
   // Random Fourier features: dense, CSR and a direct loop; 1 and 3 threads give the same bits.
   {
     const fm::RandomFourierMap map(W.data(), b.data(), d, D, std::sqrt(2.0 / D));

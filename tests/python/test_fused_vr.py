@@ -1,5 +1,7 @@
 """The fused variance-reduced path (fused_view.hpp: vr::fit on a FusedView; _fused.py): every method on mapped
-rows gives the bits of the same method on the materialised features, dense and CSR, float64 and float32."""
+rows gives the same method's result on the materialised features, dense and CSR, float64 and float32: within
+the rounding of the maps' products (blas_rounding), which the same rows mapped in batches and in transform's blocks
+may round differently."""
 
 import warnings
 
@@ -16,6 +18,7 @@ from robustcore._validation import to_matrix
 from robustcore.kernel_approximation import Nystroem, RandomFourierFeatures
 from robustcore.losses import loss_spec
 
+from blas_rounding import assert_close
 from reference import loss_value_deriv, saga_reference
 from robustcore.linear_model import SVRG
 
@@ -54,17 +57,18 @@ def _pair(method, X, fmap, y, batch, threads, **kw):
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_every_method_same_bits_as_materialised(method, sparse, dtype):
+def test_every_method_as_materialised(method, sparse, dtype):
     X0, y = _data()
     y = np.where(y == 1, 1.0, -1.0)
     X = _storage(X0, sparse, dtype)
     for fmap in _maps(X):
         (wf, bf, rf), (wm, bm, rm) = _pair(method, X, fmap, y, batch=7, threads=2)
-        np.testing.assert_array_equal(wf, wm)
-        assert bf == bm
-        assert rf.n_iter == rm.n_iter and rf.step == rm.step
+        assert_close(wf, wm)
+        assert_close(bf, bm)
+        assert rf.n_iter == rm.n_iter
+        assert_close(rf.step, rm.step)
         # the monitor's history pass (rows mapped on demand, in order) gives the same objective
-        np.testing.assert_array_equal(rf.history["objective"], rm.history["objective"])
+        assert_close(rf.history["objective"], rm.history["objective"])
         assert np.isfinite(rf.history["objective"]).all()
 
 
@@ -81,8 +85,8 @@ def test_warm_start_and_sample_weights_and_one_row_batches():
         F = _core.FusedMatrix(fmap.engine_map(), to_matrix(X), 1, 1)
         a = vr.fit_binary(F, y, spec, params, sample_weight=sw, coef=w0, intercept=0.3)
         b = vr.fit_binary(to_matrix(Z), y, spec, params, sample_weight=sw, coef=w0, intercept=0.3)
-        np.testing.assert_array_equal(a[0], b[0])
-        assert a[1] == b[1]
+        assert_close(a[0], b[0])
+        assert_close(a[1], b[1])
 
 
 @pytest.mark.parametrize("sag", [False, True])
@@ -112,15 +116,15 @@ def test_kernel_classifier_default_estimator_fused_equals_pipeline(sparse, dtype
                          rc.kernel_model.default_kernel_estimator(2)).fit(X, y)
     assert fused.fused_
     assert fused.estimator_.coef_.dtype == pipe[-1].coef_.dtype == dtype
-    np.testing.assert_array_equal(fused.estimator_.coef_, pipe[-1].coef_)
-    np.testing.assert_array_equal(fused.estimator_.intercept_, pipe[-1].intercept_)
+    assert_close(fused.estimator_.coef_, pipe[-1].coef_)
+    assert_close(fused.estimator_.intercept_, pipe[-1].intercept_)
     np.testing.assert_array_equal(fused.predict(X), pipe.predict(X))
 
 
 @pytest.mark.parametrize("sparse", [False, True])
 def test_fused_sgd_on_float32_equals_pipeline(sparse):
     """float32 data is mapped in float32 on the fused path too (it was cast to float64 before): the SGD
-    family's bits on transform's float32 features."""
+    family's result on transform's float32 features (within float32 rounding)."""
     X0, y = _data(n=120)
     X = _storage(X0, sparse, np.float32)
     est = rc.LinearClassifier(loss="log_loss", solver="asgd", max_iter=3, random_state=0)
@@ -129,7 +133,7 @@ def test_fused_sgd_on_float32_equals_pipeline(sparse):
     pipe = make_pipeline(RandomFourierFeatures(gamma=1.0, n_components=19, random_state=1),  # KernelClassifier's gamma
                          est).fit(X, y)
     assert fused.estimator_.coef_.dtype == np.float32
-    np.testing.assert_array_equal(fused.estimator_.coef_, pipe[-1].coef_)
+    assert_close(fused.estimator_.coef_, pipe[-1].coef_)
 
 
 def test_kernel_classifier_bounded_loss_vr_weights_tol_history():
@@ -142,8 +146,8 @@ def test_kernel_classifier_bounded_loss_vr_weights_tol_history():
         a = rc.KernelClassifier(fused=True, **kw).fit(sp.csr_matrix(X), y, sample_weight=sw)
         b = rc.KernelClassifier(fused=False, **kw).fit(X, y, sample_weight=sw)
     assert a.fused_
-    np.testing.assert_array_equal(a.estimator_.coef_, b.estimator_.coef_)
-    np.testing.assert_array_equal(a.estimator_.history_["objective"], b.estimator_.history_["objective"])
+    assert_close(a.estimator_.coef_, b.estimator_.coef_)
+    assert_close(a.estimator_.history_["objective"], b.estimator_.history_["objective"])
 
 
 def test_auto_fuses_the_default_estimator_above_the_budget():
@@ -177,4 +181,4 @@ def test_fused_vr_refuses_what_it_cannot_do():
     est = rc.LinearClassifier(solver="saga", loss="log_loss", early_stopping=True, tol=1e-4, random_state=0)
     a = rc.KernelClassifier(n_components=8, estimator=est, fused=True, random_state=0).fit(X, y)
     b = rc.KernelClassifier(n_components=8, estimator=est, fused=False, random_state=0).fit(X, y)
-    np.testing.assert_array_equal(a.estimator_.coef_, b.estimator_.coef_)
+    assert_close(a.estimator_.coef_, b.estimator_.coef_)

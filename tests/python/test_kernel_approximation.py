@@ -4,6 +4,7 @@ exact kernels, scikit-learn's draws reproduced, the block API, check_estimator, 
 
 from __future__ import annotations
 
+import os
 import pickle
 
 import numpy as np
@@ -337,7 +338,9 @@ def test_landmark_normalisation_on_a_worker_thread_is_the_same_bits():
     S, U = np.linalg.eigh(K)
     keep = S > S.max() * 400 * np.finfo(np.float64).eps
     oracle = (U[:, keep] / np.sqrt(S[keep])) @ U[:, keep].T
-    np.testing.assert_allclose(N, oracle, rtol=1e-8, atol=1e-8 * np.abs(oracle).max())
+    # the engine's K_LL comes from the expanded ||x||^2 + ||l||^2 - 2 x.l (a BLAS product): within ~1e-15 of the
+    # oracle's direct differences, amplified up to 1/S near the cut (N's entries reach ~5e3 here): 3e-8 measured
+    np.testing.assert_allclose(N, oracle, rtol=1e-7, atol=1e-8 * np.abs(oracle).max())
 
 
 def test_interruptible_reraises_the_workers_exception():
@@ -345,3 +348,105 @@ def test_interruptible_reraises_the_workers_exception():
 
     with pytest.raises(np.linalg.LinAlgError):
         ka._interruptible(np.linalg.cholesky, -np.eye(300))  # not positive definite
+
+
+# ----------------------------------------------------------------------------- the BLAS of the maps' products
+@pytest.fixture
+def engine_baseline():
+    """The engine's own products for the duration of a test (SciPy's BLAS given back after)."""
+    from robustcore import kernel_approximation as ka
+
+    ka.use_scipy_blas(False)
+    try:
+        yield
+    finally:
+        ka.use_scipy_blas(True)
+
+
+def test_scipy_blas_is_registered_at_import():
+    assert _core.blas_registered() == (True, True)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_blas_and_baseline_products_agree_and_match_numpy(engine_baseline, dtype):
+    from robustcore import kernel_approximation as ka
+
+    X = np.random.default_rng(3).normal(size=(300, 7)).astype(dtype)  # 300 rows: several blocks, ragged edges
+    maps = [RandomFourierFeatures(n_components=70, gamma=0.3, random_state=0).fit(X),
+            Nystroem(gamma=0.3, n_components=45, random_state=0).fit(X),
+            Nystroem(kernel="polynomial", degree=2, n_components=45, random_state=0).fit(X)]
+    assert _core.blas_registered() == (False, False)
+    base = [m.transform(X) for m in maps]
+    ka.use_scipy_blas(True)
+    assert _core.blas_registered() == (True, True)
+    fast = [m.transform(X) for m in maps]
+    tol = 2e-6 if dtype == np.float32 else 1e-12
+    for m, a, b in zip(maps, fast, base):
+        assert a.dtype == b.dtype == dtype
+        np.testing.assert_allclose(a, b, rtol=0, atol=tol * max(1.0, np.abs(b).max()))
+    # and both against NumPy (float64 oracles)
+    X64 = X.astype(np.float64)
+    rff, ny, poly = maps
+    oracle = np.sqrt(2 / 70) * np.cos(X64 @ rff.random_weights_ + rff.random_offset_)
+    np.testing.assert_allclose(fast[0], oracle, rtol=0, atol=1e-5 if dtype == np.float32 else 1e-12)
+    for m, z in ((ny, fast[1]), (poly, fast[2])):
+        K = (rbf_kernel(X64, m.components_, gamma=0.3) if m.kernel == "rbf"
+             else polynomial_kernel(X64, m.components_, degree=2, gamma=1 / 7, coef0=1))
+        oracle = K @ m.normalization_.T
+        np.testing.assert_allclose(z, oracle, rtol=0, atol=(2e-4 if dtype == np.float32 else 1e-9) * np.abs(oracle).max())
+
+
+def test_blas_environment_variable():
+    code = "from robustcore import _core; import robustcore.kernel_approximation; print(_core.blas_registered())"
+    env = {**os.environ, "ROBUSTCORE_BLAS": "baseline"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "(False, False)"
+    env["ROBUSTCORE_BLAS"] = "mkl"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0 and "ROBUSTCORE_BLAS must be 'scipy' or 'baseline', got 'mkl'" in out.stderr
+
+
+def test_set_blas_refuses_what_is_not_a_capsule():
+    with pytest.raises(TypeError, match="dgemm must be a PyCapsule or None"):
+        _core.set_blas(1, None)
+    with pytest.raises(TypeError, match="sgemm must be a PyCapsule or None"):
+        _core.set_blas(None, "sgemm")
+    assert _core.blas_registered() == (True, True)  # a refused call changes nothing
+
+
+# ----------------------------------------------------------------------------- vector instructions chosen at run time
+_SIMD_SCRIPT = """
+import sys
+import numpy as np
+from robustcore import _core
+from robustcore.kernel_approximation import Nystroem, RandomFourierFeatures
+X = np.random.default_rng(5).normal(size=(150, 6)) * 3
+maps = [RandomFourierFeatures(n_components=40, gamma=0.7, random_state=0), Nystroem(gamma=0.7, n_components=30, random_state=0),
+        Nystroem(kernel="laplacian", gamma=0.7, n_components=30, random_state=0)]
+Z = np.hstack([m.fit(X).transform(X) for m in maps] + [maps[0].transform(X.astype(np.float32))])
+np.save(sys.argv[1], Z)
+print(_core.simd_level())
+"""
+
+
+def test_each_instruction_level_gives_the_baseline_values(tmp_path):
+    """ROBUSTCORE_SIMD caps the level of the maps' own loops (the cosine, the kernels' exponential): the
+    baseline (what a CPU without AVX2 runs) and every higher level this CPU has give the same features, within
+    the loops' few ulp (the same operations, no FMA: equal in practice, not asserted bit for bit)."""
+    import os
+
+    levels = {}
+    for cap in ("baseline", "avx2", "avx512"):
+        out = tmp_path / f"{cap}.npy"
+        env = {**os.environ, "ROBUSTCORE_SIMD": cap}
+        run = subprocess.run([sys.executable, "-c", _SIMD_SCRIPT, str(out)], env=env, capture_output=True, text=True,
+                             timeout=300)
+        assert run.returncode == 0, run.stderr
+        levels[run.stdout.strip().splitlines()[-1]] = np.load(out)
+    assert "baseline" in levels
+    assert _core.simd_level() in ("baseline", "avx2", "avx512")
+    base = levels.pop("baseline")
+    for name, Z in levels.items():
+        np.testing.assert_allclose(Z[:, :100], base[:, :100], rtol=0, atol=1e-14, err_msg=name)
+        np.testing.assert_allclose(Z[:, 100:], base[:, 100:], rtol=0, atol=1e-6, err_msg=name)  # float32 RFF

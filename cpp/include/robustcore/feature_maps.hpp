@@ -23,6 +23,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -30,6 +32,7 @@
 #include <variant>
 #include <vector>
 
+#include "blas.hpp"
 #include "data.hpp"
 #include "interrupt.hpp"
 #include "parallel.hpp"
@@ -100,29 +103,115 @@ ROBUSTCORE_FM_INLINE void scaled_cos_loop(T* x, const T* b, int64_t n, double sc
   }
 }
 
-// The build targets baseline x86-64 (SSE2: two doubles per instruction); on x86-64 with GCC or Clang the
-// loop is also compiled for AVX2 (four), chosen at run time. Both compute the same operations in the
-// same order without contraction (ISO C++ mode: no FMA), so the bits do not depend on the CPU.
+/// x[k] = exp(-scale * x[k]) for k < n, in place (scale > 0, x[k] >= 0: the kernels' distances). Branch-free
+/// and vectorisable: t = -scale x clamped to [-746, 0], t = q ln2 + r with q = round(t / ln2), |r| <= ln2 / 2
+/// by a two-part Cody-Waite reduction, e^r from its Taylor series to r^13 (truncation < 5e-18), times 2^(q + 60)
+/// built from q's bits and 2^-60 (so that the results below 2^-1022 are subnormal, not wrong, and from -746 on
+/// 0). Within 2 ulp of std::exp.
+ROBUSTCORE_FM_INLINE void neg_exp_loop(double* x, int64_t n, double scale) {
+  constexpr double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;  // fdlibm's
+  constexpr double inv_ln2 = 1.44269504088896338700e+00, magic = 6755399441055744.0;  // 1.5 * 2^52
+  constexpr double two_m60 = 8.6736173798840354721e-19;                               // 2^-60
+  const double lim = 746.0 / scale;  // x clamped as it is loaded (GCC vectorises that select, not one on -scale x)
+  for (int64_t k = 0; k < n; ++k) {
+    const double t = -scale * std::min(x[k], lim);  // a NaN stays NaN; exp(-746) rounds to 0 below
+    const double qm = t * inv_ln2 + magic;                          // round(t / ln2) + magic, as a double
+    const double q = qm - magic;
+    const double r = (t - q * ln2_hi) - q * ln2_lo;
+    double p = 1.0 / 6227020800.0;                                  // 1/13!
+    p = p * r + 1.0 / 479001600.0;                                  // 1/12!
+    p = p * r + 1.0 / 39916800.0;                                   // 1/11!
+    p = p * r + 1.0 / 3628800.0;                                    // 1/10!
+    p = p * r + 1.0 / 362880.0;                                     // 1/9!
+    p = p * r + 1.0 / 40320.0;                                      // 1/8!
+    p = p * r + 1.0 / 5040.0;                                       // 1/7!
+    p = p * r + 1.0 / 720.0;                                        // 1/6!
+    p = p * r + 1.0 / 120.0;                                        // 1/5!
+    p = p * r + 1.0 / 24.0;                                         // 1/4!
+    p = p * r + 1.0 / 6.0;                                          // 1/3!
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    // 2^(q + 60): qm's low bits hold q + 2^51 + 2^52 (two's complement in the mantissa); q + 60 + 1023 >= 1 for
+    // q >= -1076, so (bits(qm) + 60 + 1023) << 52 is the exponent field of 2^(q + 60) (the high bits shift out)
+    uint64_t bits;
+    std::memcpy(&bits, &qm, sizeof bits);
+    bits = (bits + uint64_t{1083}) << 52;
+    double two_q;
+    std::memcpy(&two_q, &bits, sizeof two_q);
+    x[k] = (p * two_q) * two_m60;
+  }
+}
+
+// The build targets baseline x86-64 (SSE2: two doubles per instruction). On x86-64 with GCC or Clang the loops
+// above are also compiled for x86-64-v3 (AVX2: four) and x86-64-v4 (AVX-512: eight), the level chosen once at
+// run time, the way NumPy does it: the highest the CPU has, capped by the environment variable
+// ROBUSTCORE_SIMD ("baseline", "avx2", "avx512"; anything else, or unset: no cap). Every level computes the same
+// operations in the same order without contraction (ISO C++ mode: no FMA), so the levels give the same values
+// (the tests compare them within a tolerance, not bit for bit).
+enum class SimdLevel { Baseline = 0, Avx2 = 1, Avx512 = 2 };
+
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX2__) && !defined(ROBUSTCORE_NO_DISPATCH)
-#define ROBUSTCORE_FM_AVX2 1
-__attribute__((target("avx2"))) inline void scaled_cos_avx2(double* x, const double* b, int64_t n, double scale) {
-  scaled_cos_loop(x, b, n, scale);
-}
-__attribute__((target("avx2"))) inline void scaled_cos_avx2(float* x, const float* b, int64_t n, double scale) {
-  scaled_cos_loop(x, b, n, scale);
-}
-inline bool has_avx2() {
-  static const bool yes = __builtin_cpu_supports("avx2");
-  return yes;
-}
+#define ROBUSTCORE_FM_DISPATCH 1
+#define ROBUSTCORE_FM_V3 __attribute__((target("avx2,bmi,bmi2,lzcnt,movbe,popcnt")))
+#define ROBUSTCORE_FM_V4 __attribute__((target("avx2,bmi,bmi2,lzcnt,movbe,popcnt,avx512f,avx512dq,avx512vl,avx512bw,avx512cd")))
+ROBUSTCORE_FM_V3 inline void scaled_cos_v3(double* x, const double* b, int64_t n, double s) { scaled_cos_loop(x, b, n, s); }
+ROBUSTCORE_FM_V3 inline void scaled_cos_v3(float* x, const float* b, int64_t n, double s) { scaled_cos_loop(x, b, n, s); }
+ROBUSTCORE_FM_V4 inline void scaled_cos_v4(double* x, const double* b, int64_t n, double s) { scaled_cos_loop(x, b, n, s); }
+ROBUSTCORE_FM_V4 inline void scaled_cos_v4(float* x, const float* b, int64_t n, double s) { scaled_cos_loop(x, b, n, s); }
+ROBUSTCORE_FM_V3 inline void neg_exp_v3(double* x, int64_t n, double s) { neg_exp_loop(x, n, s); }
+ROBUSTCORE_FM_V4 inline void neg_exp_v4(double* x, int64_t n, double s) { neg_exp_loop(x, n, s); }
 #endif
+
+/// The level the loops run at (see above), decided once per process.
+inline SimdLevel simd_level() {
+  static const SimdLevel level = [] {
+    SimdLevel cpu = SimdLevel::Baseline;
+#ifdef ROBUSTCORE_FM_DISPATCH
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2")) cpu = SimdLevel::Avx2;
+    if (cpu == SimdLevel::Avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512cd"))
+      cpu = SimdLevel::Avx512;
+#endif
+    const char* cap = std::getenv("ROBUSTCORE_SIMD");
+    SimdLevel most = SimdLevel::Avx512;
+    if (cap != nullptr) {
+      const std::string c(cap);
+      if (c == "baseline") most = SimdLevel::Baseline;
+      else if (c == "avx2") most = SimdLevel::Avx2;
+    }
+    return std::min(cpu, most);
+  }();
+  return level;
+}
+
+/// The level's name: "baseline", "avx2" or "avx512".
+inline const char* simd_level_name(SimdLevel l) {
+  return l == SimdLevel::Avx512 ? "avx512" : l == SimdLevel::Avx2 ? "avx2" : "baseline";
+}
 
 template <class T>
 inline void scaled_cos(T* x, const T* b, int64_t n, double scale) {
-#ifdef ROBUSTCORE_FM_AVX2
-  if (has_avx2()) return scaled_cos_avx2(x, b, n, scale);
+#ifdef ROBUSTCORE_FM_DISPATCH
+  switch (simd_level()) {
+    case SimdLevel::Avx512: return scaled_cos_v4(x, b, n, scale);
+    case SimdLevel::Avx2: return scaled_cos_v3(x, b, n, scale);
+    case SimdLevel::Baseline: break;
+  }
 #endif
   scaled_cos_loop(x, b, n, scale);
+}
+
+inline void neg_exp(double* x, int64_t n, double scale) {
+#ifdef ROBUSTCORE_FM_DISPATCH
+  switch (simd_level()) {
+    case SimdLevel::Avx512: return neg_exp_v4(x, n, scale);
+    case SimdLevel::Avx2: return neg_exp_v3(x, n, scale);
+    case SimdLevel::Baseline: break;
+  }
+#endif
+  neg_exp_loop(x, n, scale);
 }
 
 /// Rows [lo, hi) of a view, converted to a dense row-major double block (the Nystroem kernels work in
@@ -132,62 +221,6 @@ RowMat<double> dense_block(const View& X, int64_t lo, int64_t hi) {
   RowMat<double> B = RowMat<double>::Zero(hi - lo, X.cols());
   for (int64_t i = lo; i < hi; ++i) for_each_nz(X.row(i), [&](int64_t j, double v) { B(i - lo, j) += v; });
   return B;
-}
-
-/// C (n x N, leading dimension ldc) = A (n x k, lda) B (k x N, row-major, ldb), every entry summed over
-/// j = 0, 1, ..., k-1 in that order, one product and one sum per term (ISO C++: no FMA contraction), in
-/// the accumulator type Acc. So an entry's bits depend only on its row of A and on B: not on n, nor on
-/// where the row sits in the block -- a row mapped alone, in a batch of a shuffled pass (the fused
-/// solvers, fused_sgd.hpp) or in transform()'s blocks gives the same features. Eigen's products split
-/// the sum differently by the row's position in its register panel, so the maps do not use them.
-/// Register-blocked (4 rows x 8 columns) over packed panels of B (kc x 8, zero-padded), k in chunks of
-/// kc continued from the partial sums in C (still the same order of terms).
-template <class Acc, class TA, class TB, class TC>
-void seq_gemm(const TA* A, int64_t lda, const TB* B, int64_t ldb, TC* C, int64_t ldc, int64_t n, int64_t k,
-              int64_t N) {
-  constexpr int64_t R = 4, W = 8, KC = 256;
-  Acc panel[KC * W];
-  for (int64_t j0 = 0; j0 < k; j0 += KC) {
-    const int64_t kc = std::min(KC, k - j0);
-    for (int64_t c0 = 0; c0 < N; c0 += W) {
-      const int64_t w = std::min(W, N - c0);
-      for (int64_t j = 0; j < kc; ++j)
-        for (int64_t c = 0; c < W; ++c)
-          panel[j * W + c] = c < w ? static_cast<Acc>(B[(j0 + j) * ldb + c0 + c]) : Acc(0);
-      for (int64_t i0 = 0; i0 < n; i0 += R) {
-        const int64_t r_n = std::min(R, n - i0);
-        Acc acc[R][W];
-        for (int64_t r = 0; r < R; ++r)
-          for (int64_t c = 0; c < W; ++c)
-            acc[r][c] = (j0 > 0 && r < r_n && c < w) ? static_cast<Acc>(C[(i0 + r) * ldc + c0 + c]) : Acc(0);
-        if (r_n == R) {
-          const TA* a0 = A + i0 * lda + j0;
-          for (int64_t j = 0; j < kc; ++j) {
-            const Acc* p = panel + j * W;
-            const Acc x0 = static_cast<Acc>(a0[j]), x1 = static_cast<Acc>(a0[lda + j]),
-                      x2 = static_cast<Acc>(a0[2 * lda + j]), x3 = static_cast<Acc>(a0[3 * lda + j]);
-            for (int64_t c = 0; c < W; ++c) {
-              acc[0][c] += x0 * p[c];
-              acc[1][c] += x1 * p[c];
-              acc[2][c] += x2 * p[c];
-              acc[3][c] += x3 * p[c];
-            }
-          }
-        } else {
-          for (int64_t r = 0; r < r_n; ++r) {
-            const TA* a = A + (i0 + r) * lda + j0;
-            for (int64_t j = 0; j < kc; ++j) {
-              const Acc* p = panel + j * W;
-              const Acc x = static_cast<Acc>(a[j]);
-              for (int64_t c = 0; c < W; ++c) acc[r][c] += x * p[c];
-            }
-          }
-        }
-        for (int64_t r = 0; r < r_n; ++r)
-          for (int64_t c = 0; c < w; ++c) C[(i0 + r) * ldc + c0 + c] = static_cast<TC>(acc[r][c]);
-      }
-    }
-  }
 }
 
 inline void check_rows(int64_t X_cols, int64_t d, int64_t X_rows, int64_t lo, int64_t hi, int64_t ld, int64_t D,
@@ -237,7 +270,7 @@ class RandomFourierMap {
     const int64_t m = hi - lo;
     if (m == 0) return;
     if constexpr (!View::is_sparse) {
-      detail::seq_gemm<T>(X.data + lo * d_, d_, wt, D_, out, ld, m, d_, D_);
+      blas::gemm<T>(X.data + lo * d_, d_, wt, D_, out, ld, m, d_, D_);
     } else {
       for (int64_t i = lo; i < hi; ++i) {
         T* o = out + (i - lo) * ld;
@@ -289,6 +322,7 @@ class NystroemMap {
     L_ = detail::ConstRowMap<double>(landmarks, m_, d_);
     Lt_ = L_.transpose();
     Nt_ = detail::ConstRowMap<double>(normalization, D_, m_).transpose();
+    Nt32_ = Nt_.cast<float>();
     lsq_ = L_.rowwise().squaredNorm();
     labs_ = L_.cwiseAbs().rowwise().sum();
   }
@@ -304,7 +338,6 @@ class NystroemMap {
     if (n == 0) return;
     Eigen::Map<detail::RowMat<double>> Km(K, n, m_);
     if constexpr (!View::is_sparse) {
-      // every entry from its own row alone, in a fixed order (seq_gemm's contract)
       const detail::RowMat<double> B = detail::dense_block(X, lo, hi);
       if (kind_ == KernelKind::Laplacian) {
         for (int64_t i = 0; i < n; ++i)
@@ -314,7 +347,7 @@ class NystroemMap {
             Km(i, j) = s;
           }
       } else {
-        detail::seq_gemm<double>(B.data(), d_, Lt_.data(), m_, K, m_, n, d_, m_);
+        blas::gemm<double>(B.data(), d_, Lt_.data(), m_, K, m_, n, d_, m_);
         if (kind_ == KernelKind::Rbf) {
           for (int64_t i = 0; i < n; ++i) {
             double bsq = 0.0;
@@ -350,21 +383,12 @@ class NystroemMap {
           for (int64_t j = 0; j < m_; ++j) k[j] = std::max(xsq + lsq_(j) - 2.0 * k[j], 0.0);
       }
     }
-    // Km holds squared distances (rbf), L1 distances (laplacian) or inner products (polynomial)
-    // row by row through one aligned buffer, so that Eigen's vectorised exp splits every row alike
-    Eigen::ArrayXd tmp(m_);
-    for (int64_t i = 0; i < n; ++i) {
-      double* k = K + i * m_;
-      std::copy(k, k + m_, tmp.data());
-      switch (kind_) {
-        case KernelKind::Rbf:
-        case KernelKind::Laplacian: tmp = (-gamma_ * tmp).exp(); break;
-        case KernelKind::Polynomial:
-          if (degree_ == 1.0) tmp = gamma_ * tmp + coef0_;
-          else for (int64_t j = 0; j < m_; ++j) tmp(j) = std::pow(gamma_ * tmp(j) + coef0_, degree_);
-          break;
-      }
-      std::copy(tmp.data(), tmp.data() + m_, k);
+    // K holds squared distances (rbf), L1 distances (laplacian) or inner products (polynomial)
+    if (kind_ != KernelKind::Polynomial) {
+      detail::neg_exp(K, n * m_, gamma_);
+    } else {
+      for (int64_t k = 0; k < n * m_; ++k)
+        K[k] = degree_ == 1.0 ? gamma_ * K[k] + coef0_ : std::pow(gamma_ * K[k] + coef0_, degree_);
     }
   }
 
@@ -378,12 +402,10 @@ class NystroemMap {
     detail::RowMat<double> K(n, m_);
     kernel_rows(X, lo, hi, K.data());
     if constexpr (std::is_same_v<T, double>) {
-      detail::seq_gemm<double>(K.data(), m_, Nt_.data(), D_, out, ld, n, m_, D_);
-    } else {
-      detail::RowMat<double> O(n, D_);
-      detail::seq_gemm<double>(K.data(), m_, Nt_.data(), D_, O.data(), D_, n, m_, D_);
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t c = 0; c < D_; ++c) out[i * ld + c] = static_cast<T>(O(i, c));
+      blas::gemm<double>(K.data(), m_, Nt_.data(), D_, out, ld, n, m_, D_);
+    } else {  // float32 data: the kernel rounded to float32, the product in float32 (scikit-learn's precision)
+      const detail::RowMat<float> K32 = K.cast<float>();
+      blas::gemm<float>(K32.data(), m_, Nt32_.data(), D_, out, ld, n, m_, D_);
     }
   }
 
@@ -392,6 +414,7 @@ class NystroemMap {
   double gamma_ = 1.0, coef0_ = 0.0, degree_ = 1.0;
   int64_t m_ = 0, d_ = 0, D_ = 0;
   detail::RowMat<double> L_, Lt_, Nt_;  // m x d, d x m, m x D
+  detail::RowMat<float> Nt32_;          // Nt_ for float32 data
   Eigen::VectorXd lsq_, labs_;          // ||l_j||^2, ||l_j||_1
 };
 
@@ -505,9 +528,17 @@ inline int64_t default_block_rows(int64_t n_components, int64_t scalar_bytes) {
   return std::clamp<int64_t>(r, 32, 1024);
 }
 
+/// Rows per block of transform(): four times default_block_rows (about 4 MiB of output), at most 1024. The
+/// BLAS packs the map's matrix (W, or Nystroem's m x D normalisation: 8 MB at m = D = 1000) once per call, so
+/// a block of 131 rows (1 MiB at D = 1000) paid that packing about once per 260 MFLOP of product; 524 rows
+/// pay it a quarter as often (issue 42, docs/benchmarks/kernel_approximation.md).
+inline int64_t transform_block_rows(int64_t n_components, int64_t scalar_bytes) {
+  return std::min<int64_t>(4 * default_block_rows(n_components, scalar_bytes), 1024);
+}
+
 /// out (X.rows() x map.n_components(), row-major) = the map of every row of X, on n_threads threads
 /// (contiguous row ranges of about equal stored values; the caller's thread runs the first), in blocks
-/// of block_rows (0: default_block_rows), polling for interrupts after each block.
+/// of block_rows (0: transform_block_rows), polling for interrupts after each block.
 template <class Map, class View>
 void transform(const Map& map, const View& X, typename View::Scalar* out, int n_threads = 1, int64_t block_rows = 0) {
   using T = typename View::Scalar;
@@ -517,7 +548,7 @@ void transform(const Map& map, const View& X, typename View::Scalar* out, int n_
   if (n_threads < 1) throw std::invalid_argument("transform: n_threads must be >= 1");
   const int64_t n = X.rows(), D = map.n_components();
   if (n == 0) return;
-  if (block_rows <= 0) block_rows = default_block_rows(D, static_cast<int64_t>(sizeof(T)));
+  if (block_rows <= 0) block_rows = transform_block_rows(D, static_cast<int64_t>(sizeof(T)));
   const int64_t n_blocks = (n + block_rows - 1) / block_rows;
   const int P = static_cast<int>(std::min<int64_t>(n_threads, n_blocks));
   // contiguous groups of blocks, of about equal cost (stored values + the per-row output work)

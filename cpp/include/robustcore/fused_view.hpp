@@ -13,9 +13,9 @@
 // on demand: the next `batch` rows when the reads go in order, else a single row.
 // Memory: O(batch (D + d)) beyond the data and the map's own O(D d) (RFF) / O(m (d + D)) (Nystroem).
 //
-// Same bits as transform-then-fit: the maps compute every feature from its own row in a fixed order
-// (feature_maps.hpp's seq_gemm), so a row mapped in a batch of a shuffled pass equals its row of
-// transform(). A float32 base view is mapped in float32 (transform's values for float32 data) and widened
+// The features equal transform()'s within rounding: the maps' products go through blas::gemm (blas.hpp),
+// whose BLAS may sum a row's terms in an order that depends on the block it is mapped in (same bits with
+// the baseline product, which sums every feature from its own row in a fixed order). A float32 base view is mapped in float32 (transform's values for float32 data) and widened
 // to double, exactly as the solvers widen a float32 row's values (data.hpp's row functions).
 // Not with Shuffle::Block (a copy of the data in a shuffled order): fused_sgd_fit refuses it.
 #pragma once
