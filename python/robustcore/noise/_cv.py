@@ -943,8 +943,10 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         lines.append("")
         lines.append(f"{'rank':>4}  {'remedy':<10} {'params':<{width}} {'corrected':>9} {'± std':>6} "
                      f"{'noisy':>6} {'± std':>6} {'folds':>5} {'fit s':>6}")
+        n_folds = int(r["n_splits"].max())
         for i in np.argsort(r["rank_test_score"], kind="stable"):
-            mark = "  <- best" if i == self.best_index_ else ""
+            mark = ("  <- best" if i == self.best_index_ else
+                    f"  (screened out on {r['n_splits'][i]} folds)" if r["n_splits"][i] < n_folds else "")
             lines.append(f"{r['rank_test_score'][i]:>4}  {r['remedy'][i]:<10} {params[i]:<{width}} "
                          f"{r['mean_corrected_score'][i]:>9.4f} {r['std_corrected_score'][i]:>6.3f} "
                          f"{r['mean_noisy_score'][i]:>6.4f} {r['std_noisy_score'][i]:>6.3f} {r['n_splits'][i]:>5} "
