@@ -16,10 +16,16 @@ model; each shard trains the KernelClassifier's linear estimator on its rows' fe
 batch by batch (``robustcore.kernel_approximation.MappedFeatures``: no partition's n x D matrix), and the driver
 mixes the linear models by the same rule. The fitted model is a ``KernelClassifier`` (``to_local()``).
 
+Noisy labels: ``estimate_transition``, ``find_label_issues`` (also from your own ``pred_probs`` as a dask array) and
+``out_of_fold_proba`` (per partition) compute the transition matrix and the label issues from per-partition sums,
+counts and order statistics (``robustcore.noise.distributed``; ``robustcore.noise``'s functions given a dask
+collection run them).
+
 The driver lives with the linear models it trains (``linear_model/_mixing.py``, the worker side
 ``linear_model/_shards.py``). Needs the optional dependencies: ``pip install "robustcore[dask]"``.
 """
 
 from .linear_model._mixing import MAP_SAMPLE_ROWS, ParameterMixingClassifier
+from .noise.distributed import NoiseOnPartitions, estimate_transition, find_label_issues, out_of_fold_proba
 
-__all__ = ["ParameterMixingClassifier"]
+__all__ = ["ParameterMixingClassifier", "estimate_transition", "find_label_issues", "out_of_fold_proba"]
