@@ -147,3 +147,77 @@ def test_bad_input_names_the_argument():
     y_sorted = np.sort(y)  # the first partitions hold one class only
     with pytest.raises(ValueError, match="every class in every partition"):
         distributed.out_of_fold_proba(da.from_array(X, chunks=(250, -1)), da.from_array(y_sorted, chunks=250)).compute()
+
+
+# ----------------------------------------------------------------------------- the distributed NoisyLabelClassifierCV
+@pytest.fixture(scope="module")
+def threads_client():
+    import logging
+
+    distributed_ = pytest.importorskip("distributed")
+    with dask.config.set(scheduler="distributed"), distributed_.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
+            silence_logs=logging.CRITICAL) as cluster, distributed_.Client(cluster) as c:
+        yield c
+
+
+def _planted_noisy(n=8000, d=10, seed=0):
+    X, y = make_classification(n_samples=n + 2000, n_features=d, class_sep=1.5, flip_y=0, random_state=seed)
+    y_noisy = noise.flip_labels(y[:n], {1: 0.3, 0: 0.1}, random_state=seed)
+    return X[:n], y[:n], y_noisy, X[n:], y[n:]
+
+
+def test_lazy_results_keep_their_partitions_on_a_cluster(threads_client):
+    """The label issues are lazy dask arrays computed on the workers after the call returned (the persisted
+    probabilities stay alive with them)."""
+    import gc
+
+    _, _, y, P = _binary(n=3000)
+    mask = noise.find_label_issues(labels=da.from_array(y, chunks=600), pred_probs=da.from_array(P, chunks=(600, -1)),
+                                   return_mask=True)
+    gc.collect()
+    np.testing.assert_array_equal(mask.compute(), noise.find_label_issues(labels=y, pred_probs=P, return_mask=True))
+
+
+def test_noisy_label_cv_on_dask_estimates_the_rates_and_beats_the_plain_fit(threads_client):
+    from robustcore.dask import NoisyLabelClassifierCV
+
+    X, y_clean, y, X_test, y_test = _planted_noisy()
+    Xd, yd = da.from_array(X, chunks=(2000, -1)), da.from_array(y, chunks=2000)
+    clf = NoisyLabelClassifierCV(remedies=("corrected", "pruned", "sramp"), max_iter=5, random_state=0).fit(Xd, yd)
+    assert list(clf.cv_results_["remedy"]) == ["plain", "corrected", "pruned", "sramp"]  # plain always a candidate
+    assert clf.best_remedy_ == clf.cv_results_["remedy"][np.argmax(clf.cv_results_["corrected_score"])]
+    np.testing.assert_allclose(clf.noise_rates_, [0.1, 0.3], atol=0.05)
+    plain = clf.cv_results_["corrected_score"][0]
+    assert clf.cv_results_["corrected_score"].max() > plain  # a remedy helps under 30% / 10% flips
+    # better than the plain fit on the noisy labels, near the in-memory class on the same rows
+    import robustcore as rc
+
+    accuracy = clf.score(X_test, y_test)
+    assert accuracy > rc.LinearClassifier(loss="log_loss", solver="saga", random_state=0).fit(X, y).score(X_test, y_test)
+    assert accuracy > rc.NoisyLabelClassifierCV(random_state=0).fit(X, y).score(X_test, y_test) - 0.03
+    assert isinstance(clf.predict(da.from_array(X_test, chunks=(500, -1))), da.Array)
+    issues, mask = dask.compute(clf.label_issues_, clf.label_issue_mask_)
+    assert mask.sum() == len(issues) and mask[issues].all()
+    assert (y != y_clean)[issues].mean() > 0.8
+    # the same T and flags as the in-memory functions on the same out-of-fold probabilities
+    P = clf.posterior_.compute()
+    np.testing.assert_allclose(clf.transition_matrix_, noise.estimate_transition(labels=y, pred_probs=P), atol=1e-4)
+    np.testing.assert_array_equal(mask, noise.find_label_issues(labels=y, pred_probs=P, return_mask=True))
+
+
+def test_noisy_label_cv_mixing_posterior_and_pruning_on_the_workers(threads_client):
+    from robustcore.dask import NoisyLabelClassifierCV
+
+    X, _, y, X_test, y_test = _planted_noisy(n=6000, seed=1)
+    Xd, yd = da.from_array(X, chunks=(1000, -1)), da.from_array(y, chunks=1000)
+    clf = NoisyLabelClassifierCV(remedies=("pruned",), posterior="mixing", cv=3, max_iter=5, random_state=0)
+    clf.fit(Xd, yd)
+    np.testing.assert_allclose(clf.noise_rates_, [0.1, 0.3], atol=0.04)
+    assert clf.best_remedy_ in ("plain", "pruned") and clf.score(X_test, y_test) > 0.9
+    with pytest.raises(ValueError, match="at least cv=5 partitions"):
+        NoisyLabelClassifierCV(posterior="mixing").fit(Xd[:3000], yd[:3000])
+    with pytest.raises(ValueError, match="at least 2 partitions"):
+        NoisyLabelClassifierCV().fit(da.from_array(X, chunks=(6000, -1)), da.from_array(y, chunks=6000))
+    with pytest.raises(ValueError, match="remedies must be among"):
+        NoisyLabelClassifierCV(remedies=("hinge",)).fit(Xd, yd)

@@ -235,9 +235,12 @@ def blocks(X, y, sample_weight=None):
                 v = v[:, 0]
             if v.ndim != 1:
                 raise ValueError(f"{name} must be 1-d, got a dask array of shape {v.shape}")
-            if v.shape[0] != X.shape[0]:
+            if np.isnan(X.shape[0]) or np.isnan(v.shape[0]):  # rows selected by a mask: partitioned alike, sizes
+                pass                                           # checked per partition (load_shard)
+            elif v.shape[0] != X.shape[0]:
                 raise ValueError(f"X has {X.shape[0]} rows but {name} has {v.shape[0]}")
-            v = v.rechunk((X.chunks[0],))
+            else:
+                v = v.rechunk((X.chunks[0],))
         blocks = list(v.to_delayed().ravel()) if isinstance(v, da.Array) else list(v.to_delayed())
         if len(blocks) != len(x_blocks):
             raise ValueError(f"X has {len(x_blocks)} partitions but {name} has {len(blocks)}; partition them alike")

@@ -38,8 +38,10 @@ import numpy as np
 from ._transition import (_METHODS, _binary_transition, _logit_of, _transition_anchor, _transition_from_joint,
                           asymptote_weigh, bounded_sigmoid_fit, bounded_sigmoid_objective, bounded_sigmoid_sums,
                           eta_map, kAnchorQ, wrong_label_counts)
+from ._meta import default_linear_estimator
 
-__all__ = ["estimate_transition", "find_label_issues", "out_of_fold_proba", "NoiseOnPartitions"]
+__all__ = ["NoiseOnPartitions", "default_linear_estimator", "estimate_transition", "find_label_issues",
+           "out_of_fold_proba"]
 
 #: histogram bins per pass of ``order_statistic``, and the number of values it gathers once a bin holds no more
 kSelectBins, kSelectGather = 2048, 65536
@@ -265,12 +267,17 @@ class NoiseOnPartitions:
         mask = self.rows(_flag_block, bool, lambda p: (thresholds, quotas[p]))
         return mask, self.rows(_margins_block, np.float64), int(sum(wrong))
 
+    def weights(self, weigh):
+        """Every row's importance weight by ``weigh`` (``weighting``'s), a lazy dask array computed on the workers."""
+        return self.rows(_weights_block, np.float64, lambda p: (weigh,))
+
     def rows(self, fn, dtype, args=lambda p: ()):
         """A lazy 1-d dask array, one value per row, partitioned like the labels: fn(labels, P, classes, *args(p))
-        on partition p."""
-        parts = [da.from_delayed(dask.delayed(fn)(yb, Pb, self.classes, *args(p)), shape=(nb,), dtype=dtype)
-                 for p, (yb, Pb, nb) in enumerate(zip(self.y_blocks, self.P_blocks, self.P.chunks[0]))]
-        return da.concatenate(parts) if parts else da.zeros(0, dtype=dtype)
+        on partition p. Built on the persisted arrays themselves (``map_blocks``), so it keeps them on the workers
+        for as long as it lives (delayed blocks of a persisted array do not)."""
+        table = [args(p) for p in range(len(self.P.chunks[0]))]
+        return da.map_blocks(_rows_block, self.P, self.y[:, None], fn, self.classes, table, drop_axis=1, dtype=dtype,
+                             meta=np.empty((0,), dtype=dtype))
 
 
 class _Weigh:
@@ -285,6 +292,10 @@ class _Weigh:
 
 
 # ----------------------------------------------------------------------------- per partition (on the workers)
+def _rows_block(P, y, fn, classes, table, block_id=None):
+    return fn(y[:, 0], P, classes, *table[block_id[0]])
+
+
 def _check_part(y, P, classes):
     y, P = np.asarray(y), np.asarray(P, dtype=np.float64)
     if P.shape[0] != y.shape[0]:
