@@ -110,6 +110,15 @@ def linear_scores(X, coef, intercept, fmap=None):
 SCORE_ROWS = 4096
 
 
+def map_shard(shard, fmap):
+    """A shard with its rows replaced by their features under the fitted map ``fmap`` (mapped once, on the
+    worker that holds the rows: the materialised path of ``KernelClassifier``, for partitions whose features fit
+    its ``max_memory_mb``)."""
+    X, y, sample_weight = shard
+    Z = fmap.transform(X) if X.shape[0] else np.empty((0, len(fmap.get_feature_names_out())))
+    return Z, y, sample_weight
+
+
 def sample_shard(shard, k, seed):
     """k of a shard's rows, drawn without replacement by ``seed`` (their order kept): a partition's share of
     the sample a kernel's feature map is fitted on."""
