@@ -2,7 +2,7 @@
 Dask: noisy labels end to end, the rows never leave the workers
 ================================================================
 
-:class:`robustcore.dask.NoisyLabelClassifierCV` runs the noisy-label pipeline on a partitioned dask array: the
+:class:`robustcore.dask.DaskNoisyLabelClassifierCV` runs the noisy-label pipeline on a partitioned dask array: the
 out-of-fold probabilities per partition on the workers that hold it, the flip rates and the label issues from
 per-partition sums, counts and order statistics, the remedies (plain, importance-weighted, pruned, a bounded
 loss) each trained by :class:`~robustcore.dask.ParameterMixingClassifier` and chosen by the noise-corrected
@@ -19,7 +19,7 @@ import numpy as np
 from distributed import Client, LocalCluster
 
 from robustcore import noise
-from robustcore.dask import NoisyLabelClassifierCV
+from robustcore.dask import DaskNoisyLabelClassifierCV
 
 for name in ("distributed", "tornado"):
     logging.getLogger(name).setLevel(logging.CRITICAL)
@@ -46,7 +46,7 @@ X_test, _, y_test = partition(999)
 with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
                   silence_logs=logging.CRITICAL) as cluster, Client(cluster):
     X, y, clean = dask.persist(X, y, clean)  # made on the workers
-    clf = NoisyLabelClassifierCV(max_iter=5, random_state=0).fit(X, y)
+    clf = DaskNoisyLabelClassifierCV(max_iter=5, random_state=0).fit(X, y)
     issues, flipped = dask.compute(clf.label_issues_, y != clean)
     print(f"estimated flip rates {np.round(clf.noise_rates_, 3)} (true 0.1, 0.3); remedy {clf.best_remedy_}; "
           f"clean test accuracy {clf.score(X_test, y_test):.3f}")
@@ -59,5 +59,5 @@ fig, ax = plt.subplots(figsize=(5.5, 3.2), constrained_layout=True)
 ax.barh(clf.cv_results_["remedy"], clf.cv_results_["corrected_score"], color="tab:blue")
 ax.set_xlim(min(clf.cv_results_["corrected_score"]) - 0.02, 1.0)
 ax.set_xlabel("noise-corrected accuracy on held-out partitions")
-ax.set_title(f"NoisyLabelClassifierCV on dask: winner {clf.best_remedy_}")
+ax.set_title(f"DaskNoisyLabelClassifierCV: winner {clf.best_remedy_}")
 plt.show()

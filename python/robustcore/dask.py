@@ -46,11 +46,11 @@ from .noise import ILL_CONDITIONED_T, corrected_accuracy
 from .noise.distributed import (NoiseOnPartitions, default_linear_estimator, estimate_transition, find_label_issues,
                                 out_of_fold_proba)
 
-__all__ = ["NoisyLabelClassifierCV", "ParameterMixingClassifier", "estimate_transition", "find_label_issues",
+__all__ = ["DaskNoisyLabelClassifierCV", "ParameterMixingClassifier", "estimate_transition", "find_label_issues",
            "out_of_fold_proba"]
 
 
-class NoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
+class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
     """``robustcore.NoisyLabelClassifierCV`` on a ``dask.distributed`` cluster: the noise estimated once, the remedy
     chosen by the noise-corrected accuracy, every model trained by ``ParameterMixingClassifier``; the rows stay on
     the workers.
@@ -112,13 +112,13 @@ class NoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
     >>> from distributed import Client, LocalCluster
     >>> from sklearn.datasets import make_classification
     >>> from robustcore import noise
-    >>> from robustcore.dask import NoisyLabelClassifierCV
+    >>> from robustcore.dask import DaskNoisyLabelClassifierCV
     >>> X, y = make_classification(n_samples=4000, n_features=10, class_sep=2.0, random_state=0)
     >>> y_noisy = noise.flip_labels(y, {1: 0.3, 0: 0.1}, random_state=0)
     >>> with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
     ...                   silence_logs=logging.CRITICAL) as cluster, Client(cluster):
     ...     Xd, yd = da.from_array(X, chunks=(1000, -1)), da.from_array(y_noisy, chunks=1000)
-    ...     clf = NoisyLabelClassifierCV(random_state=0).fit(Xd, yd)
+    ...     clf = DaskNoisyLabelClassifierCV(random_state=0).fit(Xd, yd)
     ...     accuracy = clf.score(X, y)
     ...
     >>> clf.best_remedy_ in ("plain", "corrected", "pruned", "sramp"), bool(accuracy > 0.9)
@@ -171,7 +171,7 @@ class NoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
         return ParameterMixingClassifier(est, max_iter=self.max_iter, random_state=seed)
 
     @fit_method
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> NoisyLabelClassifierCV:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> DaskNoisyLabelClassifierCV:
         """Estimate the noise, score the remedies on held-out partitions, refit the winner on all partitions."""
         try:
             client = get_client()

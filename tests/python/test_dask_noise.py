@@ -180,11 +180,11 @@ def test_lazy_results_keep_their_partitions_on_a_cluster(threads_client):
 
 
 def test_noisy_label_cv_on_dask_estimates_the_rates_and_beats_the_plain_fit(threads_client):
-    from robustcore.dask import NoisyLabelClassifierCV
+    from robustcore.dask import DaskNoisyLabelClassifierCV
 
     X, y_clean, y, X_test, y_test = _planted_noisy()
     Xd, yd = da.from_array(X, chunks=(2000, -1)), da.from_array(y, chunks=2000)
-    clf = NoisyLabelClassifierCV(remedies=("corrected", "pruned", "sramp"), max_iter=5, random_state=0).fit(Xd, yd)
+    clf = DaskNoisyLabelClassifierCV(remedies=("corrected", "pruned", "sramp"), max_iter=5, random_state=0).fit(Xd, yd)
     assert list(clf.cv_results_["remedy"]) == ["plain", "corrected", "pruned", "sramp"]  # plain always a candidate
     assert clf.best_remedy_ == clf.cv_results_["remedy"][np.argmax(clf.cv_results_["corrected_score"])]
     np.testing.assert_allclose(clf.noise_rates_, [0.1, 0.3], atol=0.05)
@@ -207,17 +207,17 @@ def test_noisy_label_cv_on_dask_estimates_the_rates_and_beats_the_plain_fit(thre
 
 
 def test_noisy_label_cv_mixing_posterior_and_pruning_on_the_workers(threads_client):
-    from robustcore.dask import NoisyLabelClassifierCV
+    from robustcore.dask import DaskNoisyLabelClassifierCV
 
     X, _, y, X_test, y_test = _planted_noisy(n=6000, seed=1)
     Xd, yd = da.from_array(X, chunks=(1000, -1)), da.from_array(y, chunks=1000)
-    clf = NoisyLabelClassifierCV(remedies=("pruned",), posterior="mixing", cv=3, max_iter=5, random_state=0)
+    clf = DaskNoisyLabelClassifierCV(remedies=("pruned",), posterior="mixing", cv=3, max_iter=5, random_state=0)
     clf.fit(Xd, yd)
     np.testing.assert_allclose(clf.noise_rates_, [0.1, 0.3], atol=0.04)
     assert clf.best_remedy_ in ("plain", "pruned") and clf.score(X_test, y_test) > 0.9
     with pytest.raises(ValueError, match="at least cv=5 partitions"):
-        NoisyLabelClassifierCV(posterior="mixing").fit(Xd[:3000], yd[:3000])
+        DaskNoisyLabelClassifierCV(posterior="mixing").fit(Xd[:3000], yd[:3000])
     with pytest.raises(ValueError, match="at least 2 partitions"):
-        NoisyLabelClassifierCV().fit(da.from_array(X, chunks=(6000, -1)), da.from_array(y, chunks=6000))
+        DaskNoisyLabelClassifierCV().fit(da.from_array(X, chunks=(6000, -1)), da.from_array(y, chunks=6000))
     with pytest.raises(ValueError, match="remedies must be among"):
-        NoisyLabelClassifierCV(remedies=("hinge",)).fit(Xd, yd)
+        DaskNoisyLabelClassifierCV(remedies=("hinge",)).fit(Xd, yd)
