@@ -30,10 +30,13 @@ from __future__ import annotations
 from numbers import Integral, Real
 from typing import Any
 
-import dask
-import dask.array as da
+try:
+    import dask
+    import dask.array as da
+    from distributed import get_client
+except ImportError as e:  # pragma: no cover - exercised in an environment without dask
+    raise ImportError('robustcore.dask needs dask and distributed: pip install "robustcore[dask]"') from e
 import numpy as np
-from distributed import get_client
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
