@@ -10,15 +10,17 @@ import os
 import sys
 import time
 
-import numpy as np
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from bench_dask import _dask_noisy
-from distributed import Client, LocalCluster
 import dask
-from robustcore.noise import distributed as nd
-from robustcore.dask import ParameterMixingClassifier
-import robustcore as rc
 import dask.array as da
+import numpy as np
+from distributed import Client, LocalCluster
+
+import robustcore as rc
+from robustcore.dask import ParameterMixingClassifier
+from robustcore.noise import distributed as nd
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench_dask import _dask_noisy  # noqa: E402
 
 n, d, parts = int(sys.argv[1]), 20, int(sys.argv[2])
 with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None, silence_logs=logging.CRITICAL) as c, Client(c):

@@ -103,6 +103,8 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
     cv_results_ : dict {"remedy": array, "corrected_score": array}. transition_matrix_, noise_rates_ (1 - diag T).
     label_issues_ : lazy dask array of the flagged rows, most suspicious first (``find_label_issues``' ranking);
     label_issue_mask_ : lazy dask boolean mask over the rows; label_quality_ : lazy dask array of the margins.
+    posterior_ : the out-of-fold probabilities, a dask array persisted on the workers (they stay there while the
+    estimator or one of these lazy arrays lives).
     classes_, n_features_in_, n_partitions_.
 
     Fit on dask collections (or in-memory arrays, cut into one partition per worker) with a
@@ -233,7 +235,7 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
         for name, value in dict(estimator_=final, best_remedy_=remedies[best], transition_matrix_=T,
                                 noise_rates_=1.0 - np.diag(T), classes_=classes, n_features_in_=X.shape[1],
                                 n_partitions_=n_parts, label_issues_=issues, label_issue_mask_=mask,
-                                label_quality_=margins, posterior_=P,
+                                label_quality_=margins, posterior_=noisy.P,
                                 cv_results_={"remedy": np.array(remedies),
                                              "corrected_score": np.array(scores)}).items():
             setattr(self, name, value)
