@@ -426,8 +426,21 @@ def out_of_fold_proba(X: Any, y: Any, estimator: Any = None, cv: int = 5, random
     at least ``cv`` rows of every class.
 
     Per-partition folds train each fold model on 1 - 1/cv of one partition's rows, not of all rows; with
-    partitions of tens of thousands of rows a linear posterior is as good (docs/benchmarks/dask.md measures the
-    rate estimates against fold models trained on all partitions by parameter mixing)."""
+    partitions of thousands of rows a linear posterior is as good (docs/benchmarks/dask.md measures the rate
+    estimates against fold models trained on all partitions by parameter mixing).
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from sklearn.datasets import make_classification
+    >>> from robustcore.dask import out_of_fold_proba
+    >>> X, y = make_classification(n_samples=2000, n_features=5, random_state=0)
+    >>> P = out_of_fold_proba(da.from_array(X, chunks=(500, -1)), da.from_array(y, chunks=500), random_state=0)
+    >>> P.shape, P.chunks[0]
+    ((2000, 2), (500, 500, 500, 500))
+    >>> bool(abs(P.sum(axis=1) - 1).max().compute() < 1e-9)
+    True
+    """
     from .._validation import seed_from_random_state
 
     X = _as_rows(X, "X", 2)
