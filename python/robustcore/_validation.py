@@ -26,8 +26,8 @@ def check_not_dask(obj, name="X"):
             f"{name} is a dask collection ({type(obj).__name__}); robustcore's in-memory estimators and functions "
             "would compute all of it into this process's memory. Use the distributed path, robustcore.dask: "
             "ParameterMixingClassifier (a LinearClassifier or KernelClassifier trained where the partitions live), "
-            "DaskNoisyLabelClassifierCV (NoisyLabelClassifierCV's), estimate_transition, find_label_issues (also from dask pred_probs), "
-            "out_of_fold_proba; "
+            "DaskNoisyLabelClassifierCV (NoisyLabelClassifierCV's), estimate_transition, find_label_issues (also "
+            "from dask pred_probs), out_of_fold_proba; "
             f"or pass {name}.compute() when it fits in memory")
     return obj
 

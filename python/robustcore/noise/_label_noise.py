@@ -543,7 +543,8 @@ def estimate_transition(X: MatrixLike | None = None, y: ArrayLike | None = None,
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
     y, pred_proba = _cleanlab_spellings(X, y, labels, pred_proba, pred_probs)
     if _any_dask(X, y, pred_proba):  # computed where the partitions live
-        return _distributed().estimate_transition(X, y, estimator, cv, random_state, method=method, pred_proba=pred_proba)
+        return _distributed().estimate_transition(X, y, estimator, cv, random_state, method=method,
+                                                  pred_proba=pred_proba)
     y = np.asarray(y)
     labels, P = _labels_and_proba(X, y, estimator, cv, random_state, n_jobs, pred_proba)
     if method == "auto":

@@ -112,8 +112,8 @@ class NoiseOnPartitions:
         if K < 2:
             raise ValueError(f"need at least 2 classes, got {K}")
         if self.P.shape[1] != K:
-            raise ValueError(f"pred_probs has {self.P.shape[1]} columns but the labels have {K} classes: pass one column "
-                             "per class, in the order of np.unique(labels)")
+            raise ValueError(f"pred_probs has {self.P.shape[1]} columns but the labels have {K} classes: pass one "
+                             "column per class, in the order of np.unique(labels)")
         checks = _compute([dask.delayed(_check_part)(yb, Pb, self.classes) for yb, Pb in zip(self.y_blocks,
                                                                                              self.P_blocks)])
         self.counts = np.sum([c for c in checks], axis=0).astype(np.int64)
@@ -163,7 +163,8 @@ class NoiseOnPartitions:
         rows = []
         for i in range(K):
             pos = (self.n - 1) * quantile
-            lo, hi = self.order_statistic(_column, int(np.floor(pos)), i), self.order_statistic(_column, int(np.ceil(pos)), i)
+            lo = self.order_statistic(_column, int(np.floor(pos)), i)
+            hi = self.order_statistic(_column, int(np.ceil(pos)), i)
             q = lo + (hi - lo) * (pos - np.floor(pos))
             near = self._map(_nearest_row, i, q)
             rows.append(min(near, key=lambda t: t[0])[1])  # the first partition's on ties, as np.argmin
