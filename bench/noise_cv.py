@@ -1,7 +1,7 @@
 """NoisyLabelClassifierCV (issue 32) against cleanlab's CleanLearning: speed on the same data and folds, and
 clean test error on generated data with known noise and on noise-bench's real sets.
 
-    python bench/noise_cv.py speed [--repeats 3]      # medians of repeats, same process, interleaved
+    python bench/noise_cv.py speed [--repeats 3] [--sparse-rows 100000 1000000]   # medians, same process, interleaved
     python bench/noise_cv.py accuracy [--seeds 3] [--first-seed 0]   # the table of the README paragraph
     python bench/noise_cv.py accuracy --grid [--settings "q=0.4" ...]   # + the grid / selection split
     python bench/noise_cv.py accuracy --explore --dump FILE   # for bench/studies/noise_cv_replay.py FILE
@@ -123,8 +123,23 @@ def speed(repeats, sets):
     return rows
 
 
-def speed_sets(full):
+def generated_sparse(n, d=2000, nnz=20, seed=0):
+    """Issue 40's sparse problem: n rows of ``nnz`` standard-normal values at uniform columns of ``d``, labels of a
+    random hyperplane with Gaussian noise (test rows: 2000 more)."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    m = n + 2000
+    X = sp.csr_matrix((rng.normal(size=m * nnz), rng.integers(0, d, size=m * nnz), np.arange(0, m * nnz + 1, nnz)),
+                      shape=(m, d))
+    X.sum_duplicates()
+    y = (X @ rng.normal(size=d) + 0.5 * rng.normal(size=m) > 0).astype(np.int64)
+    return X[:n], y[:n], X[n:], y[n:]
+
+
+def speed_sets(full, sparse_rows=()):
     sets = [("generated 1:1", generated(4000, 1, 0)), ("generated 1:4", generated(4000, 4, 0))]
+    sets += [(f"generated sparse {n:.0e}", generated_sparse(n)) for n in sparse_rows]
     for name in ("breast_cancer", "australian", "a7a", "ijcnn1"):
         sets.append((name + " (4000)" if name in ("a7a", "ijcnn1") else name, real(name, 4000, 0)))
     if full:
@@ -306,6 +321,9 @@ def main():
     p.add_argument("--first-seed", type=int, default=0, help="accuracy: seeds first-seed .. first-seed + seeds - 1 "
                    "(a fresh table to confirm a rule chosen on another)")
     p.add_argument("--full", action="store_true", help="speed: also a7a and ijcnn1 at full size")
+    p.add_argument("--sparse-rows", type=int, nargs="*", default=[], help="speed: also issue 40's generated sparse "
+                   "problem (2000 features, 20 nonzeros a row) at these row counts")
+    p.add_argument("--only-sparse", action="store_true", help="speed: the generated sparse problems only")
     p.add_argument("--sets", nargs="*", default=None, help="accuracy: real sets (default: noise-bench's)")
     p.add_argument("--max-train", type=int, default=4000)
     p.add_argument("--grid", action="store_true", help="accuracy: also the selection ceiling and the picks")
@@ -331,7 +349,8 @@ def main():
             return
         print("| data | rows x features | NoisyLabelClassifierCV s | CleanLearning s | ratio | shared pass s | "
               "pass / CleanLearning |\n|---|---|---|---|---|---|---|")
-        speed(args.repeats, speed_sets(args.full))
+        sets = speed_sets(args.full, args.sparse_rows)
+        speed(args.repeats, [s for s in sets if s[0].startswith("generated sparse")] if args.only_sparse else sets)
         return
     sets = args.sets if args.sets is not None else [n for n, info in ds.list_datasets(DATA_HOME).items()
                                                     if info["task"] == "binary" and ds.has_dataset(n, DATA_HOME)]

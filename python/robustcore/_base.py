@@ -31,6 +31,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 from concurrent.futures import ThreadPoolExecutor
 import warnings
@@ -128,15 +130,37 @@ def stratified_folds(y, n_splits, seed):
     return StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
 
 
+_VALIDATED: contextvars.ContextVar[bool] = contextvars.ContextVar("robustcore_validated_rows", default=False)
+
+
+@contextlib.contextmanager
+def validated_rows():
+    """Inside: robustcore estimators fitted or predicting on an array / CSR matrix in a dtype they read take it
+    as validated (no ``validate_data``, structure or magnitude check): for the internal fits of a meta-estimator
+    on rows of the X its own ``fit`` validated (``NoisyLabelClassifierCV``: ~90 fits and predictions, where
+    scikit-learn's checks cost more than the fits on small data, issue 40). Threads started by
+    ``map_problems`` inherit it; a scikit-learn estimator inside validates as always."""
+    token = _VALIDATED.set(True)
+    try:
+        yield
+    finally:
+        _VALIDATED.reset(token)
+
+
+def cached_param_names(cls, base):
+    """scikit-learn's ``_get_param_names`` of ``cls`` read once per class: scikit-learn inspects ``__init__``'s
+    signature on every get_params / clone (~30% of NoisyLabelClassifierCV's Python time on small data before
+    the cache reached the solver objects, issue 40)."""
+    if "_param_names" not in cls.__dict__:
+        cls._param_names = base._get_param_names.__func__(cls)
+    return cls._param_names
+
+
 class BaseClassifier(ClassifierMixin, BaseEstimator):
     """Base of the robustcore classifiers: float64 input (float32 too where ``_fit_dtypes`` says), CSR or dense
     (``_accept_sparse``), validated once."""
 
-    @classmethod
-    def _get_param_names(cls):  # scikit-learn reads __init__'s signature on every get_params / clone: once per class
-        if "_param_names" not in cls.__dict__:
-            cls._param_names = super()._get_param_names()
-        return cls._param_names
+    _get_param_names = classmethod(lambda cls: cached_param_names(cls, BaseEstimator))
 
     #: "csr": CSR or dense input (the linear engines); False: dense only (kernel methods)
     _accept_sparse: str | bool = "csr"
@@ -151,10 +175,13 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
     def _validate_fit_data(self, X, y, sample_weight=None, reset=True):
         """(X, y, sample_weight) validated for the engine: X C-ordered (CSR or dense) in one of ``_fit_dtypes``,
         y class labels, sample_weight None or a float64 array of one non-negative weight per row."""
-        X, y = validate_data(self, check_csr_structure(X), check_labels(y), accept_sparse=self._accept_sparse,
-                             dtype=list(self._fit_dtypes), order="C", reset=reset)
-        check_magnitude(X)
-        check_classification_targets(y)
+        if reset and self._trusted(X) and isinstance(y, np.ndarray) and y.ndim == 1 and y.shape[0] == X.shape[0]:
+            self.n_features_in_ = X.shape[1]  # what validate_data records (an array has no feature names)
+        else:
+            X, y = validate_data(self, check_csr_structure(X), check_labels(y), accept_sparse=self._accept_sparse,
+                                 dtype=list(self._fit_dtypes), order="C", reset=reset)
+            check_magnitude(X)
+            check_classification_targets(y)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
             if not np.sum(sample_weight) > 0:  # scikit-learn < 1.8 lets all-zero weights through
@@ -177,8 +204,20 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
 
     def _validate_predict_X(self, X):
         """X for decision_function / predict: float64 with the features seen in fit."""
+        if self._trusted(X) and X.dtype == np.float64 and X.shape[1] == getattr(self, "n_features_in_", -1):
+            return X
         X = validate_data(self, check_csr_structure(X), accept_sparse=self._accept_sparse, dtype=np.float64, reset=False)
         return check_magnitude(X)
+
+    def _trusted(self, X):
+        """Whether X is rows of data an enclosing robustcore fit already validated (``validated_rows``) in a
+        form this estimator reads as it is: a C-ordered array or a CSR matrix (where it takes sparse input) in
+        one of ``_fit_dtypes``."""
+        if not _VALIDATED.get():
+            return False
+        if sp.issparse(X):
+            return bool(self._accept_sparse) and X.format == "csr" and X.dtype in self._fit_dtypes
+        return isinstance(X, np.ndarray) and X.ndim == 2 and X.flags.c_contiguous and X.dtype in self._fit_dtypes
 
     def _classes(self, y):
         classes = np.unique(y)
@@ -476,9 +515,11 @@ def map_problems(solve_one, n_problems, n_jobs):
     config = get_config()
     cancel = _core.CancelFlag()  # stops the other workers' engine calls when one fails or Ctrl-C arrives
 
+    context = contextvars.copy_context()  # robustcore's context variables (``validated_rows``) reach the workers
+
     def in_config(k):
         with config_context(**config), cancel:
-            return solve_one(k)
+            return context.copy().run(solve_one, k)
 
     pool = ThreadPoolExecutor(max_workers=workers)
     try:

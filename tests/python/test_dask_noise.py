@@ -126,7 +126,9 @@ def test_weighting_equals_the_in_memory_rule():
         Td, weigh = noisy.weighting()
         np.testing.assert_allclose(Td, T, atol=1e-4)
         got = noisy.rows(distributed._weights_block, np.float64, lambda p: (weigh,)).compute()
-        np.testing.assert_allclose(got, w, rtol=1e-3, atol=1e-6)
+        # from 2048 rows the in-memory fit sums its likelihood over 1024 score bins, the distributed one over the
+        # rows: T within 1e-4, the weights (about 1) within 2e-3
+        np.testing.assert_allclose(got, w, atol=2e-3)
 
 
 def test_bad_input_names_the_argument():

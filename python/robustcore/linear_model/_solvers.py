@@ -26,6 +26,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import _core
+from .._base import cached_param_names
 from ..losses import LOSS_TRAITS, SMOOTH_LOSSES, canonical_loss, losses_with
 
 #: the engine's step-size schedules, by name (read from the engine)
@@ -57,6 +58,7 @@ class Solver(BaseEstimator):
     """
 
     family: ClassVar[str]  # "sgd", "vr" or "lbfgs"
+    _get_param_names = classmethod(lambda cls: cached_param_names(cls, BaseEstimator))
     method: ClassVar[str]
     requires: ClassVar[tuple[str, ...]] = ()
     #: whether the solver can fit loss="softmax" (one multinomial model)

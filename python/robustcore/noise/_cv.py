@@ -7,9 +7,11 @@ One fit is:
    module: the pass and what is read from it). Its posterior model is chosen there, not taken
    from the user's estimator, so the noise estimate does not move with the user's ``alpha``: a log-loss
    ``LinearClassifier`` (``posterior_estimator``: the estimator's own solver settings on the logistic loss
-   when it is a robustcore linear model, else SAGA) along ``POSTERIOR_ALPHAS``, the alpha of the best
-   out-of-fold log-likelihood on the noisy labels; from ``kBoostedMinRows`` rows (at most
-   ``kBoostedMaxFeatures`` features) also scikit-learn's ``HistGradientBoostingClassifier``, first on one
+   when it is a robustcore linear model, else L-BFGS) along the regularisation path ``POSTERIOR_ALPHAS``, fitted
+   from strong to weak alpha, each fold's fit warm-started from its fit at the previous alpha, and extended by
+   factors of 10 (to ``kMinAlpha`` = 1e-6 / ``kMaxAlpha`` = 0.1) while its weakest / strongest alpha is the most likely; the alpha of the best
+   out-of-fold log-likelihood on the noisy labels is kept; with ``detector="boosted"`` / ``"kernel"`` also
+   scikit-learn's ``HistGradientBoostingClassifier`` / a ``KernelClassifier``, first on one
    fold, on all of them and kept only when it beats the linear posterior's log-likelihood (:doc:`/user_guide/noisy_labels`,
    "The posterior model matters"). The probabilities ``P`` of that pass feed everything below, and its fits at
    the plain remedy's alphas are the plain candidates' fits; nothing is estimated twice.
@@ -31,7 +33,17 @@ One fit is:
    noise (docs/benchmarks/noise.md, "the grid or the selection"). Where leave-one-out does not apply (a softmax,
    non-linear or user-given posterior, more than ``kLooMaxFeatures`` features) the shared
    pass's flags and weights serve every fold, and ``posterior_["candidates' flags"]`` says which.
-4. The best candidate refitted on all rows: ``best_estimator_``.
+   The default grid of "plain" is the posterior's path, so the plain candidates are the shared pass's fits;
+   every other remedy walks from the posterior's alpha towards weaker ones (to ``kMinAlpha``) while its mean
+   score on the screening folds improves, so the rest of its grid is never fitted. Every other
+   fold fit is warm-started (``fit_from``): from the same remedy's fold model at the next stronger alpha
+   (the remedies that reweight or change the loss, ``_START_ALONG_OWN_PATH``) or from the shared pass's fold
+   model at its alpha (pruning: a subset of the rows) -- a few L-BFGS iterations from a nearby optimum
+   instead of a fit from zero. Successive halving scores every candidate on two folds and the
+   ``n_finalists`` best (and the best plain one) on the rest.
+4. **Do no harm** (``do_no_harm``): a remedy replaces the best plain candidate only when it beats it by more
+   than ``kNoHarmStandardErrors`` standard errors of their paired per-fold score difference.
+5. The chosen candidate refitted on all rows, from the mean of its fold models: ``best_estimator_``.
 
 Every internal fit's ConstantPredictorWarning / ConvergenceWarning / NoiseEstimateWarning is silenced; the
 final refit's warnings are shown once each, pointing at the user's line.
@@ -51,7 +63,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from .._base import ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, map_problems, user_stacklevel
+from .._base import (ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, map_problems, user_stacklevel,
+                     validated_rows)
 from ._label_noise import (NoiseEstimateWarning, importance_weighting, kIllConditionedT, label_issues_from_proba,
                            uninformative)
 from ._meta import FinalEstimatorWrapper
@@ -63,14 +76,15 @@ if TYPE_CHECKING:
 
     from .._base import MatrixLike, RandomStateLike
 
-#: the posterior's regularisation path (alpha of a log-loss LinearClassifier); the default grid's alphas are
-#: among them, so the plain remedy's candidates are this pass's fits
-POSTERIOR_ALPHAS = (1e-4, 1e-3, 1e-2)
-#: the "auto" posterior also tries gradient boosting from this many rows, with at most kBoostedMaxFeatures
-#: features (docs/user_guide/noisy_labels.md, "The posterior model matters": at <= 4000 rows the boosted posterior never had the higher
-#: likelihood on noise-bench's sets, on ijcnn1's 50 000 it did; in between unmeasured, and a boosted probe on
-#: a7a's 16 100 rows doubled the fit for nothing)
-kBoostedMinRows, kBoostedMaxFeatures = 20_000, 200
+#: the posterior's regularisation path (alpha of a log-loss LinearClassifier), fitted from strong to weak, each
+#: alpha warm-started from the fold's model at the previous one (glmnet's and LogisticRegressionCV's path); the
+#: default grid is this path, so the plain remedy's candidates are this pass's fits
+POSTERIOR_ALPHAS = (1e-2, 1e-3, 1e-4)
+#: the path is extended by factors of 10 down to kMinAlpha while its weakest alpha has the best out-of-fold
+#: likelihood (large sparse sets: 1e-6 gave 1.60% against 1.78% at 1e-4 on one, issue 40), and up to kMaxAlpha
+#: while its strongest has (a few hundred rows at 40% noise want more than 1e-2: scikit-learn's C = 1 is alpha =
+#: 1/n; at kMaxAlpha = 1 the plain model at alpha 1 won digits38's noisy folds and tested at 31% error)
+kMinAlpha, kMaxAlpha = 1e-6, 0.1
 #: ``detector="kernel"``: the kernel posterior's Nystroem landmarks and its log-loss alpha (``kernel_posterior``)
 kKernelComponents, kKernelAlpha = 500, 1e-4
 #: the candidates' flags and weights per fold from leave-one-out probabilities (``loo_proba``) up to this many
@@ -94,25 +108,68 @@ def _log_likelihood(P, labels, sample_weight):
 
 
 def posterior_estimator(base, seed):
-    """The linear posterior model of the shared pass: for a robustcore LinearClassifier its clone on the
-    logistic loss (``noise_detector``: no class weights or history), so the plain remedy's fits on the same
-    folds are this pass's own; otherwise a seeded log-loss SAGA LinearClassifier. Its ``alpha`` is then set
-    along ``POSTERIOR_ALPHAS``, never the user's."""
-    from ..linear_model import LinearClassifier
+    """The linear posterior model of the shared pass: for a robustcore LinearClassifier with a solver that
+    converges to the optimum (variance-reduced, L-BFGS) its clone on the logistic loss (``noise_detector``: no
+    class weights or history), so the plain remedy's fits on the same folds are this pass's own; otherwise
+    (another estimator, or the SGD family, whose log-loss fits collapse under heavy noise: issue 40) the
+    default estimator, L-BFGS. Its ``alpha`` is then set along the path, never the user's."""
+    from ..linear_model import LinearClassifier, make_solver
     from ..linear_model._solver import noise_detector
 
     if isinstance(base, LinearClassifier):
-        return noise_detector(base)
-    return LinearClassifier(loss="log_loss", solver="saga", random_state=seed)
+        solver = base.get_params()["solver"]
+        if (make_solver(solver) if isinstance(solver, str) else solver).family != "sgd":
+            return noise_detector(base)
+    return default_estimator(seed)
 
 
-def _linear_path(X, y, sw, tr, va, model, alphas):
-    """(validation-fold probabilities, predictions, the fitted model) of ``model`` at every alpha of the path."""
+def warm_startable(est):
+    """Whether ``est`` takes a starting model (``coef_init`` / ``intercept_init``): a robustcore
+    ``LinearClassifier`` with one model per one-vs-rest problem (not loss="softmax")."""
+    from ..linear_model import LinearClassifier
+    from ..losses import canonical_loss
+
+    return isinstance(est, LinearClassifier) and canonical_loss(est.get_params()["loss"]) != "softmax"
+
+
+def _without_convex_start(est):
+    """``est`` for a warm-started fit: its solver's convex warm start (``warm_start_loss``: the first passes on
+    the log loss) off, since the starting model is already a convex fit."""
+    from ..linear_model import make_solver
+
+    solver = est.get_params()["solver"]
+    solver = make_solver(solver) if isinstance(solver, str) else clone(solver)
+    if "warm_start_loss" in solver.get_params() and solver.get_params()["warm_start_loss"] is not None:
+        est = clone(est).set_params(solver=solver.set_params(warm_start_loss=None))
+    return est
+
+
+def fit_from(est, X, y, sample_weight, init):
+    """``est`` (an unfitted estimator) fitted on (X, y), from the model ``init`` = (coef, intercept) when given
+    (a warm start: ``warm_startable`` estimators only) -- the one place a candidate, a path step or the refit
+    is fitted."""
+    kw = {} if sample_weight is None else {"sample_weight": sample_weight}
+    if init is not None:
+        est = _without_convex_start(est)
+        kw.update(coef_init=init[0], intercept_init=init[1])
+    return est.fit(X, y, **kw)
+
+
+def _model(fitted):
+    """(coef, intercept) of a fitted warm-startable estimator (a starting point for another fit)."""
+    return np.atleast_2d(fitted.coef_).astype(np.float64), np.ravel(fitted.intercept_).astype(np.float64)
+
+
+def _linear_path(X, y, sw, tr, va, model, alphas, init):
+    """[(validation-fold probabilities, predictions, the fitted model)] of ``model`` at every alpha of the path,
+    in order, each fit warm-started from the previous one (the first from ``init``: None or (coef,
+    intercept))."""
     out = []
+    Xtr, ytr, wtr, Xva = _rows(X, tr), y[tr], None if sw is None else sw[tr], _rows(X, va)
+    warm = warm_startable(model)
     for alpha in alphas:
-        fitted = clone(model).set_params(alpha=alpha).fit(_rows(X, tr), y[tr],
-                                                         sample_weight=None if sw is None else sw[tr])
-        Xva = _rows(X, va)
+        fitted = fit_from(clone(model).set_params(alpha=alpha), Xtr, ytr, wtr, init if warm else None)
+        init = _model(fitted) if warm else None
         out.append((fitted.predict_proba(Xva), fitted.predict(Xva), fitted))
     return out
 
@@ -237,26 +294,44 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
     predictions: dict = {}
     lin_fold0 = fold_models = None
     if detector in ("auto", "linear", "kernel"):
-        paths = map_problems(lambda f: _linear_path(X, y, sw, *folds[f], model, POSTERIOR_ALPHAS), len(folds), n_jobs)
-        Ps = np.zeros((len(POSTERIOR_ALPHAS), n, K))
-        preds = [np.empty(n, dtype=y.dtype) for _ in POSTERIOR_ALPHAS]
-        for (_, va), path in zip(folds, paths):
-            for j, (Pf, pred, _) in enumerate(path):
-                Ps[j][va] = _check_fold(Pf, va, K)
-                preds[j][va] = pred
-        ll = [_log_likelihood(Pj, labels, sw) for Pj in Ps]
+        alphas = list(POSTERIOR_ALPHAS)
+        paths = map_problems(lambda f: _linear_path(X, y, sw, *folds[f], model, alphas, None), len(folds), n_jobs)
+        ll = [_path_likelihood(paths, folds, j, labels, sw, K) for j in range(len(alphas))]
+        # the path goes on by factors of 10 at whichever end is the most likely (weaker: to kMinAlpha; stronger:
+        # to kMaxAlpha, small sets), each fold warm-started from its model at that end
+        while True:
+            j = int(np.argmax(ll))
+            weaker = j == len(alphas) - 1 and alphas[-1] / 10 >= kMinAlpha * (1 - 1e-9)
+            stronger = j == 0 and alphas[0] * 10 <= kMaxAlpha * (1 + 1e-9)
+            if not (weaker or stronger):
+                break
+            end = -1 if weaker else 0
+            alpha = alphas[end] / 10 if weaker else alphas[end] * 10
+            more = map_problems(lambda f: _linear_path(X, y, sw, *folds[f], model, [alpha],
+                                                       _model(paths[f][end][2]) if warm_startable(model) else None),
+                                len(folds), n_jobs)
+            if weaker:
+                alphas, paths = alphas + [alpha], [p + m for p, m in zip(paths, more)]
+                ll.append(_path_likelihood(paths, folds, len(alphas) - 1, labels, sw, K))
+            else:
+                alphas, paths = [alpha] + alphas, [m + p for p, m in zip(paths, more)]
+                ll.insert(0, _path_likelihood(paths, folds, 0, labels, sw, K))
         best = int(np.argmax(ll))
-        P = Ps[best]
+        P = _path_proba(paths, folds, best, n, K)
         fold_models = [path[best][2] for path in paths]
-        predictions = dict(zip(POSTERIOR_ALPHAS, preds))
+        for j, alpha in enumerate(alphas):
+            pred = np.empty(n, dtype=y.dtype)
+            for (_, va), path in zip(folds, paths):
+                pred[va] = path[j][1]
+            predictions[alpha] = (pred, [path[j][2] for path in paths])
         va0 = folds[0][1]
         lin_fold0 = _log_likelihood(P[va0], labels[va0], None if sw is None else sw[va0])
-        desc = {"model": f"{type(model).__name__}(loss={model.get_params()['loss']!r})", "alpha": POSTERIOR_ALPHAS[best],
-                "log_likelihood": ll[best], "path": dict(zip(POSTERIOR_ALPHAS, ll))}
-    kind = detector if detector in ("boosted", "kernel") else (
-        "boosted" if detector == "auto" and n >= kBoostedMinRows and X.shape[1] <= kBoostedMaxFeatures else None)
-    if detector == "auto" and kind is None:
-        desc["boosted"] = f"not tried (fewer than {kBoostedMinRows} rows or more than {kBoostedMaxFeatures} features)"
+        desc = {"model": f"{type(model).__name__}(loss={model.get_params()['loss']!r})", "alpha": alphas[best],
+                "log_likelihood": ll[best], "path": dict(zip(alphas, ll))}
+    # "auto" is the linear posterior: the boosted one is opt-in (issue 40: where "auto" chose it, on ijcnn1, it
+    # gave the worst final models at 2-4.5x the CPU, and its flags are the shared pass's, which saw every
+    # candidate's validation fold -- leave-one-out corrects only the linear posterior's)
+    kind = detector if detector in ("boosted", "kernel") else None
     if kind is not None:
         # one fold first: the other folds only when it beats the linear posterior there ("boosted": no linear)
         tr0, va0 = folds[0]
@@ -277,6 +352,18 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
             else:
                 desc[kind] = f"out-of-fold log-likelihood {llb:.4f}, lower: not kept"
     return P, desc, predictions, fold_models
+
+
+def _path_proba(paths, folds, j, n, K):
+    """The out-of-fold probabilities of the path's j-th alpha."""
+    P = np.zeros((n, K))
+    for (_, va), path in zip(folds, paths):
+        P[va] = _check_fold(path[j][0], va, K)
+    return P
+
+
+def _path_likelihood(paths, folds, j, labels, sw, K):
+    return _log_likelihood(_path_proba(paths, folds, j, labels.size, K), labels, sw)
 
 
 def _check_fold(Pf, va, K):
@@ -325,17 +412,27 @@ def honest_folds(X, labels, sw, folds, fold_models, T, weigh):
 
 
 #: remedy -> (what it does to the training rows, parameters it sets on the estimator); the bounded losses
-#: need a robustcore LinearClassifier (``loss=``), "ramp" (not smooth) its SGD solver
+#: need a robustcore LinearClassifier (``loss=``). Smooth Ramp and ramp are trained by SGD (the SRamp paper's
+#: solver): Smooth Ramp by SGD is the remedy that wins the 40% symmetric cells where the deterministic optimum
+#: of the same loss does not (docs/benchmarks/noise.md, "the grid or the selection"), and L-BFGS on the
+#: non-convex loss took 3-10x the iterations of the convex fits (issue 40's profile)
 REMEDIES = {
     "plain": ("all rows, unweighted", {}),
     "corrected": ("importance weights P(clean y | x) / P(noisy y | x)", {}),
     "pruned": ("the flagged label issues left out", {}),
-    "sramp": ("the bounded Smooth Ramp loss", {"loss": "sramp"}),
+    "sramp": ("the bounded Smooth Ramp loss (SGD)", {"loss": "sramp", "solver": "sgd"}),
     "rgomp": ("the bounded Reversed Gompertz loss", {"loss": "rgomp"}),
     "ramp": ("the bounded ramp loss (SGD)", {"loss": "ramp", "solver": "sgd"}),
 }
-#: the default remedies, in the order ties are broken (the simplest first)
-DEFAULT_REMEDIES = ("plain", "corrected", "pruned", "sramp")
+#: the default remedies, in the order ties are broken (the simplest first). The Smooth Ramp loss is opt-in
+#: (``remedies=(..., "sramp")``): the corrected CV score never picked it at 40% symmetric noise, where it wins
+#: in hindsight, it was picked on clean labels, where it does harm, and it was 30-40% of the fit's time
+#: (docs/benchmarks/noise.md, issue 40)
+DEFAULT_REMEDIES = ("plain", "corrected", "pruned")
+#: the remedies whose optimum moves far from the plain model's (a reweighting, another loss): their fold fits
+#: start from the same remedy's model at the next stronger alpha; the others (a subset of the rows) from the
+#: plain model at the same alpha (fewer iterations each way: issue 40's profile)
+_START_ALONG_OWN_PATH = ("corrected", "sramp", "rgomp", "ramp")
 _BOUNDED = ("sramp", "rgomp", "ramp")
 #: the default grid of every remedy, by the name of the estimator parameter that exists
 DEFAULT_GRIDS = {"alpha": [1e-4, 1e-3, 1e-2], "C": [0.1, 1.0, 10.0]}
@@ -351,6 +448,56 @@ class _silenced(warnings.catch_warnings):
         for category in _INTERNAL:
             warnings.simplefilter("ignore", category)
         return out
+
+
+def default_estimator(seed):
+    """The estimator of ``NoisyLabelClassifierCV(estimator=None)``: robustcore's logistic regression by L-BFGS
+    (deterministic, warm-started along the path; at most 100 iterations, scikit-learn's ``LogisticRegression``
+    tolerance)."""
+    from ..linear_model import LBFGS, LinearClassifier
+
+    return LinearClassifier(loss="log_loss", solver=LBFGS(), max_iter=100, tol=1e-4, random_state=seed)
+
+
+def split_folds(cv, X, y, groups):
+    """[(train, test)] of a splitter (``_validate_fit``'s: an int became a stratified splitter; anything else
+    went through scikit-learn's ``check_cv``: a splitter or an iterable of splits), ``groups`` routed to it;
+    every fold with training and validation rows."""
+    folds = [(np.asarray(tr), np.asarray(va)) for tr, va in cv.split(X, y, groups)]
+    if len(folds) < 2 or any(tr.size == 0 or va.size == 0 for tr, va in folds):
+        raise ValueError(f"cv must give at least 2 splits, each with training and validation rows; got {len(folds)} "
+                         "splits" + (" with an empty side" if len(folds) >= 2 else ""))
+    covered = np.zeros(y.size, bool)
+    for _, va in folds:
+        covered[va] = True
+    if not covered.all():
+        raise ValueError(f"cv must put every row in a validation fold (the out-of-fold probabilities need one for "
+                         f"each row); {int((~covered).sum())} rows are in none")
+    return folds
+
+
+#: the do-no-harm rule: a remedy replaces the best plain candidate only when its mean score beats the plain
+#: one's by more than this many standard errors of their paired per-fold difference (about a one-sided paired
+#: t-test at 5% over 5 folds, t = 2.13; at 1 standard error, digits38 (267 rows) at 20% symmetric flips kept
+#: remedies 1.5-1.8 errors ahead on the folds that tested 2 points worse than the plain model)
+kNoHarmStandardErrors = 2.0
+
+
+def do_no_harm(best, remedies, selection, complete):
+    """(the candidate kept, what the rule did): the best candidate ``best`` when it is plain or beats the best
+    complete plain candidate by more than ``kNoHarmStandardErrors`` standard errors of their per-fold
+    difference (the selection score's own uncertainty); else that plain candidate."""
+    plain = [c for c, r in enumerate(remedies) if r == "plain" and complete[c]]
+    if remedies[best] == "plain" or not plain:
+        return best, None
+    p = max(plain, key=lambda c: np.mean(selection[c]))
+    d = selection[best] - selection[p]
+    se = float(np.std(d, ddof=1) / np.sqrt(d.size)) if d.size > 1 else 0.0
+    margin = float(np.mean(d))
+    if margin > kNoHarmStandardErrors * se:
+        return best, f"{remedies[best]} kept: +{margin:.4f} over plain, > {kNoHarmStandardErrors:g} x its standard error {se:.4f}"
+    return p, (f"plain kept: {remedies[best]} scored +{margin:.4f} over it, within {kNoHarmStandardErrors:g} x the "
+               f"standard error of the difference {se:.4f}")
 
 
 def _fit_params(est):
@@ -381,51 +528,59 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     cross-validation, refit the winner (the practitioner's default; scikit-learn's naming, as
     ``LogisticRegressionCV``).
 
-    One out-of-fold pass of a posterior model chosen by out-of-fold likelihood (its own regularisation,
-    whatever the estimator's; gradient boosting from 20 000 rows where it fits better) gives the
+    One out-of-fold pass of a posterior model chosen by out-of-fold likelihood (its own regularisation path,
+    strong to weak and warm-started, whatever the estimator's alpha) gives the
     transition matrix ``T`` (``transition_matrix_``; cleanlab's ``noise_matrix`` is its transpose), the
     label issues and the importance weights. Every remedy in ``remedies`` is then tried with every parameter
     set of its grid on the same folds and scored on the validation folds' noisy labels by
     ``noise.corrected_accuracy`` with ``T``, an unbiased estimate of the clean accuracy (by the plain
     accuracy, with a ``NoiseEstimateWarning``, when ``T`` is ill-conditioned); the pruned and weighted
     candidates of a fold take their flags and weights from leave-one-out probabilities of that fold's model
-    (the linear log-loss posterior), not from models that saw its validation labels; the
-    best is refitted on all rows. ``report()`` says what was found and why the winner won.
+    (the linear log-loss posterior), not from models that saw its validation labels. Every fold fit starts
+    from a nearby model (the path's, or the remedy's own at a stronger alpha), so each costs a few L-BFGS
+    iterations; a remedy replaces the plain model only when it beats it by more than the spread of the
+    folds; the best is refitted on all rows. ``report()`` says what was found and why the winner won.
 
     Parameters
     ----------
     estimator : classifier, default None
-        The model every remedy fits (a clone). None: ``LinearClassifier(loss="log_loss", solver="saga",
-        random_state=...)``. The bounded-loss remedies need a robustcore ``LinearClassifier`` (they set its
-        ``loss``) and are skipped otherwise; "corrected" needs ``sample_weight`` in ``fit``.
-    remedies : sequence of str, default ("plain", "corrected", "pruned", "sramp")
+        The model every remedy fits (a clone). None: ``LinearClassifier(loss="log_loss", solver=LBFGS(),
+        max_iter=100, tol=1e-4, random_state=...)`` (``default_estimator``). The bounded-loss remedies need a
+        robustcore ``LinearClassifier`` (they set its ``loss``; "sramp" and "ramp" also its solver to SGD with
+        LinearClassifier's epochs) and are skipped otherwise; "corrected" needs ``sample_weight`` in ``fit``.
+        A robustcore ``LinearClassifier`` (not softmax) is warm-started along the path (``coef_init``).
+    remedies : sequence of str, default ("plain", "corrected", "pruned")
         Among "plain" (all rows as they are), "corrected" (importance-weighted: ``NoiseCorrectedClassifier``'s
         training), "pruned" (the label issues left out: ``PrunedClassifier``'s), "sramp", "rgomp", "ramp"
-        (the bounded losses). Ties are broken in this order.
+        (the bounded losses, opt-in). Ties are broken in this order; a remedy replaces the plain model only
+        when it beats it beyond the spread of the folds (``do_no_harm_``).
     param_grid : dict or None, default None
         The parameters tried per remedy: {remedy: dict of lists or list of such dicts (``ParameterGrid``)},
         or one dict of lists for every remedy (keys that are not remedies). Missing remedies use the
-        default: ``alpha`` in [1e-4, 1e-3, 1e-2] when the estimator has ``alpha``, else ``C`` in
-        [0.1, 1, 10] when it has ``C``, else the estimator as it is.
-    detector : "auto", "linear", "boosted" or a classifier with predict_proba, default "auto"
-        The posterior model of the shared out-of-fold pass. "linear": a log-loss ``LinearClassifier`` (the
-        estimator's solver settings when it is one, else SAGA), alpha in (1e-4, 1e-3, 1e-2) by out-of-fold
-        likelihood; "auto": that, and from 20 000 rows with at most 200 features also
-        ``HistGradientBoostingClassifier(max_iter=50)``, kept when its out-of-fold likelihood is higher
-        (tried on one fold first); "kernel": the linear path and a ``KernelClassifier`` posterior
+        default: when the estimator has ``alpha``, "plain" along the posterior's path (1e-2, 1e-3, 1e-4,
+        extended towards 1e-6 or 0.1 while the likelihood improves at that end) and the other remedies from the
+        posterior's alpha towards weaker ones by factors of 10 (to 1e-6) while their mean score on the two
+        screening folds improves, else ``C`` in [0.1, 1, 10] when it has ``C``,
+        else the estimator as it is.
+    detector : "auto", "linear", "boosted", "kernel" or a classifier with predict_proba, default "auto"
+        The posterior model of the shared out-of-fold pass. "auto" / "linear": a log-loss
+        ``LinearClassifier`` (the estimator's solver settings when it is one, else L-BFGS) along the alpha
+        path, the alpha of the best out-of-fold likelihood; "kernel": the linear path and a ``KernelClassifier`` posterior
         (``kernel_posterior``: Nystroem, 500 landmarks, rbf of width 1 / (n_features * X.var()), log loss),
         kept when its out-of-fold likelihood is higher (one fold first) -- for problems a linear posterior
         cannot separate, where its rate estimates are off; "boosted": gradient boosting only; a classifier:
         its clones, nothing chosen.
-    cv : int or splitter, default 5
+    cv : int, splitter or iterable of (train, test) splits, default 5
         The folds of the shared pass and of every candidate (an int: stratified, shuffled by
-        ``random_state``, no more folds than the smallest class has rows).
+        ``random_state``, no more folds than the smallest class has rows; anything else through
+        ``sklearn.model_selection.check_cv``; ``fit(..., groups=)`` reaches a group splitter). Every row must be
+        in some validation fold.
     n_finalists : int or None, default 3
         Successive halving: every candidate is scored on the first two folds, and only the ``n_finalists``
         best of them (and the plain candidates the shared pass already fitted, which cost nothing) on the
         other folds; the winner is the best of those over every fold. None: every candidate on every fold.
     random_state : int, RandomState, Generator or None
-        Seeds the folds, the default estimator and the boosted posterior.
+        Seeds the folds, the stochastic solvers and the boosted posterior.
     n_jobs : int or None
         Threads for the out-of-fold fits and the candidates' fold fits (joblib's meaning).
 
@@ -441,6 +596,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         candidates screened out), "mean_fit_time", "rank_test_score" (the finalists first, by the selection
         score).
     scoring_ : "corrected" or "noisy" (what ranked the candidates).
+    do_no_harm_ : None (the best candidate was plain, or no plain candidate was asked for) or what the
+        do-no-harm rule decided, in words.
     transition_matrix_ : T[i, j] = P(noisy ``classes_[j]`` | true ``classes_[i]``) (cleanlab's ``noise_matrix`` is
         T transposed). ``noise_rates_`` : per class, 1 - the diagonal of T.
     label_issues_ : the rows flagged as probably mislabelled, most suspicious first.
@@ -486,8 +643,11 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ the candidates
-    def _candidates(self, base):
-        """[(remedy, params)] in the order of ``remedies``, each remedy's grid expanded."""
+    def _candidates(self, base, path_alphas, remedy_alphas=None):
+        """[(remedy, params)] in the order of ``remedies``, each remedy's grid expanded; the default grid of an
+        estimator with ``alpha`` is the posterior's path ``path_alphas`` for "plain" and ``remedy_alphas`` (or
+        the path) for the others (listed weak to strong, the order ties are broken in; fitted strong to
+        weak)."""
         from ..linear_model import LinearClassifier
 
         names = list(self.remedies)
@@ -500,11 +660,13 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         if per_remedy and any(key not in REMEDIES for key in grid):
             raise ValueError(f"param_grid mixes remedies and parameters: keys {sorted(grid)}")
         params = base.get_params()
-        default = next(({k: v} for k, v in DEFAULT_GRIDS.items() if k in params), {})
         out = []
         for remedy in names:
             if remedy in _BOUNDED and not linear:
                 continue  # the bounded losses are robustcore LinearClassifier losses
+            alphas = path_alphas if remedy == "plain" or remedy_alphas is None else remedy_alphas
+            grids = {**DEFAULT_GRIDS, "alpha": sorted(alphas)}  # weak to strong: ties go to the weaker alpha
+            default = next(({k: v} for k, v in grids.items() if k in params), {})
             g = grid.get(remedy, default) if per_remedy else (grid or default)
             out += [(remedy, dict(p)) for p in ParameterGrid(g)]
         if not out:
@@ -514,24 +676,51 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
 
     @staticmethod
     def _configured(base, remedy, params):
-        return clone(base).set_params(**{**REMEDIES[remedy][1], **params})
+        """The estimator of a candidate: ``base`` with the remedy's and the grid's parameters. A remedy that
+        moves a LinearClassifier to the SGD solver takes LinearClassifier's epoch budget and stopping rule too
+        (``max_iter``, ``tol``: the base's count L-BFGS iterations or effective passes)."""
+        from ..linear_model import LinearClassifier, make_solver
+
+        set_to = dict(REMEDIES[remedy][1])
+        solver = base.get_params().get("solver")
+        solver = make_solver(solver) if isinstance(solver, str) else solver
+        if set_to.get("solver") == "sgd" and getattr(solver, "family", "sgd") != "sgd":
+            defaults = LinearClassifier().get_params()
+            set_to.update(max_iter=defaults["max_iter"], tol=defaults["tol"])
+        return clone(base).set_params(**{**set_to, **params})
+
+    def final_estimator(self, seed):
+        """A clone of ``estimator``, or (None) the default: robustcore's logistic regression by L-BFGS
+        (``default_estimator``)."""
+        return default_estimator(seed) if self.estimator is None else clone(self.estimator)
 
     # ------------------------------------------------------------------ fit
     @fit_method(nested_validation=True)
-    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> NoisyLabelClassifierCV:
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None,
+            groups: ArrayLike | None = None) -> NoisyLabelClassifierCV:
         """Estimate the noise out of fold, score every remedy and parameter set by noise-corrected
-        cross-validation, refit the best on all of (X, y)."""
+        cross-validation, refit the best on all of (X, y). ``groups``: the group labels of the rows, for a
+        group splitter given as ``cv`` (e.g. ``GroupKFold``)."""
         Xv, yv, classes, sw, seed, cv = self._validate_fit(X, y, sample_weight)
         base = self.final_estimator(seed)
-        candidates = self._candidates(base)
-        folds = [(np.asarray(tr), np.asarray(va)) for tr, va in cv.split(Xv, yv)]
+        self._candidates(base, POSTERIOR_ALPHAS)  # the remedies and the grid checked before any fit
+        folds = split_folds(cv, Xv, yv, groups)
         labels = np.searchsorted(classes, yv)
         model = posterior_estimator(base, seed)
-        with _silenced():
+        with _silenced(), validated_rows():  # the fits inside read rows of Xv, validated above
             t0 = time.perf_counter()
             P, posterior, path, fold_models = shared_posterior(Xv, yv, labels, sw, folds, self.detector, model, seed,
                                                                self.n_jobs)
             posterior["seconds"] = time.perf_counter() - t0  # the shared pass's wall time (report, bench)
+            # the default grid: plain along the path (its fits are the shared pass's); the other remedies from the
+            # posterior's alpha towards weaker ones, walked while their screening score improves (``walk``)
+            adaptive = bool(path) and not self.param_grid and "alpha" in base.get_params()
+            weaker = None
+            if adaptive:
+                weaker = [posterior["alpha"]]
+                while weaker[-1] / 10 >= kMinAlpha * (1 - 1e-9):
+                    weaker.append(weaker[-1] / 10)
+            candidates = self._candidates(base, path or POSTERIOR_ALPHAS, weaker)
             T, weights, flagged, scores, weigh = noise_from_posterior(P, labels)
             ill = uninformative(T)
             if ill:
@@ -555,27 +744,50 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                     w = wts[rows] if w is None else w * wts[rows]
                 return rows, w
 
-            # the plain candidates that are fits of the shared pass (same estimator, folds, rows): its predictions
-            reused = {}
             configured = [self._configured(base, remedy, params) for remedy, params in candidates]  # cloned per fold
+            # the plain candidates that are fits of the shared pass (same estimator, folds, rows): its predictions
+            # and fold models
+            reused = {}
             for c, (remedy, params) in enumerate(candidates):
                 alpha = params.get("alpha", base.get_params().get("alpha"))
                 if remedy == "plain" and alpha in path and _same_fit(configured[c],
                                                                      clone(model).set_params(alpha=alpha)):
                     reused[c] = path[alpha]
-
+            C, F = len(candidates), len(folds)
+            # warm starts along each remedy's path: a candidate starts from the same remedy's fold model at the
+            # next stronger alpha of its grid (``previous``) when that ran on the fold, else from the shared
+            # pass's fold model at its alpha (the nearest on the path): a few iterations from a nearby optimum
+            # instead of a fit from zero
+            alpha_of = [params.get("alpha", base.get_params().get("alpha")) for _, params in candidates]
+            starts, previous = {}, {}
+            for c, (remedy, params) in enumerate(candidates):
+                if c in reused or not path or not warm_startable(configured[c]) or alpha_of[c] is None:
+                    continue
+                near = min(path, key=lambda a: abs(np.log(a / alpha_of[c])))
+                starts[c] = [_model(m) for m in path[near][1]]
+                rest = {k: v for k, v in params.items() if k != "alpha"}
+                stronger = [b for b, (r, q) in enumerate(candidates) if r == remedy and alpha_of[b] is not None
+                            and alpha_of[b] > alpha_of[c] and {k: v for k, v in q.items() if k != "alpha"} == rest]
+                if stronger and remedy in _START_ALONG_OWN_PATH:
+                    previous[c] = min(stronger, key=lambda b: alpha_of[b])
+            models: dict = {}  # (c, f) -> (coef, intercept) of the fold fit: later fits' and the refit's start
             def fit_one(task):
                 c, f = task
                 (remedy, _), (tr, va) = candidates[c], folds[f]
                 if c in reused:
-                    pred, seconds = reused[c][va], 0.0
+                    pred, seconds = reused[c][0][va], 0.0
+                    fitted = reused[c][1][f]
                 else:
                     rows, w = training(remedy, tr, f)
-                    est = clone(configured[c])
                     t0 = time.perf_counter()
-                    est.fit(_rows(Xv, rows), yv[rows], **({} if w is None else {"sample_weight": w}))
+                    init = models.get((previous[c], f)) if c in previous else None
+                    if init is None and c in starts:
+                        init = starts[c][f]
+                    fitted = fit_from(clone(configured[c]), _rows(Xv, rows), yv[rows], w, init)
                     seconds = time.perf_counter() - t0
-                    pred = est.predict(_rows(Xv, va))
+                    pred = fitted.predict(_rows(Xv, va))
+                if warm_startable(fitted):
+                    models[c, f] = _model(fitted)
                 vw = None if sw is None else sw[va]
                 if vw is not None and not vw.sum() > 0:
                     return (np.nan if ill else 0.0), 0.0, seconds
@@ -583,28 +795,74 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                 corrected = np.nan if ill else corrected_accuracy(yv[va], pred, T, labels=classes, sample_weight=vw)
                 return corrected, noisy, seconds
 
-            C, F = len(candidates), len(folds)
             scores_cf, noisy_cf, seconds = (np.full((C, F), np.nan) for _ in range(3))
 
             def run(tasks):
-                for (c, f), (corrected, noisy, secs) in zip(tasks, map_problems(lambda t: fit_one(tasks[t]), len(tasks),
-                                                                               self.n_jobs)):
-                    scores_cf[c, f], noisy_cf[c, f], seconds[c, f] = corrected, noisy, secs
+                """Fit and score the (candidate, fold) tasks; the tasks of one fold and one remedy's path run in
+                order in one thread (each starts from the one before, ``previous``)."""
+                chains: dict = {}
+                for c, f in sorted(tasks, key=lambda t: -(alpha_of[t[0]] or 0.0)):
+                    root = c
+                    while root in previous:
+                        root = previous[root]
+                    chains.setdefault((root, f), []).append((c, f))
+                chains = list(chains.values())
+                for chain, results in zip(chains, map_problems(lambda t: [fit_one(task) for task in chains[t]],
+                                                               len(chains), self.n_jobs)):
+                    for (c, f), (corrected, noisy, secs) in zip(chain, results):
+                        scores_cf[c, f], noisy_cf[c, f], seconds[c, f] = corrected, noisy, secs
 
-            # successive halving: every candidate on the first two folds, the n_finalists best (and the free
-            # ones, fits of the shared pass) on the others
+            # successive halving: every candidate on the first two folds, the n_finalists best (the best plain
+            # one among them, for the do-no-harm rule; and the free ones, fits of the shared pass) on the others.
+            # With the default grid a remedy's alphas are walked from the posterior's towards weaker ones and the
+            # walk stops at the first that does not improve its mean score on those folds (issue 40: the path
+            # extended while it improves the corrected score; the rest of the grid is never fitted)
             fitted = [c for c in range(C) if c not in reused]
             screen = self.n_finalists is not None and F > 2 and len(fitted) > self.n_finalists
-            first = range(2) if screen else range(F)
-            run([(c, f) for c in range(C) for f in first])
+            first = list(range(2) if screen else range(F))
+            score_of = noisy_cf if ill else scores_cf
+            if adaptive:
+                run([(c, f) for c in reused for f in first])
+                walks: dict = {}
+                for c in sorted(fitted, key=lambda c: -alpha_of[c]):
+                    walks.setdefault(candidates[c][0], []).append(c)
+
+                def walk(cs):
+                    best = -np.inf
+                    for c in cs:
+                        for f in first:
+                            scores_cf[c, f], noisy_cf[c, f], seconds[c, f] = fit_one((c, f))
+                        mean = float(np.mean(score_of[c, first]))
+                        if not mean > best:
+                            break
+                        best = mean
+
+                walks = list(walks.values())
+                map_problems(lambda k: walk(walks[k]), len(walks), self.n_jobs)
+                fitted = [c for c in fitted if not np.isnan(noisy_cf[c, first[0]])]
+                screen = screen and len(fitted) > self.n_finalists
+            else:
+                run([(c, f) for c in range(C) for f in first])
             if screen:
-                partial = (noisy_cf if ill else scores_cf)[:, :2].mean(axis=1)
+                partial = score_of[:, :2].mean(axis=1)
                 finalists = sorted(fitted, key=lambda c: -partial[c])[:self.n_finalists]
+                plain = [c for c in fitted if candidates[c][0] == "plain"]
+                if plain and not any(candidates[c][0] == "plain" for c in [*finalists, *reused]):
+                    finalists.append(max(plain, key=lambda c: partial[c]))
                 run([(c, f) for c in range(C) if c in reused or c in finalists for f in range(2, F)])
+            elif adaptive and len(first) < F:  # too few walked candidates to screen: all of them on every fold
+                run([(c, f) for c in range(C) if c in reused or c in fitted for f in range(2, F)])
+            # the candidates a walk never reached leave the results
+            ran = np.flatnonzero(~np.isnan(noisy_cf).all(axis=1))
+            renumber = {int(c): i for i, c in enumerate(ran)}
+            candidates = [candidates[c] for c in ran]
+            scores_cf, noisy_cf, seconds = scores_cf[ran], noisy_cf[ran], seconds[ran]
+            models = {(renumber[c], f): m for (c, f), m in models.items() if c in renumber}
         selection = noisy_cf if ill else scores_cf
         complete = ~np.isnan(selection).any(axis=1)
         mean = np.nanmean(selection, axis=1)
         best = int(np.argmax(np.where(complete, mean, -np.inf)))  # the first of the best: remedies' order breaks ties
+        best, harm = do_no_harm(best, [c[0] for c in candidates], selection, complete)
         cv_results = {"remedy": np.array([c[0] for c in candidates], dtype=object),
                       "params": [c[1] for c in candidates],
                       "mean_corrected_score": np.nanmean(scores_cf, axis=1) if not ill else scores_cf[:, 0],
@@ -623,14 +881,18 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         remedy, params = candidates[best]
         rows, w = training(remedy, np.arange(labels.size))
         final = self._configured(base, remedy, params)
-        with warnings.catch_warnings(record=True) as caught:
+        # the refit starts from the mean of the winner's fold models (each fitted on most of these rows)
+        fold_fits = [models.get((best, f)) for f in range(F)]
+        init = None if any(m is None for m in fold_fits) or not warm_startable(final) else (
+            np.mean([m[0] for m in fold_fits], axis=0), np.mean([m[1] for m in fold_fits], axis=0))
+        with warnings.catch_warnings(record=True) as caught, validated_rows():
             warnings.simplefilter("always")
-            final.fit(_rows(Xv, rows), yv[rows], **({} if w is None else {"sample_weight": w}))
+            final = fit_from(final, _rows(Xv, rows), yv[rows], w, init)
         self._commit(estimator_=final, best_estimator_=final, best_remedy_=remedy, best_params_=params,
                      best_score_=float(mean[best]), best_index_=best, cv_results_=cv_results,
                      scoring_="noisy" if ill else "corrected", transition_matrix_=T, noise_rates_=1.0 - np.diag(T),
                      label_issues_=flagged, label_quality_=scores, posterior_=posterior, classes_=classes,
-                     n_rows_fitted_=int(rows.size))
+                     n_rows_fitted_=int(rows.size), do_no_harm_=harm)
         self._warn(caught, ill, T)
         return self
 
@@ -688,6 +950,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                          f"{r['mean_noisy_score'][i]:>6.4f} {r['std_noisy_score'][i]:>6.3f} {r['n_splits'][i]:>5} "
                          f"{r['mean_fit_time'][i]:>6.3f}{mark}")
         lines.append("")
+        if self.do_no_harm_ is not None:
+            lines.append(f"do no harm: {self.do_no_harm_}")
         lines.append(f"winner: {self.best_remedy_} ({params[self.best_index_]}), {REMEDIES[self.best_remedy_][0]}; "
                      f"score {self.best_score_:.4f}; refitted on {self.n_rows_fitted_} of {n} rows")
         return "\n".join(lines)

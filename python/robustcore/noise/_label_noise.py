@@ -108,10 +108,24 @@ def out_of_fold_proba(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: in
     else:
         cv = check_cv(cv, y, classifier=True)
     check_csr_structure(X)  # scikit-learn's estimators trust a sparse X's structure (a corrupt one crashed)
-    P = cross_val_predict(est, X, y, cv=cv, method="predict_proba", n_jobs=n_jobs)
+    import warnings
+
+    from .._base import ConstantPredictorWarning, user_stacklevel
+
+    folds = list(cv.split(X, y))  # once: a splitter shuffled without a seed splits differently every call
+    with warnings.catch_warnings():  # the fold models' own: one NoiseEstimateWarning below says what it means
+        warnings.simplefilter("ignore", ConstantPredictorWarning)
+        P = cross_val_predict(est, X, y, cv=folds, method="predict_proba", n_jobs=n_jobs)
     P = np.asarray(P, dtype=np.float64)
     if P.shape != (y.shape[0], classes.size) or not np.all(np.isfinite(P)):
         raise ValueError("the estimator's out-of-fold probabilities are not finite, or a fold missed a class")
+    collapsed = sum(np.unique(P[va].argmax(axis=1)).size == 1 for _, va in folds)
+    if collapsed:
+        warnings.warn(NoiseEstimateWarning(
+            f"the out-of-fold models of {collapsed} of {len(folds)} folds predict a single class on their validation "
+            f"rows: their probabilities say little about x, and noise estimates read from them (the transition "
+            f"matrix, the label issues) are unreliable; regularise the estimator less (a smaller alpha / a larger "
+            f"C), standardise the features, or weigh the classes (class_weight='balanced')"), stacklevel=user_stacklevel())
     return P, classes
 
 

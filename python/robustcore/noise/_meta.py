@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.model_selection import check_cv
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
@@ -60,7 +61,8 @@ class FinalEstimatorWrapper(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         weights = None if sample_weight is None else _check_sample_weight(sample_weight, X, dtype=np.float64,
                                                                           ensure_non_negative=True)
         seed = seed_from_random_state(self.random_state) % (2**32)
-        cv = stratified_folds(y, int(self.cv), seed) if isinstance(self.cv, Integral) else self.cv
+        cv = (stratified_folds(y, int(self.cv), seed) if isinstance(self.cv, Integral)
+              else check_cv(self.cv, y, classifier=True))  # a splitter, or an iterable of (train, test) splits
         return X, y, classes, weights, seed, cv
 
     def _X(self, X):

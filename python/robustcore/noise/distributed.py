@@ -18,7 +18,9 @@ O(n_classes^2 + n_partitions) numbers, never a row:
   mask and the scores are lazy dask arrays; the ranked index (most suspicious first) is dask's ``argtopk`` of
   the flagged margins (a tree reduction on the workers).
 
-The results equal the in-memory functions' on the same rows (up to rounding: sums are added in another order).
+The results equal the in-memory functions' on the same rows up to rounding (sums are added in another order), but
+for the asymptotes: from 2048 rows the in-memory fit sums its likelihood over 1024 quantile bins of the score,
+this one over the rows (the rates agree within about 1e-4, the importance weights within about 1e-3).
 Out-of-fold probabilities from X are per partition (``out_of_fold_proba``: each partition's rows in
 stratified folds of their own, on their worker); every partition then needs ``cv`` rows of every class.
 """
@@ -352,7 +354,8 @@ def _sigmoid_sums(y, P, classes, mean, std, th):
     if len(y) == 0:
         return 0.0, np.zeros(4)
     score = _standard_logit(y, P, classes, mean, std)
-    return bounded_sigmoid_sums(score, _class_index(y, classes) == 1, th)
+    pos = (_class_index(y, classes) == 1).astype(np.float64)
+    return bounded_sigmoid_sums(score, pos, 1.0 - pos, th)
 
 
 def _margins_block(y, P, classes):
