@@ -429,6 +429,26 @@ def out_of_fold_proba(X: Any, y: Any, estimator: Any = None, cv: int = 5, random
     n_classes), P's columns in the order of ``classes`` (None: computed, np.unique of y); every partition needs
     at least ``cv`` rows of every class.
 
+    Parameters
+    ----------
+    X : dask array or dataframe of shape (n_samples, n_features)
+        Chunked by rows (every chunk holds whole rows).
+    y : dask array or series of shape (n_samples,), or an in-memory array (then cut like X)
+        The noisy labels.
+    estimator : classifier with ``predict_proba``, default None
+        Cloned per fold of every partition; None is a logistic regression on max-abs-scaled features.
+    cv : int >= 2, default 5
+        Stratified folds within each partition.
+    random_state : int, RandomState or None
+        Seeds every partition's folds (a seed per partition).
+    classes : array-like or None
+        P's columns; None: np.unique of y (one pass).
+
+    Returns
+    -------
+    P : dask array of shape (n_samples, n_classes)
+        Lazy, partitioned like X.
+
     Per-partition folds train each fold model on 1 - 1/cv of one partition's rows, not of all rows; with
     partitions of thousands of rows a linear posterior is as good (docs/benchmarks/dask.md measures the rate
     estimates against fold models trained on all partitions by parameter mixing).
@@ -502,6 +522,25 @@ def estimate_transition(X: Any = None, y: Any = None, estimator: Any = None, cv:
     per partition), by per-partition sums and counts. Returns the (n_classes, n_classes) NumPy array; rows and
     columns in the order of np.unique(y).
 
+    Parameters
+    ----------
+    X : dask array or dataframe, default None
+        Training rows (not needed with ``pred_proba``): the probabilities come from ``out_of_fold_proba``.
+    y : dask array or series, default None
+        The noisy labels (``labels=``: cleanlab's name).
+    estimator, cv, random_state
+        ``out_of_fold_proba``'s, for X.
+    method : {"auto", "asymptotes", "confident_joint", "anchor"}, default "auto"
+        As ``robustcore.noise.estimate_transition``.
+    pred_proba, pred_probs : dask array of shape (n_samples, n_classes), default None
+        Out-of-fold probabilities, chunked by rows (an in-memory array is cut like the labels).
+    labels : cleanlab's name for ``y``.
+
+    Returns
+    -------
+    T : ndarray of shape (n_classes, n_classes)
+        T[i, j] = P(noisy label j | true label i).
+
     Examples
     --------
     >>> import dask.array as da
@@ -532,6 +571,24 @@ def find_label_issues(X: Any = None, y: Any = None, estimator: Any = None, cv: i
     order statistics; the result is lazy: a dask array of the flagged row indices, most suspicious first (dask's
     ``argtopk``: a reduction on the workers), or with ``return_mask=True`` a dask boolean mask over the rows,
     partitioned like the labels; with ``return_scores=True`` also every row's margin (a dask array).
+
+    Parameters
+    ----------
+    X, y, estimator, cv, random_state, method, pred_proba, labels, pred_probs
+        As in ``estimate_transition``.
+    return_scores : bool, default False
+        Also return every row's margin.
+    return_mask : bool, default False
+        A boolean mask over the rows instead of the ranked indices.
+    transition_matrix : array-like of shape (n_classes, n_classes), default None
+        A known T (none estimated).
+
+    Returns
+    -------
+    issues : dask array
+        The flagged row indices, most suspicious first, or (``return_mask``) a boolean mask over the rows.
+    scores : dask array of shape (n_samples,)
+        Only with ``return_scores=True``.
 
     Examples
     --------
