@@ -55,7 +55,8 @@ numpydoc_xref_param_type = False
 
 html_theme = "furo"
 html_title = f"robustcore {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["wrap.css"]  # code blocks wrap rather than scroll sideways (phones and narrow windows)
 
 sphinx_gallery_conf = {
     "examples_dirs": "../examples",

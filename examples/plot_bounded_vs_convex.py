@@ -17,7 +17,7 @@ from robustcore import datasets, noise, plotting
 X, y, Xt, yt = datasets.load("digits38")
 rates = [0.0, 0.2, 0.4]
 losses = ["hinge", "log_loss", "sramp", "rgomp"]
-errors = {loss: [] for loss in losses}
+errors: dict[str, list[float]] = {loss: [] for loss in losses}
 for rate in rates:
     for loss in losses:
         errs = []

@@ -9,6 +9,7 @@ shows how to time the two side by side, so its ratio moves with the machine's lo
 """
 
 import time
+from typing import Any, Callable
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -23,11 +24,11 @@ n, d = 20_000, 2_000
 X = sp.random(n, d, density=0.01, format="csr", random_state=0, dtype=np.float64)
 y = np.where(X @ rng.normal(size=d) > 0, 1, -1)
 
-models = {
+models: dict[str, Callable[[], Any]] = {
     "robustcore": lambda: rc.LinearClassifier(loss="hinge", solver=SGD(history=False), alpha=1e-4, max_iter=5, random_state=0),
     "scikit-learn": lambda: SGDClassifier(loss="hinge", alpha=1e-4, max_iter=5, tol=None, random_state=0),
 }
-times = {name: [] for name in models}
+times: dict[str, list[float]] = {name: [] for name in models}
 for _ in range(3):
     for name, make in models.items():
         t0 = time.perf_counter()

@@ -43,6 +43,10 @@ void bind_vr(py::module_& m) {
   using vr::VrParams;
   py::enum_<Method> methods(m, "VrMethod");  // every method of vr/problem.hpp, by its own name
   for (int i = 0; i < vr::kMethodCount; ++i) methods.value(vr::method_name(Method(i)), Method(i));
+  methods.def_property_readonly("class_name", [](Method k) { return vr::method_info(k).class_name; },
+                                "the class name of the method's Python solver object");
+  methods.def_property_readonly("summary", [](Method k) { return vr::method_info(k).summary; },
+                                "one line on the method (its solver object's docstring starts with it)");
   py::enum_<SvrgOption>(m, "SvrgOption")
       .value("last", SvrgOption::Last)
       .value("average", SvrgOption::Average)

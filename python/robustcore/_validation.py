@@ -189,6 +189,12 @@ def rescale_weights(sample_weight):
     return sample_weight
 
 
+def float64_or_none(a):
+    """``a`` as a C-contiguous float64 array for the engine (no copy when it already is one), None kept (the
+    optional labels / weights of an engine call)."""
+    return None if a is None else np.ascontiguousarray(a, dtype=np.float64)
+
+
 def machine_memory():
     """This machine's physical memory in bytes (2**40 where the system does not say): the bound of the guards
     that refuse an allocation which cannot succeed, before making it."""

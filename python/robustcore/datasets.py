@@ -59,8 +59,10 @@ import scipy.sparse as sp
 
 
 __all__ = [
+    "check_feature_count",
     "get_data_home",
     "has_dataset",
+    "iter_svmlight",
     "list_datasets",
     "load",
     "load_full",

@@ -172,7 +172,9 @@ class RandomFourierFeatures(_FeatureMap):
     Parameters
     ----------
     kernel : {"rbf", "laplacian"}
-    gamma : float > 0 or "scale" (1 / (n_features X.var()), as RBFSampler)
+    gamma : float > 0, "scale" (1 / (n_features X.var()), as RBFSampler) or None, default=None
+        None: 1 / n_features, as ``Nystroem`` and scikit-learn's ``rbf_kernel`` (scikit-learn's ``RBFSampler``
+        defaults to 1.0, too narrow a kernel for more than a few standardised features).
     n_components : int, the number of features D
     random_state : int, RandomState or None
     n_jobs : threads of ``transform`` (joblib's meaning; None: 1)
@@ -202,14 +204,14 @@ class RandomFourierFeatures(_FeatureMap):
 
     _parameter_constraints: dict = {
         "kernel": [StrOptions({"rbf", "laplacian"})],
-        "gamma": [_POSITIVE, StrOptions({"scale"})],
+        "gamma": [_POSITIVE, StrOptions({"scale"}), None],
         "n_components": [_AT_LEAST_ONE],
         "random_state": ["random_state"],
         "n_jobs": _N_JOBS,
         "max_memory_mb": [_POSITIVE, None],
     }
 
-    def __init__(self, kernel="rbf", gamma=1.0, n_components=100, random_state=None, n_jobs=None,
+    def __init__(self, kernel="rbf", gamma=None, n_components=100, random_state=None, n_jobs=None,
                  max_memory_mb=1024.0):
         self.kernel = kernel
         self.gamma = gamma
@@ -221,7 +223,7 @@ class RandomFourierFeatures(_FeatureMap):
     @fit_method  # parameters validated, and atomic: a fit that raises (Ctrl-C included) leaves the map as it was
     def fit(self, X, y=None):
         """Draw the frequencies and offsets for X's number of features (X's values matter only for
-        gamma="scale"). Returns self."""
+        gamma="scale"; None is 1 / n_features). Returns self."""
         X = self._validate(X, reset=True)
         d = X.shape[1]
         D = self.n_components
@@ -232,7 +234,7 @@ class RandomFourierFeatures(_FeatureMap):
             var = (X.multiply(X)).mean() - X.mean() ** 2 if sp.issparse(X) else X.var()
             gamma = 1.0 / (d * var) if var != 0 else 1.0
         else:
-            gamma = float(self.gamma)
+            gamma = 1.0 / d if self.gamma is None else float(self.gamma)
         W, b = _rff_draws(check_random_state(self.random_state), self.kernel, gamma, d, self.n_components)
         self.random_weights_, self.random_offset_ = W, b
         self._gamma = gamma

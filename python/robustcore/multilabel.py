@@ -32,7 +32,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, has_fit_parameter, validate_data
 
-from ._base import N_JOBS_CONSTRAINT, BaseClassifier, check_magnitude, fit_method, map_problems
+from ._base import N_JOBS_CONSTRAINT, BaseClassifier, Progress, check_magnitude, fit_method, map_problems
 from ._validation import check_csr_structure, check_labels, seed_from_random_state
 from .linear_model import LinearClassifier
 
@@ -223,6 +223,9 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
         for every label (what makes rare labels visible under the Hamming loss); a dict applies to every
         label, a list gives one per label. With robustcore's estimators the class weight multiplies
         ``sample_weight`` (scikit-learn's semantics). None leaves the estimator's own ``class_weight``.
+    verbose : int, default=0
+        > 0: a progress bar over the labels (one step per label fitted); the labels' clones keep their own
+        ``verbose``.
 
     Every label's clone gets the same integer ``random_state``: the estimator's own when it is an int, else
     one int drawn once per fit from it (None: a fresh one; a RandomState or Generator: the next draw from
@@ -249,13 +252,15 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
     ((200, 2), True)
     """
 
-    _parameter_constraints = {"estimator": _ESTIMATOR, "n_jobs": N_JOBS_CONSTRAINT, "class_weight": _CLASS_WEIGHT}
+    _parameter_constraints = {"estimator": _ESTIMATOR, "n_jobs": N_JOBS_CONSTRAINT, "class_weight": _CLASS_WEIGHT,
+                              "verbose": ["verbose"]}
 
     def __init__(self, estimator: ClassifierMixin | None = None, *, n_jobs: int | None = None,
-                 class_weight: dict | str | list | None = None) -> None:
+                 class_weight: dict | str | list | None = None, verbose: int = 0) -> None:
         self.estimator = estimator
         self.n_jobs = n_jobs
         self.class_weight = class_weight
+        self.verbose = verbose
 
     def _default_estimator(self):
         return LinearClassifier(loss="log_loss", solver="saga", alpha=1e-3, max_iter=1000, tol=1e-5, random_state=0)
@@ -291,14 +296,19 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
         clones = [self._clone_with(**p) for p in params]  # refused here (no parameter): before any thread
         constants = np.full(Y.shape[1], -1)
 
-        def one(k):
-            col = Y[:, k]
-            if col.min() == col.max():
-                constants[k] = col[0]
-                return None
-            return _fit_one(clones[k], X, col, sample_weight)
+        with Progress(self.verbose, Y.shape[1], type(self).__name__, unit="label") as progress:
 
-        estimators = map_problems(one, Y.shape[1], self.n_jobs)
+            def one(k):
+                col = Y[:, k]
+                if col.min() == col.max():
+                    constants[k] = col[0]
+                    progress.advance()
+                    return None
+                fitted = _fit_one(clones[k], X, col, sample_weight)
+                progress.advance()
+                return fitted
+
+            estimators = map_problems(one, Y.shape[1], self.n_jobs)
         fitted = [e for e in estimators if e is not None and hasattr(e, "n_iter_")]
         extra = {"n_iter_": max(int(np.max(e.n_iter_)) for e in fitted)} if fitted else {}
         self._commit(estimators_=estimators, constants_=constants, **self._fitted_labels(y, Y.shape[1]), **extra)
@@ -363,6 +373,9 @@ class LabelPowersetClassifier(_MultiLabelBase):
         combination missing from the dict weighs 1; a key not seen in training is a ValueError); for one
         label (a 1-d y, or one column) its keys may also be the label's two values, as a binary classifier's.
         With robustcore's estimators it multiplies ``sample_weight`` (scikit-learn's semantics).
+    verbose : int, default=0
+        Set on the clone as its ``verbose`` (its progress bar: the one fit is all the work) when > 0 and the
+        estimator has a ``verbose`` parameter left at 0; 0 leaves the estimator's own.
 
     Attributes: ``classes_`` (the label indices 0 .. n_labels - 1, the columns of ``predict`` and
     ``predict_proba``, as OneVsRestClassifier on an indicator matrix), ``combinations_`` (n_combinations,
@@ -384,11 +397,14 @@ class LabelPowersetClassifier(_MultiLabelBase):
     ((200, 2), True)
     """
 
-    _parameter_constraints = {"estimator": _ESTIMATOR, "class_weight": [StrOptions({"balanced"}), dict, None]}
+    _parameter_constraints = {"estimator": _ESTIMATOR, "class_weight": [StrOptions({"balanced"}), dict, None],
+                              "verbose": ["verbose"]}
 
-    def __init__(self, estimator: ClassifierMixin | None = None, *, class_weight: dict | str | None = None) -> None:
+    def __init__(self, estimator: ClassifierMixin | None = None, *, class_weight: dict | str | None = None,
+                 verbose: int = 0) -> None:
         self.estimator = estimator
         self.class_weight = class_weight
+        self.verbose = verbose
 
     def _default_estimator(self):
         return LinearClassifier(loss="softmax", solver="saga", alpha=1e-2, max_iter=1000, tol=1e-5, random_state=0)
@@ -426,6 +442,8 @@ class LabelPowersetClassifier(_MultiLabelBase):
                              "of them")
         params = {} if self.class_weight is None else {
             "class_weight": self._combination_weights(combinations, fitted["classes_"])}
+        if self.verbose and not self._wrapped().get_params(deep=False).get("verbose", 1):
+            params["verbose"] = self.verbose
         est = self._clone_with(**params)
         if len(combinations) == 1:  # one combination: predicted always, no estimator to fit
             self._commit(estimator_=None, **fitted)

@@ -48,7 +48,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from . import _core
 from ._base import engine_solve
-from ._validation import check_csr_structure, to_matrix
+from ._validation import check_csr_structure, float64_or_none, to_matrix
 from .losses import SMOOTH_LOSSES, loss_spec
 
 if TYPE_CHECKING:
@@ -156,10 +156,6 @@ def _int64(a):
     return None if a is None else np.ascontiguousarray(a, dtype=np.int64)
 
 
-def _float64(a):
-    return None if a is None else np.ascontiguousarray(a, dtype=np.float64)
-
-
 def as_matrix(X: Any) -> Any:
     """The engine's matrix of X (``fit_binary`` / ``fit_softmax`` take either): a ``_core.Matrix`` (or, for
     ``fit_binary``, a ``_core.FusedMatrix``: a feature map's rows, mapped inside the engine) as it is, else X
@@ -233,8 +229,9 @@ def fit_binary(M: Any, y: ArrayLike, spec: Any, params: Any, *, sample_weight: A
     M = as_matrix(M)
     w = np.zeros(M.shape[1]) if coef is None else np.array(coef, dtype=np.float64, copy=True)
     b = np.array([float(intercept)])
-    result = engine_solve(lambda callback: _core.vr_fit(M, _float64(y), _float64(sample_weight), spec, params, w, b,
-                                                _int64(order), callback, X_test, _float64(y_test)),
+    result = engine_solve(lambda callback: _core.vr_fit(M, float64_or_none(y), float64_or_none(sample_weight), spec,
+                                                        params, w, b, _int64(order), callback, X_test,
+                                                        float64_or_none(y_test)),
                   (w, b), progress, stopper)
     return w, float(b[0]), result
 
@@ -283,7 +280,7 @@ def fit_softmax(M: Any, y: ArrayLike, K: int, params: Any, *, sample_weight: Arr
     M = as_matrix(M)
     W = np.zeros((M.shape[1], K))
     b = np.zeros(K)
-    result = engine_solve(lambda callback: _core.softmax_fit(M, _int64(y), int(K), _float64(sample_weight), params,
+    result = engine_solve(lambda callback: _core.softmax_fit(M, _int64(y), int(K), float64_or_none(sample_weight), params,
                                                      W.reshape(-1), b, _int64(order), callback, X_test,
                                                      _int64(y_test)),
                   (W.T, b), progress, stopper)

@@ -33,9 +33,11 @@ CHECK_PARAMS = {
         dict(loss="log_loss", solver="saga", **_CONVERGED), dict(loss="log_loss", solver="sag", **_CONVERGED),
         dict(loss="squared_hinge", solver=SVRG(option="average"), max_iter=20),
         dict(loss="softmax", solver="mixed_svrg", max_iter=20), dict(loss="softmax", solver="sgd", max_iter=20),
-        # the deterministic quasi-Newton solver, run to its gradient rule: weights are repeated rows
-        dict(loss="log_loss", solver="lbfgs", alpha=1e-2, max_iter=1000, tol=1e-10),
-        dict(loss="softmax", solver="lbfgs", alpha=1e-2, max_iter=1000, tol=1e-10),
+        # the deterministic quasi-Newton solver stopped by its gradient rule at scikit-learn's
+        # LogisticRegression tol (not at the rounding floor, below 1e-9, where iterates differ by rounding):
+        # weights are repeated rows
+        dict(loss="log_loss", solver="lbfgs", max_iter=1000, tol=1e-4),
+        dict(loss="softmax", solver="lbfgs", max_iter=1000, tol=1e-4),
     ],
     "FocusedOnlineClassifier": [{}, dict(learner=OnlineSGD(loss="log"), output="average", max_iter=3)],
     "NoisyMKLClassifier": [
@@ -100,13 +102,18 @@ def _expected_failures(est):
         solver = _solver_name(est)
         if solver in ("saga", "sag") and _converged(est):  # weight k == the row repeated k times
             return {}
-        if solver == "lbfgs":  # deterministic; stopped by its gradient rule, not at the 1e-7 of the check
-            return _sample_weight("stopped at ||grad||_inf <= tol max(1, |F|): weighted and repeated rows agree "
-                                  "to ~3e-7 relative, not the check's 1e-7")
+        if solver == "lbfgs":  # deterministic: weighted and repeated rows give the same iterates and stop
+            return {}
         if solver in ("svrg", "s2gd", "batching_svrg", "mixed_svrg"):
-            # SVRG's step 1/(4L) takes L from the largest weighted row: with weights 0-4 (and the class weights
-            # 1000 vs 1e-4 of check_class_weight_classifiers) 20000 passes do not reach the optimum to 1e-7.
-            reason = "SVRG's step from the largest weighted row: not converged to the check's tolerance in the budget"
+            # Not a default configuration (the default solver is SGD). Measured 2026-11-28: on the class-weight
+            # check's make_blobs(cluster_std=20) data (features of magnitude 20-40, not centred) with weights
+            # 1000 : 1e-4, 1000 passes of SVRG(option="average"), S2GD, BatchingSVRG and MixedSVRG reach an
+            # intercept of -0.7 where the optimum (L-BFGS, converged) has -16 and predict 78% class 0 (the check
+            # wants 87%; option="last" 90%, SAGA 100% at -2.5): the 1/(4 L_max) step, L_max from the heaviest
+            # row's ||x||^2, leaves the intercept's direction barely moving. What would fix it is the centring
+            # the SGD solvers have (not in the variance-reduced engine yet), not the check.
+            reason = ("1/(4 L_max) steps on large non-centred features: 1000 passes leave the intercept far from "
+                      "the optimum (-0.7 vs -16)")
             return {**_sample_weight(reason), "check_class_weight_classifiers": reason}
         return _sample_weight(_SGD)
     if name in ("FocusedOnlineClassifier", "AdaBoostOnlineClassifier"):
@@ -149,11 +156,24 @@ def _instances():
     return out
 
 
-@parametrize_with_checks(_instances(), expected_failed_checks=_expected_failures)
+def _check_name(check):
+    return getattr(getattr(check, "func", check), "__name__", str(check))
+
+
+@parametrize_with_checks(_instances())
 def test_sklearn_compatible(estimator, check):
+    """Every check passes, or is an exemption of ``_expected_failures`` that fails by an assertion (a measured
+    disagreement, xfail): an exempted check that raises anything else is a crash, and fails."""
+    reason = _expected_failures(estimator).get(_check_name(check))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # feature maps: n_components > n_samples on tiny data
-        check(estimator)
+        if reason is None:
+            check(estimator)
+            return
+        try:
+            check(estimator)
+        except AssertionError:
+            pytest.xfail(reason)
 
 
 # ----------------------------------------------------------------------------- the list itself

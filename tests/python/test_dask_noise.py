@@ -223,3 +223,11 @@ def test_noisy_label_cv_mixing_posterior_and_pruning_on_the_workers(threads_clie
         DaskNoisyLabelClassifierCV().fit(da.from_array(X, chunks=(6000, -1)), da.from_array(y, chunks=6000))
     with pytest.raises(ValueError, match="remedies must be among"):
         DaskNoisyLabelClassifierCV(remedies=("hinge",)).fit(Xd, yd)
+
+
+def test_options_without_a_distributed_form_are_refused():
+    _, _, y, P = _binary(n=1000)
+    yd, Pd = _dask(y, P)
+    for kw in (dict(rank_by="self_confidence"), dict(filter_by="both")):
+        with pytest.raises(ValueError, match="on dask collections find_label_issues ranks by the margin"):
+            noise.find_label_issues(labels=yd, pred_probs=Pd, **kw)

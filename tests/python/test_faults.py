@@ -35,7 +35,8 @@ _STOP_SECONDS = {"label_powerset": 1.0, "pruned": 1.0, "noise_corrected": 1.0,
                  # issue 44: every public estimator within 1 s, in every phase
                  **{case: 1.0 for case in ("kernel_landmark_eigh", "kernel_fused_solve", "kernel_rff_materialised",
                                            "nystroem_fit", "rff_transform", "kernel_bank_fit", "mkl_blocks_default",
-                                           "mkl_blocks_fit", "mip_mkl_fit", "binary_relevance", "noisy_label_cv")}}
+                                           "mkl_blocks_fit", "mip_mkl_fit", "binary_relevance", "noisy_label_cv",
+                                           "lbfgs", "lbfgs_engine_binary", "lbfgs_engine_softmax")}}
 
 # ----------------------------------------------------------------------------- SIGINT in a subprocess
 # The child restores Python's SIGINT handler first: a child of a process that ignores SIGINT (nohup, a
@@ -65,6 +66,12 @@ def run(est, small, big, call=None, **long):
     except KeyboardInterrupt:
         print("STOPPED", time.time(), pickle.dumps(est.__dict__) == before, flush=True)
 """
+
+_LBFGS_ENGINE = ("X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
+                 "from robustcore import _core\nfrom robustcore._validation import to_matrix\n"
+                 "from robustcore.losses import loss_spec\n"
+                 "p = _core.LbfgsParams(); p.alpha, p.tol, p.max_iter = 1e-9, 0.0, 10**6\n"
+                 "est = rc.LinearClassifier(loss='log_loss', solver='lbfgs', max_iter=2)\n")
 
 _CASES = {
     "sgd": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
@@ -123,6 +130,21 @@ _CASES = {
     "rff_transform": "X = rng.normal(size=(200_000, 50))\n"
                      "est = rc.kernel_approximation.RandomFourierFeatures(n_components=2000, random_state=0)\n"
                      "run(est, (X[:60],), None, call=lambda: est.transform(X))",
+    # the transform's blocks on two threads (was test_kernel_approximation.test_ctrl_c_stops_transform, one child
+    # per n_jobs; n_jobs=1 is rff_transform above)
+    "rff_transform_n_jobs_2": "X = rng.normal(size=(200_000, 50))\n"
+                              "est = rc.kernel_approximation.RandomFourierFeatures(n_components=2000, random_state=0,"
+                              " n_jobs=2)\n"
+                              "run(est, (X[:60],), None, call=lambda: est.transform(X))",
+    # L-BFGS: the estimator, and the engine call alone, without a progress callback (the interrupt poll inside a
+    # full-gradient pass; was test_lbfgs.test_sigint_stops_a_fit_within_a_second, a child of its own)
+    "lbfgs": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
+             "run(rc.LinearClassifier(loss='log_loss', solver='lbfgs', alpha=1e-9, max_iter=2), (X[:200], y[:200]),"
+             " (X, y), max_iter=10**6)",
+    "lbfgs_engine_binary": _LBFGS_ENGINE + "run(est, (X[:200], y[:200]), None, call=lambda: _core.lbfgs_fit("
+                           "to_matrix(X), y.astype(float), None, loss_spec('log_loss'), p, np.zeros(2000), np.zeros(1)))",
+    "lbfgs_engine_softmax": _LBFGS_ENGINE + "run(est, (X[:200], y[:200]), None, call=lambda: _core.lbfgs_fit("
+                            "to_matrix(X), (y > 0).astype(np.int64), 2, None, p, np.zeros(4000), np.zeros(2)))",
     "kernel_bank_fit": "X = rng.normal(size=(200, 5000))\n"
                        "run(rc.kernel_approximation.KernelBank(n_components=20, random_state=0), (X[:60, :5],),"
                        " (X,), max_memory_mb=10**5)",

@@ -126,7 +126,8 @@ def test_fused_sgd_on_float32_equals_pipeline(sparse):
     est = rc.LinearClassifier(loss="log_loss", solver="asgd", max_iter=3, random_state=0)
     fused = rc.KernelClassifier(approximation="rff", n_components=19, estimator=est, fused=True, batch_size=6,
                                 random_state=1).fit(X, y)
-    pipe = make_pipeline(RandomFourierFeatures(n_components=19, random_state=1), est).fit(X, y)
+    pipe = make_pipeline(RandomFourierFeatures(gamma=1.0, n_components=19, random_state=1),  # KernelClassifier's gamma
+                         est).fit(X, y)
     assert fused.estimator_.coef_.dtype == np.float32
     np.testing.assert_array_equal(fused.estimator_.coef_, pipe[-1].coef_)
 

@@ -27,6 +27,7 @@ recorded in bench/README.md.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import subprocess
@@ -38,6 +39,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+
+from robustcore._registry import all_estimators
 
 #: messages that come from C++ or pybind11, never meant for a user
 RAW_MARKERS = ("incompatible function arguments", "vector::", "std::", "_M_", "pybind11", "Unable to cast",
@@ -220,41 +223,54 @@ def _estimator(rng, name):
 
     small = dict(max_iter=3, random_state=0)
     widths = [float(w) for w in rng.choice([0.5, 1.0, 4.0], size=int(rng.integers(1, 3)), replace=False)]
-    make = {
-        "linear": linear,
-        "fol": lambda: rc.FocusedOnlineClassifier(max_iter=2, random_state=0),
-        "adaboost": lambda: rc.AdaBoostOnlineClassifier(max_iter=2, random_state=0),
-        "noisy_mkl": lambda: mkl.NoisyMKLClassifier(max_iter=5, widths=widths,
-                                                    low_rank_tol=None if rng.random() < 0.3 else 1e-10),
-        "mip_mkl": lambda: mkl.MiPMKLClassifier(max_iter=5, n_alternations=2, widths=widths),
-        "simple_mkl": lambda: mkl.SimpleMKLClassifier(max_iter=2, widths=widths),
-        "binary_relevance": lambda: rc.BinaryRelevanceClassifier(rc.LinearClassifier(**small)),
-        "label_powerset": lambda: rc.LabelPowersetClassifier(rc.LinearClassifier(loss="softmax", solver="saga",
-                                                                                 **small)),
-        "pruned": lambda: rc.PrunedClassifier(rc.LinearClassifier(**small), random_state=0),
-        "noise_corrected": lambda: rc.NoiseCorrectedClassifier(rc.LinearClassifier(**small), random_state=0),
-        "kernel": lambda: rc.KernelClassifier(n_components=int(rng.integers(1, 40)), gamma=float(10 ** rng.uniform(-2, 1)),
+    make = {  # random configurations by class name; a public estimator without one is fuzzed at its defaults
+        "LinearClassifier": linear,
+        "FocusedOnlineClassifier": lambda: rc.FocusedOnlineClassifier(max_iter=2, random_state=0),
+        "AdaBoostOnlineClassifier": lambda: rc.AdaBoostOnlineClassifier(max_iter=2, random_state=0),
+        "NoisyMKLClassifier": lambda: mkl.NoisyMKLClassifier(max_iter=5, widths=widths,
+                                                             low_rank_tol=None if rng.random() < 0.3 else 1e-10),
+        "MiPMKLClassifier": lambda: mkl.MiPMKLClassifier(max_iter=5, n_alternations=2, widths=widths),
+        "SimpleMKLClassifier": lambda: mkl.SimpleMKLClassifier(max_iter=2, widths=widths),
+        "BinaryRelevanceClassifier": lambda: rc.BinaryRelevanceClassifier(rc.LinearClassifier(**small)),
+        "LabelPowersetClassifier": lambda: rc.LabelPowersetClassifier(rc.LinearClassifier(loss="softmax",
+                                                                                          solver="saga", **small)),
+        "PrunedClassifier": lambda: rc.PrunedClassifier(rc.LinearClassifier(**small), random_state=0),
+        "NoiseCorrectedClassifier": lambda: rc.NoiseCorrectedClassifier(rc.LinearClassifier(**small),
+                                                                        random_state=0),
+        "NoisyLabelClassifierCV": lambda: rc.NoisyLabelClassifierCV(
+            rc.LinearClassifier(**small), cv=2, n_finalists=1, random_state=0,
+            remedies=tuple(rng.choice(["plain", "corrected", "pruned", "sramp"], size=int(rng.integers(1, 3)),
+                                      replace=False))),
+        "KernelClassifier": lambda: rc.KernelClassifier(n_components=int(rng.integers(1, 40)), gamma=float(10 ** rng.uniform(-2, 1)),
                                               approximation=str(rng.choice(["nystroem", "rff"])),
                                               landmarks=str(rng.choice(["uniform", "kmeans++"])),
                                               fused=bool(rng.random() < 0.5), random_state=0),
-        "rff": lambda: ka.RandomFourierFeatures(kernel=str(rng.choice(["rbf", "laplacian"])),
+        "RandomFourierFeatures": lambda: ka.RandomFourierFeatures(kernel=str(rng.choice(["rbf", "laplacian"])),
                                                 gamma="scale" if rng.random() < 0.3 else float(10 ** rng.uniform(-3, 2)),
                                                 n_components=int(rng.integers(1, 60)), random_state=0),
-        "nystroem": lambda: ka.Nystroem(kernel=str(rng.choice(["rbf", "laplacian", "polynomial", "linear"])),
+        "Nystroem": lambda: ka.Nystroem(kernel=str(rng.choice(["rbf", "laplacian", "polynomial", "linear"])),
                                         n_components=int(rng.integers(1, 60)),
                                         landmarks=str(rng.choice(["uniform", "kmeans++"])), random_state=0),
-        "kernel_bank": lambda: ka.KernelBank(widths=widths, n_components=int(rng.integers(1, 12)),
+        "KernelBank": lambda: ka.KernelBank(widths=widths, n_components=int(rng.integers(1, 12)),
                                              method=str(rng.choice(["rff", "nystroem"])),
                                              groups=str(rng.choice(["all+each", "all", "each"])),
                                              landmarks=str(rng.choice(["uniform", "kmeans++"])), random_state=0),
     }
-    return make[name]()
+    if name in make:
+        return make[name]()
+    cls = dict(all_estimators())[name]
+    return cls(**({"random_state": 0} if "random_state" in inspect.signature(cls).parameters else {}))
 
 
-ESTIMATORS = ("linear", "linear", "linear", "fol", "adaboost", "noisy_mkl", "mip_mkl", "simple_mkl",
-              "binary_relevance", "label_powerset", "pruned", "noise_corrected", "kernel", "rff", "nystroem",
-              "kernel_bank", "noise", "noise")
-TRANSFORMERS = ("rff", "nystroem", "kernel_bank")
+#: public estimators the fuzz does not fit here, with why
+NOT_FUZZED = {"ParameterMixingClassifier": "fits Dask collections on a distributed client (tests/python/test_dask.py)"}
+#: how often a case draws each kind, relative to 1 (the linear models' many solvers and losses; the noise functions)
+DRAWS = {"LinearClassifier": 3, "noise": 2}
+#: every public estimator (``robustcore._registry.all_estimators``) and the public noise functions ("noise")
+ESTIMATORS = tuple(name for name in [n for n, _ in all_estimators() if n not in NOT_FUZZED] + ["noise"]
+                   for _ in range(DRAWS.get(name, 1)))
+TRANSFORMERS = tuple(name for name, _ in all_estimators("transformer"))
+MULTILABEL = ("BinaryRelevanceClassifier", "LabelPowersetClassifier")  # fitted on a multi-label Y
 
 
 class NoiseProbe:
@@ -344,7 +360,7 @@ def make_case(seed):
     """(estimator, X, y, sample_weight, why X / y / weights must be refused or None, a short description)."""
     rng = np.random.default_rng(seed)
     name = str(rng.choice(ESTIMATORS))
-    kernel = "mkl" in name or name == "noise"
+    kernel = "MKL" in name or name == "noise"
     n = int(rng.integers(1, 30 if kernel else 80))
     d = int(rng.integers(1, 6 if kernel else 12))
     X, refuse = _values(rng, n, d)
@@ -358,7 +374,7 @@ def make_case(seed):
             refuse = refuse or f"corrupt CSR ({sparse})"
         else:
             X, sparse = sp.csr_matrix(np.asarray(X, dtype=np.float64)), "csr"
-    y, bad_y = _labels(rng, n, multilabel=name in ("binary_relevance", "label_powerset"))
+    y, bad_y = _labels(rng, n, multilabel=name in MULTILABEL)
     w, bad_w = _weights(rng, n)
     if name in TRANSFORMERS:  # no labels, no weights; X's checks are the estimators'
         y, bad_y, w, bad_w = np.zeros(n), None, None, None
@@ -522,6 +538,16 @@ def test_case_generation_is_reproducible_and_varied():
     assert a[-1] == b[-1]
     kinds = {make_case(s)[-1].split("(")[0] for s in range(200)}
     assert len(kinds) >= 8
+
+
+def test_every_public_estimator_is_fuzzed():
+    """The cases are drawn from the registry of public estimators: each one but NOT_FUZZED is drawn (a new
+    estimator at its defaults until it gets random configurations), the multi-label ones on a multi-label Y."""
+    listed = {name for name, _ in all_estimators()}
+    assert set(ESTIMATORS) == (listed - set(NOT_FUZZED)) | {"noise"}
+    assert set(MULTILABEL) <= listed and set(NOT_FUZZED) <= listed | {"ParameterMixingClassifier"}
+    drawn = {type(make_case(s)[0]).__name__ for s in range(200)}
+    assert (listed - set(NOT_FUZZED)) <= drawn | {"CalibratedClassifierCV"}, sorted(listed - drawn)
 
 
 if __name__ == "__main__":  # python tests/python/test_fuzz.py N [seed]: the big run, with the numbers

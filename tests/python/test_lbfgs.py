@@ -10,7 +10,6 @@ Ctrl-C.
 
 from __future__ import annotations
 
-import sys
 
 import numpy as np
 import pytest
@@ -18,7 +17,6 @@ import scipy.sparse as sp
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit, logsumexp
 
-from children import sigint_cases
 from robustcore import _core
 from robustcore._validation import to_matrix
 from robustcore.losses import loss_spec
@@ -261,39 +259,5 @@ def test_cancel_flag_stops_a_fit_inside_its_with_block():
     assert _lbfgs(X, y, alpha=1e-2, max_iter=2)[2].status in ("max_iter", "converged")
 
 
-_PRELUDE = """
-import signal
-signal.signal(signal.SIGINT, signal.default_int_handler)
-import time
-import numpy as np, scipy.sparse as sp
-from robustcore import _core
-from robustcore._validation import to_matrix
-from robustcore.losses import loss_spec
-rng = np.random.default_rng(0)
-n, d, nnz = 200000, 2000, 20
-X = sp.csr_matrix((rng.random(n * nnz), rng.integers(0, d, n * nnz).astype(np.int32),
-                   np.arange(0, n * nnz + 1, nnz)), shape=(n, d))
-y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
-
-def run(K=None):
-    params = _core.LbfgsParams()
-    params.alpha, params.tol, params.max_iter = 1e-9, 0.0, 10**6
-    M = to_matrix(X)
-    print("READY", flush=True)
-    try:
-        if K is None:
-            _core.lbfgs_fit(M, y, None, loss_spec("log_loss"), params, np.zeros(d), np.zeros(1))
-        else:
-            _core.lbfgs_fit(M, (y > 0).astype(np.int64), K, None, params, np.zeros(d * K), np.zeros(K))
-        print("FINISHED", flush=True)
-    except KeyboardInterrupt:
-        print("STOPPED", time.time(), True, flush=True)
-"""
-
-
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-def test_sigint_stops_a_fit_within_a_second():
-    results = sigint_cases(_PRELUDE, {"binary": "run()", "softmax": "run(K=2)"})
-    for case, (word, latency, rest) in results.items():
-        assert word == "STOPPED", f"{case}: {word} {rest}"
-        assert latency < 1.0, f"{case}: stopped {latency:.2f} s after SIGINT"
+# SIGINT during a fit (the estimator, and the engine call alone, binary and softmax, within 1 s): the cases
+# "lbfgs", "lbfgs_engine_binary" and "lbfgs_engine_softmax" of tests/python/test_faults.py, in its one child.

@@ -424,8 +424,8 @@ def test_nested_parameters_reach_the_fitted_models(wrapper):
 
 def test_the_default_estimators():
     br, lp = rc.BinaryRelevanceClassifier(), rc.LabelPowersetClassifier()
-    assert br.get_params() == {"estimator": None, "n_jobs": None, "class_weight": None}
-    assert lp.get_params() == {"estimator": None, "class_weight": None}
+    assert br.get_params() == {"estimator": None, "n_jobs": None, "class_weight": None, "verbose": 0}
+    assert lp.get_params() == {"estimator": None, "class_weight": None, "verbose": 0}
     X, Y = _multilabel()
     for e in br.fit(X, Y).estimators_:
         assert (e.loss, e.solver, e.alpha, e.max_iter, e.tol, e.random_state) == ("log_loss", "saga", 1e-3, 1000, 1e-5, 0)

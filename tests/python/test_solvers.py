@@ -15,7 +15,7 @@ from sklearn.model_selection import GridSearchCV
 import robustcore as rc
 from robustcore import _core, losses
 from robustcore.linear_model import SAGA, SGD, SVRG, Pegasos, Solver, make_solver
-from robustcore.linear_model._solvers import SOLVERS, resolve_solver
+from robustcore.linear_model._solvers import SOLVERS, VR_CLASSES, resolve_solver
 
 
 def _problem(n=200, d=5, seed=0):
@@ -25,12 +25,24 @@ def _problem(n=200, d=5, seed=0):
 
 
 def test_every_engine_method_has_a_solver_object():
-    """The variance-reduced methods come from the engine's registry (_core.VrMethod): each has its class, so a
-    method added to the engine without one fails here, not silently."""
+    """The variance-reduced methods come from the engine's registry (_core.VrMethod): each has its class, the
+    ones without knobs of their own built from the registry's class_name and summary and exported by
+    robustcore.linear_model under that name, so a method added to the engine needs no Python edit."""
+    import robustcore.linear_model as lm
+
     assert set(_core.VrMethod.__members__) <= set(SOLVERS)
     for name, cls in SOLVERS.items():
         assert issubclass(cls, Solver) and cls.method == name
         assert cls.family in ("sgd", "vr", "lbfgs")
+    for name, member in _core.VrMethod.__members__.items():
+        cls = SOLVERS[name]
+        if name != "sgd":  # the softmax model's plain SGD is the SGD solver's constant schedule
+            assert cls.__name__ == member.class_name and getattr(lm, member.class_name) is cls, name
+            assert cls.__name__ in lm.__all__ and inspect.getdoc(cls).startswith(member.summary.split(" (")[0])
+    assert set(VR_CLASSES) == {"SAGA", "SAG", "S2GD", "Finito", "VRLite", "BatchingSVRG", "MixedSVRG"}
+    assert VR_CLASSES["SAGA"]().method == "saga" and "eta0" in VR_CLASSES["SAGA"]().get_params()
+    with pytest.raises(AttributeError, match="no attribute 'Adam'"):
+        lm.Adam  # noqa: B018 - the type checkers' __getattr__ is not a catch-all
 
 
 def test_loss_traits_are_the_engines_declarations():

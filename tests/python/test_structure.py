@@ -21,7 +21,6 @@ ALLOWED_PRIVATE_IMPORTS = {
     # the remaining coupling of the two concepts (issue 39, left open): the log-loss detector of a
     # LinearClassifier's noise correction (linear_model._solver.noise_detector, read by the noise wrappers),
     # and the noise-correction path and advice of the Dask driver (noise._label_noise)
-    ("robustcore.linear_model._constant", "robustcore.noise._label_noise", None),
     ("robustcore.linear_model._shards", "robustcore.noise._label_noise", None),
     ("robustcore.noise._corrected", "robustcore.linear_model._solver", None),
     ("robustcore.noise._cv", "robustcore.linear_model._solver", None),

@@ -1,6 +1,6 @@
 """Reproduce the SGD-variants part of the sgd-variants-multilabel paper (Sections 4.3-4.5, Figs. 4.1-4.11).
 
-``python -m robustcore variants [--dataset emotions] [--max-iter 50] [--alpha 1e-3] [--out DIR]``
+``python -m robustcore variants [--dataset emotions] [--max-iter 50] [--alpha 1e-2] [--out DIR]`` (the defaults)
 
 Two setups on a Mulan multi-label dataset (standard train/test split, features min-max scaled):
 

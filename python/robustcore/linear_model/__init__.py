@@ -7,8 +7,17 @@ settings (``_solver.py``), the SGD family's state and engine calls (``_sgd.py``)
 from ._constant import ConstantPredictorWarning
 from ._estimator import LinearClassifier
 from ._rows import RowSource
-from ._solvers import (ASGD, LBFGS, SAG, SAGA, SGD, SVRG, BatchingSVRG, Finito, MixedSVRG, Pegasos, S2GD, Solver, VRLite,
-                       make_solver)
+from ._solvers import ASGD, LBFGS, SGD, SVRG, VR_CLASSES, Pegasos, Solver, _VarianceReduced, make_solver
 
-__all__ = ["ConstantPredictorWarning", "LinearClassifier", "RowSource", "Solver", "SGD", "ASGD", "Pegasos", "SAGA",
-           "SAG", "SVRG", "S2GD", "Finito", "VRLite", "BatchingSVRG", "MixedSVRG", "LBFGS", "make_solver"]
+# the variance-reduced solver objects built from the engine's method registry (SAGA, SAG, S2GD, Finito, VRLite,
+# BatchingSVRG, MixedSVRG, and any method added to the engine), exported under their class names
+globals().update(VR_CLASSES)
+
+__all__ = ["ConstantPredictorWarning", "LinearClassifier", "RowSource", "Solver", "SGD", "ASGD", "Pegasos",
+           *VR_CLASSES, "SVRG", "LBFGS", "make_solver"]
+
+
+def __getattr__(name: str) -> type[_VarianceReduced]:
+    """For static type checkers: a name not written above is one of the solver classes built from the engine's
+    registry (at run time they are module attributes already; anything else is an AttributeError)."""
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,9 +15,6 @@ import numpy as np
 from .._base import ConstantPredictorWarning, binary_targets, user_stacklevel
 from ..losses import BOUNDED_LOSSES, canonical_loss
 
-
-
-
 _BOUNDED_LOSS_ADVICE = (
     "A bounded loss can leave a whole class on its plateau; at a large alpha or high noise the constant "
     "predictor can even be its objective's minimum. Try center=True and warm_start_loss='log_loss' (the "
@@ -50,8 +47,9 @@ def warn_if_constant(estimator, flags, noise=None):
     """ConstantPredictorWarning when the fitted model predicts one class on training rows that hold more:
     for a bounded loss per binary problem (every row of positive weight on one side while its targets have
     both: a whole class on the plateau); for any other fit from its predictions, naming the rates a noise
-    correction used (``noise``: (its ``noise_rates`` setting, the transition matrix used), when the rows were
-    reweighted by one).
+    correction used when the rows were reweighted by one (``noise``: (its ``noise_rates`` setting, the advice:
+    a function of the training labels' counts per class returning the words that explain the rates -- the noise
+    concept's, passed in by the caller that corrected, so that this check knows nothing of noise)).
     flags: ``constant_flags`` of all the training rows. The warning points at the user's line
     (``user_stacklevel``)."""
     per_problem, predicted, counts = flags
@@ -61,9 +59,7 @@ def warn_if_constant(estimator, flags, noise=None):
         if predicted.sum() == 1 and np.count_nonzero(counts) > 1:
             if noise is not None:
                 name += f", noise_rates={noise[0]!r}"
-                from ..noise._label_noise import noise_correction_advice
-
-                advice = noise_correction_advice(estimator.classes_, noise[1], counts)
+                advice = noise[1](counts)
             else:
                 advice = _CONVEX_LOSS_ADVICE
             warnings.warn(f"{name}) predicts a single class on its training data. {advice}",

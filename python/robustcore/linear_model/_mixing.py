@@ -46,7 +46,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ._shards import (as_dask, blocks, describe_shard, fit_shard, held_out_counts, is_dask,
-                           load_shard, map_shard, noise_shard, part, platt_partitions, sample_shard, score_shard, score_summary,
+                           load_shard, map_shard, noise_correction_advice, noise_shard, part, platt_partitions,
+                           sample_shard, score_shard, score_summary,
                            shard_constant_flags, shard_scores, shard_sigmoid_terms, split_shard)
 from ..kernel_approximation import map_threads
 from ..kernel_model import KernelClassifier, fused_unsupported
@@ -337,7 +338,8 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
                 classes, d
         self._commit_from(local, model, n_partitions_=len(rows), platt_=platt, **noise)
         self.n_features_in_ = d
-        warn_if_constant(local, flags, None if not noise else (self.noise_rates, noise["transition_matrix_"]))
+        warn_if_constant(local, flags, None if not noise else (self.noise_rates, lambda counts: noise_correction_advice(
+            classes, noise["transition_matrix_"], counts)))
         return self
 
     def _fit_map(self, client, shards, rows, kernel):

@@ -16,7 +16,7 @@ from sklearn.utils.validation import _check_sample_weight, check_array, column_o
 
 from .._base import (CV_FOLDS, binary_targets, check_magnitude, predict_from_scores, sigmoid_terms, stratified_folds,
                      validation_split)
-from ..noise._label_noise import corrected_weights_out_of_fold
+from ..noise._label_noise import corrected_weights_out_of_fold, noise_correction_advice  # noqa: F401 (the driver's advice)
 from .._validation import check_csr_structure, check_labels
 from ..kernel_approximation import MappedFeatures
 from ._constant import constant_flags

@@ -12,8 +12,9 @@ traits, ``losses.LOSS_TRAITS``), checked once by ``check_loss`` when a fit start
 
 Families: the SGD solvers (``SGD``, ``ASGD``, ``Pegasos``: the engine's ``sgd.hpp``), the variance-reduced
 solvers (``SAGA``, ``SAG``, ``SVRG``, ``S2GD``, ``Finito``, ``VRLite``, ``BatchingSVRG``, ``MixedSVRG``:
-``vr.hpp``), one class for each method of the engine's registry (``_core.VrMethod``), and the deterministic
-quasi-Newton ``LBFGS`` (``lbfgs.hpp``).
+``vr.hpp``), one class for each method of the engine's registry (``_core.VrMethod``: written out for SVRG,
+whose ``option`` is its own, built from the registry's ``class_name`` and ``summary`` for the others), and the
+deterministic quasi-Newton ``LBFGS`` (``lbfgs.hpp``).
 """
 
 from __future__ import annotations
@@ -319,26 +320,6 @@ class _VarianceReduced(Solver):
             raise ValueError(f"{type(self).__name__} needs a smooth warm_start_loss ('log_loss'), got {warm!r}")
 
 
-def _vr_class(method: str, name: str, summary: str) -> type:
-    doc = (f"{summary}\n\n    A variance-reduced solver (``vr.hpp``, method {method!r}) for smooth losses.\n\n"
-           "    Parameters\n    ----------\n    eta0 : float > 0 or None, default=None\n"
-           "        The constant step; None: the method's default from the loss's smoothness constant.\n"
-           "    warm_start_loss, history\n        See :class:`Solver`.\n\n"
-           "    Examples\n    --------\n    >>> import robustcore as rc\n"
-           f"    >>> from robustcore.linear_model import {name}\n"
-           f"    >>> rc.LinearClassifier(loss=\"log_loss\", solver={name}(eta0=0.1)).solver.eta0\n    0.1\n")
-    return type(name, (_VarianceReduced,), {"__doc__": doc, "method": method, "__module__": __name__})
-
-
-SAGA = _vr_class("saga", "SAGA", "SAGA (Defazio et al. 2014).")
-SAG = _vr_class("sag", "SAG", "SAG (Schmidt et al. 2017).")
-S2GD = _vr_class("s2gd", "S2GD", "Semi-stochastic gradient descent (Konecny & Richtarik 2017).")
-Finito = _vr_class("finito", "Finito", "Finito (Defazio et al. 2014).")
-VRLite = _vr_class("vrlite", "VRLite", "VR-lite (the variants paper's Algorithm 4.4).")
-BatchingSVRG = _vr_class("batching_svrg", "BatchingSVRG", "SVRG with growing batches for the snapshot gradient.")
-MixedSVRG = _vr_class("mixed_svrg", "MixedSVRG", "SVRG mixed with SGD steps (the variants paper).")
-
-
 class SVRG(_VarianceReduced):
     """SVRG (Johnson & Zhang 2013), the variants paper's Algorithm 4.2.
 
@@ -422,11 +403,31 @@ class LBFGS(Solver):
             raise ValueError(f"LBFGS needs a smooth warm_start_loss ('log_loss'), got {warm!r}")
 
 
+def _vr_class(method: str) -> type[_VarianceReduced]:
+    """The solver class of a variance-reduced method without knobs of its own, named and summarised by the
+    engine's registry (``_core.VrMethod``: ``class_name``, ``summary``)."""
+    member = VR_METHODS[method]
+    name = member.class_name
+    doc = (f"{member.summary}\n\n    A variance-reduced solver (``vr.hpp``, method {method!r}) for smooth losses.\n\n"
+           "    Parameters\n    ----------\n    eta0 : float > 0 or None, default=None\n"
+           "        The constant step; None: the method's default from the loss's smoothness constant.\n"
+           "    warm_start_loss, history\n        See :class:`Solver`.\n\n"
+           "    Examples\n    --------\n    >>> import robustcore as rc\n"
+           f"    >>> from robustcore.linear_model import {name}\n"
+           f"    >>> rc.LinearClassifier(loss=\"log_loss\", solver={name}(eta0=0.1)).solver.eta0\n    0.1\n")
+    return type(name, (_VarianceReduced,), {"__doc__": doc, "method": method, "__module__": __name__})
+
+
+#: the solver classes written out: the SGD family, the methods with knobs of their own, the other families
+_WRITTEN: tuple[Any, ...] = (SGD, ASGD, Pegasos, SVRG, LBFGS)
+#: {class name: class} of every other method of the engine's registry (SAGA, SAG, S2GD, ...): built from it, so
+#: a method added to the engine has its solver object without a line here (``robustcore.linear_model`` exports
+#: them under their class names)
+VR_CLASSES: dict[str, type[_VarianceReduced]] = {
+    VR_METHODS[m].class_name: _vr_class(m) for m in VR_METHODS if m not in {c.method for c in _WRITTEN}}
+globals().update(VR_CLASSES)
 #: every solver class, by the name a string ``solver=`` takes
-_CLASSES: tuple[Any, ...] = (SGD, ASGD, Pegasos, SAGA, SAG, SVRG, S2GD, Finito, VRLite, BatchingSVRG, MixedSVRG, LBFGS)
-SOLVERS: dict[str, Any] = {cls.method: cls for cls in _CLASSES}
-_missing = set(VR_METHODS) - set(SOLVERS)
-assert not _missing, f"the engine's variance-reduced methods {sorted(_missing)} have no solver class"
+SOLVERS: dict[str, Any] = {cls.method: cls for cls in (*_WRITTEN, *VR_CLASSES.values())}
 
 
 def make_solver(name: str, **params: Any) -> Solver:

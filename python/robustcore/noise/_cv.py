@@ -12,7 +12,7 @@ One fit is:
    factors of 10 (to ``kMinAlpha`` = 1e-6 / ``kMaxAlpha`` = 0.1) while its weakest / strongest alpha is the most likely; the alpha of the best
    out-of-fold log-likelihood on the noisy labels is kept; with ``detector="boosted"`` / ``"kernel"`` also
    scikit-learn's ``HistGradientBoostingClassifier`` / a ``KernelClassifier``, first on one
-   fold, on all of them and kept only when it beats the linear posterior's log-likelihood (:doc:`/user_guide/noisy_labels`,
+   fold, on all of them and kept only when it beats the linear posterior's log-likelihood (:doc:`/benchmarks/noise`,
    "The posterior model matters"). The probabilities ``P`` of that pass feed everything below, and its fits at
    the plain remedy's alphas are the plain candidates' fits; nothing is estimated twice.
 2. From ``P`` (``noise_from_posterior``): the transition matrix ``T`` and the importance weights by the

@@ -48,7 +48,7 @@ def _n_exact(rate, n):
     return min(n, int(math.floor(rate * n + 0.5)))
 
 
-def flip_labels(y: ArrayLike, rate: float, random_state: RandomStateLike = None, mode: str = "exact", *,
+def flip_labels(y: ArrayLike, rate: float | dict[Any, float], random_state: RandomStateLike = None, mode: str = "exact", *,
                 classes: ArrayLike | None = None, return_mask: bool = False) -> Any:
     """Return a copy of ``y`` with a fraction of its labels flipped to another class.
 

@@ -15,7 +15,7 @@ The estimators of T (asymptotes, confident joint, anchor points) are in ``_trans
 from __future__ import annotations
 
 import numbers
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -573,11 +573,21 @@ def estimate_transition(X: MatrixLike | None = None, y: ArrayLike | None = None,
     return _transition_from_joint(Q)
 
 
+_NOT_GIVEN: Any = type("NotGiven", (), {"__repr__": lambda self: "<not given>"})()  # return_indices_ranked_by
+#: find_label_issues' label-quality scores (``rank_by``) and the cleanlab rules it has (``filter_by``)
+_RankBy = Literal["margin", "normalized_margin", "self_confidence", "confidence_weighted_entropy"]
+_FilterBy = Literal["prune_by_noise_rate", "prune_by_class", "both", "predicted_neq_given", "low_normalized_margin",
+                    "low_self_confidence"]
+
+
 def find_label_issues(X: MatrixLike | None = None, y: ArrayLike | None = None, estimator: Any = None,
                       cv: int | Any = 5, random_state: RandomStateLike = None, *, pred_proba: ArrayLike | None = None,
-                      n_jobs: int | None = None, method: str = "auto", return_scores: bool = False,
-                      return_mask: bool = False, labels: ArrayLike | None = None,
-                      pred_probs: ArrayLike | None = None) -> Any:
+                      n_jobs: int | None = None,
+                      method: Literal["auto", "asymptotes", "confident_joint", "anchor"] = "auto",
+                      return_scores: bool = False, return_mask: bool = False, labels: ArrayLike | None = None,
+                      pred_probs: ArrayLike | None = None,
+                      rank_by: _RankBy = "margin", filter_by: _FilterBy | None = None,
+                      return_indices_ranked_by: Any = _NOT_GIVEN) -> Any:
     """Training rows whose label is probably wrong, most likely first.
 
     Every row gets a score, its normalised margin ``P[i, y_i] - max_{k != y_i} P[i, k]`` from out-of-fold
@@ -588,7 +598,10 @@ def find_label_issues(X: MatrixLike | None = None, y: ArrayLike | None = None, e
     Returns the flagged row indices sorted by score (most suspicious first), or with ``return_mask=True``
     a boolean mask over the rows (True: flagged; cleanlab's default return); with ``return_scores=True``
     also the scores of all rows. cleanlab's spellings are accepted: ``labels=`` for ``y``, ``pred_probs=``
-    for ``pred_proba`` (``find_label_issues(labels=y, pred_probs=P, return_mask=True)``).
+    for ``pred_proba`` (``find_label_issues(labels=y, pred_probs=P, return_mask=True)``), and
+    ``filter_by=``, ``return_indices_ranked_by=`` with cleanlab's meanings (below). cleanlab's positional call
+    ``find_label_issues(labels, pred_probs)`` would pass the labels as X: it is refused with a message naming
+    the keyword form.
 
     Parameters
     ----------
@@ -604,13 +617,31 @@ def find_label_issues(X: MatrixLike | None = None, y: ArrayLike | None = None, e
         Return a boolean mask over the rows instead of indices.
     labels, pred_probs : array-like, default=None
         cleanlab's names for ``y`` and ``pred_proba``.
+    rank_by : {"margin", "normalized_margin", "self_confidence", "confidence_weighted_entropy"}, default="margin"
+        The label-quality score that orders the flagged rows and that ``return_scores`` returns (low =
+        suspicious), from the probabilities P and the given label y_i: "margin", P[i, y_i] - max_{k != y_i}
+        P[i, k] in [-1, 1]; then cleanlab's ``get_label_quality_scores`` methods as cleanlab defines them:
+        "normalized_margin", (margin + 1) / 2 (the same order); "self_confidence", P[i, y_i];
+        "confidence_weighted_entropy", log(s + 1) / max(s, 1e-6) with s = H(P_i) / log(K) / max(P[i, y_i],
+        1e-6) (H the entropy). Which rows are flagged does not depend on it (``filter_by`` decides).
+    filter_by : str, default=None
+        cleanlab's choice of rule, where robustcore has the same: None or "prune_by_noise_rate" (robustcore's
+        rule above: per class, the count of wrong labels the noise estimate implies, lowest margin first;
+        for two classes cleanlab's rule, for more the off-diagonal counts of a class pooled); "prune_by_class"
+        (the same counts, lowest self-confidence first within each class); "both" (the rows both flag);
+        "predicted_neq_given" (the rows whose most probable class is not their label); "low_normalized_margin"
+        / "low_self_confidence" (the same total count, the lowest scores over all rows). cleanlab's
+        "confident_learning" (the confident joint's off-diagonal rows) is not implemented: a ValueError.
+    return_indices_ranked_by : str or None, default: not given
+        cleanlab's spelling: None returns the boolean mask (as cleanlab), a score name returns the indices
+        ranked by that score (as ``rank_by``).
 
     Returns
     -------
     issues : ndarray
         Flagged row indices, most suspicious first (or a boolean mask with ``return_mask=True``).
     scores : ndarray of shape (n_samples,)
-        Only with ``return_scores=True``.
+        Only with ``return_scores=True``: every row's ``rank_by`` score.
 
     Examples
     --------
@@ -625,21 +656,96 @@ def find_label_issues(X: MatrixLike | None = None, y: ArrayLike | None = None, e
     >>> mask = noise.find_label_issues(X, y_noisy, random_state=0, return_mask=True)
     >>> mask.shape, int(mask.sum()) == len(issues)
     ((1000,), True)
+
+    cleanlab's spellings, on out-of-fold probabilities you already have:
+
+    >>> P, _ = noise.out_of_fold_proba(X, y_noisy, random_state=0)
+    >>> ranked = noise.find_label_issues(labels=y_noisy, pred_probs=P, filter_by="prune_by_noise_rate",
+    ...                                  return_indices_ranked_by="self_confidence")
+    >>> sorted(ranked.tolist()) == sorted(issues.tolist())
+    True
     """
     if method not in _METHODS:  # before the out-of-fold fits
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    if (X is not None and y is not None and not hasattr(X, "tocsr") and np.ndim(X) == 1 and np.ndim(y) == 2
+            and labels is None and pred_probs is None and pred_proba is None):
+        raise TypeError("find_label_issues(X, y, ...) takes the features and the labels first; this call looks like "
+                        "cleanlab's positional find_label_issues(labels, pred_probs) (1-d labels, then a 2-d array): "
+                        "call find_label_issues(labels=labels, pred_probs=pred_probs) instead")
+    if return_indices_ranked_by is not _NOT_GIVEN:
+        if return_indices_ranked_by is None:
+            return_mask = True
+        else:
+            if rank_by != "margin" and rank_by != return_indices_ranked_by:
+                raise ValueError(f"rank_by={rank_by!r} and return_indices_ranked_by={return_indices_ranked_by!r} "
+                                 "disagree: give one")
+            rank_by = return_indices_ranked_by
+    if rank_by not in _QUALITY_SCORES:
+        raise ValueError(f"rank_by must be one of {_QUALITY_SCORES}, got {rank_by!r}")
+    if filter_by not in _FILTERS:
+        hint = (" (cleanlab's confident-joint off-diagonals; robustcore's rule is 'prune_by_noise_rate', the "
+                "default)" if filter_by == "confident_learning" else "")
+        raise ValueError(f"filter_by must be one of {_FILTERS}, got {filter_by!r}{hint}")
     y, pred_proba = _cleanlab_spellings(X, y, labels, pred_proba, pred_probs)
     if _any_dask(X, y, pred_proba):  # computed where the partitions live
         return _distributed().find_label_issues(X, y, estimator, cv, random_state, pred_proba=pred_proba, method=method,
-                                                return_scores=return_scores, return_mask=return_mask)
+                                                return_scores=return_scores, return_mask=return_mask, rank_by=rank_by,
+                                                filter_by=filter_by)
     y = np.asarray(y)
     label_idx, P = _labels_and_proba(X, y, estimator, cv, random_state, n_jobs, pred_proba)
     flagged, scores, _ = label_issues_from_proba(P, label_idx, method)
+    if filter_by not in (None, "prune_by_noise_rate"):
+        flagged = _cleanlab_filter(filter_by, flagged, P, label_idx)
+    if rank_by != "margin":
+        scores = _label_quality_scores(P, label_idx, rank_by)
+        flagged = flagged[np.argsort(scores[flagged], kind="stable")]
     if return_mask:
         mask = np.zeros(label_idx.shape[0], dtype=bool)
         mask[flagged] = True
         flagged = mask
     return (flagged, scores) if return_scores else flagged
+
+
+_QUALITY_SCORES = get_args(_RankBy)
+_FILTERS = (None, *get_args(_FilterBy))
+
+
+def _label_quality_scores(P, labels, rank_by="margin"):
+    """Every row's label-quality score (low = suspicious) from probabilities ``P`` and class indices
+    ``labels``: find_label_issues' ``rank_by``, cleanlab's definitions for its names."""
+    n, K = P.shape
+    own = P[np.arange(n), labels]
+    if rank_by == "self_confidence":
+        return own
+    if rank_by == "confidence_weighted_entropy":
+        from scipy.special import xlogy
+
+        entropy = -xlogy(P, P).sum(axis=1) / np.log(K)
+        s = entropy / np.clip(own, 1e-6, None)
+        return np.log(s + 1.0) / np.clip(s, 1e-6, None)
+    margin = own - np.where(np.arange(K)[None, :] == labels[:, None], -np.inf, P).max(axis=1)
+    return margin if rank_by == "margin" else (margin + 1.0) / 2.0
+
+
+def _cleanlab_filter(filter_by, flagged, P, labels):
+    """The rows cleanlab's rule ``filter_by`` flags, from robustcore's flags (their per-class counts) and P,
+    ordered by margin."""
+    margin = _label_quality_scores(P, labels, "margin")
+    if filter_by == "predicted_neq_given":
+        rows = np.flatnonzero(P.argmax(axis=1) != labels)
+    elif filter_by in ("low_normalized_margin", "low_self_confidence"):
+        score = _label_quality_scores(P, labels, filter_by[len("low_"):])
+        rows = np.argsort(score, kind="stable")[:flagged.size]
+    else:  # prune_by_class, both: the same count per class, lowest self-confidence first
+        own = _label_quality_scores(P, labels, "self_confidence")
+        counts = np.bincount(labels[flagged], minlength=P.shape[1])
+        by_class = [np.flatnonzero(labels == k) for k in range(P.shape[1])]
+        rows = np.concatenate([r[np.argsort(own[r], kind="stable")[:c]] for r, c in zip(by_class, counts)] +
+                              [np.empty(0, dtype=np.intp)])
+        if filter_by == "both":
+            rows = np.intersect1d(rows, flagged)
+    rows = np.asarray(rows, dtype=np.intp)
+    return rows[np.argsort(margin[rows], kind="stable")]
 
 
 def label_issues_from_proba(P, labels, method="auto", transition_matrix=None):

@@ -9,7 +9,7 @@ The count comes from ``method`` (an estimator of T, see :func:`robustcore.noise.
 by default the same as ``find_label_issues``' (the asymptotes of the noisy posterior for two classes).
 ``bench/pruning_count.py`` measured the confident joint against it on generated data with known flips: the
 confident joint pruned better on 400 rows under 40% symmetric flips and far worse on imbalanced classes
-otherwise (4000 rows, 4:1, 40% flips: 29.4% test error against 15.4%); :doc:`/user_guide/noisy_labels`
+otherwise (4000 rows, 4:1, 40% flips: 29.4% test error against 15.4%); :doc:`/benchmarks/noise`
 has the table.
 """
 

@@ -27,7 +27,7 @@ i (a high quantile of P[:, i], not the maximum, against outliers) is taken as an
 i and T[i, :] = P[anchor, :]. It relies on P being calibrated at its extremes.
 
 ``method="auto"`` (the default) takes the asymptotes for two classes and the confident joint for more;
-:doc:`/user_guide/noisy_labels` has the measurement behind that choice (generated data with known
+:doc:`/benchmarks/noise` has the measurement behind that choice (generated data with known
 class-conditional rates, balanced and 1:4, and real data with injected flips): on well-separated
 generated data the asymptotes stayed within 0.035 of the true rates where the confident joint was off
 by up to 0.2 on the imbalanced sets, and the anchor points by up to 0.13.

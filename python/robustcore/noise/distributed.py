@@ -564,7 +564,7 @@ def estimate_transition(X: Any = None, y: Any = None, estimator: Any = None, cv:
 def find_label_issues(X: Any = None, y: Any = None, estimator: Any = None, cv: int = 5, random_state: Any = None, *,
                       pred_proba: Any = None, method: str = "auto", return_scores: bool = False,
                       return_mask: bool = False, labels: Any = None, pred_probs: Any = None,
-                      transition_matrix: Any = None) -> Any:
+                      transition_matrix: Any = None, rank_by: str = "margin", filter_by: str | None = None) -> Any:
     """``robustcore.noise.find_label_issues`` on dask collections (cleanlab's "option 2": your own ``pred_probs``
     as a dask array chunked by rows, or out-of-fold per partition from X). T (``method``, or a given
     ``transition_matrix``) and the per-class thresholds are computed from per-partition sums, counts and
@@ -582,6 +582,7 @@ def find_label_issues(X: Any = None, y: Any = None, estimator: Any = None, cv: i
         A boolean mask over the rows instead of the ranked indices.
     transition_matrix : array-like of shape (n_classes, n_classes), default None
         A known T (none estimated).
+    rank_by, filter_by : "margin" and None / "prune_by_noise_rate" (the in-memory function's defaults) only.
 
     Returns
     -------
@@ -608,6 +609,9 @@ def find_label_issues(X: Any = None, y: Any = None, estimator: Any = None, cv: i
     y, pred_proba = _spellings(y, labels, pred_proba, pred_probs)
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    if rank_by != "margin" or filter_by not in (None, "prune_by_noise_rate"):
+        raise ValueError(f"on dask collections find_label_issues ranks by the margin and flags by the noise rates "
+                         f"(rank_by='margin', filter_by=None); got rank_by={rank_by!r}, filter_by={filter_by!r}")
     noisy = _noise(X, y, estimator, cv, random_state, pred_proba)
     T = noisy.transition(method) if transition_matrix is None else np.asarray(transition_matrix, dtype=np.float64)
     mask, scores, n_flagged = noisy.label_issues(T)

@@ -29,27 +29,39 @@ enum class Method : int {
   // a new method goes here, above Count
   Count     ///< not a method: the number of methods, so it stays last
 };
-/// Methods are numbered 0 .. kMethodCount - 1 (the bindings register each by method_name).
+/// Methods are numbered 0 .. kMethodCount - 1 (the bindings register each by method_name, with its method_info).
 inline constexpr int kMethodCount = static_cast<int>(Method::Count);
 /// SVRG Algorithm 4.2: the next outer iterate is (a) the last, (b) the average, (c) a uniformly chosen
 /// inner iterate.
 enum class SvrgOption : int { Last = 0, Average = 1, Random = 2 };
 
-inline const char* method_name(Method m) {
+/// What a method is called: `name`, the engine's (the bindings' VrMethod value, the Python solver name);
+/// `class_name`, its Python solver object's class (robustcore.linear_model builds that class from this entry
+/// unless it has knobs of its own, as SVRG); `summary`, the first line of that class's docstring.
+struct MethodInfo {
+  const char* name;
+  const char* class_name;
+  const char* summary;
+};
+
+inline MethodInfo method_info(Method m) {
   switch (m) {
-    case Method::Saga: return "saga";
-    case Method::Sag: return "sag";
-    case Method::Svrg: return "svrg";
-    case Method::S2gd: return "s2gd";
-    case Method::Finito: return "finito";
-    case Method::VrLite: return "vrlite";
-    case Method::BatchingSvrg: return "batching_svrg";
-    case Method::MixedSvrg: return "mixed_svrg";
-    case Method::Sgd: return "sgd";
+    case Method::Saga: return {"saga", "SAGA", "SAGA (Defazio et al. 2014)."};
+    case Method::Sag: return {"sag", "SAG", "SAG (Schmidt et al. 2017)."};
+    case Method::Svrg: return {"svrg", "SVRG", "SVRG (Johnson & Zhang 2013), the variants paper's Algorithm 4.2."};
+    case Method::S2gd: return {"s2gd", "S2GD", "Semi-stochastic gradient descent (Konecny & Richtarik 2017)."};
+    case Method::Finito: return {"finito", "Finito", "Finito (Defazio et al. 2014)."};
+    case Method::VrLite: return {"vrlite", "VRLite", "VR-lite (the variants paper's Algorithm 4.4)."};
+    case Method::BatchingSvrg:
+      return {"batching_svrg", "BatchingSVRG", "SVRG with growing batches for the snapshot gradient."};
+    case Method::MixedSvrg: return {"mixed_svrg", "MixedSVRG", "SVRG mixed with SGD steps (the variants paper)."};
+    case Method::Sgd: return {"sgd", "SGD", "Plain constant-step SGD over a fresh permutation per pass."};
     case Method::Count: break;
   }
-  return "unknown";
+  return {"unknown", "", ""};
 }
+
+inline const char* method_name(Method m) { return method_info(m).name; }
 
 struct VrParams {
   Method method = Method::Saga;
