@@ -12,10 +12,11 @@ gallery stays fast: on a cluster, the same code runs on data no single machine h
 
 import logging
 
-import dask
 import dask.array as da
 import matplotlib.pyplot as plt
 import numpy as np
+from dask.base import compute, persist
+from dask.delayed import delayed
 from distributed import Client, LocalCluster
 
 from robustcore import noise
@@ -28,7 +29,7 @@ d, rows, partitions = 10, 5000, 6
 w = np.random.default_rng(12345).normal(size=d)
 
 
-def partition(seed, n=rows):
+def partition(seed: int, n: int = rows) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One partition of a planted linear problem, class-conditional flips: 10% of class 0, 30% of class 1."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
@@ -37,7 +38,7 @@ def partition(seed, n=rows):
     return X, np.where(flipped, 1 - clean, clean), clean
 
 
-parts = [dask.delayed(partition)(p) for p in range(partitions)]
+parts = [delayed(partition)(p) for p in range(partitions)]
 X = da.concatenate([da.from_delayed(p[0], shape=(rows, d), dtype=float) for p in parts])
 y = da.concatenate([da.from_delayed(p[1], shape=(rows,), dtype=int) for p in parts])
 clean = da.concatenate([da.from_delayed(p[2], shape=(rows,), dtype=int) for p in parts])
@@ -45,9 +46,9 @@ X_test, _, y_test = partition(999)
 
 with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
                   silence_logs=logging.CRITICAL) as cluster, Client(cluster):
-    X, y, clean = dask.persist(X, y, clean)  # made on the workers
+    X, y, clean = persist(X, y, clean)  # made on the workers
     clf = DaskNoisyLabelClassifierCV(max_iter=5, random_state=0).fit(X, y)
-    issues, flipped = dask.compute(clf.label_issues_, y != clean)
+    issues, flipped = compute(clf.label_issues_, y != clean)
     print(f"estimated flip rates {np.round(clf.noise_rates_, 3)} (true 0.1, 0.3); remedy {clf.best_remedy_}; "
           f"clean test accuracy {clf.score(X_test, y_test):.3f}")
     print(f"{len(issues)} label issues, {flipped[issues].mean():.1%} of them flipped labels")
