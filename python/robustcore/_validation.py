@@ -15,6 +15,23 @@ from . import _core
 _INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
 
+def check_not_dask(obj, name="X"):
+    """``obj`` unchanged, or a TypeError when it is a dask collection (a dask array, dataframe, series or delayed
+    value): robustcore's in-memory estimators and functions would compute all of it into this process's memory,
+    silently. The one refusal: ``check_csr_structure`` (X) and ``check_labels`` (y) call it, and every path that
+    reads X or y calls one of them before anything converts it (the noise functions' own checks of P and labels
+    call it too); ``tests/python/test_dask_api.py`` walks the public API. The message names the distributed path."""
+    if hasattr(obj, "__dask_graph__") and not isinstance(obj, type):
+        raise TypeError(
+            f"{name} is a dask collection ({type(obj).__name__}); robustcore's in-memory estimators and functions "
+            "would compute all of it into this process's memory. Use the distributed path, robustcore.dask: "
+            "ParameterMixingClassifier (a LinearClassifier or KernelClassifier trained where the partitions live), "
+            "DaskNoisyLabelClassifierCV (NoisyLabelClassifierCV's), estimate_transition, find_label_issues (also "
+            "from dask pred_probs), out_of_fold_proba; "
+            f"or pass {name}.compute() when it fits in memory")
+    return obj
+
+
 def check_csr_structure(X):
     """Raise ValueError naming the first structural defect of a sparse X, before scipy or the engine reads it.
 
@@ -25,8 +42,10 @@ def check_csr_structure(X):
     transpose; other sparse formats and dense X pass unchecked (scipy's conversion to CSR builds a
     consistent matrix). Call it right after scikit-learn's ``validate_data`` on every path that reads X
     (fit, predict, decision_function, ...): scipy's own operations (``X @ w``, ``sum_duplicates``, row
-    indexing) trust the structure and can crash or return garbage on a corrupt one. Returns X.
+    indexing) trust the structure and can crash or return garbage on a corrupt one. Returns X. A dask X is
+    refused here (``check_not_dask``).
     """
+    check_not_dask(X)
     if not sp.issparse(X) or X.format not in ("csr", "csc"):
         return X
     n_rows, n_cols = X.shape if X.format == "csr" else X.shape[::-1]
@@ -123,7 +142,8 @@ def check_labels(y, name="y"):
     labels) or the labels mix types (strings with numbers): scikit-learn's ``check_classification_targets``
     lets some through to a raw TypeError of the sort ("'<' not supported between 'NoneType' and 'str'") or
     calls them "unknown". Every estimator's fit calls it before reading the labels (None passes: scikit-learn's
-    validation says y is required)."""
+    validation says y is required). A dask y is refused (``check_not_dask``)."""
+    check_not_dask(y, name)
     if y is None:
         return y
     a = np.asarray(y)

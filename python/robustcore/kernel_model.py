@@ -160,12 +160,7 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         X = self._validate_X(X, reset=True)
         fmap = self.make_map().fit(X)
         est = self.make_estimator(self.estimator_seed())
-        D = len(fmap.get_feature_names_out())
-        reason = fused_unsupported(est)
-        if self.fused is True and reason:
-            raise ValueError(f"fused=True is not possible here: {reason}")
-        too_big = X.shape[0] * D * 8 > self.max_memory_mb * 2**20
-        fused = self.fused is True or (self.fused == "auto" and too_big and not reason)
+        fused = self.takes_fused(X.shape[0], len(fmap.get_feature_names_out()), est)
         if fused:  # the one fit of LinearClassifier on rows mapped inside the engine
             est.fit(MappedFeatures(fmap, X, self.batch_size, self.n_jobs), y, sample_weight=sample_weight)
         else:
@@ -173,6 +168,16 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.map_, self.estimator_, self.fused_ = fmap, est, fused
         self.classes_ = est.classes_
         return self
+
+    def takes_fused(self, n_rows, n_features_out, est):
+        """Whether a fit of ``est`` on n_rows rows of ``n_features_out`` mapped features takes the fused path
+        (``fused``; "auto": when the n_rows x n_features_out float64 matrix exceeds ``max_memory_mb`` and
+        ``fused_unsupported`` allows it). The one rule: ``fit`` and robustcore.dask's shards (each partition)."""
+        reason = fused_unsupported(est)
+        if self.fused is True and reason:
+            raise ValueError(f"fused=True is not possible here: {reason}")
+        too_big = n_rows * n_features_out * 8 > self.max_memory_mb * 2**20
+        return self.fused is True or (self.fused == "auto" and too_big and not reason)
 
     # ------------------------------------------------------------------ predictions
     def _chunks(self, X, method):

@@ -30,7 +30,8 @@ SMALL = {
     "LabelPowersetClassifier": dict(estimator=rc.LinearClassifier(loss="softmax", solver="saga", **_LINEAR)),
 }
 #: classifiers these tests cannot fit in this process, with where they are tested
-ELSEWHERE = {"ParameterMixingClassifier": "fits Dask collections on a distributed client (tests/python/test_dask.py)"}
+ELSEWHERE = {"ParameterMixingClassifier": "fits Dask collections on a distributed client (tests/python/test_dask.py)",
+             "DaskNoisyLabelClassifierCV": "fits Dask collections on a distributed client (tests/python/test_dask_noise.py)"}
 
 
 def small_classifiers() -> dict:

@@ -443,8 +443,9 @@ def test_dask_ml_incremental_and_grid_search(client):
 
 def test_kernel_classifier_map_fitted_once_partitions_map_locally(client):
     """ParameterMixingClassifier(KernelClassifier): the map is fitted once on a sample of every partition and
-    broadcast, each shard trains the default SAGA estimator on its rows' features mapped in the engine (fused),
-    the linear models are mixed; the result is a fitted KernelClassifier as accurate as the in-memory one."""
+    broadcast, each shard trains the default SAGA estimator on its rows' features, mapped once on its worker
+    (they fit max_memory_mb) or in the engine on every pass (fused=True: the same model), the linear models are
+    mixed; the result is a fitted KernelClassifier as accurate as the in-memory one."""
     from sklearn.datasets import make_circles
 
     X, y = make_circles(3000, noise=0.05, factor=0.5, random_state=0)
@@ -454,7 +455,10 @@ def test_kernel_classifier_map_fitted_once_partitions_map_locally(client):
     dist = ParameterMixingClassifier(kc, max_iter=3).fit(*_dask(X, y, 3))
     again = ParameterMixingClassifier(kc, max_iter=3).fit(*_dask(X, y, 3))
     model = dist.to_local()
-    assert isinstance(model, rc.KernelClassifier) and model.fused_ and model.n_features_in_ == 2
+    assert isinstance(model, rc.KernelClassifier) and not model.fused_ and model.n_features_in_ == 2
+    fused = ParameterMixingClassifier(clone(kc).set_params(fused=True), max_iter=3).fit(*_dask(X, y, 3))
+    assert fused.to_local().fused_
+    np.testing.assert_allclose(fused.coef_, dist.coef_, rtol=1e-9, atol=1e-12)  # mapped once == mapped per pass
     assert dist.coef_.shape == (1, 60) and dist.n_features_in_ == 2 and dist.n_partitions_ == 3
     np.testing.assert_array_equal(again.coef_, dist.coef_)  # reproducible given the seed and the partitioning
     assert dist.score(Xt, yt) > 0.95 and dist.score(Xt, yt) >= local - 0.02, (dist.score(Xt, yt), local)
@@ -467,9 +471,12 @@ def test_kernel_classifier_map_fitted_once_partitions_map_locally(client):
     sgd = rc.KernelClassifier(gamma=2.0, n_components=40, approximation="rff", random_state=0,
                               estimator=rc.LinearClassifier(loss="log_loss", solver="sgd", random_state=0))
     assert ParameterMixingClassifier(sgd, max_iter=5).fit(*_dask(sp.csr_matrix(X), y, 2)).score(Xt, yt) > 0.9
-    # what the fused path cannot train is refused before any task; partial_fit has no map to fit
-    block = rc.KernelClassifier(estimator=rc.LinearClassifier(loss="log_loss", solver=SGD(shuffle="block")))
-    with pytest.raises(ValueError, match="features mapped on the workers"):
-        ParameterMixingClassifier(block).fit(X, y)
+    # what the fused path cannot train is refused before any task (the mapped-once path takes it); partial_fit
+    # has no map to fit
+    block = rc.KernelClassifier(gamma=2.0, n_components=40, random_state=0,
+                                estimator=rc.LinearClassifier(loss="log_loss", solver=SGD(shuffle="block")))
+    with pytest.raises(ValueError, match="fused=True is not possible"):
+        ParameterMixingClassifier(clone(block).set_params(fused=True)).fit(X, y)
+    assert ParameterMixingClassifier(block, max_iter=5).fit(X, y).score(Xt, yt) > 0.9
     with pytest.raises(ValueError, match="partial_fit"):
         ParameterMixingClassifier(kc).partial_fit(X, y, classes=[0, 1])

@@ -373,7 +373,8 @@ _SMALL = {
     "NoiseCorrectedClassifier": lambda: rc.NoiseCorrectedClassifier(rc.LinearClassifier(max_iter=3), random_state=0),
     "NoisyLabelClassifierCV": lambda: rc.NoisyLabelClassifierCV(rc.LinearClassifier(max_iter=3), random_state=0),
 }
-_NOT_FUZZED = {"ParameterMixingClassifier": "fits Dask collections on a cluster (tests/python/test_dask.py)"}
+_NOT_FUZZED = {"ParameterMixingClassifier": "fits Dask collections on a cluster (tests/python/test_dask.py)",
+               "DaskNoisyLabelClassifierCV": "fits Dask collections on a cluster (tests/python/test_dask_noise.py)"}
 #: classes whose decision is infinite by design on some of the problems: a constant label column of the multi-label
 #: wrapper gets +-inf (test_multilabel.py); their other outputs are still checked
 _INFINITE_DECISION = {"BinaryRelevanceClassifier"}

@@ -263,7 +263,8 @@ def _estimator(rng, name):
 
 
 #: public estimators the fuzz does not fit here, with why
-NOT_FUZZED = {"ParameterMixingClassifier": "fits Dask collections on a distributed client (tests/python/test_dask.py)"}
+NOT_FUZZED = {"ParameterMixingClassifier": "fits Dask collections on a distributed client (tests/python/test_dask.py)",
+              "DaskNoisyLabelClassifierCV": "fits Dask collections on a distributed client (tests/python/test_dask_noise.py)"}
 #: how often a case draws each kind, relative to 1 (the linear models' many solvers and losses; the noise functions)
 DRAWS = {"LinearClassifier": 3, "noise": 2}
 #: every public estimator (``robustcore._registry.all_estimators``) and the public noise functions ("noise")
@@ -545,7 +546,7 @@ def test_every_public_estimator_is_fuzzed():
     estimator at its defaults until it gets random configurations), the multi-label ones on a multi-label Y."""
     listed = {name for name, _ in all_estimators()}
     assert set(ESTIMATORS) == (listed - set(NOT_FUZZED)) | {"noise"}
-    assert set(MULTILABEL) <= listed and set(NOT_FUZZED) <= listed | {"ParameterMixingClassifier"}
+    assert set(MULTILABEL) <= listed and set(NOT_FUZZED) <= listed | {"ParameterMixingClassifier", "DaskNoisyLabelClassifierCV"}
     drawn = {type(make_case(s)[0]).__name__ for s in range(200)}
     assert (listed - set(NOT_FUZZED)) <= drawn | {"CalibratedClassifierCV"}, sorted(listed - drawn)
 

@@ -46,7 +46,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ._shards import (as_dask, blocks, describe_shard, fit_shard, held_out_counts, is_dask,
-                           load_shard, noise_correction_advice, noise_shard, part, platt_partitions, sample_shard, score_shard, score_summary,
+                           load_shard, map_shard, noise_correction_advice, noise_shard, part, platt_partitions,
+                           sample_shard, score_shard, score_summary,
                            shard_constant_flags, shard_scores, shard_sigmoid_terms, split_shard)
 from ..kernel_approximation import map_threads
 from ..kernel_model import KernelClassifier, fused_unsupported
@@ -253,9 +254,6 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
         if solver.kind == "softmax":
             raise ValueError(f"{type(self).__name__} does not support loss='softmax'; use a one-vs-rest loss")
         kernel = self._kernel()
-        if kernel is not None and fused_unsupported(local):
-            raise ValueError(f"{type(self).__name__} trains a KernelClassifier's estimator on features mapped on "
-                             f"the workers, which it cannot with {fused_unsupported(local)}")
         X, y, sample_weight = as_dask(client, X, y, sample_weight)
         n_features = X.shape[1] if len(X.shape) == 2 else None
         x_blocks, y_blocks, w_blocks = blocks(X, y, sample_weight)
@@ -294,8 +292,19 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
                 shards, noise = self._noise_correction(client, shards, rows, params, classes, replaced)
             d = described[0][1]
             fmap, mapping, D = (None, None, d) if kernel is None else self._fit_map(client, shards, rows, kernel)
+            fused = False
             if mapping is not None:
                 replaced.append(mapping[0])  # the broadcast map, released with the rest
+                per_shard = [kernel.takes_fused(n, D, local) for n in rows]
+                fused = any(per_shard)
+                if fused and fused_unsupported(local):
+                    raise ValueError(f"{type(self).__name__} trains a KernelClassifier's estimator on features mapped "
+                                     f"on the workers, which it cannot with {fused_unsupported(local)}")
+                if not fused:  # every partition's features fit the budget: mapped once, where they live
+                    replaced.extend(shards + held_out)
+                    shards = client.map(map_shard, shards, fmap=mapping[0], pure=False)
+                    held_out = client.map(map_shard, held_out, fmap=mapping[0], pure=False)
+                    mapping = None
             n_problems = 1 if len(classes) == 2 else len(classes)
             state = solver.start(n_problems, D)
             stopper = None
@@ -325,7 +334,7 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
         model = None
         if kernel is not None:  # the in-memory KernelClassifier: the broadcast map and the mixed linear model
             model = copy.deepcopy(kernel)
-            model.map_, model.estimator_, model.fused_, model.classes_, model.n_features_in_ = fmap, local, True, \
+            model.map_, model.estimator_, model.fused_, model.classes_, model.n_features_in_ = fmap, local, fused, \
                 classes, d
         self._commit_from(local, model, n_partitions_=len(rows), platt_=platt, **noise)
         self.n_features_in_ = d

@@ -110,6 +110,15 @@ def linear_scores(X, coef, intercept, fmap=None):
 SCORE_ROWS = 4096
 
 
+def map_shard(shard, fmap):
+    """A shard with its rows replaced by their features under the fitted map ``fmap`` (mapped once, on the
+    worker that holds the rows: the materialised path of ``KernelClassifier``, for partitions whose features fit
+    its ``max_memory_mb``)."""
+    X, y, sample_weight = shard
+    Z = fmap.transform(X) if X.shape[0] else np.empty((0, len(fmap.get_feature_names_out())))
+    return Z, y, sample_weight
+
+
 def sample_shard(shard, k, seed):
     """k of a shard's rows, drawn without replacement by ``seed`` (their order kept): a partition's share of
     the sample a kernel's feature map is fitted on."""
@@ -235,9 +244,12 @@ def blocks(X, y, sample_weight=None):
                 v = v[:, 0]
             if v.ndim != 1:
                 raise ValueError(f"{name} must be 1-d, got a dask array of shape {v.shape}")
-            if v.shape[0] != X.shape[0]:
+            if np.isnan(X.shape[0]) or np.isnan(v.shape[0]):  # rows selected by a mask: partitioned alike, sizes
+                pass                                           # checked per partition (load_shard)
+            elif v.shape[0] != X.shape[0]:
                 raise ValueError(f"X has {X.shape[0]} rows but {name} has {v.shape[0]}")
-            v = v.rechunk((X.chunks[0],))
+            else:
+                v = v.rechunk((X.chunks[0],))
         blocks = list(v.to_delayed().ravel()) if isinstance(v, da.Array) else list(v.to_delayed())
         if len(blocks) != len(x_blocks):
             raise ValueError(f"X has {len(x_blocks)} partitions but {name} has {len(blocks)}; partition them alike")

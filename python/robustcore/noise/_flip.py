@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._transition import same_label
+from .._validation import check_not_dask
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -90,6 +91,7 @@ def flip_labels(y: ArrayLike, rate: float | dict[Any, float], random_state: Rand
     >>> int(mask.sum()), bool((y_noisy[y == -1] == -1).all())
     (3, True)
     """
+    check_not_dask(y, "y")
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y must be 1-d, got an array of shape {y.shape}")

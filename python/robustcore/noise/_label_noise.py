@@ -24,12 +24,11 @@ if TYPE_CHECKING:
 
 import numpy as np
 
-from ._transition import (_asymptote_map, _binary_transition, _check_rates, _transition_anchor,
-                          _transition_asymptotes, _transition_from_joint, check_indices, check_proba_and_indices,
-                          check_transition, confident_joint, transition_matrix)
-from .._validation import check_csr_structure
-
-_METHODS = ("auto", "asymptotes", "confident_joint", "anchor")
+from ._transition import (_METHODS, _asymptote_map, _binary_transition, _check_rates, _transition_anchor,
+                          _transition_asymptotes, _transition_from_joint, asymptote_weigh, check_indices,
+                          check_proba_and_indices, check_transition, clean_prior_from_frequencies, confident_joint,
+                          transition_matrix, wrong_label_counts)
+from .._validation import check_csr_structure, check_not_dask
 
 
 def _default_estimator():
@@ -88,7 +87,7 @@ def out_of_fold_proba(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: in
     from sklearn.model_selection import StratifiedKFold, check_cv, cross_val_predict
     from sklearn.utils.multiclass import check_classification_targets, unique_labels
 
-    y = np.asarray(y)
+    y = np.asarray(check_not_dask(y, "y"))
     if y.ndim != 1:
         raise ValueError(f"y must be 1-d, got shape {y.shape}")
     check_classification_targets(y)
@@ -206,7 +205,7 @@ def importance_weights(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: i
     >>> bool(w[flipped].mean() < w[~flipped].mean())
     True
     """
-    y = np.asarray(y)
+    y = np.asarray(check_not_dask(y, "y"))
     labels, P = _labels_and_proba(X, y, estimator, cv, random_state, n_jobs, pred_proba)
     if P.shape[1] != 2:
         raise ValueError(f"importance weights are implemented for two classes; y has {P.shape[1]}")
@@ -229,13 +228,7 @@ def _asymptote_weighting(P, labels):
     """(T, weigh): the bounded-sigmoid fit of (P, labels), and weigh(P', labels') the importance weights of any
     rows by that fit (its clean posterior of P', its rates)."""
     rho_minus, rho_plus, eta_of = _asymptote_map(P, labels)
-
-    def weigh(Q, lab):
-        eta = eta_of(Q)
-        eta_noisy = np.clip(rho_minus + (1.0 - rho_plus - rho_minus) * eta, 1e-12, 1.0 - 1e-12)
-        return np.where(lab == 1, eta / eta_noisy, (1.0 - eta) / (1.0 - eta_noisy))
-
-    return _binary_transition(rho_plus, rho_minus), weigh
+    return _binary_transition(rho_plus, rho_minus), asymptote_weigh(rho_minus, rho_plus, eta_of)
 
 
 def clean_prior(T, labels):
@@ -266,18 +259,6 @@ def clean_prior(T, labels):
     T = check_transition(T, T.shape[0] if T.ndim == 2 else -1)
     labels = check_indices(labels, T.shape[0], "one per row of T")
     return clean_prior_from_frequencies(T, np.bincount(labels, minlength=T.shape[0]))
-
-
-def clean_prior_from_frequencies(T, counts):
-    """``clean_prior`` from the noisy labels' counts (or frequencies) per class."""
-    counts = np.asarray(counts, dtype=np.float64)
-    noisy_prior = counts / counts.sum()
-    try:
-        prior = np.clip(np.linalg.solve(T.T, noisy_prior), 0.0, None)
-    except np.linalg.LinAlgError:
-        return noisy_prior
-    return prior / prior.sum() if prior.sum() > 0 else noisy_prior
-
 
 
 def noise_correction_advice(classes, T, label_counts):
@@ -420,7 +401,7 @@ def noise_correction(P, labels, noise_rates="auto"):
     >>> T.shape, w.shape
     ((2, 2), (1000,))
     """
-    T, weigh = importance_weighting(P, labels, noise_rates)
+    T, weigh = importance_weighting(check_not_dask(P, "P"), check_not_dask(labels, "labels"), noise_rates)
     if isinstance(noise_rates, str):
         _warn_if_uninformative(T, "the estimated", "so the correction is not applied (every importance weight "
                                "1). This happens with a few hundred rows under heavy noise, or when the model "
@@ -495,6 +476,17 @@ def _warn_if_uninformative(T, whose, consequence):
     return False
 
 
+def _any_dask(*args):
+    """Whether an argument is a dask collection: the public functions then run ``robustcore.noise.distributed``."""
+    return any(hasattr(a, "__dask_graph__") for a in args)
+
+
+def _distributed():
+    from . import distributed
+
+    return distributed
+
+
 def _cleanlab_spellings(X, y, labels, pred_proba, pred_probs):
     """(y, pred_proba) from robustcore's or cleanlab's spellings (``labels=``, ``pred_probs=``), each once."""
     if (labels is not None and y is not None) or (pred_probs is not None and pred_proba is not None):
@@ -564,6 +556,9 @@ def estimate_transition(X: MatrixLike | None = None, y: ArrayLike | None = None,
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
     y, pred_proba = _cleanlab_spellings(X, y, labels, pred_proba, pred_probs)
+    if _any_dask(X, y, pred_proba):  # computed where the partitions live
+        return _distributed().estimate_transition(X, y, estimator, cv, random_state, method=method,
+                                                  pred_proba=pred_proba)
     y = np.asarray(y)
     labels, P = _labels_and_proba(X, y, estimator, cv, random_state, n_jobs, pred_proba)
     if method == "auto":
@@ -692,6 +687,10 @@ def find_label_issues(X: MatrixLike | None = None, y: ArrayLike | None = None, e
                 "default)" if filter_by == "confident_learning" else "")
         raise ValueError(f"filter_by must be one of {_FILTERS}, got {filter_by!r}{hint}")
     y, pred_proba = _cleanlab_spellings(X, y, labels, pred_proba, pred_probs)
+    if _any_dask(X, y, pred_proba):  # computed where the partitions live
+        return _distributed().find_label_issues(X, y, estimator, cv, random_state, pred_proba=pred_proba, method=method,
+                                                return_scores=return_scores, return_mask=return_mask, rank_by=rank_by,
+                                                filter_by=filter_by)
     y = np.asarray(y)
     label_idx, P = _labels_and_proba(X, y, estimator, cv, random_state, n_jobs, pred_proba)
     flagged, scores, _ = label_issues_from_proba(P, label_idx, method)
@@ -759,12 +758,11 @@ def label_issues_from_proba(P, labels, method="auto", transition_matrix=None):
     scores = own - other
     T = (estimate_transition(None, labels, pred_proba=P, method=method) if transition_matrix is None
          else np.asarray(transition_matrix, dtype=np.float64))
-    joint = clean_prior(T, labels)[:, None] * T  # joint[i, j] = P(true = i, noisy = j)
+    wrong = wrong_label_counts(T, np.bincount(labels, minlength=K))
     flagged_per_class = []
     for k in range(K):
         rows = np.flatnonzero(labels == k)
-        n_wrong = int(round(n * (joint[:, k].sum() - joint[k, k])))
-        n_wrong = min(n_wrong, rows.size)
+        n_wrong = wrong[k]
         if n_wrong > 0:
             flagged_per_class.append(rows[np.argsort(scores[rows], kind="stable")[:n_wrong]])
     flagged = np.concatenate(flagged_per_class) if flagged_per_class else np.empty(0, dtype=np.intp)

@@ -10,6 +10,7 @@ import numpy as np
 
 from ._label_noise import _warn_if_uninformative
 from ._transition import _check_stochastic
+from .._validation import check_not_dask
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -61,7 +62,7 @@ def corrected_accuracy(y_noisy: ArrayLike, y_pred: ArrayLike, transition_matrix:
     """
     from sklearn.utils import check_consistent_length, column_or_1d
 
-    y_noisy, y_pred = column_or_1d(y_noisy), column_or_1d(y_pred)
+    y_noisy, y_pred = column_or_1d(check_not_dask(y_noisy, "y_noisy")), column_or_1d(check_not_dask(y_pred, "y_pred"))
     check_consistent_length(y_noisy, y_pred, sample_weight)
     classes = np.unique(np.concatenate([y_noisy, y_pred])) if labels is None else column_or_1d(labels)
     T = np.asarray(transition_matrix, dtype=np.float64)

@@ -38,6 +38,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_not_dask
+
+#: the estimators of T (``estimate_transition``'s ``method``)
+_METHODS = ("auto", "asymptotes", "confident_joint", "anchor")
+
 
 def confident_joint(labels: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The calibrated confident joint Q (K x K, sums to 1): Q[j, i] estimates P(noisy = j, true = i).
@@ -126,12 +131,48 @@ def _asymptote_fit(P, labels):
 def _asymptote_map(P, labels):
     """The bounded-sigmoid fit as a map: (rho_minus, rho_plus, eta_of) where eta_of(P') is the fitted clean
     posterior sigmoid(a s' + c) of any rows' noisy posteriors P' (s' their logit standardised as P's was)."""
-    from scipy.special import expit
-
     score = _logit_of(P)
     mean, std = score.mean(), score.std() + 1e-12
     rho_minus, rho_plus, a, c = _bounded_sigmoid_mle((score - mean) / std, (labels == 1).astype(np.float64))
-    return rho_minus, rho_plus, lambda Q: expit(a * (_logit_of(Q) - mean) / std + c)
+    return rho_minus, rho_plus, eta_map(mean, std, a, c)
+
+
+def eta_map(mean, std, a, c):
+    """The fitted clean posterior as a map of noisy posteriors: Q -> sigmoid(a (logit Q - mean) / std + c)."""
+    from scipy.special import expit
+
+    return lambda Q: expit(a * (_logit_of(Q) - mean) / std + c)
+
+
+def asymptote_weigh(rho_minus, rho_plus, eta_of):
+    """weigh(Q, labels): the importance weights of the bounded-sigmoid fit (rates, clean posterior map eta_of)."""
+    def weigh(Q, lab):
+        eta = eta_of(Q)
+        eta_noisy = np.clip(rho_minus + (1.0 - rho_plus - rho_minus) * eta, 1e-12, 1.0 - 1e-12)
+        return np.where(lab == 1, eta / eta_noisy, (1.0 - eta) / (1.0 - eta_noisy))
+
+    return weigh
+
+
+def clean_prior_from_frequencies(T, counts):
+    """``clean_prior`` from the noisy labels' counts (or frequencies) per class."""
+    counts = np.asarray(counts, dtype=np.float64)
+    noisy_prior = counts / counts.sum()
+    try:
+        prior = np.clip(np.linalg.solve(T.T, noisy_prior), 0.0, None)
+    except np.linalg.LinAlgError:
+        return noisy_prior
+    return prior / prior.sum() if prior.sum() > 0 else noisy_prior
+
+
+
+def wrong_label_counts(T, counts):
+    """How many rows of each noisy class hold a wrong label under T (``counts``: rows per noisy class): n times
+    the off-diagonal mass of column k of the joint P(true = i, noisy = k), rounded, at most the class's rows."""
+    counts = np.asarray(counts)
+    joint = clean_prior_from_frequencies(T, counts)[:, None] * T  # joint[i, j] = P(true = i, noisy = j)
+    n = int(counts.sum())
+    return [min(int(round(n * (joint[:, k].sum() - joint[k, k]))), int(counts[k])) for k in range(len(counts))]
 
 
 def _transition_asymptotes(P, labels):
@@ -148,6 +189,7 @@ def check_proba_and_indices(P, labels, name="P"):
     """(P as a float64 (n, K) array, labels as int64 class indices) of the functions that take probabilities
     and class indices, or a ValueError naming what does not fit: P 2-d, finite, non-negative, one row per
     label; every label an index 0 .. K-1 of P's columns."""
+    check_not_dask(P, name)
     P = np.asarray(P, dtype=np.float64)
     labels = np.asarray(labels)
     if P.ndim != 2 or labels.ndim != 1 or P.shape[0] != labels.shape[0]:
@@ -160,6 +202,7 @@ def check_proba_and_indices(P, labels, name="P"):
 
 def check_indices(labels, n_classes, what):
     """labels as int64 class indices 0 .. n_classes - 1, or a ValueError saying what they must be."""
+    check_not_dask(labels, "labels")
     labels = np.asarray(labels)
     if labels.ndim != 1 or (labels.size and (labels.dtype.kind not in "iu" or labels.min() < 0 or
                                              labels.max() >= n_classes)):
@@ -271,11 +314,17 @@ def _bounded_sigmoid_mle(score, yb):
     (``bench/noise_rate_sample_size.py --methods``): rate errors above 0.3 in 5 of 400 estimates instead of
     34, the same estimates where the fit was already good.
     """
+    return bounded_sigmoid_fit(_bounded_sigmoid_objective(score, yb))
+
+
+def bounded_sigmoid_fit(nll_grad):
+    """``_bounded_sigmoid_mle``'s maximisation of the objective ``nll_grad`` (theta -> (value, gradient)): a few
+    L-BFGS-B starts, the best kept; (lo, 1 - hi, a, c). Rows in memory or summed over a dask collection's
+    partitions (``robustcore.noise.distributed``) give the same fit."""
     from scipy.optimize import minimize
     from scipy.special import expit, logit
     from threadpoolctl import threadpool_limits
 
-    nll_grad = _bounded_sigmoid_objective(score, yb)
     best = None
     # a few starts: the likelihood has a flat ridge where a grows and the bounds absorb the tails (BLAS on
     # one thread once for all of them: small_minimize's own limit costs ~10 ms per call)
@@ -302,11 +351,8 @@ def _bounded_sigmoid_objective(score, yb):
     """(value, gradient) of theta = (a, c, u, v): the mean negative log-likelihood of the bounded sigmoid
     plus the anchor penalty (see ``_bounded_sigmoid_mle``); over the rows, or over ``kSigmoidBins`` quantile
     bins of the score from 2 * kSigmoidBins rows."""
-    from scipy.special import expit, logit
-
     n = score.size
     s_lo, s_hi = np.quantile(score, kAnchorQ), np.quantile(score, 1.0 - kAnchorQ)
-    reach = float(logit(1.0 - kAnchorP))
     if n >= 2 * kSigmoidBins:  # the same sum over bins: (mean score, positives, negatives) per bin
         order = np.argsort(score, kind="stable")
         cut = np.linspace(0, n, kSigmoidBins + 1).astype(np.int64)
@@ -317,22 +363,43 @@ def _bounded_sigmoid_objective(score, yb):
         n_neg = size - n_pos
     else:
         n_pos, n_neg = (yb == 1.0).astype(np.float64), (yb != 1.0).astype(np.float64)
+    return bounded_sigmoid_objective(lambda th: bounded_sigmoid_sums(score, n_pos, n_neg, th), n, s_lo, s_hi)
+
+
+def bounded_sigmoid_sums(score, n_pos, n_neg, th):
+    """(sum of -log P(label | s), its gradient in theta = (a, c, u, v)) of the bounded sigmoid over scores
+    ``score`` (standardised) carrying ``n_pos`` positive and ``n_neg`` negative labels each (rows: 1 and 0; score
+    bins: their counts): the data part of ``_bounded_sigmoid_objective``, which sums over any rows (a
+    partition's, on its worker)."""
+    from scipy.special import expit
+
+    a, c, u, v = th
+    lo, e = expit(u), expit(v)
+    hi = lo + (1.0 - lo) * e
+    sig = expit(a * score + c)
+    p = np.clip(lo + (hi - lo) * sig, 1e-12, 1.0 - 1e-12)
+    f = -(n_pos @ np.log(p) + n_neg @ np.log1p(-p))
+    r = n_neg / (1.0 - p) - n_pos / p  # d f / d p at each score
+    ds = (hi - lo) * sig * (1.0 - sig)
+    dlo = lo * (1.0 - lo)
+    rs = r @ sig
+    rds = r * ds
+    g = np.array([rds @ score, np.sum(rds), (np.sum(r) - rs) * dlo + rs * dlo * (1.0 - e),
+                  rs * (1.0 - lo) * e * (1.0 - e)])
+    return f, g
+
+
+def bounded_sigmoid_objective(sums, n, s_lo, s_hi):
+    """nll_grad(theta): ``sums(theta)`` (``bounded_sigmoid_sums`` over all n rows) / n plus the anchor penalty at
+    the score quantiles s_lo (kAnchorQ) and s_hi (1 - kAnchorQ)."""
+    from scipy.special import logit
+
+    reach = float(logit(1.0 - kAnchorP))
 
     def nll_grad(th):
-        a, c, u, v = th
-        lo, e = expit(u), expit(v)
-        hi = lo + (1.0 - lo) * e
-        sig = expit(a * score + c)
-        p = np.clip(lo + (hi - lo) * sig, 1e-12, 1.0 - 1e-12)
-        f = -(n_pos @ np.log(p) + n_neg @ np.log1p(-p)) / n
-        r = (n_neg / (1.0 - p) - n_pos / p) / n  # d f / d p at each score
-        ds = (hi - lo) * sig * (1.0 - sig)
-        dlo = lo * (1.0 - lo)
-        rs = r @ sig
-        rds = r * ds
-        g = np.array([rds @ score, np.sum(rds),
-                      (np.sum(r) - rs) * dlo + rs * dlo * (1.0 - e),
-                      rs * (1.0 - lo) * e * (1.0 - e)])
+        a, c = th[0], th[1]
+        f, g = sums(th)
+        f, g = f / n, np.array(g, dtype=np.float64) / n
         top, bottom = max(0.0, reach - (a * s_hi + c)), max(0.0, (a * s_lo + c) + reach)  # anchor shortfalls
         f += kAnchorMu * (top * top + bottom * bottom)
         g[0] += 2.0 * kAnchorMu * (bottom * s_lo - top * s_hi)
