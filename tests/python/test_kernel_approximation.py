@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -417,6 +419,7 @@ def test_set_blas_refuses_what_is_not_a_capsule():
 
 # ----------------------------------------------------------------------------- vector instructions chosen at run time
 _SIMD_SCRIPT = """
+import subprocess
 import sys
 import numpy as np
 from robustcore import _core
