@@ -823,9 +823,9 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             score_of = noisy_cf if ill else scores_cf
             if adaptive:
                 run([(c, f) for c in reused for f in first])
-                walks: dict = {}
+                by_remedy: dict = {}
                 for c in sorted(fitted, key=lambda c: -alpha_of[c]):
-                    walks.setdefault(candidates[c][0], []).append(c)
+                    by_remedy.setdefault(candidates[c][0], []).append(c)
 
                 def walk(cs):
                     best = -np.inf
@@ -837,10 +837,10 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                             break
                         best = mean
 
-                walks = list(walks.values())
+                walks = list(by_remedy.values())
                 map_problems(lambda k: walk(walks[k]), len(walks), self.n_jobs)
                 fitted = [c for c in fitted if not np.isnan(noisy_cf[c, first[0]])]
-                screen = screen and len(fitted) > self.n_finalists
+                screen = screen and self.n_finalists is not None and len(fitted) > self.n_finalists
             else:
                 run([(c, f) for c in range(C) for f in first])
             if screen:
@@ -882,8 +882,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         rows, w = training(remedy, np.arange(labels.size))
         final = self._configured(base, remedy, params)
         # the refit starts from the mean of the winner's fold models (each fitted on most of these rows)
-        fold_fits = [models.get((best, f)) for f in range(F)]
-        init = None if any(m is None for m in fold_fits) or not warm_startable(final) else (
+        fold_fits = [models[best, f] for f in range(F) if (best, f) in models]
+        init = None if len(fold_fits) < F or not warm_startable(final) else (
             np.mean([m[0] for m in fold_fits], axis=0), np.mean([m[1] for m in fold_fits], axis=0))
         with warnings.catch_warnings(record=True) as caught, validated_rows():
             warnings.simplefilter("always")
