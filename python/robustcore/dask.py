@@ -99,10 +99,10 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    estimator_ : the fitted ``ParameterMixingClassifier`` of the winner. best_remedy_ : str.
-    cv_results_ : dict {"remedy": array, "corrected_score": array}. transition_matrix_, noise_rates_ (1 - diag T).
+    estimator_ : the fitted ``ParameterMixingClassifier`` of the winner. ``best_remedy_`` : str.
+    cv_results_ : dict {"remedy": array, "corrected_score": array}. ``transition_matrix_``, ``noise_rates_`` (1 - diag T).
     label_issues_ : lazy dask array of the flagged rows, most suspicious first (``find_label_issues``' ranking);
-    label_issue_mask_ : lazy dask boolean mask over the rows; label_quality_ : lazy dask array of the margins.
+    label_issue_mask_ : lazy dask boolean mask over the rows; ``label_quality_`` : lazy dask array of the margins.
     posterior_ : the out-of-fold probabilities, a dask array persisted on the workers (they stay there while the
     estimator or one of these lazy arrays lives).
     classes_, n_features_in_, n_partitions_.
