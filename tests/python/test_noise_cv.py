@@ -96,6 +96,11 @@ def test_kernel_posterior_where_the_linear_one_cannot_separate():
     assert np.max(np.abs(kernel.noise_rates_ - real)) < 0.05, (kernel.noise_rates_, real)
     assert np.max(np.abs(linear.noise_rates_ - real)) > 0.1, (linear.noise_rates_, real)
     assert "KernelClassifier" in kernel.report()
+    # the default grid with the kernel posterior: the remedies walk from the linear path's alpha
+    default = NoisyLabelClassifierCV(detector="kernel", random_state=0).fit(X, yn)
+    assert default.posterior_["model"].startswith("KernelClassifier")
+    walked = [p["alpha"] for p, r in zip(default.cv_results_["params"], default.cv_results_["remedy"]) if r != "plain"]
+    assert max(walked) == default.posterior_["linear"]["alpha"]
     # the public estimate_transition with the same posterior model (its own folds and seed) reads them too
     T = noise.estimate_transition(X, yn, estimator=_cv.kernel_posterior(X, 0), random_state=0)
     assert max(abs(T[0, 1] - real[0]), abs(T[1, 0] - real[1])) < 0.05, (T, real)

@@ -716,8 +716,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             # posterior's alpha towards weaker ones, walked while their screening score improves (``walk``)
             adaptive = bool(path) and not self.param_grid and "alpha" in base.get_params()
             weaker = None
-            if adaptive:
-                weaker = [posterior["alpha"]]
+            if adaptive:  # from the linear path's alpha (also when a kernel posterior replaced it)
+                weaker = [posterior.get("alpha", (posterior.get("linear") or {}).get("alpha", POSTERIOR_ALPHAS[0]))]
                 while weaker[-1] / 10 >= kMinAlpha * (1 - 1e-9):
                     weaker.append(weaker[-1] / 10)
             candidates = self._candidates(base, path or POSTERIOR_ALPHAS, weaker)
