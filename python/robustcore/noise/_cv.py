@@ -759,12 +759,14 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             # pass's fold model at its alpha (the nearest on the path): a few iterations from a nearby optimum
             # instead of a fit from zero
             alpha_of = [params.get("alpha", base.get_params().get("alpha")) for _, params in candidates]
-            starts, previous = {}, {}
+            starts, previous, path_starts = {}, {}, {}
             for c, (remedy, params) in enumerate(candidates):
                 if c in reused or not path or not warm_startable(configured[c]) or alpha_of[c] is None:
                     continue
                 near = min(path, key=lambda a: abs(np.log(a / alpha_of[c])))
-                starts[c] = [_model(m) for m in path[near][1]]
+                if near not in path_starts:  # each path alpha's fold models read once, shared by its candidates
+                    path_starts[near] = [_model(m) for m in path[near][1]]
+                starts[c] = path_starts[near]
                 rest = {k: v for k, v in params.items() if k != "alpha"}
                 stronger = [b for b, (r, q) in enumerate(candidates) if r == remedy and alpha_of[b] is not None
                             and alpha_of[b] > alpha_of[c] and {k: v for k, v in q.items() if k != "alpha"} == rest]
