@@ -5,6 +5,7 @@ clean test error on generated data with known noise and on noise-bench's real se
     python bench/noise_cv.py accuracy [--seeds 3] [--first-seed 0]   # the table of the README paragraph
     python bench/noise_cv.py accuracy --grid [--settings "q=0.4" ...]   # + the grid / selection split
     python bench/noise_cv.py accuracy --explore --dump FILE   # for bench/studies/noise_cv_replay.py FILE
+    python bench/noise_cv.py defaults [--seeds 5]    # LinearClassifier() vs LogisticRegression(), 40% flips
     python bench/noise_cv.py --smoke                  # a small accuracy run: checks that the script runs
 
 Speed: every data set with (rho+, rho-) = (0.4, 0.1) flips; NoisyLabelClassifierCV at its defaults with
@@ -12,6 +13,11 @@ Speed: every data set with (rho+, rho-) = (0.4, 0.1) flips; NoisyLabelClassifier
 ``cv_n_folds=5, seed=seed`` (the same StratifiedKFold inside), both single-threaded, on labels 0..K-1; "shared
 pass" is NoisyLabelClassifierCV's out-of-fold posterior pass alone (``posterior_["seconds"]``: the floor of
 its work, one fit per fold and posterior alpha, which CleanLearning's one out-of-fold pass is the peer of).
+
+Defaults (issue 40, item 5): at 40% symmetric flips, the clean test error of ``LinearClassifier()`` and
+``LinearClassifier(loss="log_loss")`` at their defaults, the pre-0.6 default (hinge, 15 SGD epochs, alpha=1e-4)
+and ``LinearClassifier(loss="hinge")`` against scikit-learn's ``LogisticRegression()`` at its defaults, per set
+(mean over the seeds) with the worst per-seed gap in points (positive: behind LogisticRegression).
 
 Accuracy: per cell (data set x noise) and seed, the clean test error of
 * ``NoisyLabelClassifierCV`` at its defaults (hyper-parameters from the noisy training labels only);
@@ -145,6 +151,46 @@ def speed_sets(full, sparse_rows=()):
     if full:
         sets += [("a7a (full)", real("a7a", 10**9, 0)), ("ijcnn1 (full)", real("ijcnn1", 10**9, 0))]
     return sets
+
+
+# ----------------------------------------------------------------------------- defaults
+DEFAULTS = {  # name: the model for a seed
+    "LinearClassifier()": lambda s: rc.LinearClassifier(random_state=s),
+    'LinearClassifier(loss="log_loss")': lambda s: rc.LinearClassifier(loss="log_loss", random_state=s),
+    'LinearClassifier(loss="hinge")': lambda s: rc.LinearClassifier(loss="hinge", random_state=s),
+    "pre-0.6 default": lambda s: rc.LinearClassifier(loss="hinge", solver="sgd", alpha=1e-4, max_iter=15,
+                                                     random_state=s),
+}
+
+
+def defaults(seeds, real_sets, max_train, n_generated=4000):
+    """The defaults table (module docstring); returns {model: worst per-seed gap over the sets, points}."""
+    problems = [(f"generated {r}:1", lambda s, r=r: generated(n_generated, r, s)) for r in (1, 4)]
+    problems += [(name, (lambda s, name=name: real(name, max_train, s))) for name in real_sets]
+    print("| data | rows x features | LogisticRegression() | " + " | ".join(DEFAULTS) + " |")
+    print("|---" * (len(DEFAULTS) + 3) + "|")
+    worst = dict.fromkeys(DEFAULTS, -np.inf)
+    for name, load in problems:
+        errors = {k: [] for k in ("lr", *DEFAULTS)}
+        for seed in range(seeds):
+            X, y, Xt, yt = load(seed)
+            yn = flip(y, "sym", 0.4, seed)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                errors["lr"].append(1 - LogisticRegression().fit(X, yn).score(Xt, yt))
+                for k, make in DEFAULTS.items():
+                    errors[k].append(1 - make(seed).fit(X, yn).score(Xt, yt))
+        lr = np.array(errors["lr"])
+        cells = []
+        for k in DEFAULTS:
+            gap = 100 * np.max(np.array(errors[k]) - lr)
+            worst[k] = max(worst[k], gap)
+            cells.append(f"{100 * np.mean(errors[k]):.1f} ({gap:+.1f})")
+        print(f"| {name} | {X.shape[0]} x {X.shape[1]} | {100 * lr.mean():.1f} | " + " | ".join(cells) + " |",
+              flush=True)
+    print("worst per-seed gap to LogisticRegression(), points: " +
+          ", ".join(f"{k} {v:+.1f}" for k, v in worst.items()))
+    return worst
 
 
 # ----------------------------------------------------------------------------- accuracy
@@ -315,7 +361,7 @@ def verdicts(cells):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("what", choices=("speed", "accuracy"), nargs="?", default="accuracy")
+    p.add_argument("what", choices=("speed", "accuracy", "defaults"), nargs="?", default="accuracy")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--first-seed", type=int, default=0, help="accuracy: seeds first-seed .. first-seed + seeds - 1 "
@@ -354,6 +400,9 @@ def main():
         return
     sets = args.sets if args.sets is not None else [n for n, info in ds.list_datasets(DATA_HOME).items()
                                                     if info["task"] == "binary" and ds.has_dataset(n, DATA_HOME)]
+    if args.what == "defaults":
+        defaults(args.seeds, sets, args.max_train)
+        return
     head = "| data | noise | NoisyLabelClassifierCV | ceiling (config) | LogisticRegression noisy CV |"
     head += " CleanLearning |" if have_cleanlab else ""
     head += " winners | seconds |" + (" selection ceiling (candidate) | picks per seed |" if args.grid else "")

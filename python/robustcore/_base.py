@@ -352,12 +352,13 @@ def weighted_alpha(alpha, sample_weight, n):
     return float(alpha) * total / n
 
 
-def warn_max_iter(estimator, status, tol, budget="max_iter", goal=None):
+def warn_max_iter(estimator, status, tol, budget="max_iter", goal=None, value=None):
     """A ``ConvergenceWarning`` when a solve with a stopping tolerance ``tol`` > 0 ended on its budget (``goal``:
-    what it did not reach, when that is not tol)."""
+    what it did not reach, when that is not tol; ``value``: the budget, when the parameter's None was resolved)."""
     if status == "max_iter" and tol is not None and tol > 0:
         goal, remedy = (f"tol={tol:g}", f"{budget} or tol") if goal is None else (goal, budget)
-        warnings.warn(f"{type(estimator).__name__} stopped on {budget}={getattr(estimator, budget)} before reaching "
+        value = getattr(estimator, budget) if value is None else value
+        warnings.warn(f"{type(estimator).__name__} stopped on {budget}={value} before reaching "
                       f"{goal}; increase {remedy}", ConvergenceWarning, stacklevel=user_stacklevel())
 
 

@@ -76,7 +76,7 @@ def _dask(X, y, parts=3):
 def _accuracy_gap(X, y, Xt, yt, parts=2, **kw):
     """(dask test accuracy - in-memory test accuracy) in points, for the same parameters (max_iter
     epochs in memory; max_iter rounds of one local epoch on dask)."""
-    local_kw = {k: v for k, v in kw.items() if k != "local_max_iter"}
+    local_kw = {"solver": "sgd", **{k: v for k, v in kw.items() if k != "local_max_iter"}}  # DaskLinearClassifier's
     local = rc.LinearClassifier(random_state=0, **local_kw).fit(X, y).score(Xt, yt)
     dist = DaskLinearClassifier(random_state=0, **kw).fit(*_dask(X, y, parts)).score(Xt, yt)
     return 100 * (dist - local)
@@ -203,20 +203,21 @@ def test_probability_platt_over_partition_folds(client):
     from sklearn.metrics import log_loss
 
     X, y, Xt, yt = _planted(n=6000, d=20)
-    dist = DaskLinearClassifier(random_state=0, probability=True).fit(*_dask(X, y, 4))
-    local = CalibratedClassifierCV(rc.LinearClassifier(random_state=0), method="sigmoid", ensemble=False,
+    dist = DaskLinearClassifier(loss="hinge", random_state=0, probability=True).fit(*_dask(X, y, 4))
+    local = CalibratedClassifierCV(rc.LinearClassifier(loss="hinge", random_state=0), method="sigmoid", ensemble=False,
                                    cv=StratifiedKFold(5, shuffle=True, random_state=0)).fit(X, y)
     P, Pl = dist.predict_proba(Xt), local.predict_proba(Xt)
     assert dist.platt_.shape == (1, 2) and dist.platt_[0, 0] < 0  # larger scores, more positive
     assert log_loss(yt, P) < log_loss(yt, Pl) + 0.02
     assert np.mean(np.abs(P[:, 1] - Pl[:, 1])) < 0.05
     X3, y3, Xt3, _ = _planted(n=3000, d=10, n_classes=3)
-    P3 = DaskLinearClassifier(random_state=0, probability=True, max_iter=5).fit(*_dask(X3, y3, 3)).predict_proba(Xt3)
+    P3 = DaskLinearClassifier(loss="hinge", random_state=0, probability=True, max_iter=5).fit(
+        *_dask(X3, y3, 3)).predict_proba(Xt3)
     np.testing.assert_allclose(P3.sum(axis=1), 1.0)
     with pytest.raises(ValueError, match="2 non-empty partitions"):
-        DaskLinearClassifier(probability=True).fit(*_dask(X, y, 1))
+        DaskLinearClassifier(loss="hinge", probability=True).fit(*_dask(X, y, 1))
     with pytest.raises(ValueError, match="2 non-empty partitions"):  # checked before the noise correction runs
-        DaskLinearClassifier(probability=True, noise_rates="auto").fit(*_dask(X, y, 1))
+        DaskLinearClassifier(loss="hinge", probability=True, noise_rates="auto").fit(*_dask(X, y, 1))
 
 
 def test_parallel_rows_in_each_task(client):
@@ -463,7 +464,7 @@ def test_kernel_classifier_map_fitted_once_partitions_map_locally(client):
     np.testing.assert_array_equal(again.coef_, dist.coef_)  # reproducible given the seed and the partitioning
     assert dist.score(Xt, yt) > 0.95 and dist.score(Xt, yt) >= local - 0.02, (dist.score(Xt, yt), local)
     with pytest.warns(rc.ConstantPredictorWarning):  # a kernel problem: a linear model predicts one class
-        assert rc.LinearClassifier(random_state=0).fit(X, y).score(Xt, yt) < 0.8
+        assert rc.LinearClassifier(loss="hinge", random_state=0).fit(X, y).score(Xt, yt) < 0.8
     lazy = dist.predict(da.from_array(Xt, chunks=(300, -1)))
     np.testing.assert_array_equal(lazy.compute(), model.predict(Xt))
     np.testing.assert_allclose(dist.decision_function(Xt), model.estimator_.decision_function(model.features(Xt)))

@@ -75,9 +75,10 @@ _LBFGS_ENGINE = ("X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > 
 
 _CASES = {
     "sgd": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
-           "run(rc.LinearClassifier(max_iter=2, tol=None), (X[:200], y[:200]), (X, y), max_iter=10**6)",
+           "run(rc.LinearClassifier(loss='hinge', solver='sgd', max_iter=2, tol=None), (X[:200], y[:200]), (X, y),"
+           " max_iter=10**6)",
     "sgd_rows_parallel": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
-                         "run(rc.LinearClassifier(max_iter=2, tol=None, solver=rc.linear_model.SGD(parallel='rows'), n_jobs=2),"
+                         "run(rc.LinearClassifier(loss='hinge', max_iter=2, tol=None, solver=rc.linear_model.SGD(parallel='rows'), n_jobs=2),"
                          " (X[:200], y[:200]), (X, y), max_iter=10**6)",
     "saga": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
             "run(rc.LinearClassifier(loss='log_loss', solver='saga', max_iter=2, tol=None), (X[:200], y[:200]), (X, y), max_iter=10**6)",
@@ -102,9 +103,9 @@ _CASES = {
     # issue 30: Ctrl-C during every fit within 1 s, the Python preprocessing included (out-of-fold
     # probabilities, confident joint, label issues, the kernel banks, SimpleMKL's SVM solves)
     "pruned": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
-              "run(rc.PrunedClassifier(rc.LinearClassifier(max_iter=2)), (X[:200], y[:200]), (X, y))",
+              "run(rc.PrunedClassifier(rc.LinearClassifier(loss='hinge', solver='sgd', max_iter=2)), (X[:200], y[:200]), (X, y))",
     "noise_corrected": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
-                       "run(rc.NoiseCorrectedClassifier(rc.LinearClassifier(max_iter=2)), (X[:200], y[:200]), (X, y))",
+                       "run(rc.NoiseCorrectedClassifier(rc.LinearClassifier(loss='hinge', solver='sgd', max_iter=2)), (X[:200], y[:200]), (X, y))",
     "mkl_fit": "X = rng.normal(size=(1500, 6)); y = np.where(X[:, 0] + rng.normal(size=1500) > 0, 1, -1)\n"
                "run(mkl.NoisyMKLClassifier(max_iter=20), (X[:60], y[:60]), (X, y), max_iter=10**6, tol=0)",
     "mkl_factored_build": "X = rng.normal(size=(6000, 12)); y = np.where(X[:, 0] > 0, 1, -1)\n"
@@ -126,7 +127,7 @@ _CASES = {
     "kernel_rff_materialised": "X = rng.normal(size=(20000, 5)); y = np.where(X[:, 0] > 0, 1, -1)\n"
                                "run(rc.KernelClassifier(n_components=20, approximation='rff', fused=False,"
                                " random_state=0), (X[:60], y[:60]), (X, y), n_components=300,"
-                               " estimator=rc.LinearClassifier(max_iter=10**6, tol=None))",
+                               " estimator=rc.LinearClassifier(loss='hinge', solver='sgd', max_iter=10**6, tol=None))",
     "rff_transform": "X = rng.normal(size=(200_000, 50))\n"
                      "est = rc.kernel_approximation.RandomFourierFeatures(n_components=2000, random_state=0)\n"
                      "run(est, (X[:60],), None, call=lambda: est.transform(X))",
@@ -156,7 +157,7 @@ _CASES = {
                    "run(mkl.MiPMKLClassifier(max_iter=5, n_alternations=2), (X[:60], y[:60]), (X, y), max_iter=10**6,"
                    " n_alternations=1000, tol=0)",
     "binary_relevance": "X = sparse(300_000, 2000); Y = (rng.random((300_000, 3)) < 0.4).astype(int)\n"
-                        "run(rc.BinaryRelevanceClassifier(rc.LinearClassifier(max_iter=2, tol=None)), (X[:300], Y[:300]),"
+                        "run(rc.BinaryRelevanceClassifier(rc.LinearClassifier(loss='hinge', solver='sgd', max_iter=2, tol=None)), (X[:300], Y[:300]),"
                         " (X, Y), estimator__max_iter=10**6)",
     "noisy_label_cv": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
                       "run(rc.NoisyLabelClassifierCV(random_state=0), (X[:300], y[:300]), (X, y))",
@@ -359,7 +360,7 @@ def problems(draw, values=_ANY, max_classes=3):
 #: small budgets of the public classifiers (``_registry.all_estimators("classifier")``, every one fuzzed: a class
 #: not named here runs at its defaults), and more configurations of LinearClassifier
 _SMALL = {
-    "LinearClassifier": lambda: rc.LinearClassifier(max_iter=3),
+    "LinearClassifier": lambda: rc.LinearClassifier(loss='hinge', solver='sgd', max_iter=3),
     "FocusedOnlineClassifier": lambda: rc.FocusedOnlineClassifier(max_iter=2),
     "AdaBoostOnlineClassifier": lambda: rc.AdaBoostOnlineClassifier(max_iter=2),
     "LabelPowersetClassifier": lambda: rc.LabelPowersetClassifier(rc.LinearClassifier(loss="softmax", solver="saga",
@@ -367,11 +368,11 @@ _SMALL = {
     "NoisyMKLClassifier": lambda: mkl.NoisyMKLClassifier(max_iter=5, widths=[1.0]),
     "MiPMKLClassifier": lambda: mkl.MiPMKLClassifier(max_iter=3, widths=[1.0]),
     "SimpleMKLClassifier": lambda: mkl.SimpleMKLClassifier(max_iter=3, widths=[1.0]),
-    "BinaryRelevanceClassifier": lambda: rc.BinaryRelevanceClassifier(rc.LinearClassifier(max_iter=3)),
+    "BinaryRelevanceClassifier": lambda: rc.BinaryRelevanceClassifier(rc.LinearClassifier(loss='hinge', solver='sgd', max_iter=3)),
     "KernelClassifier": lambda: rc.KernelClassifier(n_components=10, random_state=0),
-    "PrunedClassifier": lambda: rc.PrunedClassifier(rc.LinearClassifier(max_iter=3), random_state=0),
-    "NoiseCorrectedClassifier": lambda: rc.NoiseCorrectedClassifier(rc.LinearClassifier(max_iter=3), random_state=0),
-    "NoisyLabelClassifierCV": lambda: rc.NoisyLabelClassifierCV(rc.LinearClassifier(max_iter=3), random_state=0),
+    "PrunedClassifier": lambda: rc.PrunedClassifier(rc.LinearClassifier(loss='hinge', solver='sgd', max_iter=3), random_state=0),
+    "NoiseCorrectedClassifier": lambda: rc.NoiseCorrectedClassifier(rc.LinearClassifier(loss='hinge', solver='sgd', max_iter=3), random_state=0),
+    "NoisyLabelClassifierCV": lambda: rc.NoisyLabelClassifierCV(rc.LinearClassifier(loss='hinge', solver='sgd', max_iter=3), random_state=0),
 }
 _NOT_FUZZED = {"ParameterMixingClassifier": "fits Dask collections on a cluster (tests/python/test_dask.py)",
                "DaskNoisyLabelClassifierCV": "fits Dask collections on a cluster (tests/python/test_dask_noise.py)"}

@@ -87,7 +87,7 @@ def test_float32_reaches_the_engine_without_a_copy(problem32, monkeypatch, spars
 
     monkeypatch.setattr(_validation._core, "Matrix", Spy)
     Xt = X[:50]
-    m = rc.LinearClassifier(random_state=0).fit(X, problem32[1], eval_set=(Xt, problem32[1][:50]))
+    m = rc.LinearClassifier(loss="hinge", random_state=0).fit(X, problem32[1], eval_set=(Xt, problem32[1][:50]))
     assert len(seen) == 2 and all(a.dtype == np.float32 for a in seen)
     assert np.shares_memory(seen[1], X.data if sparse else X)  # training matrix: the user's buffer
     assert "test_error" in m.history_

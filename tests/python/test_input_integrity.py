@@ -135,7 +135,7 @@ def test_engine_matrix_checks_the_same_structure():
 def test_runaway_weights_are_divergence(scale):
     X, y = make_classification(2000, 20, random_state=0)
     with pytest.raises(ValueError, match="diverged"):
-        rc.LinearClassifier(loss="squared_hinge").fit(X * scale, y)
+        rc.LinearClassifier(loss="squared_hinge", solver="sgd").fit(X * scale, y)
 
 
 # ----------------------------------------------------------------------------- first pass, budget
@@ -398,13 +398,13 @@ def test_pegasos_partial_fit_below_one_over_alpha_steps_warns():
 
     X, y = make_classification(1000, 10, weights=[0.63], flip_y=0.05, random_state=6)
     with pytest.warns(ConvergenceWarning, match="1/alpha"):
-        est = rc.LinearClassifier(solver="pegasos", random_state=6).partial_fit(X, y, classes=[0, 1])
+        est = rc.LinearClassifier(loss="hinge", solver="pegasos", random_state=6).partial_fit(X, y, classes=[0, 1])
     assert est.score(X, y) < max(np.mean(y), 1 - np.mean(y))  # the case that warning is for
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        rc.LinearClassifier(solver="pegasos", alpha=1e-2, random_state=6).partial_fit(X, y, classes=[0, 1])
+        rc.LinearClassifier(loss="hinge", solver="pegasos", alpha=1e-2, random_state=6).partial_fit(X, y, classes=[0, 1])
 
 
 # ----------------------------------------------------------------------------- issue 44: every public entry point

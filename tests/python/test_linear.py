@@ -167,7 +167,7 @@ def test_history_matches_the_final_model(binary_problem):
     _, lv = loss_value_deriv("sramp", y * m.decision_function(X), s=-1.0, alpha=LinearSolver(m).loss_spec().parameters["alpha"],
                              beta=LinearSolver(m).loss_spec().parameters["beta"])
     obj = loss_value_deriv("sramp", y * m.decision_function(X), s=-1.0, alpha=LinearSolver(m).loss_spec().parameters["alpha"],
-                           beta=LinearSolver(m).loss_spec().parameters["beta"])[0].mean() + 0.5 * m.alpha * (m.coef_**2).sum()
+                           beta=LinearSolver(m).loss_spec().parameters["beta"])[0].mean() + 0.5 * m.alpha_ * (m.coef_**2).sum()
     assert h["objective"][-1] == pytest.approx(obj, rel=1e-10)
 
 
@@ -188,7 +188,7 @@ def test_multiclass_is_one_vs_rest():
 
     X, y = load_iris(return_X_y=True)
     X = MinMaxScaler().fit_transform(X)
-    m = rc.LinearClassifier(loss="log_loss", max_iter=20, random_state=0).fit(X, y)
+    m = rc.LinearClassifier(loss="log_loss", solver="sgd", max_iter=20, random_state=0).fit(X, y)
     assert m.coef_.shape == (3, 4)
     assert m.score(X, y) > 0.8
     # each row equals a binary fit of class k vs rest with that problem's seed and eta0
@@ -197,11 +197,11 @@ def test_multiclass_is_one_vs_rest():
         st = _core.SgdState(X.shape[1])
         from robustcore._validation import seed_from_random_state
 
-        p = sgd_engine_params(LinearSolver(m).sgd_config(m.alpha), 20, seed_from_random_state(0) + 7919 * k,
+        p = sgd_engine_params(LinearSolver(m).sgd_config(m.alpha_), 20, seed_from_random_state(0) + 7919 * k,
                               m._sgd_state.eta0[k])
         _core.sgd_fit(to_matrix(X), yk, None, LinearSolver(m).loss_spec(), p, st)
         np.testing.assert_array_equal(m.coef_[k], st.w)
-    threaded = rc.LinearClassifier(loss="log_loss", max_iter=20, random_state=0, n_jobs=2).fit(X, y)
+    threaded = rc.LinearClassifier(loss="log_loss", solver="sgd", max_iter=20, random_state=0, n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(threaded.coef_, m.coef_)
 
 

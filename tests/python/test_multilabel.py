@@ -411,7 +411,7 @@ def test_nested_parameters_reach_the_fitted_models(wrapper):
     est = (rc.BinaryRelevanceClassifier(_log(max_iter=5, random_state=0)) if wrapper == "br" else
            rc.LabelPowersetClassifier(_softmax(max_iter=5, random_state=0)))
     params = est.get_params(deep=True)
-    assert params["estimator__alpha"] == 1e-4 and "estimator__s" in params
+    assert params["estimator__alpha"] == "auto" and "estimator__s" in params
     est.set_params(estimator__alpha=0.5, estimator__max_iter=7).fit(X, Y)
     fitted = est.estimators_ if wrapper == "br" else [est.estimator_]
     assert all(e.alpha == 0.5 and e.max_iter == 7 for e in fitted)

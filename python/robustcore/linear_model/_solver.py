@@ -27,7 +27,7 @@ from joblib import effective_n_jobs
 from .. import _core
 from .. import variance_reduced as _vr
 from .._base import (EarlyStopping, EngineResult, Progress, accuracy, binary_targets, engine_solve, map_problems,
-                     result_attributes, user_stacklevel, weighted_alpha)
+                     result_attributes, stopping_tol, user_stacklevel, weighted_alpha)
 from .._validation import float64_or_none, seed_from_random_state
 from ..losses import LOSS_PARAMETERS, canonical_loss, loss_spec, loss_spec_from
 from . import _sgd
@@ -187,9 +187,15 @@ class LinearSolver:
 
     def __init__(self, estimator, warn_unused=True):
         p = estimator.get_params(deep=False)
-        self.estimator, self.params, self.name = estimator, p, type(estimator).__name__
+        self.name = type(estimator).__name__
         self.loss = canonical_loss(p["loss"])
-        self.method = resolve_solver(p["solver"])
+        self.method = resolve_solver(p["solver"], self.loss)
+        # the settings a None / "auto" leaves to the solver, resolved here once (alpha="auto" needs the weights:
+        # ``alpha``); ``tol`` after early stopping's own default (``stopping_tol``)
+        tol = stopping_tol(estimator)
+        p = {**p, "max_iter": self.method.default_max_iter if p["max_iter"] is None else p["max_iter"],
+             "tol": self.method.default_tol if tol is None else tol}
+        self.estimator, self.params = estimator, p
         self.method.check_loss(self.loss)
         self.solver = self.method.method  # the engine's name of the method
         self.kind = "softmax" if self.loss == "softmax" else self.method.family
@@ -263,6 +269,16 @@ class LinearSolver:
     def seed(self):
         return seed_from_random_state(self.params["random_state"])
 
+    def alpha(self, sample_weight, n):
+        """The L2 strength of the estimator's objective ``(1/sum(sw)) sum_i sw_i r_i + (alpha/2) ||w||^2``:
+        ``alpha``, or for "auto" the solver's (``Solver.auto_alpha`` of the rows' total weight)."""
+        if self.params["alpha"] != "auto":
+            return float(self.params["alpha"])
+        total = float(n) if sample_weight is None else float(np.sum(sample_weight))
+        if not total > 0:
+            raise ValueError("sample weights sum to zero: there is nothing to fit")
+        return self.method.auto_alpha(total)
+
     # ------------------------------------------------------------------ states
     def start(self, n_problems, n_features, coef_init=None, intercept_init=None):
         """The state a solve starts from: zeros, or (coef_init, intercept_init) (``initial_model``'s shapes)."""
@@ -280,10 +296,13 @@ class LinearSolver:
         return (SgdStates if self.kind == "sgd" else VrStates).mix(states, rows)
 
     def attributes(self, solved, estimator):
-        """The fitted attributes of a solve: ``coef_``, ``intercept_``, ``t_`` (SGD steps), ``eta_`` (the variance-reduced
-        step), ``n_iter_``, ``status_``, ``history_`` (the divergence error raised here)."""
+        """The fitted attributes of a solve: ``coef_``, ``intercept_``, ``alpha_`` (the L2 strength, "auto" resolved),
+        ``t_`` (SGD steps), ``eta_`` (the variance-reduced step), ``n_iter_``, ``status_``, ``history_`` (the
+        divergence error raised here)."""
         coef, intercept = self.model(solved.state)
         out = dict(coef_=coef, intercept_=intercept, **result_attributes(solved.results, estimator))
+        if hasattr(self, "alpha_"):  # solved here (not a mix of shards' solves)
+            out["alpha_"] = self.alpha_
         if self.kind == "sgd":
             out.update(t_=solved.state.steps(0), _sgd_state=solved.state)
         else:
@@ -300,6 +319,7 @@ class LinearSolver:
         SGD solvers stop on the training objective, inside the same engine call."""
         total = max_iter * (1 if self.kind == "softmax" else len(data.Y))
         history = self.records_history(data, verbose)
+        self.alpha_ = self.alpha(data.sample_weight, data.M.shape[0])  # the fitted ``alpha_``
         with Progress(verbose, total, self.name) as bar:
             if self.kind == "softmax":
                 return self._solve_softmax(data, validation, bar, history)
@@ -309,7 +329,7 @@ class LinearSolver:
 
     def _solve_sgd(self, data, state, max_iter, warm_start, validation, bar, n_jobs, stop_on_tol, history):
         X, M, Y, sample_weight = data.X, data.M, data.Y, data.sample_weight
-        cfg = self.sgd_config(weighted_alpha(self.params["alpha"], sample_weight, X.shape[0]), history)
+        cfg = self.sgd_config(weighted_alpha(self.alpha(sample_weight, X.shape[0]), sample_weight, X.shape[0]), history)
         mu = X.column_mean(sample_weight) if self.center else None
         warm_spec, n_warm = self.warm_start(max_iter, warm_start)
         spec = self.loss_spec()
@@ -367,12 +387,13 @@ class LinearSolver:
         itself: its gradient rule ``||grad||_inf <= tol max(1, |F|)`` is absolute while |F| < 1, so on the scaled
         objective a weighted fit stopped at another iterate than the same rows repeated (relative differences of
         1e-2 at tol=1e-6, 1.6 at tol=1e-3 on scikit-learn's sample-weight check; 1e-11 once F is the same)."""
+        alpha = self.alpha(sample_weight, n)
         if self.method.family != "lbfgs":
-            return sample_weight, weighted_alpha(self.params["alpha"], sample_weight, n)
-        weighted_alpha(self.params["alpha"], sample_weight, n)  # the one check of weights summing to zero
+            return sample_weight, weighted_alpha(alpha, sample_weight, n)
+        weighted_alpha(alpha, sample_weight, n)  # the one check of weights summing to zero
         if sample_weight is not None:
             sample_weight = np.asarray(sample_weight, dtype=np.float64) * (n / float(np.sum(sample_weight)))
-        return sample_weight, float(self.params["alpha"])
+        return sample_weight, alpha
 
     def _solve_vr(self, data, state, max_iter, warm_start, validation, bar, n_jobs, history):
         """The binary problems by a variance-reduced method or L-BFGS (``kind``), each from its state's model: a
@@ -450,11 +471,11 @@ def noise_detector(estimator):
 
     p = estimator.get_params(deep=False)
     loss = canonical_loss(p["loss"])
+    loss = loss if loss in ("log_loss", "softmax") else "log_loss"
     defaults = type(estimator)().get_params(deep=False)  # the loss's own parameters go with the loss
-    solver = resolve_solver(clone(p["solver"]) if not isinstance(p["solver"], str) else p["solver"])
+    solver = resolve_solver(clone(p["solver"]) if not isinstance(p["solver"], str) else p["solver"], loss)
     solver.set_params(history=False)
-    return clone(estimator).set_params(class_weight=None, solver=solver,
-                                       loss=loss if loss in ("log_loss", "softmax") else "log_loss",
+    return clone(estimator).set_params(class_weight=None, solver=solver, loss=loss,
                                        **{name: defaults[name] for name in LOSS_PARAMETERS})
 
 

@@ -65,6 +65,16 @@ class Solver(BaseEstimator):
     #: whether the solver can fit loss="softmax" (one multinomial model)
     softmax: ClassVar[bool] = False
     option: str = "last"  # SVRG's outer-iterate option (the engine's default for every other method)
+    #: the budget and the stopping tolerance of an estimator whose ``max_iter`` / ``tol`` is None: epochs or
+    #: effective passes and no stopping rule (every pass runs); L-BFGS: iterations and its gradient rule
+    default_max_iter: ClassVar[int] = 15
+    default_tol: ClassVar[float | None] = None
+
+    def auto_alpha(self, total_weight: float) -> float:
+        """The L2 strength of ``alpha="auto"`` for training rows of ``total_weight`` (their row count unweighted):
+        scikit-learn's SGDClassifier default, 1e-4, for the stochastic and variance-reduced solvers (the bounded
+        losses' published settings are near it, and 1/n made a Ramp fit on 1,000 imbalanced rows constant)."""
+        return 1e-4
 
     def validate(self) -> None:
         """Check each parameter against ``_parameter_constraints`` (TypeError / ValueError naming it)."""
@@ -383,6 +393,14 @@ class LBFGS(Solver):
     method = "lbfgs"
     requires = ("smooth",)
     softmax = True
+    default_max_iter = 100  # scikit-learn's LogisticRegression
+    default_tol = 1e-4
+
+    def auto_alpha(self, total_weight: float) -> float:
+        """1 / the rows' total weight: the objective is then ``sum_i sw_i r_i + ||w||^2 / 2`` up to a factor,
+        scikit-learn's ``LogisticRegression(C=1)``; at 40% flips a converged fit at 1e-4 was 6-15 points behind
+        it on sets of a few hundred rows (docs/benchmarks/noise.md)."""
+        return 1.0 / total_weight
     _parameter_constraints: dict = {"memory": [Interval(Integral, 1, None, closed="left")],
                                     "max_linesearch": [Interval(Integral, 1, None, closed="left")],
                                     "warm_start_loss": _WARM_START, "history": _HISTORY}
@@ -430,15 +448,27 @@ globals().update(VR_CLASSES)
 SOLVERS: dict[str, Any] = {cls.method: cls for cls in (*_WRITTEN, *VR_CLASSES.values())}
 
 
-def make_solver(name: str, **params: Any) -> Solver:
+def _auto(loss: str | None) -> str:
+    """The solver name ``solver="auto"`` means for ``loss``: "lbfgs" for the smooth convex losses and "softmax"
+    (a deterministic solve reaches their optimum in few passes), "sgd" for the others."""
+    name = canonical_loss(loss) if loss is not None else None
+    traits = LOSS_TRAITS.get(name, {}) if name is not None else {}
+    return "lbfgs" if name == "softmax" or (traits.get("smooth") and traits.get("convex")) else "sgd"
+
+
+def make_solver(name: str, *, loss: str | None = None, **params: Any) -> Solver:
     """The solver object of a solver name with the given parameters: ``make_solver("saga", eta0=0.1)`` is
-    ``SAGA(eta0=0.1)`` (for code that chooses the solver by name).
+    ``SAGA(eta0=0.1)`` (for code that chooses the solver by name); ``make_solver("auto", loss=...)`` is the
+    solver ``LinearClassifier(solver="auto")`` uses for that loss.
 
     Parameters
     ----------
     name : str
-        A solver name ("sgd", "asgd", "pegasos", "saga", "sag", "svrg", "s2gd", "finito", "vrlite",
-        "batching_svrg", "mixed_svrg").
+        A solver name ("lbfgs", "sgd", "asgd", "pegasos", "saga", "sag", "svrg", "s2gd", "finito", "vrlite",
+        "batching_svrg", "mixed_svrg"), or "auto": ``LBFGS`` for the smooth convex losses and "softmax",
+        ``SGD`` for the others.
+    loss : str or None
+        The loss "auto" chooses for (None: ``SGD``).
     **params
         The solver's parameters (a TypeError names one it does not have).
 
@@ -451,7 +481,11 @@ def make_solver(name: str, **params: Any) -> Solver:
     >>> from robustcore.linear_model import make_solver
     >>> make_solver("svrg", option="average")
     SVRG(option='average')
+    >>> make_solver("auto", loss="log_loss"), make_solver("auto", loss="hinge")
+    (LBFGS(), SGD())
     """
+    if name == "auto":
+        name = _auto(loss)
     if name not in SOLVERS:
         raise ValueError(f"{name!r} is not a solver; the names are {sorted(SOLVERS)}")
     cls = SOLVERS[name]
@@ -462,17 +496,19 @@ def make_solver(name: str, **params: Any) -> Solver:
     return cls(**params)
 
 
-def resolve_solver(solver: Any) -> Solver:
-    """The solver object a ``solver=`` parameter means (a name: the class with its defaults), its parameters
-    validated; a TypeError / ValueError naming the problem otherwise."""
+def resolve_solver(solver: Any, loss: str | None = None) -> Solver:
+    """The solver object a ``solver=`` parameter means (a name: the class with its defaults; "auto": the one of
+    ``loss``, ``_auto``), its parameters validated; a TypeError / ValueError naming the problem otherwise."""
+    if isinstance(solver, str) and solver == "auto":
+        solver = _auto(loss)
     if isinstance(solver, str):
         if solver not in SOLVERS:
-            raise ValueError(f"solver={solver!r} is not a solver; the names are {sorted(SOLVERS)} (or pass a solver "
-                             "object, e.g. robustcore.linear_model.SAGA(eta0=0.1))")
+            raise ValueError(f"solver={solver!r} is not a solver; the names are {['auto', *sorted(SOLVERS)]} (or pass "
+                             "a solver object, e.g. robustcore.linear_model.SAGA(eta0=0.1))")
         solver = SOLVERS[solver]()
     elif not isinstance(solver, Solver):
-        raise TypeError(f"solver must be a solver name {sorted(SOLVERS)} or a robustcore.linear_model solver object, "
-                        f"got {type(solver).__name__}")
+        raise TypeError(f"solver must be 'auto', a solver name {sorted(SOLVERS)} or a robustcore.linear_model solver "
+                        f"object, got {type(solver).__name__}")
     solver.validate()
     return solver
 

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from numbers import Integral
+from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -189,7 +189,7 @@ def loo_proba(model, X, labels, sw):
     c = np.full(X.shape[0], 1.0 / X.shape[0]) if sw is None else sw / sw.sum()
     W, B = np.atleast_2d(model.coef_), np.ravel(model.intercept_)
     targets = [labels] if W.shape[0] == 1 else [(labels == k).astype(np.float64) for k in range(W.shape[0])]
-    z = [_loo_logit(X, w, b, t, c, model.alpha) for w, b, t in zip(W, B, targets)]
+    z = [_loo_logit(X, w, b, t, c, model.alpha_) for w, b, t in zip(W, B, targets)]
     if any(zk is None for zk in z):
         return None
     if len(z) == 1:
@@ -677,16 +677,16 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     @staticmethod
     def _configured(base, remedy, params):
         """The estimator of a candidate: ``base`` with the remedy's and the grid's parameters. A remedy that
-        moves a LinearClassifier to the SGD solver takes LinearClassifier's epoch budget and stopping rule too
-        (``max_iter``, ``tol``: the base's count L-BFGS iterations or effective passes)."""
-        from ..linear_model import LinearClassifier, make_solver
+        moves a LinearClassifier to the SGD solver takes the SGD solver's own epoch budget and stopping rule too
+        (``max_iter``, ``tol`` None: the base's count L-BFGS iterations or effective passes)."""
+        from ..linear_model import make_solver
 
         set_to = dict(REMEDIES[remedy][1])
-        solver = base.get_params().get("solver")
-        solver = make_solver(solver) if isinstance(solver, str) else solver
+        p = base.get_params()
+        solver = p.get("solver")
+        solver = make_solver(solver, loss=p.get("loss")) if isinstance(solver, str) else solver
         if set_to.get("solver") == "sgd" and getattr(solver, "family", "sgd") != "sgd":
-            defaults = LinearClassifier().get_params()
-            set_to.update(max_iter=defaults["max_iter"], tol=defaults["tol"])
+            set_to.update(max_iter=None, tol=None)
         return clone(base).set_params(**{**set_to, **params})
 
     def final_estimator(self, seed):
@@ -759,6 +759,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             # pass's fold model at its alpha (the nearest on the path): a few iterations from a nearby optimum
             # instead of a fit from zero
             alpha_of = [params.get("alpha", base.get_params().get("alpha")) for _, params in candidates]
+            alpha_of = [a if isinstance(a, Real) else None for a in alpha_of]  # "auto": no path to start along
             starts, previous, path_starts = {}, {}, {}
             for c, (remedy, params) in enumerate(candidates):
                 if c in reused or not path or not warm_startable(configured[c]) or alpha_of[c] is None:
@@ -826,7 +827,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             if adaptive:
                 run([(c, f) for c in reused for f in first])
                 by_remedy: dict = {}
-                for c in sorted(fitted, key=lambda c: -alpha_of[c]):
+                for c in sorted(fitted, key=lambda c: -(alpha_of[c] or 0.0)):
                     by_remedy.setdefault(candidates[c][0], []).append(c)
 
                 def walk(cs):
