@@ -114,7 +114,7 @@ def posterior_estimator(base, seed):
     (another estimator, or the SGD family, whose log-loss fits collapse under heavy noise: issue 40) the
     default estimator, L-BFGS. Its ``alpha`` is then set along the path, never the user's."""
     from ..linear_model import LinearClassifier, make_solver
-    from ..linear_model._solver import noise_detector
+    from ._meta import linear_detector as noise_detector
 
     if isinstance(base, LinearClassifier):
         solver = base.get_params()["solver"]
