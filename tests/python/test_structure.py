@@ -17,11 +17,7 @@ PACKAGE = Path(robustcore.__file__).parent
 #: robustcore.dask takes ParameterMixingClassifier from the public robustcore.linear_model and ``as_dask`` from
 #: ``_validation``; the noise wrappers and the Dask shards use the public ``robustcore.noise.linear_detector``; the
 #: shards correct their rows with the public noise functions. Never add to it.
-ALLOWED_PRIVATE_IMPORTS = {
-    # robustcore.dask is the public door of the Dask driver, which lives with the linear models it drives
-    # (it needs their private solver protocol); the module re-exports the one public class
-    ("robustcore.dask", "robustcore.linear_model._mixing", None),
-}
+ALLOWED_PRIVATE_IMPORTS: set = set()
 
 
 def _modules():
