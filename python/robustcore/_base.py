@@ -97,6 +97,19 @@ class ConstantPredictorWarning(UserWarning):
     """
 
 
+
+def noise_correction_advice(classes, T, clean_prior):
+    """Why a noise-corrected fit can end constant: the flip rates it used (1 - the diagonal of the transition
+    matrix T, per class of ``classes``) and the clean class priors ``clean_prior`` they imply for its training
+    labels (``robustcore.noise.clean_prior``). The words of the ConstantPredictorWarning of both noise-corrected
+    fits, ``NoiseCorrectedClassifier`` and ``robustcore.dask.ParameterMixingClassifier(noise_rates=...)``."""
+    rates = ", ".join(f"{c!r}: {r:.2f}" for c, r in zip(classes.tolist(), 1.0 - np.diag(T)))
+    priors = ", ".join(f"{c!r}: {p:.2f}" for c, p in zip(classes.tolist(), clean_prior))
+    return (f"The noise correction used the flip rates {{{rates}}} (noise_rates_), which imply the clean class "
+            f"priors {{{priors}}}: weights that discount most labels of a class can make a constant the weighted "
+            "optimum. If the rates look wrong (an estimate can mistake class overlap for noise), pass known "
+            "rates as noise_rates, check robustcore.noise.estimate_transition, or fit without the correction.")
+
 # ----------------------------------------------------------------------------- fit / partial_fit
 def fit_method(method=None, *, nested_validation=False):
     """Decorate ``fit`` / ``partial_fit``: parameters validated once, and the call atomic (see the module).

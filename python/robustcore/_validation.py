@@ -1,4 +1,5 @@
-"""Input conversion shared by every estimator: one cast to the engine's layout, then a _core.Matrix.
+"""Input conversion shared by every estimator: one cast to the engine's layout, then a _core.Matrix (and, for
+robustcore.dask's estimators, ``as_dask``: in-memory input cut into partitions).
 
 The engine's bindings accept only C-contiguous float64 (float32 for the SGD solvers) / int32 arrays
 (``noconvert``), so every conversion happens here, once, and visibly.
@@ -30,6 +31,37 @@ def check_not_dask(obj, name="X"):
             "from dask pred_probs), out_of_fold_proba; "
             f"or pass {name}.compute() when it fits in memory")
     return obj
+
+
+def as_dask(client, X, y, sample_weight):
+    """(X, y, sample_weight) as dask collections, the one conversion of a distributed fit's input (robustcore.dask's
+    estimators): in-memory ones (NumPy, scipy.sparse, lists) checked and cut into one partition of rows per worker of
+    the ``distributed.Client`` ``client``; dask ones returned as they are (their partitions are checked where they
+    live). Mixing in-memory X with a dask y or sample_weight is a TypeError."""
+    import dask
+    import dask.array as da
+    from sklearn.utils.validation import check_array, column_or_1d
+
+    if dask.is_dask_collection(X):
+        return X, y, sample_weight
+    if dask.is_dask_collection(y) or dask.is_dask_collection(sample_weight):
+        raise TypeError("X is in memory but y or sample_weight is a dask collection: pass all in memory or all "
+                        "as dask collections partitioned alike")
+    if y is None:  # scikit-learn's wording, before any task runs
+        raise ValueError("this estimator requires y to be passed, but the target y is None")
+    X = check_array(check_csr_structure(X), accept_sparse="csr", dtype=np.float64)  # the errors here, before any task runs
+    workers = max(1, len(client.scheduler_info().get("workers", {})))
+    rows = max(1, -(-X.shape[0] // workers))
+    out = [da.from_array(X if not sp.issparse(X) else X.tocsr(), chunks=(rows, -1), asarray=not sp.issparse(X))]
+    for v in (y, sample_weight):
+        if v is None:
+            out.append(None)
+            continue
+        v = column_or_1d(v, warn=True)
+        if v.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y or sample_weight has {v.shape[0]}")
+        out.append(da.from_array(v, chunks=rows))
+    return tuple(out)
 
 
 def check_csr_structure(X):

@@ -21,8 +21,10 @@ Noisy labels: ``estimate_transition``, ``find_label_issues`` (also from your own
 counts and order statistics (``robustcore.noise.distributed``; ``robustcore.noise``'s functions given a dask
 collection run them).
 
-The driver lives with the linear models it trains (``linear_model/_mixing.py``, the worker side
-``linear_model/_shards.py``). Needs the optional dependencies: ``pip install "robustcore[dask]"``.
+``ParameterMixingClassifier`` lives with the linear models it trains, whose private solver protocol it drives
+round by round (``linear_model/_mixing.py``, the worker side ``linear_model/_shards.py``); this module takes it from
+the public ``robustcore.linear_model``. ``DaskNoisyLabelClassifierCV`` is written here, on public APIs only. Needs the
+optional dependencies: ``pip install "robustcore[dask]"``.
 """
 
 from __future__ import annotations
@@ -42,8 +44,8 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import fit_method
-from ._validation import seed_from_random_state
-from .linear_model._mixing import MAP_SAMPLE_ROWS, ParameterMixingClassifier, as_dask
+from ._validation import as_dask, seed_from_random_state
+from .linear_model import ParameterMixingClassifier
 from .losses import BOUNDED_LOSSES, SMOOTH_LOSSES
 from .noise import ILL_CONDITIONED_T, corrected_accuracy
 from .noise.distributed import (NoiseOnPartitions, default_linear_estimator, estimate_transition, find_label_issues,

@@ -98,6 +98,7 @@ def _noise_calls(X, y, P, labels):
         "corrected_accuracy": lambda: noise.corrected_accuracy(y, labels, T),
         "corrected_scorer": None,  # takes T only (a K x K array, never a dask collection)
         "transition_matrix": None,  # takes rates and classes only
+        "linear_detector": None,  # takes an estimator only
         "estimate_transition": lambda: noise.estimate_transition(X, y, random_state=0),
         "find_label_issues": lambda: noise.find_label_issues(X, y, random_state=0),
     }

@@ -1,6 +1,7 @@
 """Data-parallel training of a linear model on a ``dask.distributed`` cluster: the driver of
-``robustcore.dask.ParameterMixingClassifier`` (public through ``robustcore.dask``; the worker side is
-``_shards.py``).
+``robustcore.dask.ParameterMixingClassifier`` (public through ``robustcore.dask``, its documented door, and
+``robustcore.linear_model``, which loads it on first use; the worker side is ``_shards.py``). It lives with the
+linear models because it drives their private solver protocol (``_solver.LinearSolver``) round by round.
 
 Iterative parameter mixing (McDonald, Hall and Mann 2010; Zinkevich, Weimer, Smola and Li 2010): the
 training data stay in the workers' memory, one shard per partition (block of rows) of the dask
@@ -45,19 +46,18 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ._shards import (as_dask, blocks, class_weighted, describe_shard, fit_shard, held_out_counts, is_dask,
-                           load_shard, map_shard, noise_correction_advice, noise_shard, part, platt_partitions,
-                           sample_shard, score_shard, score_summary,
-                           shard_constant_flags, shard_scores, shard_sigmoid_terms, split_shard)
+from ._shards import (blocks, class_weighted, describe_shard, fit_shard, held_out_counts, is_dask, load_shard, map_shard,
+                      noise_shard, part, platt_partitions, sample_shard, score_shard, score_summary,
+                      shard_constant_flags, shard_scores, shard_sigmoid_terms, split_shard)
 from ..kernel_approximation import map_threads
 from ..kernel_model import KernelClassifier, fused_unsupported
 from ._constant import merge_constant_flags, warn_if_constant
 from ._estimator import LinearClassifier as _Local
 from ._solver import LinearSolver, Solved
 from .._base import (CV_FOLDS, STOPPING_CONSTRAINTS, EarlyStopping, EngineResult, Progress, class_weights_from_counts, fit_method,
-                    fit_sigmoid_from_terms, platt_proba, warn_max_iter)
-from ..noise import transition_matrix
-from .._validation import seed_from_random_state
+                    fit_sigmoid_from_terms, noise_correction_advice, platt_proba, warn_max_iter)
+from ..noise import clean_prior, transition_matrix
+from .._validation import as_dask, seed_from_random_state
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -348,7 +348,8 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
         self._commit_from(local, model, n_partitions_=len(rows), platt_=platt, **noise)
         self.n_features_in_ = d
         warn_if_constant(local, flags, None if not noise else (self.noise_rates, lambda counts: noise_correction_advice(
-            classes, noise["transition_matrix_"], counts)))
+            classes, noise["transition_matrix_"],
+            clean_prior(noise["transition_matrix_"], np.arange(len(classes)), sample_weight=counts))))
         return self
 
     def _fit_map(self, client, shards, rows, kernel):

@@ -1,28 +1,28 @@
 """The worker side of robustcore.dask: what runs on one shard (one partition of rows), and how dask
-collections and in-memory input are cut into aligned partitions. Every function here is a pure function of
-its arguments (a task dask may re-run after losing a worker computes the same result)."""
+collections are cut into aligned partitions (in-memory input becomes one first: ``_validation.as_dask``). Every
+function here is a pure function of its arguments (a task dask may re-run after losing a worker computes the same
+result)."""
 
 from __future__ import annotations
 
 import copy
+import warnings
 
 import dask
 import dask.array as da
 import dask.dataframe as dd
 import numpy as np
-import scipy.sparse as sp
-from sklearn.base import clone
 from sklearn.utils.validation import _check_sample_weight, check_array, column_or_1d
 
-from .._base import (CV_FOLDS, binary_targets, check_magnitude, predict_from_scores, sigmoid_terms, stratified_folds,
-                     validation_split)
-from ..noise._label_noise import corrected_weights_out_of_fold, noise_correction_advice  # noqa: F401 (the driver's advice)
+from .._base import (CV_FOLDS, ConstantPredictorWarning, binary_targets, check_magnitude, predict_from_scores,
+                     sigmoid_terms, stratified_folds, validation_split)
 from .._validation import check_csr_structure, check_labels
 from ..kernel_approximation import MappedFeatures
+from ..noise import linear_detector, noise_correction, out_of_fold_proba, transition_matrix
 from ._constant import constant_flags
 from ._estimator import LinearClassifier
 from ._rows import ArrayRows
-from ._solver import Data, LinearSolver, noise_detector
+from ._solver import Data, LinearSolver
 
 
 # ----------------------------------------------------------------------------- the shards (run on the workers)
@@ -77,9 +77,13 @@ def fit_shard(shard, params, classes, state, local_max_iter, seed, per_class=Non
 
 def noise_shard(shard, params, rates, classes, seed):
     """(the shard with its sample weights times the importance weights of the noise ``rates``, the shard's
-    transition matrix): the noise correction of ``robustcore.NoiseCorrectedClassifier`` on the shard's own rows
-    (out-of-fold fits of ``noise_detector`` on the worker; "auto" estimates T from them). An empty shard is
-    returned as it is, with T None."""
+    transition matrix): ``robustcore.NoiseCorrectedClassifier``'s correction on the shard's own rows, through the
+    public noise API: out-of-fold probabilities of ``robustcore.noise.linear_detector`` of the estimator on the
+    worker, then ``robustcore.noise.noise_correction`` ("auto" estimates T from them). The detector's fits are
+    internal: their ConstantPredictorWarning / ConvergenceWarning are not the user's and are not shown. An empty
+    shard is returned as it is, with T None."""
+    from sklearn.exceptions import ConvergenceWarning
+
     X, y, sample_weight = shard
     if len(y) == 0:
         return shard, None
@@ -87,10 +91,14 @@ def noise_shard(shard, params, rates, classes, seed):
     if missing.size:
         raise ValueError(f"noise_rates needs rows of every class in every partition (its out-of-fold fits run "
                          f"where the rows are); a partition of {len(y)} rows has none of classes {list(missing)}")
-    T, weights = corrected_weights_out_of_fold(X, y, classes, noise_detector(LinearClassifier(**params)),
-                                               stratified_folds(y, CV_FOLDS, seed % (2**32)), rates)
+    given = rates if isinstance(rates, str) else transition_matrix(rates, classes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConstantPredictorWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        P, _ = out_of_fold_proba(X, y, linear_detector(LinearClassifier(**params)),
+                                 cv=stratified_folds(y, CV_FOLDS, seed % (2**32)))
+    T, weights = noise_correction(P, np.searchsorted(classes, y), given)
     return (X, y, weights if sample_weight is None else weights * sample_weight), T
-
 
 
 def part(pair, k):
@@ -190,31 +198,6 @@ def score_shard(predict, X, y, sample_weight):
 
 
 # ----------------------------------------------------------------------------- the driver
-def as_dask(client, X, y, sample_weight):
-    """(X, y, sample_weight) as dask collections: in-memory ones (NumPy, scipy.sparse, lists) cut into one
-    partition of rows per worker of ``client``; dask ones as they are."""
-    if is_dask(X):
-        return X, y, sample_weight
-    if is_dask(y) or is_dask(sample_weight):
-        raise TypeError("X is in memory but y or sample_weight is a dask collection: pass all in memory or all "
-                        "as dask collections partitioned alike")
-    if y is None:  # scikit-learn's wording, before any task runs
-        raise ValueError("this estimator requires y to be passed, but the target y is None")
-    X = check_array(check_csr_structure(X), accept_sparse="csr", dtype=np.float64)  # the errors here, before any task runs
-    workers = max(1, len(client.scheduler_info().get("workers", {})))
-    rows = max(1, -(-X.shape[0] // workers))
-    out = [da.from_array(X if not sp.issparse(X) else X.tocsr(), chunks=(rows, -1), asarray=not sp.issparse(X))]
-    for v in (y, sample_weight):
-        if v is None:
-            out.append(None)
-            continue
-        v = column_or_1d(v, warn=True)
-        if v.shape[0] != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y or sample_weight has {v.shape[0]}")
-        out.append(da.from_array(v, chunks=rows))
-    return tuple(out)
-
-
 def is_dask(obj):
     return dask.is_dask_collection(obj)
 

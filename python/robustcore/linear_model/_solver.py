@@ -463,22 +463,6 @@ def _lbfgs_binary(M, y, spec, params, sample_weight, coef, intercept, progress, 
     return w, float(b[0]), result
 
 
-def noise_detector(estimator):
-    """The model of the noisy posterior for a linear estimator's noise correction: a clone on the logistic
-    loss (the softmax model kept), without class weights, its loss parameters at their defaults, its solver's
-    per-pass history off."""
-    from sklearn.base import clone
-
-    p = estimator.get_params(deep=False)
-    loss = canonical_loss(p["loss"])
-    loss = loss if loss in ("log_loss", "softmax") else "log_loss"
-    defaults = type(estimator)().get_params(deep=False)  # the loss's own parameters go with the loss
-    solver = resolve_solver(clone(p["solver"]) if not isinstance(p["solver"], str) else p["solver"], loss)
-    solver.set_params(history=False)
-    return clone(estimator).set_params(class_weight=None, solver=solver, loss=loss,
-                                       **{name: defaults[name] for name in LOSS_PARAMETERS})
-
-
 def _same(value, default):
     """Whether a parameter value equals its default (arrays and tuples compared by value)."""
     try:

@@ -1,6 +1,6 @@
 """Label noise: the label-flip protocols of the papers robustcore reproduces (``flip_labels``), and
 noise-rate estimation and label-issue detection (``estimate_transition``, ``find_label_issues``,
-``out_of_fold_proba``, ``confident_joint``), noise correction (``importance_weights``,
+``out_of_fold_proba``, ``confident_joint``, ``linear_detector``), noise correction (``importance_weights``,
 ``corrected_weights``, ``transition_matrix``, ``clean_prior``, ``wrong_label_fraction``) and model
 selection on noisy labels (``corrected_accuracy``, ``corrected_scorer``); the remedies as wrappers around
 any classifier: ``NoiseCorrectedClassifier`` (importance-weighted training) and ``PrunedClassifier`` (the
@@ -9,7 +9,8 @@ the remedy by noise-corrected cross-validation (the practitioner's default).
 
 The subpackage holds one concept, learning from noisy labels; its private modules: ``_flip`` (flipping),
 ``_transition`` (estimators of T), ``_label_noise`` (out-of-fold probabilities, detection, the correction's
-rule), ``_scoring`` (the corrected accuracy), ``_meta`` (what the wrappers share), ``_corrected`` and
+rule), ``_scoring`` (the corrected accuracy), ``_meta`` (what the wrappers share: their default estimator, a
+``LinearClassifier``'s detector), ``_corrected`` and
 ``_pruned`` (the two wrappers and the pruning rule), ``_cv`` (``NoisyLabelClassifierCV`` and its shared
 out-of-fold pass).
 
@@ -37,6 +38,7 @@ from ._flip import flip_labels
 from ._label_noise import (NoiseEstimateWarning, clean_prior, corrected_weights, estimate_transition, find_label_issues,
                            importance_weights, noise_correction, out_of_fold_proba, wrong_label_fraction)
 from ._label_noise import kIllConditionedT as ILL_CONDITIONED_T
+from ._meta import linear_detector
 from ._pruned import PrunedClassifier
 from ._scoring import corrected_accuracy, corrected_scorer
 from ._transition import confident_joint, transition_matrix
@@ -44,4 +46,4 @@ from ._transition import confident_joint, transition_matrix
 __all__ = ["ILL_CONDITIONED_T", "NoiseCorrectedClassifier", "NoiseEstimateWarning", "NoisyLabelClassifierCV",
            "PrunedClassifier", "clean_prior", "confident_joint", "corrected_accuracy", "corrected_scorer",
            "corrected_weights", "estimate_transition", "find_label_issues", "flip_labels", "importance_weights",
-           "noise_correction", "out_of_fold_proba", "transition_matrix", "wrong_label_fraction"]
+           "linear_detector", "noise_correction", "out_of_fold_proba", "transition_matrix", "wrong_label_fraction"]

@@ -12,9 +12,9 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods, StrOptions
 
-from .._base import ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, user_stacklevel
-from ._label_noise import _default_estimator, corrected_weights_out_of_fold, noise_correction_advice
-from ._meta import FinalEstimatorWrapper
+from .._base import ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, noise_correction_advice, user_stacklevel
+from ._label_noise import _default_estimator, clean_prior, corrected_weights_out_of_fold
+from ._meta import FinalEstimatorWrapper, linear_detector
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -47,8 +47,8 @@ class NoiseCorrectedClassifier(FinalEstimatorWrapper):
         (cleanlab's ``noise_matrix`` is the transpose of T.)
     detector : classifier with ``predict_proba``, default None
         The model of P(noisy label | x) fitted out of fold. None: for a robustcore ``LinearClassifier``
-        estimator, a clone of it on the logistic loss; for any other estimator, logistic regression on
-        max-abs-scaled features.
+        estimator, a clone of it on the logistic loss (``robustcore.noise.linear_detector``); for any other
+        estimator, logistic regression on max-abs-scaled features.
     cv : int or splitter, default 5
         Folds of the out-of-fold fits (an int: stratified, shuffled by ``random_state``).
     random_state : int, RandomState, Generator or None
@@ -96,9 +96,8 @@ class NoiseCorrectedClassifier(FinalEstimatorWrapper):
         if self.detector is not None:
             return clone(self.detector)
         from ..linear_model import LinearClassifier
-        from ..linear_model._solver import noise_detector
 
-        return noise_detector(final) if isinstance(final, LinearClassifier) else _default_estimator()
+        return linear_detector(final) if isinstance(final, LinearClassifier) else _default_estimator()
 
     @fit_method(nested_validation=True)
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> NoiseCorrectedClassifier:
@@ -124,7 +123,7 @@ class NoiseCorrectedClassifier(FinalEstimatorWrapper):
 
     def _constant_advice(self, est, labels):
         """Why the noise-corrected fit ended constant: the rates it used and the clean class priors they imply."""
-        counts = np.bincount(labels, minlength=self.classes_.size)
         return (f"{type(self).__name__}(noise_rates={self.noise_rates!r}) fitted a {type(est).__name__} that "
                 f"predicts a single class on its training data. "
-                + noise_correction_advice(self.classes_, self.transition_matrix_, counts))
+                + noise_correction_advice(self.classes_, self.transition_matrix_,
+                                          clean_prior(self.transition_matrix_, labels)))

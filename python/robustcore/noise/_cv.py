@@ -109,17 +109,17 @@ def _log_likelihood(P, labels, sample_weight):
 
 def posterior_estimator(base, seed):
     """The linear posterior model of the shared pass: for a robustcore LinearClassifier with a solver that
-    converges to the optimum (variance-reduced, L-BFGS) its clone on the logistic loss (``noise_detector``: no
+    converges to the optimum (variance-reduced, L-BFGS) its clone on the logistic loss (``linear_detector``: no
     class weights or history), so the plain remedy's fits on the same folds are this pass's own; otherwise
     (another estimator, or the SGD family, whose log-loss fits collapse under heavy noise: issue 40) the
     default estimator, L-BFGS. Its ``alpha`` is then set along the path, never the user's."""
     from ..linear_model import LinearClassifier, make_solver
-    from ..linear_model._solver import noise_detector
+    from ._meta import linear_detector
 
     if isinstance(base, LinearClassifier):
         solver = base.get_params()["solver"]
         if (make_solver(solver) if isinstance(solver, str) else solver).family != "sgd":
-            return noise_detector(base)
+            return linear_detector(base)
     return default_estimator(seed)
 
 

@@ -231,7 +231,7 @@ def _asymptote_weighting(P, labels):
     return _binary_transition(rho_plus, rho_minus), asymptote_weigh(rho_minus, rho_plus, eta_of)
 
 
-def clean_prior(T, labels):
+def clean_prior(T, labels, sample_weight=None):
     """The clean class priors pi solving T^T pi = (the noisy label frequencies), clipped at 0 and normalised
     (the noisy frequencies when T is singular).
 
@@ -241,6 +241,9 @@ def clean_prior(T, labels):
         The transition matrix.
     labels : ndarray of shape (n_samples,)
         Class indices 0 .. K-1 of the noisy labels.
+    sample_weight : ndarray of shape (n_samples,), default=None
+        Non-negative weights of the labels in the frequencies (None: every label 1); e.g. the label counts per
+        class, with ``labels = np.arange(K)``.
 
     Returns
     -------
@@ -254,24 +257,19 @@ def clean_prior(T, labels):
     >>> labels = np.r_[np.zeros(60, int), np.ones(40, int)]
     >>> noise.clean_prior(T, labels).round(3)
     array([0.5, 0.5])
+    >>> noise.clean_prior(T, [0, 1], sample_weight=[60, 40]).round(3)  # the same labels as counts per class
+    array([0.5, 0.5])
     """
     T = np.asarray(T, dtype=np.float64)
     T = check_transition(T, T.shape[0] if T.ndim == 2 else -1)
     labels = check_indices(labels, T.shape[0], "one per row of T")
-    return clean_prior_from_frequencies(T, np.bincount(labels, minlength=T.shape[0]))
+    if sample_weight is not None:
+        sample_weight = np.asarray(check_not_dask(sample_weight, "sample_weight"), dtype=np.float64)
+        if sample_weight.shape != labels.shape or not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
+            raise ValueError(f"sample_weight must hold one finite non-negative weight per label ({labels.shape[0]}), "
+                             f"got shape {sample_weight.shape}")
+    return clean_prior_from_frequencies(T, np.bincount(labels, weights=sample_weight, minlength=T.shape[0]))
 
-
-def noise_correction_advice(classes, T, label_counts):
-    """Why a noise-corrected fit can end constant: the rates it used (the transition matrix T) and the clean
-    class priors they imply for training labels with ``label_counts`` (per class of ``classes``); the words of
-    ``NoiseCorrectedClassifier``'s and the Dask wrapper's ConstantPredictorWarning."""
-    prior = clean_prior_from_frequencies(T, np.asarray(label_counts, dtype=np.float64))
-    rates = ", ".join(f"{c!r}: {r:.2f}" for c, r in zip(classes.tolist(), 1.0 - np.diag(T)))
-    priors = ", ".join(f"{c!r}: {p:.2f}" for c, p in zip(classes.tolist(), prior))
-    return (f"The noise correction used the flip rates {{{rates}}} (noise_rates_), which imply the clean class "
-            f"priors {{{priors}}}: weights that discount most labels of a class can make a constant the weighted "
-            "optimum. If the rates look wrong (an estimate can mistake class overlap for noise), pass known "
-            "rates as noise_rates, check robustcore.noise.estimate_transition, or fit without the correction.")
 
 def wrong_label_fraction(T, labels):
     """The expected fraction of wrong labels under T: sum_i pi_i (1 - T[i, i]), pi the clean priors.
@@ -442,8 +440,8 @@ def uninformative(T):
 def corrected_weights_out_of_fold(X, y, classes, detector, cv, noise_rates="auto", n_jobs=None):
     """(T, importance weights) of noise-corrected training on (X, y): out-of-fold probabilities of
     ``detector`` over the folds ``cv``, then :func:`noise_correction` with ``noise_rates`` ("auto", a dict
-    of flip rates or a K x K matrix, see :func:`transition_matrix`). The one path of every noise-corrected
-    fit (``LinearClassifier(noise_rates=...)``, ``NoiseCorrectedClassifier``, robustcore.dask's shards).
+    of flip rates or a K x K matrix, see :func:`transition_matrix`): ``NoiseCorrectedClassifier``'s path
+    (robustcore.dask's shards compose the same public functions, ``linear_model/_shards.noise_shard``).
     The detector's own fits are internal: their ConstantPredictorWarning / ConvergenceWarning are not the
     user's and are not shown."""
     import warnings

@@ -1,11 +1,12 @@
 """What the wrappers that fit one final estimator share (``PrunedClassifier``, ``NoiseCorrectedClassifier``,
-``NoisyLabelClassifierCV``): the default final estimator, the predictions delegated to the fitted ``estimator_``,
-each available when that estimator has it."""
+``NoisyLabelClassifierCV``): the default final estimator, the detector of a ``LinearClassifier``'s noise correction
+(``linear_detector``, public: robustcore.dask's shards use it too), the predictions delegated to the fitted
+``estimator_``, each available when that estimator has it."""
 
 from __future__ import annotations
 
 from numbers import Integral
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
@@ -26,6 +27,55 @@ def default_linear_estimator(seed):
     from ..linear_model import LinearClassifier
 
     return LinearClassifier(loss="log_loss", solver="saga", random_state=seed)
+
+
+def linear_detector(estimator: Any) -> Any:
+    """The detector of a robustcore ``LinearClassifier``'s noise correction: the model of the noisy posterior
+    P(noisy label | x) that the noise remedies fit out of fold for it when no ``detector`` is given.
+
+    A clone of ``estimator`` on the logistic loss (``loss="softmax"`` kept), without class weights (the
+    posterior of the labels as they are), with the loss's own parameters at their defaults and its solver's
+    per-pass history off; every other setting -- the solver and its knobs, ``alpha``, ``max_iter`` -- is
+    kept, so the detector is the estimator's model class trained the same way.
+    ``NoiseCorrectedClassifier(detector=None)`` and ``NoisyLabelClassifierCV`` (for solvers that converge to
+    the optimum) use it, and ``robustcore.dask.ParameterMixingClassifier(noise_rates=...)`` on every partition;
+    pass it to :func:`out_of_fold_proba`, :func:`estimate_transition` or :func:`find_label_issues` to estimate
+    the noise as those remedies do.
+
+    Parameters
+    ----------
+    estimator : robustcore.linear_model.LinearClassifier
+        The estimator whose noise correction the detector serves (not modified, not fitted).
+
+    Returns
+    -------
+    detector : robustcore.linear_model.LinearClassifier
+        Unfitted.
+
+    Examples
+    --------
+    >>> import robustcore as rc
+    >>> from robustcore.noise import linear_detector
+    >>> clf = rc.LinearClassifier(loss="sramp", solver="saga", alpha=1e-3, class_weight="balanced")
+    >>> detector = linear_detector(clf)
+    >>> detector.loss, detector.class_weight, detector.alpha
+    ('log_loss', None, 0.001)
+    """
+    from ..linear_model import LinearClassifier, Solver, make_solver
+    from ..losses import LOSS_PARAMETERS, canonical_loss
+
+    if not isinstance(estimator, LinearClassifier):
+        raise TypeError(f"estimator must be a robustcore.linear_model.LinearClassifier, got {type(estimator).__name__}")
+    p = estimator.get_params(deep=False)
+    loss = canonical_loss(p["loss"])
+    loss = loss if loss in ("log_loss", "softmax") else "log_loss"
+    defaults = type(estimator)().get_params(deep=False)  # the loss's own parameters go with the loss
+    # a name: its object ("auto": the detector's loss's, L-BFGS)
+    solver = make_solver(p["solver"], loss=loss) if isinstance(p["solver"], str) else p["solver"]
+    if isinstance(solver, Solver):  # anything else is refused by the detector's fit, naming solver
+        solver = clone(solver).set_params(history=False)
+    return clone(estimator).set_params(class_weight=None, solver=solver, loss=loss,
+                                       **{name: defaults[name] for name in LOSS_PARAMETERS})
 
 
 def _final_has(attr):
