@@ -118,7 +118,7 @@ def posterior_estimator(base, seed):
 
     if isinstance(base, LinearClassifier):
         solver = base.get_params()["solver"]
-        if (make_solver(solver) if isinstance(solver, str) else solver).family != "sgd":
+        if (make_solver(solver, loss=base.get_params()["loss"]) if isinstance(solver, str) else solver).family != "sgd":
             return linear_detector(base)
     return default_estimator(seed)
 
@@ -138,7 +138,7 @@ def _without_convex_start(est):
     from ..linear_model import make_solver
 
     solver = est.get_params()["solver"]
-    solver = make_solver(solver) if isinstance(solver, str) else clone(solver)
+    solver = make_solver(solver, loss=est.get_params()["loss"]) if isinstance(solver, str) else clone(solver)
     if "warm_start_loss" in solver.get_params() and solver.get_params()["warm_start_loss"] is not None:
         est = clone(est).set_params(solver=solver.set_params(warm_start_loss=None))
     return est
@@ -509,7 +509,7 @@ def _fit_params(est):
     params.pop("history", None)
     solver = params.get("solver")
     if isinstance(solver, (str, Solver)):
-        solver = make_solver(solver) if isinstance(solver, str) else solver
+        solver = make_solver(solver, loss=params.get("loss")) if isinstance(solver, str) else solver
         knobs = solver.get_params(deep=False)
         knobs.pop("history", None)
         params["solver"] = (type(solver), tuple(sorted(knobs.items())))
