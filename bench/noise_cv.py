@@ -68,6 +68,7 @@ from robustcore.noise import NoisyLabelClassifierCV, flip_labels
 
 DATA_HOME = None  # robustcore.datasets finds shared/data beside the repository (or $ROBUSTCORE_DATA)
 SETTINGS = [("sym", 0.2), ("sym", 0.4), ("cc", (0.4, 0.1)), ("cc", (0.6, 0.1))]
+CLEAN = ("sym", 0.0)  # clean labels (issue 40's do-no-harm line): only when asked, --settings "q=0.0"
 ALPHAS = (1e-4, 1e-3, 1e-2)
 CONFIGS = {  # noise-bench's robustcore configurations (experiments/noise_bench.py ROBUSTCORE)
     "rc log saga": dict(loss="log_loss", solver="saga"),
@@ -284,7 +285,7 @@ def accuracy(seeds, real_sets, cleanlab, max_train, grid=False, settings=None, f
                 for n, _ in problems if n_generated >= 1000 or "1:1" in n]  # --smoke: one problem
     problems += [(name, (lambda s, name=name: real(name, max_train, s))) for name in real_sets]
     for name, load in problems:
-        for kind, rate in SETTINGS:
+        for kind, rate in SETTINGS + ([CLEAN] if settings and _label(*CLEAN) in settings else []):
             label = _label(kind, rate)
             if settings and label not in settings:
                 continue
@@ -376,7 +377,7 @@ def main():
     p.add_argument("--explore", action="store_true", help="accuracy: --grid with EXPLORE's settings")
     p.add_argument("--dump", default=None, help="accuracy: write every run's numbers (pickle) here")
     p.add_argument("--settings", nargs="*", default=None, help='accuracy: only these noise settings ("q=0.4", '
-                   '"(0.4, 0.1)", ...)')
+                   '"(0.4, 0.1)", ...; "q=0.0", clean labels, only when named)')
     p.add_argument("--smoke", action="store_true", help="accuracy on small generated data, one seed, one setting: checks that the script runs (tests/python/test_bench_smoke.py)")
     args = p.parse_args()
     if args.smoke:

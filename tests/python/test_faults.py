@@ -141,7 +141,7 @@ _CASES = {
     # full-gradient pass; was test_lbfgs.test_sigint_stops_a_fit_within_a_second, a child of its own)
     "lbfgs": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
              "run(rc.LinearClassifier(loss='log_loss', solver='lbfgs', alpha=1e-9, max_iter=2), (X[:200], y[:200]),"
-             " (X, y), max_iter=10**6)",
+             " (X, y), max_iter=10**6, tol=0.0)",
     "lbfgs_engine_binary": _LBFGS_ENGINE + "run(est, (X[:200], y[:200]), None, call=lambda: _core.lbfgs_fit("
                            "to_matrix(X), y.astype(float), None, loss_spec('log_loss'), p, np.zeros(2000), np.zeros(1)))",
     "lbfgs_engine_softmax": _LBFGS_ENGINE + "run(est, (X[:200], y[:200]), None, call=lambda: _core.lbfgs_fit("
