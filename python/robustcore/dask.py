@@ -45,10 +45,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import fit_method
 from ._validation import as_dask, seed_from_random_state
-from .linear_model import ParameterMixingClassifier
+from .linear_model import LinearClassifier, ParameterMixingClassifier
 from .losses import BOUNDED_LOSSES, SMOOTH_LOSSES
 from .noise import ILL_CONDITIONED_T, corrected_accuracy
-from .noise.distributed import (NoiseOnPartitions, default_linear_estimator, estimate_transition, find_label_issues,
+from .noise.distributed import (NoiseOnPartitions, estimate_transition, find_label_issues,
                                 out_of_fold_proba)
 
 __all__ = ["DaskNoisyLabelClassifierCV", "ParameterMixingClassifier", "estimate_transition", "find_label_issues",
@@ -83,12 +83,12 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     estimator : robustcore.LinearClassifier, default None
-        The model of every candidate (None: ``LinearClassifier(loss="log_loss", solver="saga")``, the in-memory
-        class's default).
+        The model of every candidate (None: ``LinearClassifier()``, trained by parameter mixing with SGD:
+        ``ParameterMixingClassifier``'s ``solver="auto"``).
     remedies : sequence of str, default ("plain", "corrected", "pruned", "sramp")
     posterior : {"partition", "mixing"}, default "partition"
     detector : robustcore.LinearClassifier or None
-        The posterior model (None: the default estimator, log-loss SAGA). "partition" takes any classifier with
+        The posterior model (None: ``LinearClassifier()``, logistic regression). "partition" takes any classifier with
         ``predict_proba``.
     cv : int >= 2, default 5
     validation_fraction : float in (0, 1), default 0.2
@@ -196,8 +196,8 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
             raise ValueError(f"{type(self).__name__} holds out whole partitions to score the remedies: X needs at "
                              f"least 2 partitions, got {n_parts}")
         seed = seed_from_random_state(self.random_state) % 2**32
-        est = default_linear_estimator(seed) if self.estimator is None else clone(self.estimator)
-        detector = default_linear_estimator(seed) if self.detector is None else clone(self.detector)
+        est = LinearClassifier(random_state=seed) if self.estimator is None else clone(self.estimator)
+        detector = LinearClassifier(random_state=seed) if self.detector is None else clone(self.detector)
         P = self._posterior(X, y, detector, seed)
         noisy = NoiseOnPartitions(y, P)
         classes = noisy.classes

@@ -39,8 +39,8 @@ class NoiseCorrectedClassifier(FinalEstimatorWrapper):
     Parameters
     ----------
     estimator : classifier accepting ``sample_weight``, default None
-        Fitted (a clone) on all rows with the corrected weights. None: ``LinearClassifier(loss="log_loss",
-        solver="saga", random_state=...)``.
+        Fitted (a clone) on all rows with the corrected weights. None: ``LinearClassifier()`` (logistic
+        regression by L-BFGS), seeded from ``random_state``.
     noise_rates : "auto", dict {class: flip rate} or (n_classes, n_classes) array, default "auto"
         "auto" estimates T; a dict gives each class's flip rate (spread uniformly over the other classes, as
         ``flip_labels(y, rate=dict)``); an array T[i, j] = P(noisy ``classes_[j]`` | true ``classes_[i]``).

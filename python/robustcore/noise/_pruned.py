@@ -60,8 +60,8 @@ class PrunedClassifier(FinalEstimatorWrapper):
     Parameters
     ----------
     estimator : classifier, default None
-        Fitted (a clone) on the rows that are not flagged. None: ``LinearClassifier(loss="log_loss",
-        solver="saga", random_state=...)`` seeded from ``random_state``.
+        Fitted (a clone) on the rows that are not flagged. None: ``LinearClassifier()`` (logistic
+        regression by L-BFGS), seeded from ``random_state``.
     detector : classifier with ``predict_proba``, default None
         The model whose out-of-fold probabilities flag the rows (``find_label_issues``' ``estimator``).
         None: logistic regression on max-abs-scaled features.

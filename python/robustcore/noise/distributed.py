@@ -40,9 +40,8 @@ import numpy as np
 from ._transition import (_METHODS, _binary_transition, _logit_of, _transition_anchor, _transition_from_joint,
                           asymptote_weigh, bounded_sigmoid_fit, bounded_sigmoid_objective, bounded_sigmoid_sums,
                           eta_map, kAnchorQ, wrong_label_counts)
-from ._meta import default_linear_estimator
 
-__all__ = ["NoiseOnPartitions", "default_linear_estimator", "estimate_transition", "find_label_issues",
+__all__ = ["NoiseOnPartitions", "estimate_transition", "find_label_issues",
            "out_of_fold_proba"]
 
 #: histogram bins per pass of ``order_statistic``, and the number of values it gathers once a bin holds no more
