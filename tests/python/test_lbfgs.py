@@ -261,3 +261,57 @@ def test_cancel_flag_stops_a_fit_inside_its_with_block():
 
 # SIGINT during a fit (the estimator, and the engine call alone, binary and softmax, within 1 s): the cases
 # "lbfgs", "lbfgs_engine_binary" and "lbfgs_engine_softmax" of tests/python/test_faults.py, in its one child.
+
+
+# ----------------------------------------------------------------------------- the defaults (issue 40 item 5)
+def test_default_linear_classifier_is_logistic_regression_at_c_1():
+    """LinearClassifier() minimises sum_i log(1 + exp(-y_i z_i)) + ||w||^2 / 2 (LogisticRegression(C=1)): the
+    gradient of that objective, written in NumPy, vanishes at its model to the default tol's scale; alpha_ is
+    1/n (1/sum(sw) with weights), and integer weights are repeated rows."""
+    import robustcore as rc
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 5))
+    y = (X @ rng.normal(size=5) + rng.normal(size=300) > 0).astype(int)
+    clf = rc.LinearClassifier().fit(X, y)
+    assert (clf.loss, clf.solver, clf.alpha, clf.max_iter, clf.tol) == ("log_loss", "auto", "auto", None, None)
+    assert clf.alpha_ == pytest.approx(1 / 300) and clf.status_ == "converged" and clf.n_iter_ <= 100
+    w, b, t = clf.coef_.ravel(), clf.intercept_[0], np.where(y == 1, 1.0, -1.0)
+    r = -t * expit(-t * (X @ w + b))  # d/dz of the log loss
+    grad = np.r_[X.T @ r + w, r.sum()]  # of the sum form: n times the mean form's
+    assert np.max(np.abs(grad)) < 1e-4 * 300 * max(1.0, np.mean(np.logaddexp(0, -t * (X @ w + b))))
+    sw = rng.integers(1, 4, 300).astype(float)
+    weighted = rc.LinearClassifier(tol=1e-10).fit(X, y, sample_weight=sw)
+    repeated = rc.LinearClassifier(tol=1e-10).fit(np.repeat(X, sw.astype(int), axis=0), np.repeat(y, sw.astype(int)))
+    assert weighted.alpha_ == pytest.approx(1 / sw.sum()) == repeated.alpha_
+    np.testing.assert_allclose(weighted.coef_, repeated.coef_, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("loss, expected", [("log_loss", "lbfgs"), ("log", "lbfgs"), ("squared_hinge", "lbfgs"),
+                                            ("modified_huber", "lbfgs"), ("softmax", "lbfgs"), ("hinge", "sgd"),
+                                            ("ramp", "sgd"), ("sramp", "sgd"), ("rgomp", "sgd")])
+def test_auto_solver_by_loss(loss, expected):
+    """solver="auto": L-BFGS for the smooth convex losses and softmax, SGD for the others, with the solver's own
+    budget, tolerance and alpha (L-BFGS: 100 iterations, 1e-4, 1/n; the others: 15 epochs, none, 1e-4)."""
+    import robustcore as rc
+    from robustcore.linear_model import make_solver
+
+    assert make_solver("auto", loss=loss).method == expected
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 4))
+    y = rng.integers(0, 3 if loss == "softmax" else 2, 200)
+    clf = rc.LinearClassifier(loss=loss, random_state=0).fit(X, y)
+    if expected == "lbfgs":
+        assert clf.alpha_ == pytest.approx(1 / 200) and clf.n_iter_ <= 100
+    else:
+        assert clf.alpha_ == 1e-4 and clf.n_iter_ == 15
+
+
+def test_eval_set_with_the_default_solver_names_the_way_out():
+    import robustcore as rc
+
+    X = np.random.default_rng(2).normal(size=(100, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match="solver='saga'"):
+        rc.LinearClassifier().fit(X, y, eval_set=(X, y))
+    assert "test_error" in rc.LinearClassifier(solver="saga").fit(X, y, eval_set=(X, y)).history_

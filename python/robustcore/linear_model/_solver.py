@@ -404,7 +404,7 @@ class LinearSolver:
         seed = self.seed()
         sample_weight, alpha = self.engine_objective(data.sample_weight, M.shape[0])
         if self.kind == "lbfgs" and data.M_test is not None:
-            raise ValueError("LBFGS records no test error: fit without eval_set (or with a variance-reduced solver)")
+            raise ValueError(_LBFGS_EVAL_SET)
 
         def one(k):
             def solve(loss, passes, coef, intercept, seed_k, stopper=None):
@@ -439,8 +439,7 @@ class LinearSolver:
         stopper = None if validation is None else validation.stopper(None)
         if self.method.family == "lbfgs":
             if data.M_test is not None:
-                raise ValueError("LBFGS records no test error: fit without eval_set (or with a variance-reduced "
-                                 "solver)")
+                raise ValueError(_LBFGS_EVAL_SET)
             params = self.lbfgs_params(alpha, self.params["max_iter"], validation, history)
             W, b = np.zeros((M.shape[1], K)), np.zeros(K)
             result = engine_solve(lambda cb: _core.lbfgs_fit(M, np.ascontiguousarray(y, dtype=np.int64), K,
@@ -451,6 +450,11 @@ class LinearSolver:
         W, b, result = _vr.fit_softmax(M, y, K, params, sample_weight=sample_weight, X_test=data.M_test,
                                        y_test=data.Y_test, progress=bar.callback(), stopper=stopper)
         return Solved(VrStates(W, b), [result])
+
+
+#: eval_set with L-BFGS (also solver="auto"'s choice for the smooth convex losses): no per-iteration test error yet
+_LBFGS_EVAL_SET = ("LBFGS (also what solver='auto' chooses for this loss) records no test error per iteration: fit "
+                   "without eval_set, or choose a solver that does, e.g. solver='saga' or solver='sgd'")
 
 
 def _lbfgs_binary(M, y, spec, params, sample_weight, coef, intercept, progress, stopper):
