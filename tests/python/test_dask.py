@@ -411,12 +411,14 @@ def test_partial_fit_continues_in_memory_as_incremental_does(client):
 
 def test_sklearn_compatible(client):
     """scikit-learn's estimator checks on in-memory input (cut into partitions on the cluster), with the
-    sample-weight exemption scikit-learn grants its own SGDClassifier."""
+    sample-weight exemption scikit-learn grants its own SGDClassifier. Two rounds, not five: the checks see the
+    same code (a round after the first mixes the previous round's model) and still pass their accuracy bounds;
+    36.5 -> 24.7 s (2026-11-28)."""
     from sklearn.utils.estimator_checks import check_estimator
 
     expected = {name: "SGD visits a repeated row twice, a weighted row once" for name in
                 ("check_sample_weight_equivalence_on_dense_data", "check_sample_weight_equivalence_on_sparse_data")}
-    results = check_estimator(ParameterMixingClassifier(random_state=0, max_iter=5), expected_failed_checks=expected,
+    results = check_estimator(ParameterMixingClassifier(random_state=0, max_iter=2), expected_failed_checks=expected,
                               on_fail=None)
     failed = [r for r in results if r["status"] == "failed"]
     assert not failed, [(r["check_name"], str(r["exception"])[:300]) for r in failed]
