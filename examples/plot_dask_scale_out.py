@@ -24,7 +24,7 @@ for name in ("distributed", "tornado"):  # a quiet in-process cluster (its shutd
     logging.getLogger(name).setLevel(logging.CRITICAL)
 
 X, y = make_classification(n_samples=8000, n_features=20, random_state=0)
-local = LinearClassifier(loss="log_loss", random_state=0).fit(X, y)
+local = LinearClassifier(loss="log_loss", solver="sgd", random_state=0).fit(X, y)
 print(f"in memory: accuracy {local.score(X, y):.3f}")
 
 parts, accuracy, seconds = [1, 2, 4], [], []
@@ -34,7 +34,8 @@ with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_
         rows = len(X) // p
         Xd, yd = da.from_array(X, chunks=(rows, -1)), da.from_array(y, chunks=rows)
         t0 = time.perf_counter()
-        clf = ParameterMixingClassifier(LinearClassifier(loss="log_loss"), max_iter=5, random_state=0).fit(Xd, yd)
+        clf = ParameterMixingClassifier(LinearClassifier(loss="log_loss", solver="sgd"), max_iter=5,
+                                        random_state=0).fit(Xd, yd)
         seconds.append(time.perf_counter() - t0)
         accuracy.append(clf.score(X, y))
         print(f"{p} partition(s): accuracy {accuracy[-1]:.3f}")

@@ -59,7 +59,7 @@ def phases(X, y):
     from robustcore.linear_model._sgd import calibrate_eta0, calibration_loss, engine_params
     from robustcore._validation import to_matrix
 
-    clf = rc.LinearClassifier(random_state=0)
+    clf = rc.LinearClassifier(loss="hinge", solver="sgd", alpha=1e-4, max_iter=15, random_state=0)
     Xv, yv, _ = clf._validate_fit_data(X, y)
     M = to_matrix(Xv)
     Y = binary_targets(yv, clf._classes(yv))
@@ -74,7 +74,7 @@ def phases(X, y):
         return lambda: _core.sgd_fit(M, Y[0], None, spec, p, _core.SgdState(X.shape[1]))
 
     return {
-        "fit": lambda: rc.LinearClassifier(random_state=0).fit(X, y),
+        "fit": lambda: rc.LinearClassifier(loss="hinge", solver="sgd", alpha=1e-4, max_iter=15, random_state=0).fit(X, y),
         "validate": lambda: clf._validate_fit_data(X, y),
         "to_matrix": lambda: to_matrix(Xv),
         "eta0": lambda: calibrate_eta0(M, Y[0], None, calib_spec, cfg, 1),

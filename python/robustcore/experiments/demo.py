@@ -19,10 +19,10 @@ HELP = "SGD with hinge / log / Smooth Ramp / Reversed Gompertz losses under flip
 RUNTIME = "with the defaults, about 5 s on 2 cores (the built-in digits38 set)."
 
 METHODS = [
-    ("SGD(Hinge)", dict(loss="hinge")),
-    ("SGD(Log)", dict(loss="log_loss")),
-    ("SGD(SRamp)", dict(loss="sramp")),
-    ("SGD(RGomp)", dict(loss="rgomp", c=2.0)),
+    ("SGD(Hinge)", dict(loss="hinge", solver="sgd")),
+    ("SGD(Log)", dict(loss="log_loss", solver="sgd")),
+    ("SGD(SRamp)", dict(loss="sramp", solver="sgd")),
+    ("SGD(RGomp)", dict(loss="rgomp", c=2.0, solver="sgd")),
 ]
 S_GRID = (-2.0, -1.0, -0.7)
 

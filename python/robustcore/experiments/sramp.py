@@ -43,12 +43,12 @@ METHODS = {
     "LIBPrimal": ("svc", dict(dual=False, tol=1e-2)),
     "LIBDual": ("svc", dict(dual=True, tol=1e-1)),
     "PEGASOS": ("rc", dict(loss="hinge", solver="pegasos")),
-    "SGD(Log)": ("rc", dict(loss="log_loss")),
+    "SGD(Log)": ("rc", dict(loss="log_loss", solver="sgd")),
     "ASGD(Log)": ("rc", dict(loss="log_loss", solver="asgd")),
-    "SGD(Hinge)": ("rc", dict(loss="hinge")),
-    "SGD(Ramp)": ("rc", dict(loss="ramp", s=-1.0)),
-    "SGD(SRamp)": ("rc", dict(loss="sramp")),
-    "SGD(RGomp)": ("rc", dict(loss="rgomp", c=2.0)),
+    "SGD(Hinge)": ("rc", dict(loss="hinge", solver="sgd")),
+    "SGD(Ramp)": ("rc", dict(loss="ramp", s=-1.0, solver="sgd")),
+    "SGD(SRamp)": ("rc", dict(loss="sramp", solver="sgd")),
+    "SGD(RGomp)": ("rc", dict(loss="rgomp", c=2.0, solver="sgd")),
 }
 
 #: The paper's Table 1 (clean labels), test error % for the three datasets reproduced here.
