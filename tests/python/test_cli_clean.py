@@ -208,9 +208,13 @@ def test_python_dash_m_and_ctrl_c(table_file, tmp_path):
     frame, _ = noisy_table(n=60_000, seed=1)
     frame.to_csv(big, index=False)
     out = tmp_path / "issues.csv"
+    # SIGINT at its default in the child, as in a terminal: a test run started in the background (a CI script's
+    # `&`, nohup) ignores SIGINT, its children inherit that, and Python then installs no handler -- the child
+    # would finish its fit and exit 0 (it did, in a backgrounded fresh-clone .ci/run)
     child = subprocess.Popen([sys.executable, "-m", "robustcore", "clean", str(big), "--label", "outcome", "--drop",
                               "customer", "--estimator", "boosting", "-o", str(out), "--verbose", "1"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 120
     line = ""
     while "estimating the label noise" not in line and time.time() < deadline:
