@@ -13,10 +13,11 @@ import numpy as np
 
 import robustcore as rc
 from robustcore import datasets, noise, plotting
+from robustcore.losses import LossName
 
 X, y, Xt, yt = datasets.load("digits38")
 rates = [0.0, 0.2, 0.4]
-losses = ["hinge", "log_loss", "sramp", "rgomp"]
+losses: list[LossName] = ["hinge", "log_loss", "sramp", "rgomp"]
 errors: dict[str, list[float]] = {loss: [] for loss in losses}
 for rate in rates:
     for loss in losses:

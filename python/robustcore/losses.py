@@ -7,7 +7,7 @@ Ramp loss R_s.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -19,6 +19,11 @@ if TYPE_CHECKING:
 #: other names of losses -> their canonical name; also the engine's name of a loss -> its public one
 #: (scikit-learn's "log_loss" for the engine's "log")
 ALIASES = {"log": "log_loss"}
+
+#: The loss names an estimator's ``loss=`` takes, for static type checkers (``loss="logistic"`` is a mypy error):
+#: the engine's registry, its aliases and "softmax". A loss added to the engine is added here too (a test, in
+#: tests/python/test_losses.py, says so when it is not); at run time the registry decides (``LOSSES``).
+LossName = Literal["log_loss", "log", "hinge", "squared_hinge", "modified_huber", "ramp", "sramp", "rgomp", "softmax"]
 
 
 def _registry():

@@ -125,3 +125,13 @@ def test_loss_parameters_come_from_the_engine_registry():
         losses.loss_spec("ramp", k=1.0)
     # a parameter of another loss is left to the estimators' warning
     assert losses.loss_spec("hinge", s=-0.5).parameters == {}
+
+
+def test_the_loss_literal_is_the_engine_registry():
+    """``losses.LossName`` (the static type of ``loss=``) names exactly the losses the engine's registry has, their
+    aliases and "softmax": a loss added to the engine without it fails here."""
+    from typing import get_args
+
+    from robustcore import losses
+
+    assert set(get_args(losses.LossName)) == set(losses.LOSSES) | {"softmax"}

@@ -23,7 +23,7 @@ from .._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, STOPPING_CONSTR
                      BaseClassifier, binary_targets, fit_method, fit_weights, held_out, predict_from_scores,
                      user_stacklevel, warn_max_iter)
 from .._validation import check_eval_set
-from ..losses import LOSSES, PROBA_LINKS, PROBA_LOSSES, canonical_loss
+from ..losses import LOSSES, PROBA_LINKS, PROBA_LOSSES, LossName, canonical_loss
 from ._constant import constant_flags, warn_if_constant
 from ._rows import ArrayRows, RowSource
 from ._solver import Data, LinearSolver, Validation, VrStates
@@ -191,7 +191,7 @@ default="log_loss"
 
     def __init__(
         self,
-        loss: str = "log_loss",
+        loss: LossName = "log_loss",
         solver: str | Solver = "auto",
         alpha: float | str = "auto",
         max_iter: int | None = None,
