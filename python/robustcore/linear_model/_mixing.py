@@ -106,9 +106,9 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
         ``random_state`` (drawn per task from this estimator's), ``verbose`` (this estimator's progress bar
         is over rounds) and ``eval_set``. None: ``robustcore.LinearClassifier()``. ``solver="auto"`` means SGD
         here (parameter mixing averages local epochs; L-BFGS shard solves end at each shard's own optimum, whose
-        average is not the whole data's). loss="softmax" is not supported. Its ``class_weight`` ("balanced" counts the rows of every class over all partitions) and
-        its solver's ``warm_start_loss`` (the first ``max_iter // 3`` rounds run on it, the rest on ``loss``
-        from their mixed model) apply as in memory.
+        average is not the whole data's). loss="softmax" is not supported. Its ``class_weight`` ("balanced"
+        counts the rows of every class over all partitions) and its solver's ``warm_start_loss`` (the first
+        ``max_iter // 3`` rounds run on it, the rest on ``loss`` from their mixed model) apply as in memory.
     noise_rates : None, "auto", dict {class: flip rate} or (n_classes, n_classes) array, default None
         Noise-corrected training (``robustcore.NoiseCorrectedClassifier``'s importance weights) where the rows
         live: every partition fits the noisy posterior out of fold on its own rows (logistic-loss clones of the
