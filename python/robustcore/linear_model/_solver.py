@@ -329,7 +329,7 @@ class LinearSolver:
 
     def _solve_sgd(self, data, state, max_iter, warm_start, validation, bar, n_jobs, stop_on_tol, history):
         X, M, Y, sample_weight = data.X, data.M, data.Y, data.sample_weight
-        cfg = self.sgd_config(weighted_alpha(self.alpha(sample_weight, X.shape[0]), sample_weight, X.shape[0]), history)
+        cfg = self.sgd_config(weighted_alpha(self.alpha_, sample_weight, X.shape[0]), history)
         mu = X.column_mean(sample_weight) if self.center else None
         warm_spec, n_warm = self.warm_start(max_iter, warm_start)
         spec = self.loss_spec()
@@ -387,7 +387,7 @@ class LinearSolver:
         itself: its gradient rule ``||grad||_inf <= tol max(1, |F|)`` is absolute while |F| < 1, so on the scaled
         objective a weighted fit stopped at another iterate than the same rows repeated (relative differences of
         1e-2 at tol=1e-6, 1.6 at tol=1e-3 on scikit-learn's sample-weight check; 1e-11 once F is the same)."""
-        alpha = self.alpha(sample_weight, n)
+        alpha = self.alpha_  # resolved once per solve (``solve``)
         if self.method.family != "lbfgs":
             return sample_weight, weighted_alpha(alpha, sample_weight, n)
         weighted_alpha(alpha, sample_weight, n)  # the one check of weights summing to zero
