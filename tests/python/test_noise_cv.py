@@ -58,14 +58,15 @@ def test_the_shared_out_of_fold_pass_runs_once(monkeypatch):
     assert _CountingLR.fits == 4
     assert calls["sigmoid"] == 1
     assert clf.posterior_["model"] == "_CountingLR"
-    # the default ("auto") posterior: one linear path per fold (its first three alphas, then one segment per
-    # extension), nothing else
+    # the default ("auto") posterior: the linear path on the first kPathFolds folds (its first three alphas, then
+    # one segment per extension), the chosen alpha on the other folds, nothing else
     paths = []
     real_path = _cv._linear_path
     monkeypatch.setattr(_cv, "_linear_path", lambda *a: paths.append(len(a[6])) or real_path(*a))
     calls["sigmoid"] = 0
     clf = NoisyLabelClassifierCV(cv=4, random_state=0).fit(X, yn)
-    assert sum(paths) == 4 * len(clf.posterior_["path"]) and calls["sigmoid"] == 1
+    assert clf.posterior_["path folds"] == _cv.kPathFolds == 2
+    assert sum(paths) == 2 * len(clf.posterior_["path"]) + 2 and calls["sigmoid"] == 1
 
 
 def test_the_rate_estimate_does_not_move_with_the_estimators_alpha():
@@ -340,10 +341,15 @@ def test_the_posterior_path_runs_strong_to_weak_and_stops_where_the_likelihood_d
         assert best != alphas[-1] or alphas[-1] <= _cv.kMinAlpha * (1 + 1e-9)
         assert best != alphas[0] or alphas[0] >= _cv.kMaxAlpha * (1 - 1e-9)
         assert clf.posterior_["alpha"] == max(path, key=path.get)
-        # the default grid is the path: every plain candidate is a fit of the shared pass (0 seconds)
-        plain = clf.cv_results_["remedy"] == "plain"
-        assert sorted(p["alpha"] for p, m in zip(clf.cv_results_["params"], plain) if m) == sorted(alphas)
-        assert np.all(clf.cv_results_["mean_fit_time"][plain] == 0.0)
+        # the default grid is the path: every plain candidate is a fit of the shared pass on the path's folds
+        # (scored there), the posterior's alpha on every fold (0 seconds)
+        r = clf.cv_results_
+        plain = r["remedy"] == "plain"
+        assert sorted(p["alpha"] for p, m in zip(r["params"], plain) if m) == sorted(alphas)
+        assert np.all(r["n_splits"][plain] >= _cv.kPathFolds)
+        at_posterior = [c for c, p in enumerate(r["params"]) if plain[c] and p["alpha"] == clf.posterior_["alpha"]]
+        assert len(at_posterior) == 1 and r["mean_fit_time"][at_posterior[0]] == 0.0
+        assert r["n_splits"][at_posterior[0]] == 5
     assert any(extended)  # the rule above is not vacuous: some path did grow
 
 

@@ -7,14 +7,16 @@ One fit is:
    module: the pass and what is read from it). Its posterior model is chosen there, not taken
    from the user's estimator, so the noise estimate does not move with the user's ``alpha``: a log-loss
    ``LinearClassifier`` (``posterior_estimator``: the estimator's own solver settings on the logistic loss
-   when it is a robustcore linear model, else L-BFGS) along the regularisation path ``POSTERIOR_ALPHAS``, fitted
-   from strong to weak alpha, each fold's fit warm-started from its fit at the previous alpha, and extended by
-   factors of 10 (to ``kMinAlpha`` = 1e-6 / ``kMaxAlpha`` = 0.1) while its weakest / strongest alpha is the most likely; the alpha of the best
-   out-of-fold log-likelihood on the noisy labels is kept; with ``detector="boosted"`` / ``"kernel"`` also
+   when it is a robustcore linear model, else L-BFGS) along the regularisation path ``POSTERIOR_ALPHAS`` on the
+   first ``kPathFolds`` folds, fitted from strong to weak alpha, each fold's fit warm-started from its fit at the
+   previous alpha, and extended by factors of 10 (to ``kMinAlpha`` = 1e-6 / ``kMaxAlpha`` = 0.1) while its
+   weakest / strongest alpha is the most likely; the alpha of the best out-of-fold log-likelihood on those
+   folds' noisy labels is kept and fitted on the other folds, each from fold 0's model at that alpha; with ``detector="boosted"`` / ``"kernel"`` also
    scikit-learn's ``HistGradientBoostingClassifier`` / a ``KernelClassifier``, first on one
    fold, on all of them and kept only when it beats the linear posterior's log-likelihood (:doc:`/benchmarks/noise`,
    "The posterior model matters"). The probabilities ``P`` of that pass feed everything below, and its fits at
-   the plain remedy's alphas are the plain candidates' fits; nothing is estimated twice.
+   the plain remedy's alphas are the plain candidates' fits (on the path's folds; the posterior's alpha on
+   every fold); nothing is estimated twice.
 2. From ``P`` (``noise_from_posterior``): the transition matrix ``T`` and the importance weights by the
    correction's own rule (``_label_noise.importance_weighting``, as ``NoiseCorrectedClassifier``: the
    bounded-sigmoid fit for two classes, the confident joint for more), the label issues
@@ -38,9 +40,11 @@ One fit is:
    score on the screening folds improves, so the rest of its grid is never fitted. Every other
    fold fit is warm-started (``fit_from``): from the same remedy's fold model at the next stronger alpha
    (the remedies that reweight or change the loss, ``_START_ALONG_OWN_PATH``) or from the shared pass's fold
-   model at its alpha (pruning: a subset of the rows) -- a few L-BFGS iterations from a nearby optimum
-   instead of a fit from zero. Successive halving scores every candidate on two folds and the
-   ``n_finalists`` best (and the best plain one) on the rest.
+   model at its alpha (pruning: a subset of the rows); the importance-weighted fit from the pruned one at the
+   same alpha when it ran (``_START_FROM``) -- a few L-BFGS iterations from a nearby optimum instead of a fit
+   from zero. A walk stops where a weaker alpha's fits do not move from the previous model (the tolerance
+   reached at once: the same model). Successive halving scores every candidate on two folds and the
+   ``n_finalists`` best (the best of each remedy first, and the best plain one) on the rest.
 4. **Do no harm** (``do_no_harm``): a remedy replaces the best plain candidate only when it beats it by more
    than ``kNoHarmStandardErrors`` standard errors of their paired per-fold score difference.
 5. The chosen candidate refitted on all rows, from the mean of its fold models: ``best_estimator_``.
@@ -85,6 +89,11 @@ POSTERIOR_ALPHAS = (1e-2, 1e-3, 1e-4)
 #: while its strongest has (a few hundred rows at 40% noise want more than 1e-2: scikit-learn's C = 1 is alpha =
 #: 1/n; at kMaxAlpha = 1 the plain model at alpha 1 won digits38's noisy folds and tested at 31% error)
 kMinAlpha, kMaxAlpha = 1e-6, 0.1
+#: the posterior's path runs on the first kPathFolds folds (the candidates' screening folds) and the alpha of
+#: their best out-of-fold likelihood is fitted on the other folds, each warm-started from fold 0's model at that
+#: alpha (issue 40: at 10^5 sparse rows 4-8 L-BFGS iterations against 16 from zero, and the path on every fold
+#: was ~40% of the shared pass)
+kPathFolds = 2
 #: ``detector="kernel"``: the kernel posterior's Nystroem landmarks and its log-loss alpha (``kernel_posterior``)
 kKernelComponents, kKernelAlpha = 500, 1e-4
 #: the candidates' flags and weights per fold from leave-one-out probabilities (``loo_proba``) up to this many
@@ -294,8 +303,11 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
     predictions: dict = {}
     lin_fold0 = fold_models = None
     if detector in ("auto", "linear", "kernel"):
+        # the path on the first kPathFolds folds (the candidates' screening folds), the other folds at the chosen
+        # alpha only, each warm-started from fold 0's model there
+        S = min(kPathFolds, len(folds))
         alphas = list(POSTERIOR_ALPHAS)
-        paths = map_problems(lambda f: _linear_path(X, y, sw, *folds[f], model, alphas, None), len(folds), n_jobs)
+        paths = map_problems(lambda f: _linear_path(X, y, sw, *folds[f], model, alphas, None), S, n_jobs)
         ll = [_path_likelihood(paths, folds, j, labels, sw, K) for j in range(len(alphas))]
         # the path goes on by factors of 10 at whichever end is the most likely (weaker: to kMinAlpha; stronger:
         # to kMaxAlpha, small sets), each fold warm-started from its model at that end
@@ -309,7 +321,7 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
             alpha = alphas[end] / 10 if weaker else alphas[end] * 10
             more = map_problems(lambda f: _linear_path(X, y, sw, *folds[f], model, [alpha],
                                                        _model(paths[f][end][2]) if warm_startable(model) else None),
-                                len(folds), n_jobs)
+                                S, n_jobs)
             if weaker:
                 alphas, paths = alphas + [alpha], [p + m for p, m in zip(paths, more)]
                 ll.append(_path_likelihood(paths, folds, len(alphas) - 1, labels, sw, K))
@@ -317,17 +329,22 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
                 alphas, paths = [alpha] + alphas, [m + p for p, m in zip(paths, more)]
                 ll.insert(0, _path_likelihood(paths, folds, 0, labels, sw, K))
         best = int(np.argmax(ll))
-        P = _path_proba(paths, folds, best, n, K)
-        fold_models = [path[best][2] for path in paths]
-        for j, alpha in enumerate(alphas):
-            pred = np.empty(n, dtype=y.dtype)
-            for (_, va), path in zip(folds, paths):
-                pred[va] = path[j][1]
-            predictions[alpha] = (pred, [path[j][2] for path in paths])
+        start = _model(paths[0][best][2]) if warm_startable(model) else None
+        rest = map_problems(lambda f: _linear_path(X, y, sw, *folds[S + f], model, [alphas[best]], start),
+                            len(folds) - S, n_jobs)
+        at_best = [path[best] for path in paths] + [r[0] for r in rest]
+        P = np.zeros((n, K))
+        for (_, va), (Pf, _, _) in zip(folds, at_best):
+            P[va] = _check_fold(Pf, va, K)
+        fold_models = [fitted for _, _, fitted in at_best]
+        for j, alpha in enumerate(alphas):  # {alpha: {fold: (validation predictions, model)}}
+            fits = at_best if j == best else [path[j] for path in paths]
+            predictions[alpha] = {f: (pred, fitted) for f, (_, pred, fitted) in enumerate(fits)}
         va0 = folds[0][1]
         lin_fold0 = _log_likelihood(P[va0], labels[va0], None if sw is None else sw[va0])
         desc = {"model": f"{type(model).__name__}(loss={model.get_params()['loss']!r})", "alpha": alphas[best],
-                "log_likelihood": ll[best], "path": dict(zip(alphas, ll))}
+                "log_likelihood": _log_likelihood(P, labels, sw), "path": dict(zip(alphas, ll)),
+                "path folds": S}
     # "auto" is the linear posterior: the boosted one is opt-in (issue 40: where "auto" chose it, on ijcnn1, it
     # gave the worst final models at 2-4.5x the CPU, and its flags are the shared pass's, which saw every
     # candidate's validation fold -- leave-one-out corrects only the linear posterior's)
@@ -354,16 +371,11 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
     return P, desc, predictions, fold_models
 
 
-def _path_proba(paths, folds, j, n, K):
-    """The out-of-fold probabilities of the path's j-th alpha."""
-    P = np.zeros((n, K))
-    for (_, va), path in zip(folds, paths):
-        P[va] = _check_fold(path[j][0], va, K)
-    return P
-
-
 def _path_likelihood(paths, folds, j, labels, sw, K):
-    return _log_likelihood(_path_proba(paths, folds, j, labels.size, K), labels, sw)
+    """The out-of-fold log-likelihood of the path's j-th alpha on the validation rows of the folds it ran on."""
+    va = np.concatenate([folds[f][1] for f in range(len(paths))])
+    P = np.concatenate([_check_fold(path[j][0], folds[f][1], K) for f, path in enumerate(paths)])
+    return _log_likelihood(P, labels[va], None if sw is None else sw[va])
 
 
 def _check_fold(Pf, va, K):
@@ -433,6 +445,10 @@ DEFAULT_REMEDIES = ("plain", "corrected", "pruned")
 #: start from the same remedy's model at the next stronger alpha; the others (a subset of the rows) from the
 #: plain model at the same alpha (fewer iterations each way: issue 40's profile)
 _START_ALONG_OWN_PATH = ("corrected", "sramp", "rgomp", "ramp")
+#: a remedy whose fold fit starts from another remedy's fold model at the same parameters when that ran first:
+#: the importance-weighted fit from the pruned one (issue 40, 10^5 sparse rows: 5 L-BFGS iterations against
+#: 16-19 from the plain model and 10 from zero; both leave the suspected flips out, in weight or in rows)
+_START_FROM = {"corrected": "pruned"}
 _BOUNDED = ("sramp", "rgomp", "ramp")
 #: the default grid of every remedy, by the name of the estimator parameter that exists
 DEFAULT_GRIDS = {"alpha": [1e-4, 1e-3, 1e-2], "C": [0.1, 1.0, 10.0]}
@@ -577,8 +593,9 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         in some validation fold.
     n_finalists : int or None, default 3
         Successive halving: every candidate is scored on the first two folds, and only the ``n_finalists``
-        best of them (and the plain candidates the shared pass already fitted, which cost nothing) on the
-        other folds; the winner is the best of those over every fold. None: every candidate on every fold.
+        best of them (the best of each remedy first; and the plain candidate the shared pass fitted on every
+        fold, which costs nothing) on the other folds; the winner is the best of those over every fold. None:
+        every candidate on every fold.
     random_state : int, RandomState, Generator or None
         Seeds the folds, the stochastic solvers and the boosted posterior.
     n_jobs : int or None
@@ -754,40 +771,52 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                                                                      clone(model).set_params(alpha=alpha)):
                     reused[c] = path[alpha]
             C, F = len(candidates), len(folds)
+            complete = [c for c in reused if len(reused[c]) == F]  # the path's alphas ran on the path folds only
             # warm starts along each remedy's path: a candidate starts from the same remedy's fold model at the
             # next stronger alpha of its grid (``previous``) when that ran on the fold, else from the shared
             # pass's fold model at its alpha (the nearest on the path): a few iterations from a nearby optimum
             # instead of a fit from zero
             alpha_of = [params.get("alpha", base.get_params().get("alpha")) for _, params in candidates]
             alpha_of = [a if isinstance(a, Real) else None for a in alpha_of]  # "auto": no path to start along
-            starts, previous, path_starts = {}, {}, {}
+            starts, previous, path_starts, sibling = {}, {}, {}, {}
             for c, (remedy, params) in enumerate(candidates):
-                if c in reused or not path or not warm_startable(configured[c]) or alpha_of[c] is None:
+                if c in complete or not path or not warm_startable(configured[c]) or alpha_of[c] is None:
                     continue
                 near = min(path, key=lambda a: abs(np.log(a / alpha_of[c])))
-                if near not in path_starts:  # each path alpha's fold models read once, shared by its candidates
-                    path_starts[near] = [_model(m) for m in path[near][1]]
+                if near not in path_starts:  # each path alpha's fold models read once, shared by its candidates;
+                    # on the folds the path did not run on, the posterior's alpha's (the one fitted on every fold)
+                    fits = {**next(v for v in path.values() if len(v) == F), **path[near]}
+                    path_starts[near] = [_model(fits[f][1]) for f in range(F)]
                 starts[c] = path_starts[near]
                 rest = {k: v for k, v in params.items() if k != "alpha"}
                 stronger = [b for b, (r, q) in enumerate(candidates) if r == remedy and alpha_of[b] is not None
                             and alpha_of[b] > alpha_of[c] and {k: v for k, v in q.items() if k != "alpha"} == rest]
                 if stronger and remedy in _START_ALONG_OWN_PATH:
                     previous[c] = min(stronger, key=lambda b: alpha_of[b])
+                source = [b for b, (r, q) in enumerate(candidates) if r == _START_FROM.get(remedy) and q == params]
+                if source:
+                    sibling[c] = source[0]
             models: dict = {}  # (c, f) -> (coef, intercept) of the fold fit: later fits' and the refit's start
+            from_previous: set = set()  # (c, f) whose fit stopped at its start, the previous candidate's model
             def fit_one(task):
                 c, f = task
                 (remedy, _), (tr, va) = candidates[c], folds[f]
-                if c in reused:
-                    pred, seconds = reused[c][0][va], 0.0
-                    fitted = reused[c][1][f]
+                if c in reused and f in reused[c]:
+                    (pred, fitted), seconds = reused[c][f], 0.0
                 else:
                     rows, w = training(remedy, tr, f)
                     t0 = time.perf_counter()
-                    init = models.get((previous[c], f)) if c in previous else None
+                    init = models.get((sibling[c], f)) if c in sibling else None
+                    if init is None and c in previous:
+                        init = models.get((previous[c], f))
+                        if init is not None:
+                            from_previous.add((c, f))
                     if init is None and c in starts:
                         init = starts[c][f]
                     fitted = fit_from(clone(configured[c]), _rows(Xv, rows), yv[rows], w, init)
                     seconds = time.perf_counter() - t0
+                    if (c, f) in from_previous and np.max(getattr(fitted, "n_iter_", 1)) > 0:
+                        from_previous.discard((c, f))  # moved: not the previous candidate's model
                     pred = fitted.predict(_rows(Xv, va))
                 if warm_startable(fitted):
                     models[c, f] = _model(fitted)
@@ -803,6 +832,10 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             def run(tasks):
                 """Fit and score the (candidate, fold) tasks; the tasks of one fold and one remedy's path run in
                 order in one thread (each starts from the one before, ``previous``)."""
+                later = [(c, f) for c, f in tasks if c in sibling and (sibling[c], f) in tasks]
+                if later:  # after the fits they start from
+                    run([t for t in tasks if t not in later])
+                    return run(later)
                 chains: dict = {}
                 for c, f in sorted(tasks, key=lambda t: -(alpha_of[t[0]] or 0.0)):
                     root = c
@@ -820,14 +853,14 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             # With the default grid a remedy's alphas are walked from the posterior's towards weaker ones and the
             # walk stops at the first that does not improve its mean score on those folds (issue 40: the path
             # extended while it improves the corrected score; the rest of the grid is never fitted)
-            fitted = [c for c in range(C) if c not in reused]
+            fitted = [c for c in range(C) if c not in complete]  # the path's other alphas too: free on its folds
             screen = self.n_finalists is not None and F > 2 and len(fitted) > self.n_finalists
             first = list(range(2) if screen else range(F))
             score_of = noisy_cf if ill else scores_cf
             if adaptive:
                 run([(c, f) for c in reused for f in first])
                 by_remedy: dict = {}
-                for c in sorted(fitted, key=lambda c: -(alpha_of[c] or 0.0)):
+                for c in sorted((c for c in fitted if c not in reused), key=lambda c: -(alpha_of[c] or 0.0)):
                     by_remedy.setdefault(candidates[c][0], []).append(c)
 
                 def walk(cs):
@@ -835,24 +868,34 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                     for c in cs:
                         for f in first:
                             scores_cf[c, f], noisy_cf[c, f], seconds[c, f] = fit_one((c, f))
+                        if all((c, f) in from_previous for f in first):  # the previous candidate's models: the
+                            scores_cf[c], noisy_cf[c] = np.nan, np.nan  # tolerance stops a weaker alpha at once
+                            break
                         mean = float(np.mean(score_of[c, first]))
                         if not mean > best:
                             break
                         best = mean
 
-                walks = list(by_remedy.values())
-                map_problems(lambda k: walk(walks[k]), len(walks), self.n_jobs)
+                # the remedies other fits start from (``_START_FROM``) walked first
+                for phase in (set(_START_FROM.values()), set(REMEDIES) - set(_START_FROM.values())):
+                    walks = [cs for r, cs in by_remedy.items() if r in phase]
+                    map_problems(lambda k: walk(walks[k]), len(walks), self.n_jobs)
                 fitted = [c for c in fitted if not np.isnan(noisy_cf[c, first[0]])]
                 screen = screen and self.n_finalists is not None and len(fitted) > self.n_finalists
             else:
                 run([(c, f) for c in range(C) for f in first])
             if screen:
                 partial = score_of[:, :2].mean(axis=1)
-                finalists = sorted(fitted, key=lambda c: -partial[c])[:self.n_finalists]
+                # the best candidate of each remedy first, then the next best: a remedy's alphas score alike (a
+                # walk's last step is often its previous model, the weak alphas' fits stopping at once)
+                ranked = sorted(fitted, key=lambda c: -partial[c])
+                firsts = [c for k, c in enumerate(ranked)
+                          if candidates[c][0] not in {candidates[b][0] for b in ranked[:k]}]
+                finalists = (firsts + [c for c in ranked if c not in firsts])[:self.n_finalists]
                 plain = [c for c in fitted if candidates[c][0] == "plain"]
-                if plain and not any(candidates[c][0] == "plain" for c in [*finalists, *reused]):
+                if plain and not any(candidates[c][0] == "plain" for c in [*finalists, *complete]):
                     finalists.append(max(plain, key=lambda c: partial[c]))
-                run([(c, f) for c in range(C) if c in reused or c in finalists for f in range(2, F)])
+                run([(c, f) for c in range(C) if c in complete or c in finalists for f in range(2, F)])
             elif adaptive and len(first) < F:  # too few walked candidates to screen: all of them on every fold
                 run([(c, f) for c in range(C) if c in reused or c in fitted for f in range(2, F)])
             # the candidates a walk never reached leave the results
