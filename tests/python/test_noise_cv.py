@@ -382,6 +382,43 @@ def test_do_no_harm_keeps_plain_unless_a_remedy_beats_it_beyond_the_spread():
     assert _cv.do_no_harm(2, ["pruned", "corrected", "pruned", "corrected"], sel, complete) == (2, None)
 
 
+def test_paired_rows_is_the_weighted_mean_difference_and_its_standard_error():
+    rng = np.random.default_rng(0)
+    a, b, w = rng.normal(size=500), rng.normal(size=500), rng.uniform(0.5, 2.0, size=500)
+    terms = {0: a, 1: b}.__getitem__
+    d = a - b
+    mean = np.sum(w * d) / np.sum(w)
+    se = np.sqrt(np.sum(w ** 2 * (d - mean) ** 2)) / np.sum(w)
+    np.testing.assert_allclose(_cv._paired_rows(terms, w)(0, 1), (mean, se), rtol=1e-12)
+    np.testing.assert_allclose(_cv._paired_rows(terms, None)(0, 1), (d.mean(), d.std() / np.sqrt(d.size)), rtol=1e-12)
+    # the rule with it: a margin of 3 standard errors kept, of 1 not
+    sel, complete = np.zeros((2, 2)), np.ones(2, bool)
+    assert _cv.do_no_harm(1, ["plain", "pruned"], sel, complete, lambda x, y: (0.03, 0.01))[0] == 1
+    kept, why = _cv.do_no_harm(1, ["plain", "pruned"], sel, complete, lambda x, y: (0.01, 0.01))
+    assert kept == 0 and "over the validation rows" in why
+
+
+def test_the_screening_folds_decide_with_enough_validation_rows(monkeypatch):
+    """From kScreeningDecidesRows validation rows on the two screening folds, no candidate is fitted on the
+    other folds, and the do-no-harm rule reads the rows; below it, the finalists run on every fold."""
+    X, yn, Xt, yt = _heavy(3000, rates=(0.4, 0.1))
+    below = NoisyLabelClassifierCV(random_state=0).fit(X, yn)
+    assert below.cv_results_["n_splits"].max() == 5
+    monkeypatch.setattr(_cv, "kScreeningDecidesRows", 1000)  # 1200 rows on the two screening folds of 3000
+    fits = []
+    real = _cv.fit_from
+    monkeypatch.setattr(_cv, "fit_from", lambda *a: fits.append(a[1].shape[0]) or real(*a))
+    above = NoisyLabelClassifierCV(random_state=0).fit(X, yn)
+    assert np.all(above.cv_results_["n_splits"] == 2)
+    assert above.do_no_harm_ is None or "over the validation rows" in above.do_no_harm_
+    # the path on the two screening folds, its alpha on the other three, the remedies on the screening folds (the
+    # plain ones are the path's), the refit
+    remedies = int(np.sum(above.cv_results_["remedy"] != "plain"))
+    assert len(fits) == 2 * len(above.posterior_["path"]) + 3 + 2 * remedies + 1
+    r, b = above.cv_results_, above.best_index_
+    assert above.best_score_ == pytest.approx(np.mean([r["split0_corrected_score"][b], r["split1_corrected_score"][b]]))
+
+
 def test_clean_labels_keep_the_plain_model():
     """At 0% flips a remedy must beat the plain model beyond the spread to be kept: on clean generated data the
     fit keeps plain (or says why not), and its test error is the plain fit's within a point."""
@@ -448,7 +485,8 @@ def test_estimate_transition_warns_once_when_its_fold_models_collapse():
 def test_each_remedy_walks_from_the_posteriors_alpha_while_its_screening_score_improves():
     """The default grid of the remedies other than plain: from the posterior's alpha towards weaker ones by
     factors of 10, every step but the last improving the remedy's mean score on the screening folds; the last
-    is kMinAlpha or did not improve (the rest of the grid is never fitted and is not in cv_results_)."""
+    is kMinAlpha, kWalkSteps below the posterior's, or did not improve (the rest of the grid is never fitted and is
+    not in cv_results_)."""
     X, yn, _, _ = _heavy(2000)
     clf = NoisyLabelClassifierCV(random_state=0).fit(X, yn)
     r = clf.cv_results_
@@ -461,4 +499,6 @@ def test_each_remedy_walks_from_the_posteriors_alpha_while_its_screening_score_i
         screen = [np.mean([r[f"split{f}_corrected_score"][i] for f in (0, 1)]) for i in rows]
         for a, b in zip(screen[:-2], screen[1:-1]):
             assert b > a  # every step before the last improved
-        assert len(screen) == 1 or screen[-1] <= screen[-2] or alphas[-1] <= _cv.kMinAlpha * (1 + 1e-9)
+        assert len(alphas) <= _cv.kWalkSteps + 1  # at most kWalkSteps factors of 10 below the posterior's
+        assert (len(screen) == 1 or screen[-1] <= screen[-2] or alphas[-1] <= _cv.kMinAlpha * (1 + 1e-9)
+                or len(alphas) == _cv.kWalkSteps + 1)

@@ -43,10 +43,13 @@ One fit is:
    model at its alpha (pruning: a subset of the rows); the importance-weighted fit from the pruned one at the
    same alpha when it ran (``_START_FROM``) -- a few L-BFGS iterations from a nearby optimum instead of a fit
    from zero. A walk stops where a weaker alpha's fits do not move from the previous model (the tolerance
-   reached at once: the same model). Successive halving scores every candidate on two folds and the
-   ``n_finalists`` best (the best of each remedy first, and the best plain one) on the rest.
+   reached at once: the same model), and goes at most ``kWalkSteps`` factors of 10. Successive halving scores
+   every candidate on two folds and the ``n_finalists`` best (the best of each remedy first, and the best plain
+   one) on the rest -- unless those two folds hold ``kScreeningDecidesRows`` validation rows or more: then they
+   decide alone.
 4. **Do no harm** (``do_no_harm``): a remedy replaces the best plain candidate only when it beats it by more
-   than ``kNoHarmStandardErrors`` standard errors of their paired per-fold score difference.
+   than ``kNoHarmStandardErrors`` standard errors of their paired per-fold score difference (per validation row
+   when the screening folds decided).
 5. The chosen candidate refitted on all rows, from the mean of its fold models: ``best_estimator_``.
 
 Every internal fit's ConstantPredictorWarning / ConvergenceWarning / NoiseEstimateWarning is silenced; the
@@ -55,8 +58,12 @@ final refit's warnings are shown once each, pointing at the user's line.
 
 from __future__ import annotations
 
+import threading
 import time
 import warnings
+from collections import OrderedDict
+from contextlib import contextmanager
+from contextvars import ContextVar
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
@@ -89,6 +96,8 @@ POSTERIOR_ALPHAS = (1e-2, 1e-3, 1e-4)
 #: while its strongest has (a few hundred rows at 40% noise want more than 1e-2: scikit-learn's C = 1 is alpha =
 #: 1/n; at kMaxAlpha = 1 the plain model at alpha 1 won digits38's noisy folds and tested at 31% error)
 kMinAlpha, kMaxAlpha = 1e-6, 0.1
+#: the other remedies' walk from the posterior's alpha: at most this many factors of 10 weaker (None: to kMinAlpha)
+kWalkSteps = 1
 #: the posterior's path runs on the first kPathFolds folds (the candidates' screening folds) and the alpha of
 #: their best out-of-fold likelihood is fitted on the other folds, each warm-started from fold 0's model at that
 #: alpha (issue 40: at 10^5 sparse rows 4-8 L-BFGS iterations against 16 from zero, and the path on every fold
@@ -106,8 +115,59 @@ kLooMaxFeatures = 1000
 kLooDenseFrom = 0.15
 
 
+#: the row slices of one fit (``sliced_rows``): the fold fits read the same training and validation rows many
+#: times (issue 40: slicing 80,000 of 100,000 sparse rows took ~5 ms of a ~100 ms warm fit)
+_SLICES: ContextVar = ContextVar("robustcore_noise_cv_slices", default=None)
+
+
+class _Slices:
+    """X's rows by index array, each made once and kept while the slices fit ``budget`` bytes (least recently
+    used dropped first); keyed by the index array's identity (the fit's folds, its pruned rows per fold)."""
+
+    def __init__(self, X, budget):
+        self.X, self.budget, self.used = X, budget, 0
+        self.slices: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+
+    def take(self, idx):
+        with self.lock:
+            hit = self.slices.get(id(idx))
+            if hit is not None and hit[0] is idx:
+                self.slices.move_to_end(id(idx))
+                return hit[1]
+        part = self.X[idx]
+        size = _nbytes(part)
+        with self.lock:
+            while self.slices and self.used + size > self.budget:
+                self.used -= _nbytes(self.slices.popitem(last=False)[1][1])
+            if size <= self.budget and id(idx) not in self.slices:
+                self.slices[id(idx)] = (idx, part)
+                self.used += size
+        return part
+
+
+def _nbytes(X):
+    return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes if sp.issparse(X) else X.nbytes
+
+
+@contextmanager
+def sliced_rows(X):
+    """A context in which ``_rows(X, idx)`` makes each slice of X once (up to an eighth of the machine's memory)."""
+    from .._validation import machine_memory
+
+    token = _SLICES.set(_Slices(X, machine_memory() // 8))
+    try:
+        yield
+    finally:
+        _SLICES.reset(token)
+
+
 def _rows(X, idx):
-    return X[idx]
+    """X[idx]: X itself for every row in order, the fit's slice when ``sliced_rows(X)`` is active."""
+    if idx.size == X.shape[0] and np.array_equal(idx, np.arange(idx.size)):
+        return X
+    cache = _SLICES.get()
+    return cache.take(idx) if cache is not None and cache.X is X else X[idx]
 
 
 def _log_likelihood(P, labels, sample_weight):
@@ -447,8 +507,9 @@ DEFAULT_REMEDIES = ("plain", "corrected", "pruned")
 _START_ALONG_OWN_PATH = ("corrected", "sramp", "rgomp", "ramp")
 #: a remedy whose fold fit starts from another remedy's fold model at the same parameters when that ran first:
 #: the importance-weighted fit from the pruned one (issue 40, 10^5 sparse rows: 5 L-BFGS iterations against
-#: 16-19 from the plain model and 10 from zero; both leave the suspected flips out, in weight or in rows)
-_START_FROM = {"corrected": "pruned"}
+#: 16-19 from the plain model and 10 from zero; both leave the suspected flips out, in weight or in rows), the
+#: pruned one from the plain one (a subset of its rows)
+_START_FROM = {"corrected": "pruned", "pruned": "plain"}
 _BOUNDED = ("sramp", "rgomp", "ramp")
 #: the default grid of every remedy, by the name of the estimator parameter that exists
 DEFAULT_GRIDS = {"alpha": [1e-4, 1e-3, 1e-2], "C": [0.1, 1.0, 10.0]}
@@ -499,21 +560,42 @@ def split_folds(cv, X, y, groups):
 kNoHarmStandardErrors = 2.0
 
 
-def do_no_harm(best, remedies, selection, complete):
+#: with at least this many validation rows on the two screening folds, they decide: the finalists' folds are
+#: not fitted and the do-no-harm rule's standard error is the rows' (issue 40: at 10^5 rows the finalists were a
+#: third of the fit; a linear model's fold-to-fold variation is then small against the validation rows' own)
+kScreeningDecidesRows = 20_000
+
+
+def do_no_harm(best, remedies, selection, complete, paired=None):
     """(the candidate kept, what the rule did): the best candidate ``best`` when it is plain or beats the best
-    complete plain candidate by more than ``kNoHarmStandardErrors`` standard errors of their per-fold
-    difference (the selection score's own uncertainty); else that plain candidate."""
+    complete plain candidate by more than ``kNoHarmStandardErrors`` standard errors of their difference (the
+    selection score's own uncertainty: over the folds, or ``paired(a, b)`` = (mean difference, its standard
+    error) over the validation rows); else that plain candidate."""
     plain = [c for c, r in enumerate(remedies) if r == "plain" and complete[c]]
     if remedies[best] == "plain" or not plain:
         return best, None
     p = max(plain, key=lambda c: np.mean(selection[c]))
-    d = selection[best] - selection[p]
-    se = float(np.std(d, ddof=1) / np.sqrt(d.size)) if d.size > 1 else 0.0
-    margin = float(np.mean(d))
+    if paired is None:
+        d = selection[best] - selection[p]
+        se = float(np.std(d, ddof=1) / np.sqrt(d.size)) if d.size > 1 else 0.0
+        margin, over = float(np.mean(d)), "folds"
+    else:
+        (margin, se), over = paired(best, p), "validation rows"
     if margin > kNoHarmStandardErrors * se:
-        return best, f"{remedies[best]} kept: +{margin:.4f} over plain, > {kNoHarmStandardErrors:g} x its standard error {se:.4f}"
+        return best, (f"{remedies[best]} kept: +{margin:.4f} over plain, > {kNoHarmStandardErrors:g} x its standard "
+                      f"error over the {over} {se:.4f}")
     return p, (f"plain kept: {remedies[best]} scored +{margin:.4f} over it, within {kNoHarmStandardErrors:g} x the "
-               f"standard error of the difference {se:.4f}")
+               f"standard error of the difference over the {over} {se:.4f}")
+
+
+def _paired_rows(terms, weights):
+    """(weighted mean of a - b, its standard error) of two candidates' per-row scores."""
+    def paired(a, b):
+        d = terms(a) - terms(b)
+        w = np.ones(d.size) if weights is None else weights
+        margin = float(np.average(d, weights=w))
+        return margin, float(np.sqrt(np.sum(w ** 2 * (d - margin) ** 2)) / np.sum(w))
+    return paired
 
 
 def _fit_params(est):
@@ -575,8 +657,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         or one dict of lists for every remedy (keys that are not remedies). Missing remedies use the
         default: when the estimator has ``alpha``, "plain" along the posterior's path (1e-2, 1e-3, 1e-4,
         extended towards 1e-6 or 0.1 while the likelihood improves at that end) and the other remedies from the
-        posterior's alpha towards weaker ones by factors of 10 (to 1e-6) while their mean score on the two
-        screening folds improves, else ``C`` in [0.1, 1, 10] when it has ``C``,
+        posterior's alpha towards weaker ones by factors of 10 (at most one step, to 1e-6 at the weakest) while
+        their mean score on the two screening folds improves, else ``C`` in [0.1, 1, 10] when it has ``C``,
         else the estimator as it is.
     detector : "auto", "linear", "boosted", "kernel" or a classifier with predict_proba, default "auto"
         The posterior model of the shared out-of-fold pass. "auto" / "linear": a log-loss
@@ -595,7 +677,9 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         Successive halving: every candidate is scored on the first two folds, and only the ``n_finalists``
         best of them (the best of each remedy first; and the plain candidate the shared pass fitted on every
         fold, which costs nothing) on the other folds; the winner is the best of those over every fold. None:
-        every candidate on every fold.
+        every candidate on every fold. When the first two folds hold 20,000 validation rows or more
+        (``kScreeningDecidesRows``) they decide alone, and the do-no-harm rule reads the paired difference per
+        row.
     random_state : int, RandomState, Generator or None
         Seeds the folds, the stochastic solvers and the boosted posterior.
     n_jobs : int or None
@@ -724,7 +808,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         folds = split_folds(cv, Xv, yv, groups)
         labels = np.searchsorted(classes, yv)
         model = posterior_estimator(base, seed)
-        with _silenced(), validated_rows():  # the fits inside read rows of Xv, validated above
+        with _silenced(), validated_rows(), sliced_rows(Xv):  # the fits inside read rows of Xv, validated above
             t0 = time.perf_counter()
             P, posterior, path, fold_models = shared_posterior(Xv, yv, labels, sw, folds, self.detector, model, seed,
                                                                self.n_jobs)
@@ -735,7 +819,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             weaker = None
             if adaptive:  # from the linear path's alpha (also when a kernel posterior replaced it)
                 weaker = [posterior.get("alpha", (posterior.get("linear") or {}).get("alpha", POSTERIOR_ALPHAS[0]))]
-                while weaker[-1] / 10 >= kMinAlpha * (1 - 1e-9):
+                while weaker[-1] / 10 >= kMinAlpha * (1 - 1e-9) and (kWalkSteps is None or len(weaker) <= kWalkSteps):
                     weaker.append(weaker[-1] / 10)
             candidates = self._candidates(base, path or POSTERIOR_ALPHAS, weaker)
             T, weights, flagged, scores, weigh = noise_from_posterior(P, labels)
@@ -751,11 +835,15 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             posterior["candidates' flags"] = ("none read" if not reads_flags else "per fold, leave-one-out"
                                               if per_fold is not None else "the shared pass's")
 
+            pruned_rows: dict = {}
+
             def training(remedy, rows, f=None):
                 """(rows, sample weights) of a remedy's fit on ``rows`` (fold f's training rows, or all)."""
                 flags, margins, wts = (is_flagged, scores, weights) if f is None or per_fold is None else per_fold[f]
-                if remedy == "pruned":
-                    rows = kept_rows(rows, flags, labels, margins)
+                if remedy == "pruned":  # one array per fold: its slice made once
+                    if (f, rows.size) not in pruned_rows:
+                        pruned_rows[f, rows.size] = kept_rows(rows, flags, labels, margins)
+                    rows = pruned_rows[f, rows.size]
                 w = None if sw is None else sw[rows]
                 if remedy == "corrected":
                     w = wts[rows] if w is None else w * wts[rows]
@@ -798,6 +886,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                     sibling[c] = source[0]
             models: dict = {}  # (c, f) -> (coef, intercept) of the fold fit: later fits' and the refit's start
             from_previous: set = set()  # (c, f) whose fit stopped at its start, the previous candidate's model
+            preds: dict = {}  # (c, f) -> validation predictions on the screening folds
             def fit_one(task):
                 c, f = task
                 (remedy, _), (tr, va) = candidates[c], folds[f]
@@ -820,6 +909,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                     pred = fitted.predict(_rows(Xv, va))
                 if warm_startable(fitted):
                     models[c, f] = _model(fitted)
+                if f < 2:  # the screening folds' predictions: the rows' paired differences when they decide
+                    preds[c, f] = pred
                 vw = None if sw is None else sw[va]
                 if vw is not None and not vw.sum() > 0:
                     return (np.nan if ill else 0.0), 0.0, seconds
@@ -877,14 +968,16 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                         best = mean
 
                 # the remedies other fits start from (``_START_FROM``) walked first
-                for phase in (set(_START_FROM.values()), set(REMEDIES) - set(_START_FROM.values())):
+                for phase in (set(_START_FROM.values()) - set(_START_FROM), set(_START_FROM.values()) & set(_START_FROM),
+                              set(REMEDIES) - set(_START_FROM.values())):
                     walks = [cs for r, cs in by_remedy.items() if r in phase]
                     map_problems(lambda k: walk(walks[k]), len(walks), self.n_jobs)
                 fitted = [c for c in fitted if not np.isnan(noisy_cf[c, first[0]])]
                 screen = screen and self.n_finalists is not None and len(fitted) > self.n_finalists
             else:
                 run([(c, f) for c in range(C) for f in first])
-            if screen:
+            decided = screen and not ill and sum(folds[f][1].size for f in first) >= kScreeningDecidesRows
+            if screen and not decided:
                 partial = score_of[:, :2].mean(axis=1)
                 # the best candidate of each remedy first, then the next best: a remedy's alphas score alike (a
                 # walk's last step is often its previous model, the weak alphas' fits stopping at once)
@@ -896,7 +989,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                 if plain and not any(candidates[c][0] == "plain" for c in [*finalists, *complete]):
                     finalists.append(max(plain, key=lambda c: partial[c]))
                 run([(c, f) for c in range(C) if c in complete or c in finalists for f in range(2, F)])
-            elif adaptive and len(first) < F:  # too few walked candidates to screen: all of them on every fold
+            elif adaptive and not decided and len(first) < F:  # too few walked candidates to screen: all on every fold
                 run([(c, f) for c in range(C) if c in reused or c in fitted for f in range(2, F)])
             # the candidates a walk never reached leave the results
             ran = np.flatnonzero(~np.isnan(noisy_cf).all(axis=1))
@@ -904,11 +997,19 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             candidates = [candidates[c] for c in ran]
             scores_cf, noisy_cf, seconds = scores_cf[ran], noisy_cf[ran], seconds[ran]
             models = {(renumber[c], f): m for (c, f), m in models.items() if c in renumber}
+            preds = {(renumber[c], f): p for (c, f), p in preds.items() if c in renumber}
         selection = noisy_cf if ill else scores_cf
+        paired = None
+        if decided:  # the screening folds decide, the do-no-harm rule over their validation rows
+            selection = selection[:, first]
+            va = np.concatenate([folds[f][1] for f in first])
+            Tinv = np.linalg.inv(T)
+            paired = _paired_rows(lambda c: Tinv[labels[va], np.searchsorted(classes, np.concatenate(
+                [preds[c, f] for f in first]))], None if sw is None else sw[va])
         complete = ~np.isnan(selection).any(axis=1)
         mean = np.nanmean(selection, axis=1)
         best = int(np.argmax(np.where(complete, mean, -np.inf)))  # the first of the best: remedies' order breaks ties
-        best, harm = do_no_harm(best, [c[0] for c in candidates], selection, complete)
+        best, harm = do_no_harm(best, [c[0] for c in candidates], selection, complete, paired)
         cv_results = {"remedy": np.array([c[0] for c in candidates], dtype=object),
                       "params": [c[1] for c in candidates],
                       "mean_corrected_score": np.nanmean(scores_cf, axis=1) if not ill else scores_cf[:, 0],
@@ -929,7 +1030,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         final = self._configured(base, remedy, params)
         # the refit starts from the mean of the winner's fold models (each fitted on most of these rows)
         fold_fits = [models[best, f] for f in range(F) if (best, f) in models]
-        init = None if len(fold_fits) < F or not warm_startable(final) else (
+        init = None if len(fold_fits) < selection.shape[1] or not warm_startable(final) else (
             np.mean([m[0] for m in fold_fits], axis=0), np.mean([m[1] for m in fold_fits], axis=0))
         with warnings.catch_warnings(record=True) as caught, validated_rows():
             warnings.simplefilter("always")
