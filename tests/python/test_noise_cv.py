@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import MinMaxScaler
 
 import robustcore as rc
@@ -67,6 +68,23 @@ def test_the_shared_out_of_fold_pass_runs_once(monkeypatch):
     clf = NoisyLabelClassifierCV(cv=4, random_state=0).fit(X, yn)
     assert clf.posterior_["path folds"] == _cv.kPathFolds == 2
     assert sum(paths) == 2 * len(clf.posterior_["path"]) + 2 and calls["sigmoid"] == 1
+
+
+def test_the_folds_past_the_path_read_as_fits_from_zero():
+    """The folds past the posterior's path start from fold 0's model, which saw their validation rows; fitted to
+    a tenth of the tolerance, their out-of-fold likelihood is a fit from zero's (no label leaks through the
+    start)."""
+    X, yn, _, _ = _heavy(3000, rates=(0.4, 0.1))
+    folds = _cv.split_folds(StratifiedKFold(5, shuffle=True, random_state=0), X, yn, None)
+    model = _cv.default_estimator(0)
+    P, desc, path, fold_models = _cv.shared_posterior(X, yn, yn, None, folds, "linear", model, 0, None)
+    alpha = desc["alpha"]
+    for f in range(_cv.kPathFolds, len(folds)):
+        tr, va = folds[f]
+        cold = _cv.clone(model).set_params(alpha=alpha).fit(X[tr], yn[tr])
+        ll_cold = np.mean(np.log(cold.predict_proba(X[va])[np.arange(va.size), yn[va]]))
+        ll_pass = np.mean(np.log(P[va, yn[va]]))
+        assert abs(ll_pass - ll_cold) < 2e-4, (f, ll_pass, ll_cold)
 
 
 def test_the_rate_estimate_does_not_move_with_the_estimators_alpha():
