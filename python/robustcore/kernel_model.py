@@ -230,7 +230,7 @@ def fused_unsupported(est):
     p = est.get_params()
     if p["loss"] == "softmax":
         return "loss='softmax'"
-    solver = make_solver(p["solver"], loss=p["loss"]) if isinstance(p["solver"], str) else p["solver"]
+    solver = make_solver(p["solver"], loss=p["loss"])
     if solver.family == "lbfgs":
         return "LBFGS (it reads the rows in memory)"
     if getattr(solver, "shuffle", True) == "block":

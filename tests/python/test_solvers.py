@@ -189,3 +189,15 @@ def test_lbfgs_warm_start_early_stopping_and_refusals():
         rc.KernelClassifier(n_components=10, fused=True,
                             estimator=rc.LinearClassifier(loss="log_loss", solver="lbfgs")).fit(X, y)
     assert fmap.transform(X).shape == MappedFeatures(fmap, X).shape
+
+
+def test_make_solver_returns_a_solver_object_as_it_is():
+    """make_solver(name or object, loss=) is the solver a LinearClassifier's ``solver=`` means: a name builds the
+    object (``"auto"`` through the loss), an object comes back itself; parameters go with a name only."""
+    saga = SAGA(eta0=0.1)
+    assert make_solver(saga, loss="hinge") is saga
+    assert isinstance(make_solver("auto", loss="log_loss"), type(make_solver("lbfgs")))
+    with pytest.raises(TypeError, match="solver name, not with a solver object"):
+        make_solver(saga, eta0=0.2)
+    for est in (rc.LinearClassifier(), rc.LinearClassifier(loss="hinge"), rc.LinearClassifier(solver=saga)):
+        assert type(make_solver(est.solver, loss=est.loss)) is type(resolve_solver(est.solver, est.loss))

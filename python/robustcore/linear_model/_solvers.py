@@ -456,17 +456,18 @@ def _auto(loss: str | None) -> str:
     return "lbfgs" if name == "softmax" or (traits.get("smooth") and traits.get("convex")) else "sgd"
 
 
-def make_solver(name: str, *, loss: str | None = None, **params: Any) -> Solver:
+def make_solver(name: str | Solver, *, loss: str | None = None, **params: Any) -> Solver:
     """The solver object of a solver name with the given parameters: ``make_solver("saga", eta0=0.1)`` is
     ``SAGA(eta0=0.1)`` (for code that chooses the solver by name); ``make_solver("auto", loss=...)`` is the
-    solver ``LinearClassifier(solver="auto")`` uses for that loss.
+    solver ``LinearClassifier(solver="auto")`` uses for that loss; a solver object is returned as it is, so
+    ``make_solver(est.solver, loss=est.loss)`` is the solver any ``LinearClassifier`` means.
 
     Parameters
     ----------
-    name : str
+    name : str or Solver
         A solver name ("lbfgs", "sgd", "asgd", "pegasos", "saga", "sag", "svrg", "s2gd", "finito", "vrlite",
         "batching_svrg", "mixed_svrg"), or "auto": ``LBFGS`` for the smooth convex losses and "softmax",
-        ``SGD`` for the others.
+        ``SGD`` for the others; or a solver object (no ``params`` then).
     loss : str or None
         The loss "auto" chooses for (None: ``SGD``).
     **params
@@ -484,6 +485,11 @@ def make_solver(name: str, *, loss: str | None = None, **params: Any) -> Solver:
     >>> make_solver("auto", loss="log_loss"), make_solver("auto", loss="hinge")
     (LBFGS(), SGD())
     """
+    if isinstance(name, Solver):
+        if params:
+            raise TypeError(f"make_solver takes parameters with a solver name, not with a solver object: got "
+                            f"{sorted(params)} for {name!r}")
+        return name
     if name == "auto":
         name = _auto(loss)
     if name not in SOLVERS:

@@ -189,7 +189,7 @@ def posterior_estimator(base, seed):
 
     if isinstance(base, LinearClassifier):
         solver = base.get_params()["solver"]
-        if (make_solver(solver, loss=base.get_params()["loss"]) if isinstance(solver, str) else solver).family != "sgd":
+        if make_solver(solver, loss=base.get_params()["loss"]).family != "sgd":
             return linear_detector(base)
     return default_estimator(seed)
 
@@ -209,7 +209,7 @@ def _without_convex_start(est):
     from ..linear_model import make_solver
 
     solver = est.get_params()["solver"]
-    solver = make_solver(solver, loss=est.get_params()["loss"]) if isinstance(solver, str) else clone(solver)
+    solver = clone(make_solver(solver, loss=est.get_params()["loss"]))
     if "warm_start_loss" in solver.get_params() and solver.get_params()["warm_start_loss"] is not None:
         est = clone(est).set_params(solver=solver.set_params(warm_start_loss=None))
     return est
@@ -223,7 +223,7 @@ def _tighter(est, factor):
     p = est.get_params()
     tol = p.get("tol")
     if tol is None and "solver" in p:
-        solver = make_solver(p["solver"], loss=p.get("loss")) if isinstance(p["solver"], str) else p["solver"]
+        solver = make_solver(p["solver"], loss=p.get("loss"))
         tol = solver.default_tol
     return est if tol is None else clone(est).set_params(tol=tol / factor)
 
@@ -627,7 +627,7 @@ def _fit_params(est):
     params.pop("history", None)
     solver = params.get("solver")
     if isinstance(solver, (str, Solver)):
-        solver = make_solver(solver, loss=params.get("loss")) if isinstance(solver, str) else solver
+        solver = make_solver(solver, loss=params.get("loss"))
         knobs = solver.get_params(deep=False)
         knobs.pop("history", None)
         params["solver"] = (type(solver), tuple(sorted(knobs.items())))
@@ -805,7 +805,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         set_to = dict(REMEDIES[remedy][1])
         p = base.get_params()
         solver = p.get("solver")
-        solver = make_solver(solver, loss=p.get("loss")) if isinstance(solver, str) else solver
+        solver = make_solver(solver, loss=p.get("loss"))
         if set_to.get("solver") == "sgd" and getattr(solver, "family", "sgd") != "sgd":
             set_to.update(max_iter=None, tol=None)
         return clone(base).set_params(**{**set_to, **params})

@@ -73,7 +73,7 @@ def linear_detector(estimator: Any) -> Any:
     loss = loss if loss in ("log_loss", "softmax") else "log_loss"
     defaults = type(estimator)().get_params(deep=False)  # the loss's own parameters go with the loss
     # a name: its object ("auto": the detector's loss's, L-BFGS)
-    solver = make_solver(p["solver"], loss=loss) if isinstance(p["solver"], str) else p["solver"]
+    solver = make_solver(p["solver"], loss=loss)
     if isinstance(solver, Solver):  # anything else is refused by the detector's fit, naming solver
         solver = clone(solver).set_params(history=False)
     return clone(estimator).set_params(class_weight=None, solver=solver, loss=loss,
