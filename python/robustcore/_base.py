@@ -48,7 +48,7 @@ from sklearn import config_context, get_config
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedShuffleSplit
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions, make_constraint
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -171,11 +171,32 @@ def cached_param_names(cls, base):
     return cls._param_names
 
 
+def validate_params(estimator, base):
+    """scikit-learn's ``_validate_params`` of ``estimator`` (each parameter against its class's
+    ``_parameter_constraints``; ``base``: the scikit-learn class whose method it replaces) with the constraint
+    objects built once per class: scikit-learn rebuilds them on every call, half of its ~60-110 us per fit (issue
+    40: NoisyLabelClassifierCV's ~40 internal fits each validate a LinearClassifier and its solver object). A
+    parameter that satisfies none of its constraints goes to scikit-learn's own check, which raises its
+    ``InvalidParameterError`` with its words."""
+    cls = type(estimator)
+    if "_constraint_objects" not in cls.__dict__:
+        cls._constraint_objects = {name: [make_constraint(c) for c in constraints]
+                                   for name, constraints in cls._parameter_constraints.items()
+                                   if not (isinstance(constraints, str) and constraints == "no_validation")}
+    constraints = cls._constraint_objects
+    for name, value in estimator.get_params(deep=False).items():
+        if name in constraints and not any(c.is_satisfied_by(value) for c in constraints[name]):
+            return base._validate_params(estimator)  # raises, naming the parameter and what it accepts
+
+
 class BaseClassifier(ClassifierMixin, BaseEstimator):
     """Base of the robustcore classifiers: float64 input (float32 too where ``_fit_dtypes`` says), CSR or dense
     (``_accept_sparse``), validated once."""
 
     _get_param_names = classmethod(lambda cls: cached_param_names(cls, BaseEstimator))
+
+    def _validate_params(self):
+        validate_params(self, BaseEstimator)
 
     #: "csr": CSR or dense input (the linear engines); False: dense only (kernel methods)
     _accept_sparse: str | bool = "csr"
@@ -258,11 +279,14 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
 
 def sorted_labels(y):
     """``np.unique(y)`` (the distinct labels, sorted, in y's dtype) of 1-d labels: integer labels spanning a range no
-    wider than their count are counted (one O(n) ``bincount``) rather than sorted (np.unique's sort or hash took
-    ~2 ms of a 30 ms warm-started fit on 80,000 labels, issue 40); any other labels through np.unique."""
+    wider than their count are counted (one O(n) ``bincount``; two consecutive integers, binary 0/1 labels, are
+    their minimum and maximum) rather than sorted (np.unique's sort or hash took ~2 ms of a 30 ms warm-started fit
+    on 80,000 labels, issue 40); any other labels through np.unique."""
     y = np.asarray(y)
     if y.dtype.kind in "iu" and y.ndim == 1 and y.size:
         lo, hi = int(y.min()), int(y.max())
+        if hi - lo <= 1:  # the smallest and the largest label are the labels
+            return np.array([lo, hi][: hi - lo + 1], dtype=y.dtype)
         if hi - lo <= y.size and hi < 2**63:  # then y - lo fits in int64 and the counts in O(n) memory
             present = np.bincount(y.astype(np.int64, copy=False) - lo)
             return (np.flatnonzero(present) + lo).astype(y.dtype)
@@ -501,7 +525,12 @@ def binary_targets(y, classes):
     for more."""
     y = np.asarray(y)
     positive = classes[1:] if len(classes) == 2 else classes
-    return np.stack([np.where(y == c, 1.0, -1.0) for c in positive])
+    Y = np.empty((len(positive), len(y)))  # filled in place: no per-class temporaries stacked (a copy of all)
+    for k, c in enumerate(positive):
+        Y[k] = y == c
+    Y *= 2.0
+    Y -= 1.0
+    return Y
 
 
 def predict_from_scores(classes, scores):

@@ -344,3 +344,38 @@ def test_warning_ignored_reads_the_active_filters():
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         assert not _base.warning_ignored(W)
+
+
+def test_cached_parameter_validation_accepts_what_scikit_learn_accepts():
+    """validate_params (the constraint objects built once per class) accepts exactly the values scikit-learn's
+    validate_parameter_constraints accepts, for every parameter of every public classifier and solver object over
+    a spread of probe values, and raises scikit-learn's own error where it refuses."""
+    from sklearn.utils._param_validation import validate_parameter_constraints
+
+    from robustcore.linear_model._solvers import SOLVERS
+
+    probes = [None, True, False, 0, 1, -1, 2, 0.5, 1.5, -0.5, np.inf, np.nan, "auto", "bogus", "balanced", "log_loss",
+              [1.0, 2.0], (0.5, 1.0), {0: 1.0}, np.random.RandomState(0), SGD(), np.float64(0.1), np.int64(3)]
+    instances = [est for est in small_classifiers().values() if isinstance(est, _base.BaseClassifier)]
+    instances += [cls() for cls in {type(SOLVERS[name]()) for name in SOLVERS}]
+    checked = 0
+    for est in instances:
+        cls = type(est)
+        for name in cls._parameter_constraints:
+            for value in probes:
+                probe = cls(**{**est.get_params(deep=False), name: value})
+                try:
+                    validate_parameter_constraints(cls._parameter_constraints, probe.get_params(deep=False),
+                                                   caller_name=cls.__name__)
+                    sklearn_ok = True
+                except InvalidParameterError:
+                    sklearn_ok = False
+                try:
+                    probe._validate_params()
+                    ours = True
+                except InvalidParameterError as e:
+                    ours = False
+                    assert f"The '{name}' parameter of {cls.__name__}" in str(e)
+                assert ours == sklearn_ok, (cls.__name__, name, value)
+                checked += 1
+    assert len(instances) > 10 and checked > 1000, (len(instances), checked)

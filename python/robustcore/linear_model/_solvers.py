@@ -27,7 +27,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import _core
-from .._base import cached_param_names
+from .._base import cached_param_names, validate_params
 from ..losses import LOSS_TRAITS, SMOOTH_LOSSES, canonical_loss, losses_with
 
 #: the engine's step-size schedules, by name (read from the engine)
@@ -83,6 +83,9 @@ class Solver(BaseEstimator):
     def validate(self) -> None:
         """Check each parameter against ``_parameter_constraints`` (TypeError / ValueError naming it)."""
         self._validate_params()
+
+    def _validate_params(self) -> None:
+        validate_params(self, BaseEstimator)
 
     def check_loss(self, loss: str) -> None:
         """A ValueError naming what the solver needs when ``loss`` lacks a trait it ``requires`` (or is
