@@ -85,7 +85,7 @@ class Solver(BaseEstimator):
         self._validate_params()
 
     def _validate_params(self) -> None:
-        validate_params(self, BaseEstimator)
+        validate_params(self)
 
     def check_loss(self, loss: str) -> None:
         """A ValueError naming what the solver needs when ``loss`` lacks a trait it ``requires`` (or is
