@@ -1,10 +1,13 @@
 """Question: What does a LinearClassifier (L-BFGS) fit cost outside its engine call, inside ``validated_rows()``
   (NoisyLabelClassifierCV's ~40 warm-started fits, issue 40) and as an ordinary fit?
-Answer: at 80,000 x 2,000 CSR (20 stored values a row), inside validated_rows, 15.2-15.7 ms outside an 8 ms engine
-  call before issue 40's cuts, 5.2-5.9 ms after the first (no constant-predictor scores pass where its warning is
-  ignored, the CSR structure checked once, no canonical-format test for L-BFGS, the classes counted): what is left
-  is the engine's own check of the matrix (~3 ms, one O(nnz) pass) and ~2 ms of O(n) label work and Python; an
-  ordinary fit 24 -> 18-19 ms (scikit-learn's validation). 426 x 30 dense: 0.69-0.71 -> 0.51-0.54 ms trusted.
+Answer: issue 40's cuts took the time outside the engine call of a warm fit inside validated_rows from 15.5-15.8 ms to
+  4.5 ms at 80,000 x 2,000 CSR (20 stored values a row; ~8 ms engine), of which ~3.3 ms is the engine's own check
+  of the CSR arrays (structure and finite values: one O(nnz) pass) and ~1.2 ms O(n) label work and Python; from
+  0.71 to 0.36 ms at 426 x 30 dense. Ordinary fits: 24-30 -> 17 ms and 1.45 -> 1.2 ms (scikit-learn's validation
+  and the constant-predictor check, which they keep). Medians of 41 fits, two alternated rounds, load ~3.
+  Cuts: no constant-predictor scores pass where its warning is ignored, the CSR structure checked once, no
+  canonical-format test for L-BFGS, the classes counted, the targets filled in place, the parameter constraints
+  built once per class.
 Date: 2026-11-28
 Private imports: robustcore._core (its ``lbfgs_fit`` is wrapped to time the engine) and _base.validated_rows (the
   context NoisyLabelClassifierCV's internal fits run in)
