@@ -106,34 +106,46 @@ def check_magnitude(X):
     return X
 
 
-def to_matrix(X, float32=False):
+def to_matrix(X, float32=False, canonical=True):
     """Return a validated ``_core.Matrix`` over X (dense row-major float64, or CSR with float64 values, int32 columns and int64 row pointers).
 
     ``float32``: float32 values stay float32 (no copy; the SGD solvers train on them with float64
     weights); other dtypes, and float32 when not ``float32``, are cast to float64. The returned object
     keeps the arrays it views alive. X must already be finite and 2-d (the estimators check that with
-    scikit-learn's validation first); a sparse X's structure is checked before scipy touches it
-    (``check_csr_structure``), and the engine re-checks the arrays it receives.
+    scikit-learn's validation first). A sparse X's structure is checked once, before scipy reads it: a CSR X
+    with int32 columns by the engine's own check of the arrays it receives (``_core.Matrix.csr``: the structure
+    and finite values, one pass), before scipy's canonical-format test; any other sparse X by
+    ``check_csr_structure`` before its conversion (an int64 column index cast to int32 could wrap into range).
+    ``canonical``: a CSR X not in canonical form (sorted columns, no duplicates: the engine's row norms count a
+    duplicate twice) is copied once and summed; False leaves it as it is, without the O(nnz) test (for a solver
+    that reads rows only through products with the weights, where a duplicate adds as in scipy: L-BFGS).
     """
     dtype = np.float32 if float32 and X.dtype == np.float32 else np.float64
-    if sp.issparse(X):
-        check_csr_structure(X)
-        X = X.tocsr()
-        if not X.has_canonical_format:
-            X = X.copy()
-            X.sum_duplicates()
-        if X.shape[1] > np.iinfo(np.int32).max:
-            raise ValueError(f"X has {X.shape[1]} columns; the engine indexes columns with int32 (at most 2**31 - 1)")
-        data = np.ascontiguousarray(X.data, dtype=dtype)
-        indices = np.ascontiguousarray(X.indices, dtype=np.int32)
-        # the engine reads row pointers as int64 only (one CSR instantiation); widening an int32 indptr
-        # copies n + 1 integers, never the nonzeros
-        indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
-        return _core.Matrix.csr(data, indices, indptr, int(X.shape[1]))
-    X = np.ascontiguousarray(X, dtype=dtype)
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-d, got an array of shape {X.shape}")
-    return _core.Matrix.dense(X)
+    if not sp.issparse(X):
+        X = np.ascontiguousarray(X, dtype=dtype)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-d, got an array of shape {X.shape}")
+        return _core.Matrix.dense(X)
+    if X.format != "csr" or X.indices.dtype != np.int32:
+        X = check_csr_structure(X).tocsr()
+    if X.shape[1] > np.iinfo(np.int32).max:
+        raise ValueError(f"X has {X.shape[1]} columns; the engine indexes columns with int32 (at most 2**31 - 1)")
+    M = _csr_matrix(X, dtype)  # the engine checks the structure here, before scipy reads the indices below
+    if not canonical or X.has_canonical_format:
+        return M
+    X = X.copy()
+    X.sum_duplicates()
+    return _csr_matrix(X, dtype)
+
+
+def _csr_matrix(X, dtype):
+    """The engine's CSR matrix over the arrays of a CSR X (``to_matrix``): values in ``dtype``, int32 columns, int64
+    row pointers (the engine reads row pointers as int64 only, one CSR instantiation: widening an int32 indptr
+    copies n + 1 integers, never the stored values)."""
+    data = np.ascontiguousarray(X.data, dtype=dtype)
+    indices = np.ascontiguousarray(X.indices, dtype=np.int32)
+    indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
+    return _core.Matrix.csr(data, indices, indptr, int(X.shape[1]))
 
 
 def seed_from_random_state(random_state) -> int:

@@ -216,3 +216,71 @@ def test_warning_when_a_fit_collapses(breast_cancer):
         warnings.simplefilter("error", rc.ConstantPredictorWarning)
         rc.LinearClassifier(loss="ramp", random_state=0).fit(X, y)
         rc.LinearClassifier(loss="hinge", random_state=0).fit(X, y)
+
+
+def _constant_flags_reference(scores, predicted, y, classes, sample_weight):
+    """The flags of the constant-predictor check in plain NumPy, from their definition: per one-vs-rest problem
+    over the rows of positive weight (any score > 0, any <= 0, any target +1, any -1), the predicted classes and
+    the label counts over all rows."""
+    S = scores[:, None] if scores.ndim == 1 else scores
+    keep = np.ones(len(y), bool) if sample_weight is None else sample_weight > 0
+    positives = classes[1:] if len(classes) == 2 else classes
+    per = [[bool((S[keep, k] > 0).any()), bool((S[keep, k] <= 0).any()), bool((y[keep] == c).any()),
+            bool((y[keep] != c).any())] for k, c in enumerate(positives)]
+    return (np.array(per), np.array([c in set(predicted.tolist()) for c in classes]),
+            np.array([float((y == c).sum()) for c in classes]))
+
+
+@pytest.mark.parametrize("K", [2, 3, 4])
+def test_constant_flags_match_their_definition(K):
+    """constant_flags (one pass, no per-problem targets) against the plain-NumPy definition, with and without
+    weights (zero weights included), on scores that are constant in some problems and not in others."""
+    from robustcore._base import predict_from_scores
+    from robustcore.linear_model._constant import constant_flags
+
+    rng = np.random.default_rng(K)
+    for trial in range(20):
+        n = int(rng.integers(1, 30))
+        classes = np.array([-3, 4, 9, 11][:K])
+        y = classes[rng.integers(K - (trial % 2), size=n)]  # every other trial misses the last class
+        S = rng.normal(size=(n, 1 if K == 2 else K)) + rng.choice([-4.0, 0.0, 4.0], size=(1, 1 if K == 2 else K))
+        scores = S[:, 0] if K == 2 else S
+        w = None if trial % 3 == 0 else rng.uniform(size=n) * (rng.random(n) < 0.7)
+        got = constant_flags(scores, y, classes, w)
+        want = _constant_flags_reference(scores, predict_from_scores(classes, scores), y, classes, w)
+        for g, e in zip(got, want):
+            np.testing.assert_array_equal(g, e)
+
+
+def test_constant_check_is_skipped_only_where_its_warning_is_ignored(monkeypatch):
+    """The check's pass over the training rows (the scores) runs wherever its warning can be shown, recorded or
+    raised, and is skipped only where the filters drop every ConstantPredictorWarning (NoisyLabelClassifierCV's
+    internal fits, issue 40)."""
+    from robustcore.linear_model._rows import ArrayRows
+
+    calls = []
+    real = ArrayRows.scores
+    monkeypatch.setattr(ArrayRows, "scores", lambda self, *a: calls.append(1) or real(self, *a))
+    Xh, yh = np.ones((40, 3)), np.repeat([-1.0, 1.0], 20)  # no model separates them: the fit is constant
+
+    def fit():
+        rc.LinearClassifier(loss="hinge", random_state=0).fit(Xh, yh)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rc.ConstantPredictorWarning)
+        fit()
+    assert calls == []
+    with warnings.catch_warnings(record=True) as caught:  # an ignore for other messages only: the warning shows
+        warnings.resetwarnings()
+        warnings.filterwarnings("ignore", message="another message", category=rc.ConstantPredictorWarning)
+        fit()
+    assert calls == [1]
+    assert [str(w.message) for w in caught if issubclass(w.category, rc.ConstantPredictorWarning)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit()
+    assert calls == [1, 1] and any(issubclass(w.category, rc.ConstantPredictorWarning) for w in caught)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rc.ConstantPredictorWarning)
+        with pytest.raises(rc.ConstantPredictorWarning):
+            fit()

@@ -151,7 +151,6 @@ def test_constant_flags_merge_over_partitions_as_over_all_rows():
     """The constant-predictor check's flags merged over partitions (OR, sum) equal those of all the rows at
     once, for binary and one-vs-rest scores, weighted rows, and a partition that is empty."""
     from robustcore.linear_model._constant import constant_flags, merge_constant_flags
-    from robustcore._base import predict_from_scores
 
     rng = np.random.default_rng(0)
     for K in (2, 3):
@@ -159,10 +158,9 @@ def test_constant_flags_merge_over_partitions_as_over_all_rows():
         y = rng.integers(K, size=60)
         scores = rng.normal(size=(60, 1 if K == 2 else K)) + 3.0  # mostly positive
         w = rng.uniform(size=60) * (rng.random(60) < 0.8)
-        pred = predict_from_scores(classes, scores[:, 0] if K == 2 else scores)
-        whole = constant_flags(scores, pred, y, classes, w)
+        whole = constant_flags(scores, y, classes, w)
         cuts = [0, 0, 17, 41, 60]  # the first partition is empty
-        parts = [constant_flags(scores[a:b], pred[a:b], y[a:b], classes, w[a:b]) for a, b in zip(cuts, cuts[1:])]
+        parts = [constant_flags(scores[a:b], y[a:b], classes, w[a:b]) for a, b in zip(cuts, cuts[1:])]
         merged = merge_constant_flags(parts)
         for got, want in zip(merged, whole):
             np.testing.assert_array_equal(got, want)

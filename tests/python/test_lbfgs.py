@@ -315,3 +315,69 @@ def test_eval_set_with_the_default_solver_names_the_way_out():
     with pytest.raises(ValueError, match="solver='saga'"):
         rc.LinearClassifier().fit(X, y, eval_set=(X, y))
     assert "test_error" in rc.LinearClassifier(solver="saga").fit(X, y, eval_set=(X, y)).history_
+
+
+def _split_duplicates(X, rng):
+    """A CSR matrix equal to X (as scipy sums it) but not in canonical form: every stored value split into two
+    entries of the same column, each row's entries in reverse column order."""
+    X = sp.csr_matrix(X)
+    data, indices, indptr = [], [], [0]
+    for i in range(X.shape[0]):
+        lo, hi = X.indptr[i], X.indptr[i + 1]
+        part = rng.uniform(0.2, 0.8, size=hi - lo)
+        for v, j, f in zip(X.data[lo:hi][::-1], X.indices[lo:hi][::-1], part[::-1]):
+            data += [f * v, (1.0 - f) * v]
+            indices += [j, j]
+        indptr.append(len(data))
+    return sp.csr_matrix((np.array(data), np.array(indices, dtype=np.int32), np.array(indptr)), shape=X.shape)
+
+
+def test_non_canonical_csr_fits_as_its_sum_with_and_without_the_canonical_copy():
+    """L-BFGS reads rows only through products with the weights, so a CSR X with duplicate and unsorted entries is
+    fitted as is (no canonical copy, no O(nnz) test for one: issue 40's warm fits) and gives the model of the
+    summed matrix within rounding; a solver that reads row norms (SAGA) still fits the canonical copy: the same
+    bits as on the summed matrix. X itself is never changed."""
+    import robustcore as rc
+    from robustcore.linear_model import LBFGS, SAGA
+
+    rng = np.random.default_rng(0)
+    X = sp.random(120, 15, density=0.3, format="csr", random_state=1, data_rvs=rng.standard_normal)
+    y = (X @ rng.normal(size=15) > 0).astype(int)
+    Xd = _split_duplicates(X, rng)
+    assert not Xd.has_canonical_format
+    before = (Xd.data.copy(), Xd.indices.copy(), Xd.indptr.copy())
+    np.testing.assert_allclose(Xd.toarray(), X.toarray(), rtol=1e-12, atol=1e-15)
+    a = rc.LinearClassifier(solver=LBFGS(), tol=1e-10, max_iter=500).fit(Xd, y)
+    b = rc.LinearClassifier(solver=LBFGS(), tol=1e-10, max_iter=500).fit(X, y)
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(a.intercept_, b.intercept_, rtol=1e-6, atol=1e-9)
+    s = rc.LinearClassifier(solver=SAGA(), alpha=1e-2, max_iter=5, random_state=0).fit(Xd, y)
+    Xs = Xd.copy()
+    Xs.sum_duplicates()
+    t = rc.LinearClassifier(solver=SAGA(), alpha=1e-2, max_iter=5, random_state=0).fit(Xs, y)
+    np.testing.assert_array_equal(s.coef_, t.coef_)
+    for got, want in zip((Xd.data, Xd.indices, Xd.indptr), before):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_to_matrix_checks_a_csr_structure_once(monkeypatch):
+    """A CSR X with int32 columns is checked by the engine's own check of the arrays it receives (no separate
+    Python-side pass); an out-of-range column is refused either way, and an int64 column that a cast to int32
+    would wrap into range is refused before the cast."""
+    calls = []
+    real = _core.check_csr_structure
+    monkeypatch.setattr(_core, "check_csr_structure", lambda *a: calls.append(1) or real(*a))
+    X = sp.random(30, 6, density=0.4, format="csr", random_state=0)
+    assert X.indices.dtype == np.int32
+    assert to_matrix(X).shape == (30, 6) and calls == []
+    bad = X.copy()
+    bad.indices[3] = 6
+    with pytest.raises(ValueError, match="corrupt CSR matrix"):
+        to_matrix(bad)
+    wide = X.copy()
+    wide.indices = wide.indices.astype(np.int64)
+    wide.indices[3] = 2**32 + 1  # int32 would read column 1
+    with pytest.raises(ValueError, match="corrupt CSR matrix"):
+        to_matrix(wide)
+    assert calls == [1]
+    assert to_matrix(X.tocsc()).shape == (30, 6) and calls == [1, 1]  # converted by scipy: checked first

@@ -19,9 +19,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, STOPPING_CONSTRAINTS,
-                     BaseClassifier, binary_targets, fit_method, fit_weights, held_out, predict_from_scores,
-                     user_stacklevel, warn_max_iter)
+from .._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, STOPPING_CONSTRAINTS, BaseClassifier,
+                     ConstantPredictorWarning, binary_targets, fit_method, fit_weights, held_out,
+                     user_stacklevel, warn_max_iter, warning_ignored)
 from .._validation import check_eval_set
 from ..losses import LOSSES, PROBA_LINKS, PROBA_LOSSES, LossName, canonical_loss
 from ._constant import constant_flags, warn_if_constant
@@ -245,7 +245,7 @@ default="log_loss"
         solver = LinearSolver(self)
         if solver.kind == "softmax" and (coef_init is not None or intercept_init is not None):
             raise ValueError("coef_init / intercept_init are not supported with loss='softmax'")
-        rows, y, sample_weight = self._validate_rows(X, y, sample_weight)
+        rows, y, sample_weight = self._validate_rows(X, y, sample_weight, solver.method.canonical_rows)
         if isinstance(rows, RowSource) and not isinstance(rows, ArrayRows) and solver.kind == "softmax":
             raise ValueError(f"loss='softmax' needs the rows in memory, not a {type(rows).__name__}")
         classes = self._classes(y)
@@ -267,12 +267,13 @@ default="log_loss"
         self._check_constant(rows, y, sample_weight)
         return self
 
-    def _validate_rows(self, X, y, sample_weight):
+    def _validate_rows(self, X, y, sample_weight, canonical):
         """(a RowSource, y, sample_weight) validated: arrays through ``_validate_fit_data`` (X becomes
-        ``ArrayRows``); a RowSource's rows were validated when it was built (only its width is recorded)."""
+        ``ArrayRows``, ``canonical`` as the solver needs); a RowSource's rows were validated when it was built
+        (only its width is recorded)."""
         if not isinstance(X, RowSource):
             X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
-            return ArrayRows(X), y, sample_weight
+            return ArrayRows(X, canonical), y, sample_weight
         y, sample_weight = self._validate_targets(X.shape[0], y, sample_weight)
         self.n_features_in_ = X.shape[1]
         return X, y, sample_weight
@@ -300,10 +301,14 @@ default="log_loss"
         return Mt, yt
 
     def _check_constant(self, rows, y, sample_weight):
-        """ConstantPredictorWarning when the fit predicts one class on its training data (``warn_if_constant``)."""
+        """ConstantPredictorWarning when the fit predicts one class on its training data (``warn_if_constant``).
+        Its pass over the rows (the scores X w) is the check's only use, so it is skipped where the active filters
+        drop the warning (``warning_ignored``: NoisyLabelClassifierCV's internal fits); wherever the warning can
+        be shown, recorded or raised the check runs."""
+        if warning_ignored(ConstantPredictorWarning):
+            return
         scores = self._two_class_scores(rows.scores(self.coef_, self.intercept_))
-        predicted = predict_from_scores(self.classes_, scores)
-        warn_if_constant(self, constant_flags(scores, predicted, y, self.classes_, sample_weight))
+        warn_if_constant(self, constant_flags(scores, y, self.classes_, sample_weight))
 
     def _has_partial_fit(self):
         """partial_fit exists where a batch alone can update the model; otherwise the AttributeError says why
@@ -337,7 +342,7 @@ default="log_loss"
             raise ValueError(f"labels {unseen} are not in classes {fitted_classes}")
         sample_weight = fit_weights(self.class_weight, y, sample_weight, fitted_classes)
         Y = binary_targets(y, fitted_classes)
-        rows = ArrayRows(X)
+        rows = ArrayRows(X, solver.method.canonical_rows)
         data = Data(rows, rows.matrix(float32=solver.kind == "sgd"), Y, sample_weight)
         if solver.kind in ("vr", "lbfgs"):
             state = solver.start(len(Y), X.shape[1]) if first else VrStates(self.coef_, self.intercept_)

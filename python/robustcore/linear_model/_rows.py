@@ -79,10 +79,12 @@ class RowSource(abc.ABC):
 
 
 class ArrayRows(RowSource):
-    """Rows held in memory: a validated X (dense C-ordered or CSR; float64 or float32)."""
+    """Rows held in memory: a validated X (dense C-ordered or CSR; float64 or float32). ``canonical``: the engine's
+    matrix of a CSR X is in canonical form (``to_matrix``; False for a solver that does not need it,
+    ``Solver.canonical_rows``)."""
 
-    def __init__(self, X: Any) -> None:
-        self.X = X
+    def __init__(self, X: Any, canonical: bool = True) -> None:
+        self.X, self.canonical = X, canonical
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -93,7 +95,7 @@ class ArrayRows(RowSource):
         return self.X.dtype
 
     def take(self, rows: np.ndarray) -> ArrayRows:
-        return ArrayRows(self.X[rows])
+        return ArrayRows(self.X[rows], self.canonical)
 
     def scores(self, coef: np.ndarray, intercept: Any) -> np.ndarray:
         """(n, n_problems) decision values of the model (coef (n_problems, d), intercept (n_problems,))."""
@@ -106,7 +108,7 @@ class ArrayRows(RowSource):
 
     def matrix(self, float32: bool) -> Any:
         """The engine's matrix (``to_matrix``: no copy of float64 CSR / C data; float32 kept when asked)."""
-        return to_matrix(self.X, float32=float32)
+        return to_matrix(self.X, float32=float32, canonical=self.canonical)
 
     def block_rows(self) -> int:
         """Rows per block for shuffle="block": about 32 KiB of CSR storage (12 bytes per nonzero), from the

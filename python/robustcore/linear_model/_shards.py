@@ -65,7 +65,8 @@ def fit_shard(shard, params, classes, state, local_max_iter, seed, per_class=Non
     est = LinearClassifier(**params, random_state=seed)
     solver = LinearSolver(est, warn_unused=False)
     Y = binary_targets(y, classes)
-    rows = ArrayRows(X) if mapping is None else MappedFeatures(mapping[0], X, *mapping[1:])
+    rows = (ArrayRows(X, solver.method.canonical_rows) if mapping is None
+            else MappedFeatures(mapping[0], X, *mapping[1:]))
     data = Data(rows, rows.matrix(float32=False), Y, sample_weight)
     solved = solver.solve(data, copy.deepcopy(state), local_max_iter, warm_start="only" if warm else False,
                           stop_on_tol=False)
@@ -158,12 +159,10 @@ def shard_sigmoid_terms(scored, k, ab, targets, scale):
 
 
 def shard_constant_flags(shard, coef, intercept, classes, fmap=None):
-    """``_constant_flags`` of a shard's rows under the model (coef, intercept) (on ``fmap``'s features when
+    """``constant_flags`` of a shard's rows under the model (coef, intercept) (on ``fmap``'s features when
     given), for the constant-predictor check of the whole fit (``merge_constant_flags``)."""
     X, y, sample_weight = shard
-    scores = linear_scores(X, coef, intercept, fmap)
-    predicted = predict_from_scores(classes, scores[:, 0] if scores.shape[1] == 1 else scores)
-    return constant_flags(scores, predicted, y, classes, sample_weight)
+    return constant_flags(linear_scores(X, coef, intercept, fmap), y, classes, sample_weight)
 
 
 def split_shard(shard, validation_fraction, seed, part):

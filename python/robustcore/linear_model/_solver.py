@@ -401,7 +401,7 @@ class LinearSolver:
         M, Y = data.M, data.Y
         spec = self.loss_spec()
         warm_spec, n_warm = self.warm_start(max_iter, warm_start)
-        seed = self.seed()
+        seed = self.seed() if self.kind == "vr" else 0  # L-BFGS is deterministic: no draw from random_state
         sample_weight, alpha = self.engine_objective(data.sample_weight, M.shape[0])
         if self.kind == "lbfgs" and data.M_test is not None:
             raise ValueError(_LBFGS_EVAL_SET)
@@ -469,6 +469,8 @@ def _lbfgs_binary(M, y, spec, params, sample_weight, coef, intercept, progress, 
 
 def _same(value, default):
     """Whether a parameter value equals its default (arrays and tuples compared by value)."""
+    if value is default:  # the default itself, as set by ``__init__`` or kept by ``clone``
+        return True
     try:
         return bool(np.all(value == default)) and np.shape(value) == np.shape(default)
     except (TypeError, ValueError):

@@ -27,7 +27,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import _core
-from .._base import cached_param_names
+from .._base import cached_param_names, validate_params
 from ..losses import LOSS_TRAITS, SMOOTH_LOSSES, canonical_loss, losses_with
 
 #: the engine's step-size schedules, by name (read from the engine)
@@ -69,6 +69,10 @@ class Solver(BaseEstimator):
     #: effective passes and no stopping rule (every pass runs); L-BFGS: iterations and its gradient rule
     default_max_iter: ClassVar[int] = 15
     default_tol: ClassVar[float | None] = None
+    #: whether the solver reads the rows other than through products with the weights (row norms: step sizes,
+    #: the eta0 calibration's sample), where a column stored twice in a CSR row counts differently from its sum:
+    #: then a CSR X not in canonical form is copied into it before the solve (``_validation.to_matrix``)
+    canonical_rows: ClassVar[bool] = True
 
     def auto_alpha(self, total_weight: float) -> float:
         """The L2 strength of ``alpha="auto"`` for training rows of ``total_weight`` (their row count unweighted):
@@ -79,6 +83,9 @@ class Solver(BaseEstimator):
     def validate(self) -> None:
         """Check each parameter against ``_parameter_constraints`` (TypeError / ValueError naming it)."""
         self._validate_params()
+
+    def _validate_params(self) -> None:
+        validate_params(self)
 
     def check_loss(self, loss: str) -> None:
         """A ValueError naming what the solver needs when ``loss`` lacks a trait it ``requires`` (or is
@@ -395,6 +402,9 @@ class LBFGS(Solver):
     softmax = True
     default_max_iter = 100  # scikit-learn's LogisticRegression
     default_tol = 1e-4
+    # every evaluation reads a row through its scores and the gradient's axpy (lbfgs.hpp's evaluate_rows), where a
+    # duplicate adds as scipy adds it: no canonical copy, nor the O(nnz) test for one (issue 40's warm fits)
+    canonical_rows = False
 
     def auto_alpha(self, total_weight: float) -> float:
         """1 / the rows' total weight: the objective is then ``sum_i sw_i r_i + ||w||^2 / 2`` up to a factor,
