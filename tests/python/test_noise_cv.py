@@ -230,6 +230,33 @@ def test_ill_conditioned_noise_ranks_by_noisy_accuracy_and_warns_once(monkeypatc
     assert np.all(np.isnan(clf.cv_results_["mean_corrected_score"]))
 
 
+def test_a_transition_matrix_the_labels_contradict_is_not_applied(monkeypatch):
+    """T says 60% of the positives flipped and no negative: with 70% positive noisy labels the clean priors it
+    implies leave [0, 1] (pi_1 = 0.7 / 0.4 > 1). Such an estimate is not applied: ranked by the noisy accuracy,
+    the importance weights left out, one NoiseEstimateWarning saying why."""
+    from robustcore.noise._label_noise import contradicted
+
+    T = np.array([[1.0, 0.0], [0.6, 0.4]])
+    labels = np.r_[np.zeros(30, int), np.ones(70, int)]
+    assert contradicted(T, labels)
+    assert not contradicted(T, np.r_[np.zeros(70, int), np.ones(30, int)])  # pi = (0.25, 0.75)
+    assert not contradicted(np.eye(2), labels)
+    assert contradicted(T, labels[::-1][:50], sample_weight=None) == (np.mean(labels[::-1][:50]) > 0.4)
+    X, yn, _, _ = _heavy(1000, rates=(0.2, 0.2))
+    real = _cv.noise_from_posterior
+    yn = np.where(np.arange(yn.size) % 10 < 7, 1, yn)  # 70% or more positive noisy labels
+
+    def impossible(P, labels):
+        _, w, flagged, scores, weigh = real(P, labels)
+        return T, w, flagged, scores, weigh
+
+    monkeypatch.setattr(_cv, "noise_from_posterior", impossible)
+    with pytest.warns(rc.NoiseEstimateWarning, match="contradict the noisy labels' class frequencies") as record:
+        clf = NoisyLabelClassifierCV(random_state=0).fit(X, yn)
+    assert sum(issubclass(w.category, rc.NoiseEstimateWarning) for w in record) == 1
+    assert clf.scoring_ == "noisy" and "corrected" not in set(clf.cv_results_["remedy"])
+
+
 def test_multiclass_and_weights():
     X, y = make_classification(1500, 12, n_informative=8, n_classes=3, n_clusters_per_class=1, random_state=0)
     yn = flip_labels(y, 0.25, random_state=0)

@@ -25,7 +25,8 @@ One fit is:
 3. **Candidates** (remedy x parameters, ``REMEDIES``) fitted on the same folds' training rows and scored on
    their validation rows by :func:`corrected_accuracy` itself with ``T`` (an unbiased estimate of the clean
    accuracy from noisy labels); the plain accuracy on the noisy labels sits beside it. When ``T`` is
-   ill-conditioned (cond > ``kIllConditionedT``) the candidates are ranked by the noisy accuracy, the
+   ill-conditioned (cond > ``kIllConditionedT``), or the labels' own class frequencies contradict it (the clean
+   priors it implies leave [0, 1]: ``contradicted``), the candidates are ranked by the noisy accuracy, the
    importance-weighted remedy is left out (its weights would not be applied either) and the fit warns once.
    The weights and the flagged rows of a training fold come from that fold's own model of the shared pass
    (fitted on exactly those rows) by approximate leave-one-out (``loo_proba``: one Newton step per row, no
@@ -76,8 +77,8 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from .._base import (ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, map_problems, user_stacklevel,
                      validated_rows)
-from ._label_noise import (NoiseEstimateWarning, importance_weighting, kIllConditionedT, label_issues_from_proba,
-                           uninformative)
+from ._label_noise import (NoiseEstimateWarning, contradicted, importance_weighting, kIllConditionedT,
+                           label_issues_from_proba, uninformative)
 from ._meta import FinalEstimatorWrapper
 from ._pruned import flag_mask, kept_rows
 from ._scoring import corrected_accuracy
@@ -843,7 +844,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                     weaker.append(weaker[-1] / 10)
             candidates = self._candidates(base, path or POSTERIOR_ALPHAS, weaker)
             T, weights, flagged, scores, weigh = noise_from_posterior(P, labels)
-            ill = uninformative(T)
+            # an estimate that is not applied: ill-conditioned, or contradicted by the labels' own frequencies
+            ill = "condition" if uninformative(T) else "contradicted" if contradicted(T, labels, sw) else None
             if ill:
                 candidates = [c for c in candidates if c[0] != "corrected"]
             if not candidates:
@@ -1077,11 +1079,13 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                 warnings.warn(w.message, stacklevel=user_stacklevel())
         if ill:
             rates = ", ".join(f"{r:.2f}" for r in 1.0 - np.diag(T))
+            why = (f"leave the noisy labels almost uninformative (transition matrix condition number "
+                   f"{np.linalg.cond(T):.3g} > {kIllConditionedT:g})" if ill == "condition" else
+                   "contradict the noisy labels' class frequencies (the clean class priors they imply leave [0, 1])")
             warnings.warn(NoiseEstimateWarning(
-                f"the estimated flip rates per class ({rates}) leave the noisy labels almost uninformative (transition "
-                f"matrix condition number {np.linalg.cond(T):.3g} > {kIllConditionedT:g}): the candidates were "
-                f"ranked by their plain accuracy on the noisy labels, and the importance-weighted remedy was left "
-                f"out; the winner is {self.best_remedy_!r}"), stacklevel=user_stacklevel())
+                f"the estimated flip rates per class ({rates}) {why}: the candidates were ranked by their plain "
+                f"accuracy on the noisy labels, and the importance-weighted remedy was left out; the winner is "
+                f"{self.best_remedy_!r}"), stacklevel=user_stacklevel())
 
     # ------------------------------------------------------------------ explaining the choice
     def report(self) -> str:

@@ -437,6 +437,24 @@ def uninformative(T):
     return bool(np.linalg.cond(T) > kIllConditionedT)
 
 
+def contradicted(T, labels, sample_weight=None):
+    """Whether the noisy labels' class frequencies contradict T: the clean class priors pi solving
+    T^T pi = (those frequencies) leave [0, 1] (beyond rounding) -- no clean label distribution gives these noisy
+    labels under T. An estimated T that the labels contradict is not applied either (issue 40: 200 generated rows
+    at 20% symmetric flips, rates read as (0.00, 0.71), the pruned remedy then scored +0.84 over the plain one and
+    tested at 72% error)."""
+    counts = np.bincount(labels, weights=sample_weight, minlength=T.shape[0]).astype(np.float64)
+    try:
+        pi = np.linalg.solve(T.T, counts / counts.sum())
+    except np.linalg.LinAlgError:
+        return True
+    return bool(np.any(pi < -kPriorSlack) or np.any(pi > 1.0 + kPriorSlack))
+
+
+#: ``contradicted``'s allowance for rounding in the clean priors
+kPriorSlack = 1e-6
+
+
 def corrected_weights_out_of_fold(X, y, classes, detector, cv, noise_rates="auto", n_jobs=None):
     """(T, importance weights) of noise-corrected training on (X, y): out-of-fold probabilities of
     ``detector`` over the folds ``cv``, then :func:`noise_correction` with ``noise_rates`` ("auto", a dict
