@@ -16,7 +16,7 @@
 // A pair with s'y <= eps y'y is not stored (the update would not be positive definite).
 //
 // Each evaluation is one pass over the rows (model.hpp's evaluate_rows: the scores, the loss through the
-// model, X^T (sw * loss'(scores)) / n, and the 0/1 error, which the monitor records); an iteration is one
+// model, X^T (sw * loss'(scores)) / n, and, with record_history, the 0/1 error, which the monitor records); an iteration is one
 // accepted step and usually one evaluation. The parameters are x = (W, b) (b only with fit_intercept:
 // without it b stays as given); the caller's W and b hold the current iterate whenever the progress
 // callback runs (result.hpp's contract).
