@@ -164,6 +164,16 @@ struct SoftmaxModel {
 /// Rows per block of evaluate_rows: the block's scores (rows x K doubles) stay in L1 between its loops.
 inline constexpr int64_t kEvalBlock = 64;
 
+/// Whether a view's rows stay valid while other rows are read (CSR and dense views: pointers into memory
+/// the view never rewrites). Any other view (fused_view.hpp's FusedView maps rows on demand into a buffer
+/// the next row() may refill) is read one row at a time, each row once per pass.
+template <class Data>
+inline constexpr bool stable_rows = false;
+template <class IP, class T>
+inline constexpr bool stable_rows<CsrView<IP, T>> = true;
+template <class T>
+inline constexpr bool stable_rows<BasicDenseView<T>> = true;
+
 /// s_r = init + sum_k x_rk w[j_rk * stride] for a group of four rows r (stored values x_rk at columns j_rk;
 /// every entry of a dense row), each summed in its stored order: the bits of one row at a time (data.hpp's
 /// dot, linear_scores), but four independent dependency chains instead of one. evaluate_rows' scores, a
@@ -246,19 +256,22 @@ void scores(const Data& X, const double* W, const double* b, int64_t K, int64_t 
 
 /// The loss sum (added to lsum in row order) and the 0/1 errors (added to *wrong; not counted when wrong
 /// is null) of evaluate_model over rows [lo, hi), with the gradient sums into G / gb when G is not null
-/// (G_jk += x_ij (g_ik inv_n)). Blocks of kEvalBlock rows, three loops each: the scores (`scores`), the losses and their gradients g_i through the model (one loss dispatch per
-/// block: value_grad_rows), the scatter X_B^T g_B (a column of G at a time); an interrupt tick per block.
+/// (G_jk += x_ij (g_ik inv_n)). Blocks of kEvalBlock rows (one row without stable_rows), three loops each:
+/// the scores (`scores`), the losses and their gradients g_i through the model (one loss dispatch per
+/// block: value_grad_rows), the scatter X_B^T g_B; an interrupt tick per block. The same bits for any
+/// block size.
 template <class Model, class Data>
 void evaluate_rows(const Data& X, const Model& model, const double* sw, const double* W, const double* b, int64_t lo,
                    int64_t hi, double inv_n, double& lsum, int64_t* wrong, double* G, double* gb) {
   constexpr int KC = Model::KC;
   const int64_t K = model.K();
-  std::conditional_t<(KC > 0), std::array<double, kEvalBlock*(KC > 0 ? KC : 1)>, std::vector<double>> block{};
-  if constexpr (KC == 0) block.assign(static_cast<size_t>(kEvalBlock * K), 0.0);
+  constexpr int64_t B = stable_rows<Data> ? kEvalBlock : 1;
+  std::conditional_t<(KC > 0), std::array<double, B*(KC > 0 ? KC : 1)>, std::vector<double>> block{};
+  if constexpr (KC == 0) block.assign(static_cast<size_t>(B * K), 0.0);
   double* S = block.data();
   InterruptCheck stop;
-  for (int64_t r0 = lo; r0 < hi; r0 += kEvalBlock) {
-    const int64_t r1 = std::min(hi, r0 + kEvalBlock);
+  for (int64_t r0 = lo; r0 < hi; r0 += B) {
+    const int64_t r1 = std::min(hi, r0 + B);
     stop.tick(r1 - r0);
     scores<KC>(X, W, b, K, r0, r1, S);
     if (wrong)
