@@ -291,12 +291,12 @@ void evaluate_rows(const Data& X, const Model& model, const double* sw, const do
           c[k] = g[k] * inv_n;
           gb[k] += c[k];
         }
-        if constexpr (Data::is_sparse) {  // the K entries of a stored value together (the dense order lost 16%)
+        if constexpr (Data::is_sparse) {  // the K entries of a stored value together (by columns: 20% slower)
           for_each_nz(r, [&](int64_t j, double x) {
             double* Gj = G + j * K;
             for (int64_t k = 0; k < K; ++k) Gj[k] += x * c[k];
           });
-        } else {  // a column of G at a time (the sparse order lost 20%)
+        } else {  // a column of G at a time (the K entries together: 16% slower)
           for (int64_t k = 0; k < K; ++k) axpy_strided(c[k], r, G + k, K);
         }
       }
