@@ -247,10 +247,11 @@ void scores(const Data& X, const double* W, const double* b, int64_t K, int64_t 
     }
   }
   for (; i < r1; ++i) {
+    const Row r = X.row(i);
     double* s = S + (i - r0) * K;
-    if constexpr (KC == 1) s[0] = dot_row(X.row(i), W, 1, 0.0) + b[0];
+    if constexpr (KC == 1) s[0] = dot_row(r, W, 1, 0.0) + b[0];
     else
-      for (int64_t k = 0; k < K; ++k) s[k] = dot_row(X.row(i), W + k, K, b[k]);
+      for (int64_t k = 0; k < K; ++k) s[k] = dot_row(r, W + k, K, b[k]);
   }
 }
 
