@@ -9,6 +9,7 @@
 
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "losses.hpp"
 
@@ -61,5 +62,19 @@ struct AnyLossT {
 
 using AnyLoss = AnyLossT<false>;
 using AnySmoothLoss = AnyLossT<true>;
+
+template <class Loss>
+inline constexpr bool is_any_loss = false;
+template <bool SmoothOnly>
+inline constexpr bool is_any_loss<AnyLossT<SmoothOnly>> = true;
+
+/// f(the concrete loss): for AnyLoss / AnySmoothLoss one dispatch, for a loss value type f(loss). A loop
+/// over many samples written inside f is compiled per concrete loss, with the dispatch hoisted out of it
+/// (model.hpp's value_grad_rows: one dispatch per block of rows instead of one per row).
+template <class Loss, class F>
+decltype(auto) with_concrete_loss(const Loss& loss, F&& f) {
+  if constexpr (is_any_loss<Loss>) return loss.with_loss(std::forward<F>(f));
+  else return f(loss);
+}
 
 }  // namespace robustcore

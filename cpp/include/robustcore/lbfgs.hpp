@@ -16,7 +16,7 @@
 // A pair with s'y <= eps y'y is not stored (the update would not be positive definite).
 //
 // Each evaluation is one pass over the rows (model.hpp's evaluate_rows: the scores, the loss through the
-// model, X^T (sw * loss'(scores)) / n, and the 0/1 error, which the monitor records); an iteration is one
+// model, X^T (sw * loss'(scores)) / n, and, with record_history, the 0/1 error, which the monitor records); an iteration is one
 // accepted step and usually one evaluation. The parameters are x = (W, b) (b only with fit_intercept:
 // without it b stays as given); the caller's W and b hold the current iterate whenever the progress
 // callback runs (result.hpp's contract).
@@ -82,7 +82,7 @@ double objective_gradient(const Data& X, const Model& model, const double* sw, d
   double lsum = 0.0;
   int64_t wrong = 0;
   const double inv_n = n ? 1.0 / static_cast<double>(n) : 0.0;
-  evaluate_rows(X, model, sw, W, b, 0, n, inv_n, lsum, wrong, G, gb);
+  evaluate_rows(X, model, sw, W, b, 0, n, inv_n, lsum, error ? &wrong : nullptr, G, gb);
   double sq = 0.0;
   for (int64_t q = 0; q < dK; ++q) {
     sq += W[q] * W[q];
@@ -341,9 +341,9 @@ Result fit(const Data& X, const Model& model, const LbfgsParams& p, double* W, d
   int64_t evaluations = 0;
   double err = 0.0;
   auto evaluate = [&](const std::vector<double>& at, std::vector<double>& grad, double* error) {
-    ++evaluations;
+    ++evaluations;  // the 0/1 error only when the history records it
     return objective_gradient(X, model, p.sample_weight, p.lambda, p.fit_intercept, at.data(), at.data() + dK,
-                              grad.data(), grad.data() + dK, error);
+                              grad.data(), grad.data() + dK, p.record_history ? error : nullptr);
   };
   auto known = [&](double f) { return KnownPoint{f, std::sqrt(detail::dot(g.data(), g.data(), N)), err}; };
   auto report = [&](double f, int64_t k) {  // the iterate into W, b; the monitor; false = stop
