@@ -547,3 +547,16 @@ def test_each_remedy_walks_from_the_posteriors_alpha_while_its_screening_score_i
         assert len(alphas) <= _cv.kWalkSteps + 1  # at most kWalkSteps factors of 10 below the posterior's
         assert (len(screen) == 1 or screen[-1] <= screen[-2] or alphas[-1] <= _cv.kMinAlpha * (1 + 1e-9)
                 or len(alphas) == _cv.kWalkSteps + 1)
+
+
+def test_another_librarys_estimator_and_its_solver_parameter():
+    """Only a robustcore LinearClassifier's ``solver`` is read as a robustcore solver: scikit-learn's
+    LogisticRegression(solver="liblinear") and an estimator with no solver at all are fitted as they are."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    X, yn, Xt, yt = _heavy(600, rates=(0.3, 0.1))
+    for est in (LogisticRegression(solver="liblinear"), HistGradientBoostingClassifier(max_iter=10, random_state=0)):
+        clf = NoisyLabelClassifierCV(est, random_state=0).fit(X, yn)
+        assert type(clf.best_estimator_) is type(est) and clf.best_estimator_.get_params() == {
+            **est.get_params(), **clf.best_params_}
+        assert clf.score(Xt, yt) > 0.6

@@ -185,13 +185,11 @@ def posterior_estimator(base, seed):
     class weights or history), so the plain remedy's fits on the same folds are this pass's own; otherwise
     (another estimator, or the SGD family, whose log-loss fits collapse under heavy noise: issue 40) the
     default estimator, L-BFGS. Its ``alpha`` is then set along the path, never the user's."""
-    from ..linear_model import LinearClassifier, make_solver
+    from ..linear_model import LinearClassifier
     from ._meta import linear_detector
 
-    if isinstance(base, LinearClassifier):
-        solver = base.get_params()["solver"]
-        if make_solver(solver, loss=base.get_params()["loss"]).family != "sgd":
-            return linear_detector(base)
+    if isinstance(base, LinearClassifier) and _solver_of(base).family != "sgd":
+        return linear_detector(base)
     return default_estimator(seed)
 
 
@@ -204,13 +202,21 @@ def warm_startable(est):
     return isinstance(est, LinearClassifier) and canonical_loss(est.get_params()["loss"]) != "softmax"
 
 
+def _solver_of(est):
+    """The solver object of a robustcore ``LinearClassifier`` (its ``solver=`` name or object, through
+    ``linear_model.make_solver``); None for any other estimator (another library's ``solver`` is not ours)."""
+    from ..linear_model import LinearClassifier, make_solver
+
+    if not isinstance(est, LinearClassifier):
+        return None
+    p = est.get_params(deep=False)
+    return make_solver(p["solver"], loss=p["loss"])
+
+
 def _without_convex_start(est):
     """``est`` for a warm-started fit: its solver's convex warm start (``warm_start_loss``: the first passes on
     the log loss) off, since the starting model is already a convex fit."""
-    from ..linear_model import make_solver
-
-    solver = est.get_params()["solver"]
-    solver = clone(make_solver(solver, loss=est.get_params()["loss"]))
+    solver = clone(_solver_of(est))
     if "warm_start_loss" in solver.get_params() and solver.get_params()["warm_start_loss"] is not None:
         est = clone(est).set_params(solver=solver.set_params(warm_start_loss=None))
     return est
@@ -219,14 +225,11 @@ def _without_convex_start(est):
 def _tighter(est, factor):
     """A clone of ``est`` whose stopping tolerance is ``factor`` times smaller (its ``tol``, or its solver's
     default); ``est`` itself when it has no tolerance."""
-    from ..linear_model import make_solver
-
     p = est.get_params()
     tol = p.get("tol")
-    if tol is None and "solver" in p:
-        solver = make_solver(p["solver"], loss=p.get("loss"))
-        tol = solver.default_tol
-    return est if tol is None else clone(est).set_params(tol=tol / factor)
+    if tol is None and _solver_of(est) is not None:
+        tol = _solver_of(est).default_tol
+    return est if tol is None or "tol" not in p else clone(est).set_params(tol=tol / factor)
 
 
 def fit_from(est, X, y, sample_weight, init):
@@ -622,13 +625,10 @@ def _paired_rows(terms, weights):
 def _fit_params(est):
     """The parameters that decide an estimator's fit: ``history`` (which only records) aside, also a solver
     object's, and a solver given by name as the object it means (``linear_model.make_solver``)."""
-    from ..linear_model import Solver, make_solver
-
     params = est.get_params(deep=False)
     params.pop("history", None)
-    solver = params.get("solver")
-    if isinstance(solver, (str, Solver)):
-        solver = make_solver(solver, loss=params.get("loss"))
+    solver = _solver_of(est)
+    if solver is not None:
         knobs = solver.get_params(deep=False)
         knobs.pop("history", None)
         params["solver"] = (type(solver), tuple(sorted(knobs.items())))
@@ -801,12 +801,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         """The estimator of a candidate: ``base`` with the remedy's and the grid's parameters. A remedy that
         moves a LinearClassifier to the SGD solver takes the SGD solver's own epoch budget and stopping rule too
         (``max_iter``, ``tol`` None: the base's count L-BFGS iterations or effective passes)."""
-        from ..linear_model import make_solver
-
         set_to = dict(REMEDIES[remedy][1])
-        p = base.get_params()
-        solver = p.get("solver")
-        solver = make_solver(solver, loss=p.get("loss"))
+        solver = _solver_of(base)
         if set_to.get("solver") == "sgd" and getattr(solver, "family", "sgd") != "sgd":
             set_to.update(max_iter=None, tol=None)
         return clone(base).set_params(**{**set_to, **params})
