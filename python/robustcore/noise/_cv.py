@@ -99,7 +99,7 @@ POSTERIOR_ALPHAS = (1e-2, 1e-3, 1e-4)
 kMinAlpha, kMaxAlpha = 1e-6, 0.1
 #: the other remedies' walk from the posterior's alpha: at most this many factors of 10 weaker (None: to kMinAlpha)
 kWalkSteps = 1
-#: the posterior's path runs on the first kPathFolds folds (the candidates' screening folds) and the alpha of
+#: the posterior's path runs on the first kPathFolds folds (the candidates' screening folds, the same ones) and the alpha of
 #: their best out-of-fold likelihood is fitted on the other folds, each warm-started from fold 0's model at that
 #: alpha (issue 40: at 10^5 sparse rows 4-8 L-BFGS iterations against 16 from zero, and the path on every fold
 #: was ~40% of the shared pass)
@@ -225,10 +225,8 @@ def _without_convex_start(est):
 def _tighter(est, factor):
     """A clone of ``est`` whose stopping tolerance is ``factor`` times smaller (its ``tol``, or its solver's
     default); ``est`` itself when it has no tolerance."""
-    p = est.get_params()
-    tol = p.get("tol")
-    if tol is None and _solver_of(est) is not None:
-        tol = _solver_of(est).default_tol
+    p, solver = est.get_params(), _solver_of(est)
+    tol = solver.default_tol if p.get("tol") is None and solver is not None else p.get("tol")
     return est if tol is None or "tol" not in p else clone(est).set_params(tol=tol / factor)
 
 
@@ -914,20 +912,19 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                     rows, w = training(remedy, tr, f)
                     t0 = time.perf_counter()
                     init = models.get((sibling[c], f)) if c in sibling else None
-                    if init is None and c in previous:
-                        init = models.get((previous[c], f))
-                        if init is not None:
-                            from_previous.add((c, f))
+                    previous_start = init is None and c in previous and (previous[c], f) in models
+                    if previous_start:
+                        init = models[previous[c], f]
                     if init is None and c in starts:
                         init = starts[c][f]
                     fitted = fit_from(clone(configured[c]), _rows(Xv, rows), yv[rows], w, init)
                     seconds = time.perf_counter() - t0
-                    if (c, f) in from_previous and np.max(getattr(fitted, "n_iter_", 1)) > 0:
-                        from_previous.discard((c, f))  # moved: not the previous candidate's model
+                    if previous_start and np.max(getattr(fitted, "n_iter_", 1)) == 0:  # did not move
+                        from_previous.add((c, f))
                     pred = fitted.predict(_rows(Xv, va))
                 if warm_startable(fitted):
                     models[c, f] = _model(fitted)
-                if f < 2:  # the screening folds' predictions: the rows' paired differences when they decide
+                if f < kPathFolds:  # the screening folds' predictions: the rows' paired differences when they decide
                     preds[c, f] = pred
                 vw = None if sw is None else sw[va]
                 if vw is not None and not vw.sum() > 0:
@@ -964,7 +961,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             # extended while it improves the corrected score; the rest of the grid is never fitted)
             fitted = [c for c in range(C) if c not in complete]  # the path's other alphas too: free on its folds
             screen = self.n_finalists is not None and F > 2 and len(fitted) > self.n_finalists
-            first = list(range(2) if screen else range(F))
+            first = list(range(kPathFolds) if screen else range(F))
             score_of = noisy_cf if ill else scores_cf
             if adaptive:
                 run([(c, f) for c in reused for f in first])
@@ -996,7 +993,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                 run([(c, f) for c in range(C) for f in first])
             decided = screen and not ill and sum(folds[f][1].size for f in first) >= kScreeningDecidesRows
             if screen and not decided:
-                partial = score_of[:, :2].mean(axis=1)
+                partial = score_of[:, first].mean(axis=1)
                 # the best candidate of each remedy first, then the next best: a remedy's alphas score alike (a
                 # walk's last step is often its previous model, the weak alphas' fits stopping at once)
                 ranked = sorted(fitted, key=lambda c: -partial[c])

@@ -154,14 +154,24 @@ def asymptote_weigh(rho_minus, rho_plus, eta_of):
     return weigh
 
 
+def solve_clean_prior(T, counts):
+    """The clean class priors pi solving T^T pi = the noisy labels' frequencies (from their counts per class),
+    unclipped; None when T is singular."""
+    counts = np.asarray(counts, dtype=np.float64)
+    try:
+        return np.linalg.solve(T.T, counts / counts.sum())
+    except np.linalg.LinAlgError:
+        return None
+
+
 def clean_prior_from_frequencies(T, counts):
     """``clean_prior`` from the noisy labels' counts (or frequencies) per class."""
     counts = np.asarray(counts, dtype=np.float64)
     noisy_prior = counts / counts.sum()
-    try:
-        prior = np.clip(np.linalg.solve(T.T, noisy_prior), 0.0, None)
-    except np.linalg.LinAlgError:
+    prior = solve_clean_prior(T, counts)
+    if prior is None:
         return noisy_prior
+    prior = np.clip(prior, 0.0, None)
     return prior / prior.sum() if prior.sum() > 0 else noisy_prior
 
 
