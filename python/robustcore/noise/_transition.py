@@ -327,26 +327,67 @@ def _bounded_sigmoid_mle(score, yb):
     return bounded_sigmoid_fit(_bounded_sigmoid_objective(score, yb))
 
 
-def bounded_sigmoid_fit(nll_grad):
-    """``_bounded_sigmoid_mle``'s maximisation of the objective ``nll_grad`` (theta -> (value, gradient)): a few
-    L-BFGS-B starts, the best kept; (lo, 1 - hi, a, c). Rows in memory or summed over a dask collection's
-    partitions (``robustcore.noise.distributed``) give the same fit."""
-    from scipy.optimize import minimize
+def bounded_sigmoid_fit(objective):
+    """``_bounded_sigmoid_mle``'s maximisation of ``objective`` (theta -> (value, gradient, Hessian), as
+    ``bounded_sigmoid_objective`` builds it): a few starts, the best kept; (lo, 1 - hi, a, c). Rows in memory or
+    summed over a dask collection's partitions (``robustcore.noise.distributed``) give the same fit."""
     from scipy.special import expit, logit
-    from threadpoolctl import threadpool_limits
 
     best = None
-    # a few starts: the likelihood has a flat ridge where a grows and the bounds absorb the tails (BLAS on
-    # one thread once for all of them: small_minimize's own limit costs ~10 ms per call)
-    with threadpool_limits(1, user_api="blas"):
-        for lo0, hi0 in ((0.05, 0.95), (0.2, 0.8), (0.01, 0.6), (0.4, 0.99)):
-            th0 = np.array([2.0, 0.0, logit(lo0), logit((hi0 - lo0) / (1.0 - lo0))])
-            r = minimize(nll_grad, th0, jac=True, method="L-BFGS-B")  # small_minimize without its own limit
-            if best is None or r.fun < best.fun:
-                best = r
-    lo = float(expit(best.x[2]))
-    hi = lo + (1.0 - lo) * float(expit(best.x[3]))
-    return lo, 1.0 - hi, float(best.x[0]), float(best.x[1])
+    # a few starts: the likelihood has a flat ridge where a grows and the bounds absorb the tails
+    for lo0, hi0 in ((0.05, 0.95), (0.2, 0.8), (0.01, 0.6), (0.4, 0.99)):
+        th0 = np.array([2.0, 0.0, logit(lo0), logit((hi0 - lo0) / (1.0 - lo0))])
+        th, f = _newton(objective, th0)
+        if best is None or f < best[1]:
+            best = th, f
+    th = best[0]
+    lo = float(expit(th[2]))
+    hi = lo + (1.0 - lo) * float(expit(th[3]))
+    return lo, 1.0 - hi, float(th[0]), float(th[1])
+
+
+#: the rate fit's Newton iterations: at most kNewtonIter steps per start, stopped once the gradient's largest
+#: entry is below kNewtonGtol or a step lowers the objective by less than kNewtonFtol of its value (scipy's
+#: L-BFGS-B, which it replaced, stops at 1e-5 and 2.2e-9: these are tighter)
+kNewtonIter, kNewtonGtol, kNewtonFtol = 100, 1e-8, 1e-12
+
+
+def _newton(objective, th):
+    """Newton's method with a backtracking line search from ``th``: each step solves (H + mu I) d = -g for the
+    objective's Hessian H, mu = 0 where H is positive definite, else raised until it is (Levenberg's damping:
+    the flat ridge where a grows, and saddles away from the optimum); (theta, value)."""
+    f, g, H = objective(th)
+    eye = np.eye(th.size)
+    for _ in range(kNewtonIter):
+        if not np.all(np.isfinite(g)) or np.max(np.abs(g)) <= kNewtonGtol:
+            break
+        mu, scale = 0.0, max(1e-12, float(np.max(np.abs(np.diag(H)))))
+        while True:
+            try:
+                chol = np.linalg.cholesky(H + mu * eye)
+                d = -np.linalg.solve(chol.T, np.linalg.solve(chol, g))
+                if np.all(np.isfinite(d)):
+                    break
+            except np.linalg.LinAlgError:
+                pass
+            mu = max(1e-10 * scale, 10.0 * mu)
+            if mu > 1e10 * scale:  # no usable curvature: the gradient's direction
+                d = -g
+                break
+        step, slope = 1.0, float(g @ d)
+        while step > 1e-10:
+            th_new = th + step * d
+            f_new, g_new, H_new = objective(th_new)
+            if np.isfinite(f_new) and f_new <= f + 1e-4 * step * slope:
+                break
+            step *= 0.5
+        else:
+            break  # no step lowers the objective: at the optimum within rounding
+        decrease = f - f_new
+        th, f, g, H = th_new, f_new, g_new, H_new
+        if decrease <= kNewtonFtol * max(1.0, abs(f)):
+            break
+    return th, f
 
 
 #: from 2 * kSigmoidBins rows the likelihood of the bounded sigmoid is summed over kSigmoidBins quantile bins of
@@ -358,8 +399,8 @@ kSigmoidBins = 1024
 
 
 def _bounded_sigmoid_objective(score, yb):
-    """(value, gradient) of theta = (a, c, u, v): the mean negative log-likelihood of the bounded sigmoid
-    plus the anchor penalty (see ``_bounded_sigmoid_mle``); over the rows, or over ``kSigmoidBins`` quantile
+    """objective(theta) -> (value, gradient, Hessian) of theta = (a, c, u, v): the mean negative
+    log-likelihood of the bounded sigmoid plus the anchor penalty (see ``_bounded_sigmoid_mle``); over the rows, or over ``kSigmoidBins`` quantile
     bins of the score from 2 * kSigmoidBins rows."""
     n = score.size
     s_lo, s_hi = np.quantile(score, kAnchorQ), np.quantile(score, 1.0 - kAnchorQ)
@@ -377,43 +418,61 @@ def _bounded_sigmoid_objective(score, yb):
 
 
 def bounded_sigmoid_sums(score, n_pos, n_neg, th):
-    """(sum of -log P(label | s), its gradient in theta = (a, c, u, v)) of the bounded sigmoid over scores
-    ``score`` (standardised) carrying ``n_pos`` positive and ``n_neg`` negative labels each (rows: 1 and 0; score
-    bins: their counts): the data part of ``_bounded_sigmoid_objective``, which sums over any rows (a
-    partition's, on its worker)."""
+    """(sum of -log P(label | s), its gradient and its Hessian in theta = (a, c, u, v)) of the bounded sigmoid
+    over scores ``score`` (standardised) carrying ``n_pos`` positive and ``n_neg`` negative labels each (rows: 1
+    and 0; score bins: their counts): the data part of ``_bounded_sigmoid_objective``, which sums over any rows
+    (a partition's, on its worker). With p = lo + (1 - lo) e sigmoid(a s + c), lo = sigmoid(u), e = sigmoid(v):
+    the Hessian is sum_i w_i J_i J_i^T + r_i d^2 p_i / d theta^2, J_i = d p_i / d theta, r_i = d f / d p_i,
+    w_i = d^2 f / d p_i^2."""
     from scipy.special import expit
 
     a, c, u, v = th
     lo, e = expit(u), expit(v)
-    hi = lo + (1.0 - lo) * e
+    dlo, de = lo * (1.0 - lo), e * (1.0 - e)
     sig = expit(a * score + c)
-    p = np.clip(lo + (hi - lo) * sig, 1e-12, 1.0 - 1e-12)
+    s1 = sig * (1.0 - sig)  # sigmoid' and sigmoid'' at a s + c
+    s2 = s1 * (1.0 - 2.0 * sig)
+    p = np.clip(lo + (1.0 - lo) * e * sig, 1e-12, 1.0 - 1e-12)
     f = -(n_pos @ np.log(p) + n_neg @ np.log1p(-p))
     r = n_neg / (1.0 - p) - n_pos / p  # d f / d p at each score
-    ds = (hi - lo) * sig * (1.0 - sig)
-    dlo = lo * (1.0 - lo)
-    rs = r @ sig
-    rds = r * ds
-    g = np.array([rds @ score, np.sum(rds), (np.sum(r) - rs) * dlo + rs * dlo * (1.0 - e),
-                  rs * (1.0 - lo) * e * (1.0 - e)])
-    return f, g
+    w = n_neg / (1.0 - p) ** 2 + n_pos / (p * p)  # d^2 f / d p^2
+    J = np.empty((score.size, 4))  # d p / d theta at each score
+    J[:, 0] = (1.0 - lo) * e * s1 * score
+    J[:, 1] = (1.0 - lo) * e * s1
+    J[:, 2] = dlo * (1.0 - e * sig)
+    J[:, 3] = (1.0 - lo) * de * sig
+    g = r @ J
+    # sum_i r_i d^2 p_i / d theta^2 from six sums of r against the score's powers and sigmoid's derivatives
+    rs2, rs2s, rs2ss = r @ s2, (r * s2) @ score, (r * s2) @ (score * score)
+    rs1, rs1s, rsig, rsum = r @ s1, (r * s1) @ score, r @ sig, np.sum(r)
+    k = (1.0 - lo) * e
+    D = np.array([
+        [k * rs2ss, k * rs2s, -dlo * e * rs1s, (1.0 - lo) * de * rs1s],
+        [k * rs2s, k * rs2, -dlo * e * rs1, (1.0 - lo) * de * rs1],
+        [-dlo * e * rs1s, -dlo * e * rs1, dlo * (1.0 - 2.0 * lo) * (rsum - e * rsig), -dlo * de * rsig],
+        [(1.0 - lo) * de * rs1s, (1.0 - lo) * de * rs1, -dlo * de * rsig, (1.0 - lo) * de * (1.0 - 2.0 * e) * rsig],
+    ])
+    return f, g, J.T @ (J * w[:, None]) + D
 
 
 def bounded_sigmoid_objective(sums, n, s_lo, s_hi):
-    """nll_grad(theta): ``sums(theta)`` (``bounded_sigmoid_sums`` over all n rows) / n plus the anchor penalty at
-    the score quantiles s_lo (kAnchorQ) and s_hi (1 - kAnchorQ)."""
+    """objective(theta) -> (value, gradient, Hessian): ``sums(theta)`` (``bounded_sigmoid_sums`` over all n
+    rows) / n plus the anchor penalty at the score quantiles s_lo (kAnchorQ) and s_hi (1 - kAnchorQ)."""
     from scipy.special import logit
 
     reach = float(logit(1.0 - kAnchorP))
 
-    def nll_grad(th):
+    def objective(th):
         a, c = th[0], th[1]
-        f, g = sums(th)
-        f, g = f / n, np.array(g, dtype=np.float64) / n
+        f, g, F = sums(th)
+        f, g, H = f / n, np.array(g, dtype=np.float64) / n, np.array(F, dtype=np.float64) / n
         top, bottom = max(0.0, reach - (a * s_hi + c)), max(0.0, (a * s_lo + c) + reach)  # anchor shortfalls
         f += kAnchorMu * (top * top + bottom * bottom)
         g[0] += 2.0 * kAnchorMu * (bottom * s_lo - top * s_hi)
         g[1] += 2.0 * kAnchorMu * (bottom - top)
-        return f, g
+        for active, s in ((top > 0.0, s_hi), (bottom > 0.0, s_lo)):
+            if active:
+                H[:2, :2] += 2.0 * kAnchorMu * np.array([[s * s, s], [s, 1.0]])
+        return f, g, H
 
-    return nll_grad
+    return objective

@@ -185,7 +185,7 @@ class NoiseOnPartitions:
 
         def sums(th):
             parts = self._map(_sigmoid_sums, mean, std, th)
-            return sum(f for f, _ in parts), sum(g for _, g in parts)
+            return tuple(sum(part[i] for part in parts) for i in range(3))
 
         rho_minus, rho_plus, a, c = bounded_sigmoid_fit(bounded_sigmoid_objective(sums, self.n, s_lo, s_hi))
         return _binary_transition(rho_plus, rho_minus), (rho_minus, rho_plus, eta_map(mean, std, a, c))
@@ -351,7 +351,7 @@ def _standard_logit(y, P, classes, mean, std):
 
 def _sigmoid_sums(y, P, classes, mean, std, th):
     if len(y) == 0:
-        return 0.0, np.zeros(4)
+        return 0.0, np.zeros(4), np.zeros((4, 4))
     score = _standard_logit(y, P, classes, mean, std)
     pos = (_class_index(y, classes) == 1).astype(np.float64)
     return bounded_sigmoid_sums(score, pos, 1.0 - pos, th)
