@@ -328,19 +328,18 @@ def _bounded_sigmoid_mle(score, yb):
 
 
 def bounded_sigmoid_fit(objective):
-    """``_bounded_sigmoid_mle``'s maximisation of ``objective`` (theta -> (value, gradient, Hessian), as
-    ``bounded_sigmoid_objective`` builds it): a few starts, the best kept; (lo, 1 - hi, a, c). Rows in memory or
-    summed over a dask collection's partitions (``robustcore.noise.distributed``) give the same fit."""
+    """``_bounded_sigmoid_mle``'s maximisation of ``objective`` (thetas (m, 4) -> (values, gradients, Hessians)
+    of m points at once, as ``bounded_sigmoid_objective`` builds it): Newton's method from a few starts run side
+    by side (one pass over the rows, or one reduction over a dask collection's partitions, for all of them), the
+    best kept; (lo, 1 - hi, a, c). Rows in memory or summed over partitions (``robustcore.noise.distributed``)
+    give the same fit."""
     from scipy.special import expit, logit
 
-    best = None
     # a few starts: the likelihood has a flat ridge where a grows and the bounds absorb the tails
-    for lo0, hi0 in ((0.05, 0.95), (0.2, 0.8), (0.01, 0.6), (0.4, 0.99)):
-        th0 = np.array([2.0, 0.0, logit(lo0), logit((hi0 - lo0) / (1.0 - lo0))])
-        th, f = _newton(objective, th0)
-        if best is None or f < best[1]:
-            best = th, f
-    th = best[0]
+    starts = np.array([[2.0, 0.0, logit(lo0), logit((hi0 - lo0) / (1.0 - lo0))]
+                       for lo0, hi0 in ((0.05, 0.95), (0.2, 0.8), (0.01, 0.6), (0.4, 0.99))])
+    th, f = _newton(objective, starts)
+    th = th[int(np.argmin(f))]  # the first start's on ties
     lo = float(expit(th[2]))
     hi = lo + (1.0 - lo) * float(expit(th[3]))
     return lo, 1.0 - hi, float(th[0]), float(th[1])
@@ -352,41 +351,52 @@ def bounded_sigmoid_fit(objective):
 kNewtonIter, kNewtonGtol, kNewtonFtol = 100, 1e-8, 1e-12
 
 
+def _newton_direction(g, H):
+    """The Newton direction -(H + mu I)^-1 g, mu = 0 where H is positive definite, else raised until it is
+    (Levenberg's damping: the flat ridge where a grows, saddles away from the optimum); -g without curvature."""
+    eye = np.eye(g.size)
+    mu, scale = 0.0, max(1e-12, float(np.max(np.abs(np.diag(H)))))
+    while mu <= 1e10 * scale:
+        try:
+            chol = np.linalg.cholesky(H + mu * eye)
+            d = -np.linalg.solve(chol.T, np.linalg.solve(chol, g))
+            if np.all(np.isfinite(d)):
+                return d
+        except np.linalg.LinAlgError:
+            pass
+        mu = max(1e-10 * scale, 10.0 * mu)
+    return -g
+
+
 def _newton(objective, th):
-    """Newton's method with a backtracking line search from ``th``: each step solves (H + mu I) d = -g for the
-    objective's Hessian H, mu = 0 where H is positive definite, else raised until it is (Levenberg's damping:
-    the flat ridge where a grows, and saddles away from the optimum); (theta, value)."""
+    """Newton's method with a backtracking (Armijo) line search from each row of ``th`` (m starts), the starts
+    evaluated together but each stepping, backtracking and stopping on its own; (thetas, values)."""
+    th = np.array(th, dtype=np.float64)
     f, g, H = objective(th)
-    eye = np.eye(th.size)
+    running = np.ones(len(th), dtype=bool)
     for _ in range(kNewtonIter):
-        if not np.all(np.isfinite(g)) or np.max(np.abs(g)) <= kNewtonGtol:
+        running &= np.all(np.isfinite(g), axis=1) & (np.max(np.abs(g), axis=1) > kNewtonGtol)
+        if not running.any():
             break
-        mu, scale = 0.0, max(1e-12, float(np.max(np.abs(np.diag(H)))))
-        while True:
-            try:
-                chol = np.linalg.cholesky(H + mu * eye)
-                d = -np.linalg.solve(chol.T, np.linalg.solve(chol, g))
-                if np.all(np.isfinite(d)):
-                    break
-            except np.linalg.LinAlgError:
-                pass
-            mu = max(1e-10 * scale, 10.0 * mu)
-            if mu > 1e10 * scale:  # no usable curvature: the gradient's direction
-                d = -g
-                break
-        step, slope = 1.0, float(g @ d)
-        while step > 1e-10:
-            th_new = th + step * d
-            f_new, g_new, H_new = objective(th_new)
-            if np.isfinite(f_new) and f_new <= f + 1e-4 * step * slope:
-                break
-            step *= 0.5
-        else:
-            break  # no step lowers the objective: at the optimum within rounding
-        decrease = f - f_new
-        th, f, g, H = th_new, f_new, g_new, H_new
-        if decrease <= kNewtonFtol * max(1.0, abs(f)):
-            break
+        idx = np.flatnonzero(running)
+        d = np.array([_newton_direction(g[i], H[i]) for i in idx])
+        slope = np.einsum("ij,ij->i", g[idx], d)
+        step = np.ones(idx.size)
+        searching = np.ones(idx.size, dtype=bool)  # the starts still backtracking
+        while searching.any():
+            k = np.flatnonzero(searching)
+            f_k, g_k, H_k = objective(th[idx[k]] + step[k, None] * d[k])
+            ok = np.isfinite(f_k) & (f_k <= f[idx[k]] + 1e-4 * step[k] * slope[k])
+            for t, (j, i) in enumerate(zip(k, idx[k])):  # t: the trial's row, j: the start's among idx
+                if ok[t]:
+                    searching[j] = False
+                    running[i] = f[i] - f_k[t] > kNewtonFtol * max(1.0, abs(f[i]))
+                    th[i] += step[j] * d[j]
+                    f[i], g[i], H[i] = f_k[t], g_k[t], H_k[t]
+                else:
+                    step[j] *= 0.5
+                    if step[j] <= 1e-10:  # no step lowers the objective: at the optimum within rounding
+                        searching[j] = running[i] = False
     return th, f
 
 
@@ -399,9 +409,9 @@ kSigmoidBins = 1024
 
 
 def _bounded_sigmoid_objective(score, yb):
-    """objective(theta) -> (value, gradient, Hessian) of theta = (a, c, u, v): the mean negative
-    log-likelihood of the bounded sigmoid plus the anchor penalty (see ``_bounded_sigmoid_mle``); over the rows, or over ``kSigmoidBins`` quantile
-    bins of the score from 2 * kSigmoidBins rows."""
+    """objective(thetas) -> (values, gradients, Hessians) at thetas (m, 4), each theta = (a, c, u, v): the mean
+    negative log-likelihood of the bounded sigmoid plus the anchor penalty (see ``_bounded_sigmoid_mle``); over
+    the rows, or over ``kSigmoidBins`` quantile bins of the score from 2 * kSigmoidBins rows."""
     n = score.size
     s_lo, s_hi = np.quantile(score, kAnchorQ), np.quantile(score, 1.0 - kAnchorQ)
     if n >= 2 * kSigmoidBins:  # the same sum over bins: (mean score, positives, negatives) per bin
@@ -418,61 +428,64 @@ def _bounded_sigmoid_objective(score, yb):
 
 
 def bounded_sigmoid_sums(score, n_pos, n_neg, th):
-    """(sum of -log P(label | s), its gradient and its Hessian in theta = (a, c, u, v)) of the bounded sigmoid
-    over scores ``score`` (standardised) carrying ``n_pos`` positive and ``n_neg`` negative labels each (rows: 1
-    and 0; score bins: their counts): the data part of ``_bounded_sigmoid_objective``, which sums over any rows
-    (a partition's, on its worker). With p = lo + (1 - lo) e sigmoid(a s + c), lo = sigmoid(u), e = sigmoid(v):
-    the Hessian is sum_i w_i J_i J_i^T + r_i d^2 p_i / d theta^2, J_i = d p_i / d theta, r_i = d f / d p_i,
-    w_i = d^2 f / d p_i^2."""
+    """(sums of -log P(label | s) (m,), their gradients (m, 4) and Hessians (m, 4, 4)) of the bounded sigmoid at
+    m parameter points th (m, 4), each theta = (a, c, u, v), over scores ``score`` (standardised) carrying
+    ``n_pos`` positive and ``n_neg`` negative labels each (rows: 1 and 0; score bins: their counts): the data part
+    of ``_bounded_sigmoid_objective``, which sums over any rows (a partition's, on its worker). With
+    p = lo + (1 - lo) e sigmoid(a s + c), lo = sigmoid(u), e = sigmoid(v): the Hessian is
+    sum_i w_i J_i J_i^T + r_i d^2 p_i / d theta^2, J_i = d p_i / d theta, r_i = d f / d p_i, w_i = d^2 f / d p_i^2."""
     from scipy.special import expit
 
-    a, c, u, v = th
+    th = np.asarray(th, dtype=np.float64)
+    a, c, u, v = (th[:, j, None] for j in range(4))  # (m, 1) each: the points down, the scores across
     lo, e = expit(u), expit(v)
-    dlo, de = lo * (1.0 - lo), e * (1.0 - e)
+    dlo, de, k = lo * (1.0 - lo), e * (1.0 - e), (1.0 - lo) * e
     sig = expit(a * score + c)
     s1 = sig * (1.0 - sig)  # sigmoid' and sigmoid'' at a s + c
     s2 = s1 * (1.0 - 2.0 * sig)
-    p = np.clip(lo + (1.0 - lo) * e * sig, 1e-12, 1.0 - 1e-12)
-    f = -(n_pos @ np.log(p) + n_neg @ np.log1p(-p))
+    p = np.clip(lo + k * sig, 1e-12, 1.0 - 1e-12)
+    f = -(np.log(p) @ n_pos + np.log1p(-p) @ n_neg)
     r = n_neg / (1.0 - p) - n_pos / p  # d f / d p at each score
     w = n_neg / (1.0 - p) ** 2 + n_pos / (p * p)  # d^2 f / d p^2
-    J = np.empty((score.size, 4))  # d p / d theta at each score
-    J[:, 0] = (1.0 - lo) * e * s1 * score
-    J[:, 1] = (1.0 - lo) * e * s1
-    J[:, 2] = dlo * (1.0 - e * sig)
-    J[:, 3] = (1.0 - lo) * de * sig
-    g = r @ J
-    # sum_i r_i d^2 p_i / d theta^2 from six sums of r against the score's powers and sigmoid's derivatives
-    rs2, rs2s, rs2ss = r @ s2, (r * s2) @ score, (r * s2) @ (score * score)
-    rs1, rs1s, rsig, rsum = r @ s1, (r * s1) @ score, r @ sig, np.sum(r)
-    k = (1.0 - lo) * e
-    D = np.array([
-        [k * rs2ss, k * rs2s, -dlo * e * rs1s, (1.0 - lo) * de * rs1s],
-        [k * rs2s, k * rs2, -dlo * e * rs1, (1.0 - lo) * de * rs1],
-        [-dlo * e * rs1s, -dlo * e * rs1, dlo * (1.0 - 2.0 * lo) * (rsum - e * rsig), -dlo * de * rsig],
-        [(1.0 - lo) * de * rs1s, (1.0 - lo) * de * rs1, -dlo * de * rsig, (1.0 - lo) * de * (1.0 - 2.0 * e) * rsig],
-    ])
-    return f, g, J.T @ (J * w[:, None]) + D
+    J = np.stack([k * s1 * score, k * s1, dlo * (1.0 - e * sig), (1.0 - lo) * de * sig], axis=2)  # d p / d theta
+    g = np.einsum("mn,mnj->mj", r, J)
+    # sum_i r_i d^2 p_i / d theta^2 from seven sums of r against the score's powers and sigmoid's derivatives
+    rs2, rs1 = r * s2, r * s1
+    rs2_0, rs2_1, rs2_2 = rs2.sum(axis=1), rs2 @ score, rs2 @ (score * score)
+    rs1_0, rs1_1, rsig, rsum = rs1.sum(axis=1), rs1 @ score, np.einsum("mn,mn->m", r, sig), r.sum(axis=1)
+    k, dlo, de, lo, e = k[:, 0], dlo[:, 0], de[:, 0], lo[:, 0], e[:, 0]
+    D = np.empty((th.shape[0], 4, 4))
+    D[:, 0, 0], D[:, 0, 1], D[:, 1, 1] = k * rs2_2, k * rs2_1, k * rs2_0
+    D[:, 0, 2], D[:, 1, 2] = -dlo * e * rs1_1, -dlo * e * rs1_0
+    D[:, 0, 3], D[:, 1, 3] = (1.0 - lo) * de * rs1_1, (1.0 - lo) * de * rs1_0
+    D[:, 2, 2] = dlo * (1.0 - 2.0 * lo) * (rsum - e * rsig)
+    D[:, 2, 3] = -dlo * de * rsig
+    D[:, 3, 3] = (1.0 - lo) * de * (1.0 - 2.0 * e) * rsig
+    for i, j in ((1, 0), (2, 0), (2, 1), (3, 0), (3, 1), (3, 2)):
+        D[:, i, j] = D[:, j, i]
+    return f, g, np.einsum("mni,mn,mnj->mij", J, w, J) + D
 
 
 def bounded_sigmoid_objective(sums, n, s_lo, s_hi):
-    """objective(theta) -> (value, gradient, Hessian): ``sums(theta)`` (``bounded_sigmoid_sums`` over all n
-    rows) / n plus the anchor penalty at the score quantiles s_lo (kAnchorQ) and s_hi (1 - kAnchorQ)."""
+    """objective(thetas) -> (values, gradients, Hessians) at thetas (m, 4): ``sums(thetas)``
+    (``bounded_sigmoid_sums`` over all n rows) / n plus the anchor penalty at the score quantiles s_lo (kAnchorQ)
+    and s_hi (1 - kAnchorQ)."""
     from scipy.special import logit
 
     reach = float(logit(1.0 - kAnchorP))
 
     def objective(th):
-        a, c = th[0], th[1]
-        f, g, F = sums(th)
-        f, g, H = f / n, np.array(g, dtype=np.float64) / n, np.array(F, dtype=np.float64) / n
-        top, bottom = max(0.0, reach - (a * s_hi + c)), max(0.0, (a * s_lo + c) + reach)  # anchor shortfalls
+        th = np.asarray(th, dtype=np.float64)
+        a, c = th[:, 0], th[:, 1]
+        f, g, H = sums(th)
+        f, g, H = np.array(f, dtype=np.float64) / n, np.array(g, dtype=np.float64) / n, np.array(H, dtype=np.float64) / n
+        top = np.maximum(0.0, reach - (a * s_hi + c))  # the anchor shortfalls
+        bottom = np.maximum(0.0, (a * s_lo + c) + reach)
         f += kAnchorMu * (top * top + bottom * bottom)
-        g[0] += 2.0 * kAnchorMu * (bottom * s_lo - top * s_hi)
-        g[1] += 2.0 * kAnchorMu * (bottom - top)
-        for active, s in ((top > 0.0, s_hi), (bottom > 0.0, s_lo)):
-            if active:
-                H[:2, :2] += 2.0 * kAnchorMu * np.array([[s * s, s], [s, 1.0]])
+        g[:, 0] += 2.0 * kAnchorMu * (bottom * s_lo - top * s_hi)
+        g[:, 1] += 2.0 * kAnchorMu * (bottom - top)
+        for shortfall, s in ((top, s_hi), (bottom, s_lo)):
+            H[:, :2, :2] += (2.0 * kAnchorMu * (shortfall > 0.0))[:, None, None] * np.array([[s * s, s], [s, 1.0]])
         return f, g, H
 
     return objective
