@@ -386,17 +386,20 @@ def _newton(objective, th):
         while searching.any():
             k = np.flatnonzero(searching)
             f_k, g_k, H_k = objective(th[idx[k]] + step[k, None] * d[k])
-            ok = np.isfinite(f_k) & (f_k <= f[idx[k]] + 1e-4 * step[k] * slope[k])
             for t, (j, i) in enumerate(zip(k, idx[k])):  # t: the trial's row, j: the start's among idx
-                if ok[t]:
+                if np.isfinite(f_k[t]) and f_k[t] <= f[i] + 1e-4 * step[j] * slope[j]:  # Armijo's condition
                     searching[j] = False
                     running[i] = f[i] - f_k[t] > kNewtonFtol * max(1.0, abs(f[i]))
                     th[i] += step[j] * d[j]
                     f[i], g[i], H[i] = f_k[t], g_k[t], H_k[t]
-                else:
-                    step[j] *= 0.5
-                    if step[j] <= 1e-10:  # no step lowers the objective: at the optimum within rounding
-                        searching[j] = running[i] = False
+                    continue
+                # backtrack to the minimum of the quadratic through f, the slope and the trial, within
+                # [0.1, 0.5] of the step (far from the optimum a full step can overshoot by orders of magnitude)
+                excess = f_k[t] - f[i] - step[j] * slope[j]
+                shrink = -slope[j] * step[j] / (2.0 * excess) if np.isfinite(excess) and excess > 0.0 else 0.1
+                step[j] *= min(0.5, max(0.1, shrink))
+                if step[j] <= 1e-10:  # no step lowers the objective: at the optimum within rounding
+                    searching[j] = running[i] = False
     return th, f
 
 
@@ -434,13 +437,11 @@ def bounded_sigmoid_sums(score, n_pos, n_neg, th):
     of ``_bounded_sigmoid_objective``, which sums over any rows (a partition's, on its worker). With
     p = lo + (1 - lo) e sigmoid(a s + c), lo = sigmoid(u), e = sigmoid(v): the Hessian is
     sum_i w_i J_i J_i^T + r_i d^2 p_i / d theta^2, J_i = d p_i / d theta, r_i = d f / d p_i, w_i = d^2 f / d p_i^2."""
-    from scipy.special import expit
-
     th = np.asarray(th, dtype=np.float64)
     a, c, u, v = (th[:, j, None] for j in range(4))  # (m, 1) each: the points down, the scores across
-    lo, e = expit(u), expit(v)
+    lo, e = _sigmoid(u), _sigmoid(v)
     dlo, de, k = lo * (1.0 - lo), e * (1.0 - e), (1.0 - lo) * e
-    sig = expit(a * score + c)
+    sig = _sigmoid(a * score + c)
     s1 = sig * (1.0 - sig)  # sigmoid' and sigmoid'' at a s + c
     s2 = s1 * (1.0 - 2.0 * sig)
     p = np.clip(lo + k * sig, 1e-12, 1.0 - 1e-12)
@@ -448,11 +449,11 @@ def bounded_sigmoid_sums(score, n_pos, n_neg, th):
     r = n_neg / (1.0 - p) - n_pos / p  # d f / d p at each score
     w = n_neg / (1.0 - p) ** 2 + n_pos / (p * p)  # d^2 f / d p^2
     J = np.stack([k * s1 * score, k * s1, dlo * (1.0 - e * sig), (1.0 - lo) * de * sig], axis=2)  # d p / d theta
-    g = np.einsum("mn,mnj->mj", r, J)
+    g = np.matmul(r[:, None, :], J)[:, 0]
     # sum_i r_i d^2 p_i / d theta^2 from seven sums of r against the score's powers and sigmoid's derivatives
     rs2, rs1 = r * s2, r * s1
     rs2_0, rs2_1, rs2_2 = rs2.sum(axis=1), rs2 @ score, rs2 @ (score * score)
-    rs1_0, rs1_1, rsig, rsum = rs1.sum(axis=1), rs1 @ score, np.einsum("mn,mn->m", r, sig), r.sum(axis=1)
+    rs1_0, rs1_1, rsig, rsum = rs1.sum(axis=1), rs1 @ score, (r * sig).sum(axis=1), r.sum(axis=1)
     k, dlo, de, lo, e = k[:, 0], dlo[:, 0], de[:, 0], lo[:, 0], e[:, 0]
     D = np.empty((th.shape[0], 4, 4))
     D[:, 0, 0], D[:, 0, 1], D[:, 1, 1] = k * rs2_2, k * rs2_1, k * rs2_0
@@ -463,7 +464,13 @@ def bounded_sigmoid_sums(score, n_pos, n_neg, th):
     D[:, 3, 3] = (1.0 - lo) * de * (1.0 - 2.0 * e) * rsig
     for i, j in ((1, 0), (2, 0), (2, 1), (3, 0), (3, 1), (3, 2)):
         D[:, i, j] = D[:, j, i]
-    return f, g, np.einsum("mni,mn,mnj->mij", J, w, J) + D
+    return f, g, np.matmul(J.transpose(0, 2, 1), J * w[:, :, None]) + D
+
+
+def _sigmoid(z):
+    """1 / (1 + exp(-z)) as 0.5 + 0.5 tanh(z / 2): no overflow, and 5x faster than scipy's expit on this machine
+    (the rate fit's every evaluation is a few of them)."""
+    return 0.5 + 0.5 * np.tanh(0.5 * z)
 
 
 def bounded_sigmoid_objective(sums, n, s_lo, s_hi):
