@@ -81,7 +81,7 @@ from ._label_noise import (NoiseEstimateWarning, contradicted, importance_weight
                            label_issues_from_proba, uninformative)
 from ._meta import FinalEstimatorWrapper
 from ._pruned import flag_mask, kept_rows
-from ._scoring import corrected_accuracy
+from ._scoring import accuracy_terms
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -842,6 +842,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             ill = "condition" if uninformative(T) else "contradicted" if contradicted(T, labels, sw) else None
             if ill:
                 candidates = [c for c in candidates if c[0] != "corrected"]
+            Tinv = None if ill else np.linalg.inv(T)  # the corrected accuracy's terms (``accuracy_terms``)
             if not candidates:
                 raise ValueError("the only remedy asked for is 'corrected', and the estimated transition matrix is "
                                  "ill-conditioned: nothing to compare")
@@ -930,7 +931,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                 if vw is not None and not vw.sum() > 0:
                     return (np.nan if ill else 0.0), 0.0, seconds
                 noisy = float(np.average(pred == yv[va], weights=vw))
-                corrected = np.nan if ill else corrected_accuracy(yv[va], pred, T, labels=classes, sample_weight=vw)
+                corrected = np.nan if ill else float(np.average(
+                    accuracy_terms(Tinv, labels[va], np.searchsorted(classes, pred)), weights=vw))
                 return corrected, noisy, seconds
 
             scores_cf, noisy_cf, seconds = (np.full((C, F), np.nan) for _ in range(3))
@@ -1018,9 +1020,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         if decided:  # the screening folds decide, the do-no-harm rule over their validation rows
             selection = selection[:, first]
             va = np.concatenate([folds[f][1] for f in first])
-            Tinv = np.linalg.inv(T)
-            paired = _paired_rows(lambda c: Tinv[labels[va], np.searchsorted(classes, np.concatenate(
-                [preds[c, f] for f in first]))], None if sw is None else sw[va])
+            paired = _paired_rows(lambda c: accuracy_terms(Tinv, labels[va], np.searchsorted(classes, np.concatenate(
+                [preds[c, f] for f in first]))), None if sw is None else sw[va])
         complete = ~np.isnan(selection).any(axis=1)
         mean = np.nanmean(selection, axis=1)
         best = int(np.argmax(np.where(complete, mean, -np.inf)))  # the first of the best: remedies' order breaks ties
