@@ -216,9 +216,9 @@ def _solver_of(est):
 def _without_convex_start(est):
     """``est`` for a warm-started fit: its solver's convex warm start (``warm_start_loss``: the first passes on
     the log loss) off, since the starting model is already a convex fit."""
-    solver = clone(_solver_of(est))
-    if "warm_start_loss" in solver.get_params() and solver.get_params()["warm_start_loss"] is not None:
-        est = clone(est).set_params(solver=solver.set_params(warm_start_loss=None))
+    solver = _solver_of(est)
+    if solver is not None and solver.get_params().get("warm_start_loss") is not None:  # a copy changed, never est's
+        est = clone(est).set_params(solver=clone(solver).set_params(warm_start_loss=None))
     return est
 
 
