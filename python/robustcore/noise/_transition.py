@@ -350,6 +350,11 @@ def bounded_sigmoid_fit(objective):
 #: L-BFGS-B, which it replaced, stops at 1e-5 and 2.2e-9: these are tighter)
 kNewtonIter, kNewtonGtol, kNewtonFtol = 100, 1e-8, 1e-12
 
+#: after kNewtonPatience steps, a start whose value is above a finished start's by more than kNewtonBehind (relative)
+#: stops: on the likelihood's flat ridge such a start creeps for dozens of steps, and every step is one more
+#: evaluation (one more reduction on Dask) for all the starts; None: never
+kNewtonPatience, kNewtonBehind = 5, 1e-3
+
 
 def _newton_direction(g, H):
     """The Newton direction -(H + mu I)^-1 g, mu = 0 where H is positive definite, else raised until it is
@@ -374,8 +379,11 @@ def _newton(objective, th):
     th = np.array(th, dtype=np.float64)
     f, g, H = objective(th)
     running = np.ones(len(th), dtype=bool)
-    for _ in range(kNewtonIter):
+    for it in range(kNewtonIter):
         running &= np.all(np.isfinite(g), axis=1) & (np.max(np.abs(g), axis=1) > kNewtonGtol)
+        if it >= kNewtonPatience and not running.all():  # a start still running well above a finished one's value
+            done = float(np.min(f[~running]))
+            running &= ~(f > done + kNewtonBehind * max(1.0, abs(done)))
         if not running.any():
             break
         idx = np.flatnonzero(running)
