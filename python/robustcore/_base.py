@@ -39,7 +39,7 @@ import functools
 from concurrent.futures import ThreadPoolExecutor
 import warnings
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Any, NamedTuple, Union
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Union, get_args
 
 import numpy as np
 import scipy.sparse as sp
@@ -65,6 +65,15 @@ if TYPE_CHECKING:  # the types of the public API (annotations only: ``from __fut
     MatrixLike = Union[npt.ArrayLike, sp.spmatrix, sp.sparray]
     #: random_state as in scikit-learn
     RandomStateLike = Union[int, np.random.RandomState, np.random.Generator, None]
+    from typing_extensions import Self
+
+
+def str_options(names: Any) -> StrOptions:
+    """scikit-learn's ``StrOptions`` of the strings of a ``Literal`` type: a string option's names are written once,
+    as the ``Literal`` static type checkers read (the parameter's annotation), and its runtime check is built
+    from it."""
+    return StrOptions(set(get_args(names)))
+
 
 #: ``n_jobs`` with joblib's meaning: None (1), a positive count, or -1, -2, ... (all cores, all but one, ...)
 N_JOBS_CONSTRAINT: list = [Interval(Integral, 1, None, closed="left"), Interval(Integral, None, -1, closed="right"), None]
@@ -80,8 +89,10 @@ STOPPING_CONSTRAINTS: dict = {
 #: folds of the out-of-fold fits (the noise corrections, the MKL noise estimate)
 CV_FOLDS = 5
 
+#: the string option of ``class_weight``
+Balanced = Literal["balanced"]
 #: ``class_weight`` as in scikit-learn: None (all 1), "balanced" (n / (n_classes * count(class))) or {class: weight}
-CLASS_WEIGHT_CONSTRAINT: list = [StrOptions({"balanced"}), dict, None]
+CLASS_WEIGHT_CONSTRAINT: list = [str_options(Balanced), dict, None]
 
 
 class ConstantPredictorWarning(UserWarning):
@@ -204,6 +215,11 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
     _accept_sparse: str | bool = "csr"
     #: the dtypes fit keeps X in (others are cast to the first): float32 where an engine trains on it
     _fit_dtypes: tuple = (np.float64,)
+
+    if TYPE_CHECKING:  # scikit-learn's methods, typed for the users' static checkers (no runtime definition)
+        def score(self, X: MatrixLike, y: npt.ArrayLike, sample_weight: npt.ArrayLike | None = None) -> float: ...
+
+        def set_params(self, **params: Any) -> Self: ...
 
     def _commit(self, **fitted):
         """Set the fitted attributes together, once the whole fit has succeeded."""

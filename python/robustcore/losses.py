@@ -20,10 +20,12 @@ if TYPE_CHECKING:
 #: (scikit-learn's "log_loss" for the engine's "log")
 ALIASES = {"log": "log_loss"}
 
-#: The loss names an estimator's ``loss=`` takes, for static type checkers (``loss="logistic"`` is a mypy error):
-#: the engine's registry, its aliases and "softmax". A loss added to the engine is added here too (a test, in
-#: tests/python/test_losses.py, says so when it is not); at run time the registry decides (``LOSSES``).
-LossName = Literal["log_loss", "log", "hinge", "squared_hinge", "modified_huber", "ramp", "sramp", "rgomp", "softmax"]
+#: The margin losses' names, for static type checkers (``loss="logistic"`` is a mypy error): the engine's registry
+#: and its aliases. A loss added to the engine is added here too (a test, in tests/python/test_losses.py, says so
+#: when it is not); at run time the registry decides (``LOSSES``). ``OnlineSGD(loss=)`` takes these.
+MarginLossName = Literal["log_loss", "log", "hinge", "squared_hinge", "modified_huber", "ramp", "sramp", "rgomp"]
+#: The loss names an estimator's ``loss=`` takes: the margin losses and "softmax" (``LinearClassifier``).
+LossName = Literal[MarginLossName, "softmax"]
 
 
 def _registry():
