@@ -14,7 +14,7 @@ import numpy as np
 from . import _core
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
+    from numpy.typing import ArrayLike, NDArray
 
 #: other names of losses -> their canonical name; also the engine's name of a loss -> its public one
 #: (scikit-learn's "log_loss" for the engine's "log")
@@ -117,7 +117,7 @@ def canonical_loss(name: str) -> str:
 PAPER_SRAMP = {-0.7: (3.0, -0.15), -1.0: (2.0, -0.03), -2.0: (1.5, 0.5)}
 
 
-def ramp(z: ArrayLike, s: float = -1.0) -> np.ndarray:
+def ramp(z: ArrayLike, s: float = -1.0) -> NDArray[np.float64]:
     """Ramp loss R_s(z) = min(1 - s, max(0, 1 - z)) in plain NumPy.
 
     Parameters
@@ -238,7 +238,7 @@ def _estimator_parameters():
 LOSS_PARAMETERS = _estimator_parameters()
 
 
-def loss_spec(loss: str, **params: Any) -> Any:
+def loss_spec(loss: MarginLossName, **params: Any) -> _core.LossSpec:
     """Build the engine's LossSpec for a loss name from the estimators' loss parameters.
 
     Parameters
@@ -268,17 +268,17 @@ def loss_spec(loss: str, **params: Any) -> Any:
     unknown = sorted(set(params) - set(LOSS_PARAMETERS))
     if unknown:
         raise TypeError(f"{unknown} are not loss parameters; the losses' parameters are {sorted(LOSS_PARAMETERS)}")
-    loss = canonical_loss(loss)
-    engine = ENGINE_PARAMETERS[loss]
+    name = canonical_loss(loss)
+    engine = ENGINE_PARAMETERS[name]
     values = {p: float(params[p]) for p in engine if params.get(p) is not None}
-    if loss in _DERIVED:
-        derived_from, derived, resolve = _DERIVED[loss]
+    if name in _DERIVED:
+        derived_from, derived, resolve = _DERIVED[name]
         values = {p: v for p, v in values.items() if p not in derived}
         values.update(resolve(params.get(derived_from), {**engine, **values}))
-    return _core.LossSpec(LOSSES[loss], **values)
+    return _core.LossSpec(LOSSES[name], **values)
 
 
-def loss_spec_from(loss: str, estimator_params: dict) -> Any:
+def loss_spec_from(loss: MarginLossName, estimator_params: dict[str, Any]) -> _core.LossSpec:
     """:func:`loss_spec` with the loss parameters taken from an estimator's parameters.
 
     Parameters
@@ -312,7 +312,7 @@ def _cached_fit(s):
     return _FIT_CACHE[s]
 
 
-def value(loss: str, z: ArrayLike, **params: Any) -> np.ndarray:
+def value(loss: MarginLossName, z: ArrayLike, **params: Any) -> NDArray[np.float64]:
     """Vectorised loss value r(z) (params: the loss parameters as the estimators name them).
 
     Parameters
@@ -343,7 +343,7 @@ def value(loss: str, z: ArrayLike, **params: Any) -> np.ndarray:
     return v
 
 
-def deriv(loss: str, z: ArrayLike, **params: Any) -> np.ndarray:
+def deriv(loss: MarginLossName, z: ArrayLike, **params: Any) -> NDArray[np.float64]:
     """Vectorised derivative r'(z).
 
     Parameters

@@ -40,7 +40,7 @@ plain arrays. ``LinearClassifier`` (``linear_model.py``) and the multi-label est
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -49,10 +49,10 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from . import _core
 from ._base import engine_solve
 from ._validation import check_csr_structure, float64_or_none, to_matrix
-from .losses import SMOOTH_LOSSES, loss_spec
+from .losses import SMOOTH_LOSSES, MarginLossName, loss_spec
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
+    from numpy.typing import ArrayLike, NDArray
 
     from ._base import EarlyStopping, EngineResult, MatrixLike
 
@@ -62,6 +62,11 @@ SOFTMAX_SOLVERS: dict = dict(_core.VrMethod.__members__)
 VR_SOLVERS: dict = {name: method for name, method in SOFTMAX_SOLVERS.items() if name != "sgd"}
 #: SVRG's options (a), (b), (c) of Algorithm 4.2, read from ``_core.SvrgOption``
 SVRG_OPTIONS: dict = dict(_core.SvrgOption.__members__)
+#: the methods by name (``solver=``), for static type checkers: ``SOFTMAX_SOLVERS``' names, read from the engine's
+#: registry (a test holds them equal); "sgd" is the softmax model's only
+VrSolverName = Literal["saga", "sag", "svrg", "s2gd", "finito", "vrlite", "batching_svrg", "mixed_svrg", "sgd"]
+#: SVRG's snapshot options (``svrg_option=``): ``SVRG_OPTIONS``' names (held equal by a test)
+SvrgOption = Literal["last", "average", "random"]
 __all__ = ["VR_SOLVERS", "SVRG_OPTIONS", "SMOOTH_LOSSES", "SOFTMAX_SOLVERS", "as_matrix", "make_params", "fit_binary",
            "fit_softmax", "solve"]
 
@@ -85,10 +90,11 @@ PARAMETER_CONSTRAINTS: dict = {
 }
 
 
-def engine_params(solver: str, *, alpha: float, max_iter: int, eta0: float | None = None, svrg_option: str = "last",
+def engine_params(solver: VrSolverName, *, alpha: float, max_iter: int, eta0: float | None = None,
+                  svrg_option: SvrgOption = "last",
                   tol: float = 0.0, fit_intercept: bool = True, seed: int = 0, history: bool = True, inner: int = 0,
                   batch: int = 0, batch_growth: float = 2.0, s2gd_nu: float | None = None,
-                  max_dense_bytes: int | None = None) -> Any:
+                  max_dense_bytes: int | None = None) -> _core.VrParams:
     """``_core.VrParams`` from parameters already validated (``make_params`` validates; the estimators'
     ``fit`` did)."""
     p = _core.VrParams()
@@ -112,10 +118,11 @@ def engine_params(solver: str, *, alpha: float, max_iter: int, eta0: float | Non
 
 
 @validate_params(PARAMETER_CONSTRAINTS, prefer_skip_nested_validation=True)
-def make_params(solver: str, *, alpha: float, max_iter: int, eta0: float | None = None, svrg_option: str = "last",
+def make_params(solver: VrSolverName, *, alpha: float, max_iter: int, eta0: float | None = None,
+                svrg_option: SvrgOption = "last",
                 tol: float = 0.0, fit_intercept: bool = True, seed: int = 0, history: bool = True, inner: int = 0,
                 batch: int = 0, batch_growth: float = 2.0, s2gd_nu: float | None = None,
-                max_dense_bytes: int | None = None, softmax: bool = False) -> Any:
+                max_dense_bytes: int | None = None, softmax: bool = False) -> _core.VrParams:
     """Validated ``_core.VrParams`` (solver="sgd", the softmax model's plain SGD, only with ``softmax=True``).
 
     Parameters
@@ -156,7 +163,7 @@ def _int64(a):
     return None if a is None else np.ascontiguousarray(a, dtype=np.int64)
 
 
-def as_matrix(X: Any) -> Any:
+def as_matrix(X: Any) -> _core.Matrix | _core.FusedMatrix:
     """The engine's matrix of X (``fit_binary`` / ``fit_softmax`` take either): a ``_core.Matrix`` (or, for
     ``fit_binary``, a ``_core.FusedMatrix``: a feature map's rows, mapped inside the engine) as it is, else X
     validated (finite, 2-d; CSR or dense) and cast once to float64.
@@ -187,7 +194,7 @@ def as_matrix(X: Any) -> Any:
 def fit_binary(M: Any, y: ArrayLike, spec: Any, params: Any, *, sample_weight: ArrayLike | None = None,
                coef: ArrayLike | None = None, intercept: float = 0.0, order: ArrayLike | None = None,
                progress: Callable[[int], Any] | None = None, X_test: Any = None, y_test: ArrayLike | None = None,
-               stopper: EarlyStopping | None = None) -> tuple[np.ndarray, float, EngineResult]:
+               stopper: EarlyStopping | None = None) -> tuple[NDArray[np.float64], float, EngineResult]:
     """One binary solve on a ``_core.Matrix`` (or any X, see ``as_matrix``) with +-1 labels y from (coef, intercept) (zeros by default).
     X_test: a ``_core.Matrix`` of the same storage with +-1 labels y_test (test error per pass); order: the
     injected draws (tests). stopper: a ``robustcore._base.EarlyStopping`` whose ``score(coef (d,),
@@ -239,7 +246,7 @@ def fit_binary(M: Any, y: ArrayLike, spec: Any, params: Any, *, sample_weight: A
 def fit_softmax(M: Any, y: ArrayLike, K: int, params: Any, *, sample_weight: ArrayLike | None = None,
                 order: ArrayLike | None = None, progress: Callable[[int], Any] | None = None, X_test: Any = None,
                 y_test: ArrayLike | None = None,
-                stopper: EarlyStopping | None = None) -> tuple[np.ndarray, np.ndarray, EngineResult]:
+                stopper: EarlyStopping | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64], EngineResult]:
     """The softmax model (model.hpp's SoftmaxModel) on a ``_core.Matrix`` (or any X, see ``as_matrix``) with labels y in 0..K-1 (X_test: a
     ``_core.Matrix`` of the same storage, y_test: labels in 0..K-1 or -1 for a class never seen in
     training). stopper: as in ``fit_binary``, scoring (coef (K, d), intercept (K,)). Returns (coef (K, d),
@@ -287,8 +294,8 @@ def fit_softmax(M: Any, y: ArrayLike, K: int, params: Any, *, sample_weight: Arr
     return np.ascontiguousarray(W.T), b, result
 
 
-def solve(X: MatrixLike, y: ArrayLike, loss: str = "log_loss", solver: str = "saga", alpha: float = 1e-4,
-          max_iter: int = 50, **kwargs: Any) -> tuple[np.ndarray, float, EngineResult]:
+def solve(X: MatrixLike, y: ArrayLike, loss: MarginLossName = "log_loss", solver: VrSolverName = "saga",
+          alpha: float = 1e-4, max_iter: int = 50, **kwargs: Any) -> tuple[NDArray[np.float64], float, EngineResult]:
     """Convenience: fit a binary model on X (dense or CSR) and +-1 labels y.
 
     kwargs: those of ``make_params`` (eta0, svrg_option, tol, fit_intercept, seed, history, inner, batch,

@@ -23,10 +23,12 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from .._base import N_JOBS_CONSTRAINT, fit_method
 from ._label_noise import _METHODS, _labels_and_proba, label_issues_from_proba
+from ._options import TransitionMethod
 from ._meta import FinalEstimatorWrapper
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
+    from typing_extensions import Self
 
     from .._base import MatrixLike, RandomStateLike
 
@@ -114,7 +116,7 @@ class PrunedClassifier(FinalEstimatorWrapper):
     }
 
     def __init__(self, estimator: Any = None, *, detector: Any = None, cv: int | Any = 5,
-                 method: str = "auto", min_examples_per_class: int = 1,
+                 method: TransitionMethod = "auto", min_examples_per_class: int = 1,
                  random_state: RandomStateLike = None, n_jobs: int | None = None) -> None:
         self.estimator = estimator
         self.detector = detector
@@ -125,7 +127,7 @@ class PrunedClassifier(FinalEstimatorWrapper):
         self.n_jobs = n_jobs
 
     @fit_method(nested_validation=True)
-    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> PrunedClassifier:
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Flag the probable label errors of (X, y) out of fold, fit the final estimator on the other rows."""
         Xv, yv, classes, weights, seed, cv = self._validate_fit(X, y, sample_weight)
         labels, P = _labels_and_proba(Xv, yv, self.detector, cv, seed, self.n_jobs, None)
