@@ -39,7 +39,7 @@ import functools
 from concurrent.futures import ThreadPoolExecutor
 import warnings
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Union, get_args
+from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple, Protocol, TypeVar, Union, get_args, overload
 
 import numpy as np
 import scipy.sparse as sp
@@ -50,7 +50,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.utils._param_validation import Interval, StrOptions, make_constraint, validate_parameter_constraints
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, column_or_1d, validate_data
 
@@ -89,6 +88,15 @@ STOPPING_CONSTRAINTS: dict = {
 #: folds of the out-of-fold fits (the noise corrections, the MKL noise estimate)
 CV_FOLDS = 5
 
+class ProbabilisticClassifier(Protocol):
+    """What a parameter taking a classifier with probabilities needs (``detector=``), for static type checkers:
+    ``fit(X, y)`` and ``predict_proba(X)`` (a string is not one: a misspelt name of a built-in is a type error)."""
+
+    def fit(self, X: Any, y: Any, /) -> Any: ...
+
+    def predict_proba(self, X: Any, /) -> Any: ...
+
+
 #: the string option of ``class_weight``
 Balanced = Literal["balanced"]
 #: ``class_weight`` as in scikit-learn: None (all 1), "balanced" (n / (n_classes * count(class))) or {class: weight}
@@ -123,7 +131,27 @@ def noise_correction_advice(classes, T, clean_prior):
             "optimum. If the rates look wrong (an estimate can mistake class overlap for noise), pass known "
             "rates as noise_rates, check robustcore.noise.estimate_transition, or fit without the correction.")
 
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+if TYPE_CHECKING:  # scikit-learn's decorators, typed for static checkers: the decorated function keeps its signature
+    def available_if(check: Callable[[Any], Any]) -> Callable[[_Method], _Method]: ...
+
+    def validate_function_params(parameter_constraints: dict[str, Any], *,
+                                 prefer_skip_nested_validation: bool) -> Callable[[_Method], _Method]: ...
+else:
+    from sklearn.utils._param_validation import validate_params as validate_function_params  # noqa: F401
+    from sklearn.utils.metaestimators import available_if  # noqa: F401
+
+
 # ----------------------------------------------------------------------------- fit / partial_fit
+@overload
+def fit_method(method: _Method, *, nested_validation: bool = False) -> _Method: ...
+
+
+@overload
+def fit_method(method: None = None, *, nested_validation: bool = False) -> Callable[[_Method], _Method]: ...
+
+
 def fit_method(method=None, *, nested_validation=False):
     """Decorate ``fit`` / ``partial_fit``: parameters validated once, and the call atomic (see the module).
     ``nested_validation``: the estimators fitted inside validate their own parameters too (a wrapper's

@@ -23,10 +23,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import N_JOBS_CONSTRAINT, fit_method, str_options
+from ._base import N_JOBS_CONSTRAINT, available_if, fit_method, str_options
 from ._validation import check_csr_structure, seed_from_random_state
 from .kernel_approximation import (Approximation, FourierKernel, LandmarkRule, MappedFeatures, Nystroem,
                                    RandomFourierFeatures)

@@ -28,11 +28,11 @@ import numpy as np
 from sklearn.base import MultiOutputMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, has_fit_parameter, validate_data
 
-from ._base import (N_JOBS_CONSTRAINT, Balanced, BaseClassifier, Progress, check_magnitude, fit_method, map_problems,
+from ._base import (N_JOBS_CONSTRAINT, Balanced, BaseClassifier, Progress, available_if, check_magnitude, fit_method,
+                    map_problems,
                     str_options)
 from ._validation import check_csr_structure, check_labels, seed_from_random_state
 from .linear_model import LinearClassifier

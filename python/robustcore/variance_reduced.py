@@ -44,10 +44,10 @@ from typing import TYPE_CHECKING, Any, Callable, Literal
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import _core
-from ._base import engine_solve
+from ._base import engine_solve, validate_function_params
 from ._validation import check_csr_structure, float64_or_none, to_matrix
 from .losses import SMOOTH_LOSSES, MarginLossName, loss_spec
 
@@ -117,7 +117,7 @@ def engine_params(solver: VrSolverName, *, alpha: float, max_iter: int, eta0: fl
     return p
 
 
-@validate_params(PARAMETER_CONSTRAINTS, prefer_skip_nested_validation=True)
+@validate_function_params(PARAMETER_CONSTRAINTS, prefer_skip_nested_validation=True)
 def make_params(solver: VrSolverName, *, alpha: float, max_iter: int, eta0: float | None = None,
                 svrg_option: SvrgOption = "last",
                 tol: float = 0.0, fit_intercept: bool = True, seed: int = 0, history: bool = True, inner: int = 0,

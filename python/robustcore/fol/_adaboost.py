@@ -11,18 +11,17 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
-from .._base import (BaseClassifier, EarlyStopping, Progress, accuracy, binary_targets, engine_result, fit_method,
+from .._base import (Balanced, BaseClassifier, EarlyStopping, Progress, accuracy, binary_targets, engine_result, fit_method,
                      fit_weights, held_out, predict_from_scores, result_attributes, stopping_tol, warn_max_iter)
 from .._validation import check_eval_set, seed_from_random_state, to_matrix
 from ._estimator import _GAME_CONSTRAINTS, _linear_scores, _weighted_rows
-from ._learners import _ENGINE_LEARNER, OnlineSGD, _engine_learner
+from ._learners import _ENGINE_LEARNER, LearnerName, OnlineSGD, _engine_learner
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
     from typing_extensions import Self
 
-    from .._base import Balanced, MatrixLike, RandomStateLike
-    from ._learners import LearnerName
+    from .._base import MatrixLike, RandomStateLike
 
 
 class AdaBoostOnlineClassifier(BaseClassifier):

@@ -12,13 +12,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
-from .._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, STOPPING_CONSTRAINTS, BaseClassifier, EarlyStopping,
-                     EngineResult, Progress, accuracy, binary_targets, engine_result, fit_method, fit_weights, held_out,
-                     map_problems, predict_from_scores, result_attributes, stopping_tol, str_options,
-                     warn_max_iter)
+from .._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, STOPPING_CONSTRAINTS, Balanced, BaseClassifier,
+                     EarlyStopping, EngineResult, Progress, accuracy, binary_targets, engine_result, fit_method,
+                     fit_weights, held_out, map_problems, predict_from_scores, result_attributes, stopping_tol,
+                     str_options, warn_max_iter)
 from .._validation import check_eval_set, seed_from_random_state, to_matrix
-from ._learners import (_AT_LEAST_ONE, _ENGINE_LEARNER, _NON_NEGATIVE, _POSITIVE, _PROTOCOL, _engine_learner,
-                        _python_fol, default_k)
+from ._learners import (_AT_LEAST_ONE, _ENGINE_LEARNER, _NON_NEGATIVE, _POSITIVE, _PROTOCOL, LearnerName,
+                        _engine_learner, _python_fol, default_k)
 from ._robust import subsample_with_repetitions, theorem3_sample_size
 
 
@@ -26,8 +26,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
     from typing_extensions import Self
 
-    from .._base import Balanced, MatrixLike, RandomStateLike
-    from ._learners import LearnerName
+    from .._base import MatrixLike, RandomStateLike
 
 #: the p player's loss (``focus=``): the engine's ``Focus`` names (held equal by a test)
 FocusName = Literal["zero_one", "clipped"]

@@ -14,11 +14,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_array
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from .. import _core
 from .._validation import to_matrix
-from .._base import str_options
+from .._base import str_options, validate_function_params
 from ..losses import ALIASES, LOSSES, MarginLossName, canonical_loss, loss_spec_from
 
 
@@ -276,7 +276,7 @@ class NumpyPerceptron:
                     self.b += y[j]
 
 
-@validate_params({"learner": [_PROTOCOL, str_options(Literal["perceptron"])],
+@validate_function_params({"learner": [_PROTOCOL, str_options(Literal["perceptron"])],
                   "X": ["array-like", "sparse matrix"], "fit_intercept": ["boolean"],
                   "y": ["array-like"], "n_steps": [_AT_LEAST_ONE], "batch_size": [_AT_LEAST_ONE],
                   "eta": [_POSITIVE, None], "gamma": [Interval(Real, 0, 1, closed="right")],

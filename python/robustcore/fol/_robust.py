@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, validate_params
+from sklearn.utils._param_validation import Interval
+
+from .._base import validate_function_params
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
@@ -53,7 +55,7 @@ def theorem3_failure_bound(m: int, n_outliers: int, n_rare: int, n: int) -> floa
     return 0.01 + 0.99 * n_outliers * n / m + math.exp(-0.1 * n * n_rare / m)
 
 
-@validate_params({"m": [Interval(Integral, 1, None, closed="left")],
+@validate_function_params({"m": [Interval(Integral, 1, None, closed="left")],
                   "n_outliers": [Interval(Integral, 1, None, closed="left")],
                   "n_rare": [Interval(Integral, 1, None, closed="left"), None]}, prefer_skip_nested_validation=True)
 def theorem3_sample_size(m: int, n_outliers: int, n_rare: int | None = None) -> tuple[int, float | None]:
@@ -94,7 +96,7 @@ def theorem3_sample_size(m: int, n_outliers: int, n_rare: int | None = None) -> 
     return best, theorem3_failure_bound(m, n_outliers, n_rare, best)
 
 
-@validate_params({"X": ["array-like", "sparse matrix"], "y": ["array-like"], "n": [Interval(Integral, 1, None, closed="left")],
+@validate_function_params({"X": ["array-like", "sparse matrix"], "y": ["array-like"], "n": [Interval(Integral, 1, None, closed="left")],
                   "random_state": ["random_state"], "sample_weight": ["array-like", None]},
                  prefer_skip_nested_validation=True)
 def subsample_with_repetitions(X: np.ndarray | sp.spmatrix, y: ArrayLike, n: int, random_state: RandomStateLike = None,

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, STOPPING_CONSTRAINTS, Balanced, BaseClassifier,
+                     available_if,
                      ConstantPredictorWarning, binary_targets, fit_method, fit_weights, held_out, str_options,
                      user_stacklevel, warn_max_iter, warning_ignored)
 from .._validation import check_eval_set

@@ -42,7 +42,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
@@ -54,7 +53,8 @@ from ..kernel_model import KernelClassifier, fused_unsupported
 from ._constant import merge_constant_flags, warn_if_constant
 from ._estimator import LinearClassifier as _Local
 from ._solver import LinearSolver, Solved
-from .._base import (CV_FOLDS, STOPPING_CONSTRAINTS, EarlyStopping, EngineResult, Progress, class_weights_from_counts, fit_method,
+from .._base import (CV_FOLDS, STOPPING_CONSTRAINTS, EarlyStopping, EngineResult, Progress, available_if,
+                    class_weights_from_counts, fit_method,
                     fit_sigmoid_from_terms, noise_correction_advice, platt_proba, warn_max_iter)
 from ..noise import clean_prior, transition_matrix
 from .._validation import as_dask, seed_from_random_state

@@ -8,10 +8,10 @@ from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any, Literal, Sequence
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import Interval
 
 from .. import _core
-from .._base import Progress, str_options
+from .._base import Progress, str_options, validate_function_params
 
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ def _widths_array(widths):
     return w
 
 
-@validate_params({"A": ["array-like"], "B": ["array-like", None], "widths": ["array-like"],
+@validate_function_params({"A": ["array-like"], "B": ["array-like", None], "widths": ["array-like"],
                   "dtype": [str_options(BankDtype)], "max_memory_mb": [_POSITIVE]}, prefer_skip_nested_validation=True)
 def gaussian_bank(A: ArrayLike, B: ArrayLike | None = None, widths: ArrayLike = DEFAULT_WIDTHS, *,
                   dtype: BankDtype = "float64", max_memory_mb: float = 2048.0) -> NDArray[np.floating[Any]]:
@@ -142,7 +142,7 @@ def gaussian_bank(A: ArrayLike, B: ArrayLike | None = None, widths: ArrayLike = 
 _SIZING_ROWS = 1000
 
 
-@validate_params({"X": ["array-like"], "widths": ["array-like"], "tol": [_NON_NEGATIVE], "max_rank": [_AT_LEAST_ONE, None],
+@validate_function_params({"X": ["array-like"], "widths": ["array-like"], "tol": [_NON_NEGATIVE], "max_rank": [_AT_LEAST_ONE, None],
                   "rows": [_AT_LEAST_ONE], "seed": [Integral]}, prefer_skip_nested_validation=True)
 def factored_bank_lower_bound(X: np.ndarray, widths: np.ndarray, tol: float, max_rank: int | None = None,
                               rows: int = _SIZING_ROWS, seed: int = 0) -> int:
@@ -189,7 +189,7 @@ def factored_bank_lower_bound(X: np.ndarray, widths: np.ndarray, tol: float, max
     return int(values.sum()) * 8
 
 
-@validate_params({"X": ["array-like"], "widths": ["array-like"], "tol": [_NON_NEGATIVE],
+@validate_function_params({"X": ["array-like"], "widths": ["array-like"], "tol": [_NON_NEGATIVE],
                   "max_rank": [_AT_LEAST_ONE, None], "max_memory_mb": [_POSITIVE], "verbose": ["verbose"]},
                  prefer_skip_nested_validation=True)
 def gaussian_bank_factored(X: ArrayLike, widths: ArrayLike = DEFAULT_WIDTHS, *, tol: float = 1e-10,

@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._base import EngineResult, str_options, warn_max_iter
+from .._base import Balanced, EngineResult, str_options, warn_max_iter
 from ..kernel_approximation import Approximation
 from ._banks import _AT_LEAST_ONE, _METHODS, _NON_NEGATIVE, _POSITIVE, BankDtype, MklMethodName, default_rho
 from ._mixin import (_KERNEL_CONSTRAINTS, _NOISE_LEVEL_CONSTRAINT, KernelsName, _intercept, _KernelMixin, _solve,
@@ -21,7 +21,7 @@ from ._mixin import (_KERNEL_CONSTRAINTS, _NOISE_LEVEL_CONSTRAINT, KernelsName, 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from .._base import Balanced, RandomStateLike
+    from .._base import RandomStateLike
 
 
 

@@ -88,7 +88,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from typing_extensions import Self
 
-    from .._base import MatrixLike, RandomStateLike
+    from .._base import MatrixLike, ProbabilisticClassifier, RandomStateLike
 
 #: the posterior's regularisation path (alpha of a log-loss LinearClassifier), fitted from strong to weak, each
 #: alpha warm-started from the fold's model at the previous one (glmnet's and LogisticRegressionCV's path); the
@@ -758,7 +758,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     }
 
     def __init__(self, estimator: Any = None, *, remedies: Sequence[RemedyName] = DEFAULT_REMEDIES,
-                 param_grid: dict[str, Any] | None = None, detector: DetectorName | Any = "auto", cv: int | Any = 5,
+                 param_grid: dict[str, Any] | None = None, detector: DetectorName | ProbabilisticClassifier = "auto", cv: int | Any = 5,
                  n_finalists: int | None = 3,
                  random_state: RandomStateLike = None, n_jobs: int | None = None) -> None:
         self.estimator = estimator

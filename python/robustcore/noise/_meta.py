@@ -11,11 +11,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.model_selection import check_cv
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._base import check_magnitude, stratified_folds
+from .._base import available_if, check_magnitude, stratified_folds
 from .._validation import check_csr_structure, check_labels, seed_from_random_state
 
 if TYPE_CHECKING:
