@@ -1,8 +1,8 @@
-"""Margin losses r(z), z = y f(x), evaluated by the engine's own C++ implementations.
+"""Margin losses :math:`r(z)`, :math:`z = y f(x)`, evaluated by the engine's own C++ implementations.
 
 ``value(name, z)`` / ``deriv(name, z)`` are vectorised (for plots and tests); ``fit_smooth_ramp(s)``
-finds the Smooth Ramp parameters (alpha, beta) of SRamp paper eq. (4) by least squares against the
-Ramp loss R_s.
+finds the Smooth Ramp parameters :math:`(\\alpha, \\beta)` of SRamp paper eq. (4) by least squares against the
+Ramp loss :math:`R_s`.
 """
 
 from __future__ import annotations
@@ -118,14 +118,14 @@ PAPER_SRAMP = {-0.7: (3.0, -0.15), -1.0: (2.0, -0.03), -2.0: (1.5, 0.5)}
 
 
 def ramp(z: ArrayLike, s: float = -1.0) -> NDArray[np.float64]:
-    """Ramp loss R_s(z) = min(1 - s, max(0, 1 - z)) in plain NumPy.
+    """Ramp loss :math:`R_s(z) = \\min(1 - s, \\max(0, 1 - z))` in plain NumPy.
 
     Parameters
     ----------
     z : array-like
-        Margins y f(x).
+        Margins :math:`y f(x)`.
     s : float, default=-1.0
-        The ramp's corner (s < 1); the loss is capped at 1 - s.
+        The ramp's corner (:math:`s < 1`); the loss is capped at :math:`1 - s`.
 
     Returns
     -------
@@ -142,11 +142,12 @@ def ramp(z: ArrayLike, s: float = -1.0) -> NDArray[np.float64]:
 
 
 def fit_smooth_ramp(s: float = -1.0, grid: ArrayLike | None = None) -> tuple[float, float]:
-    """Least-squares fit of the Smooth Ramp (1 - s) / (1 + exp(alpha (z + beta))) to the Ramp R_s.
+    """Least-squares fit of the Smooth Ramp :math:`(1 - s) / (1 + \\exp(\\alpha (z + \\beta)))` to the Ramp
+    :math:`R_s`.
 
-    The default grid is 20001 points on [s - 10 (1 - s), 1 + 10 (1 - s)], wide enough that the
-    tails add nothing. Returns (alpha, beta); expect beta = -(1 + s) / 2 and alpha ~ 5.30 / (1 - s)
-    (3.12, 2.65, 1.77 for s = -0.7, -1, -2).
+    The default grid is 20001 points on :math:`[s - 10 (1 - s), 1 + 10 (1 - s)]`, wide enough that the
+    tails add nothing. Returns :math:`(\\alpha, \\beta)`; expect :math:`\\beta = -(1 + s) / 2` and
+    :math:`\\alpha \\approx 5.30 / (1 - s)` (3.12, 2.65, 1.77 for s = -0.7, -1, -2).
 
     Parameters
     ----------
@@ -313,7 +314,7 @@ def _cached_fit(s):
 
 
 def value(loss: MarginLossName, z: ArrayLike, **params: Any) -> NDArray[np.float64]:
-    """Vectorised loss value r(z) (params: the loss parameters as the estimators name them).
+    """Vectorised loss value :math:`r(z)` (params: the loss parameters as the estimators name them).
 
     Parameters
     ----------
@@ -344,7 +345,7 @@ def value(loss: MarginLossName, z: ArrayLike, **params: Any) -> NDArray[np.float
 
 
 def deriv(loss: MarginLossName, z: ArrayLike, **params: Any) -> NDArray[np.float64]:
-    """Vectorised derivative r'(z).
+    """Vectorised derivative :math:`r'(z)`.
 
     Parameters
     ----------

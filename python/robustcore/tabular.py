@@ -350,8 +350,9 @@ class TableIssues:
     issues : pandas.DataFrame
         One line per flagged row, most suspicious first: ``row`` (the row's position in the table, from 0),
         ``given_label``, ``suggested_label`` (the most probable other class under the fitted model),
-        ``label_quality`` (the out-of-fold margin P(given label) - max P(other label), in [-1, 1]: low means
-        a model that never saw the row disagrees with its label), then the row's id column and its data.
+        ``label_quality`` (the out-of-fold margin :math:`P(\\text{given label}) - \\max P(\\text{other label})`, in
+        :math:`[-1, 1]`: low means a model that never saw the row disagrees with its label), then the row's id
+        column and its data.
     model : sklearn.pipeline.Pipeline
         The fitted preprocessor (``"preprocess"``, None for a matrix) and ``NoisyLabelClassifierCV``
         (``"classifier"``): ``model.predict(new_table)`` labels new rows.

@@ -2,34 +2,35 @@
 
 The engine (``cpp/include/robustcore/vr/``) minimises
 
-    F(w, b) = (1/n) sum_i sw_i r(y_i (w.x_i + b)) + (alpha/2) ||w||^2
+.. math:: F(w, b) = \\frac{1}{n} \\sum_{i=1}^n s_i \\, r(y_i (w \\cdot x_i + b)) + \\frac{\\alpha}{2} \\|w\\|^2
 
-for a smooth margin loss r ("log_loss", alias "log"; "squared_hinge", "modified_huber", "sramp", "rgomp") with
+(:math:`s_i` the sample weights) for a smooth margin loss :math:`r` ("log_loss", alias "log"; "squared_hinge", "modified_huber", "sramp", "rgomp") with
 
 * ``"saga"`` (Alg. 4.3), ``"sag"`` (Alg. 4.4): one stored loss derivative per sample;
 * ``"svrg"`` (Alg. 4.2) with ``svrg_option`` "last" (a), "average" (b) or "random" (c);
-* ``"s2gd"`` (Alg. 4.5): the next outer iterate drawn with probability ~ (1 - nu eta)^(m - t);
+* ``"s2gd"`` (Alg. 4.5): the next outer iterate drawn with probability :math:`\\propto (1 - \\nu \\eta)^{m - t}`;
 * ``"batching_svrg"`` (Alg. 4.8) and ``"mixed_svrg"`` (Alg. 4.9): the batch starts at n/8 and doubles
   each outer iteration up to n (Harikandeh et al.'s growing batches; ``batch_growth=1`` keeps it fixed);
 * ``"vrlite"`` (Alg. 4.7);
-* ``"finito"`` (Alg. 4.6): O(n d) memory, refused with a ValueError naming the size above 2 GiB.
+* ``"finito"`` (Alg. 4.6): :math:`O(n d)` memory, refused with a ValueError naming the size above 2 GiB.
 
 On CSR input a step costs O(nnz of the row): the dense correction term is applied lazily.
 
-Default step sizes (``eta0=None``) from L = sup r'' * max_i sw_i (||x_i||^2 + fit_intercept) + alpha:
-SAG 1/L; SAGA max(1/(2(L + alpha n)), 1/(3L)); SVRG, S2GD, Batching/Mixed SVRG, VR-Lite 1/(4L);
-Finito min(1/(2 alpha), n/(2L)).
+Default step sizes (``eta0=None``) from :math:`L = \\sup r'' \\cdot \\max_i s_i (\\|x_i\\|^2 + [\\text{fit\\_intercept}]) +
+\\alpha`: SAG :math:`1/L`; SAGA :math:`\\max(1/(2(L + \\alpha n)), 1/(3L))`; SVRG, S2GD, Batching/Mixed SVRG,
+VR-Lite :math:`1/(4L)`; Finito :math:`\\min(1/(2 \\alpha), n/(2L))`.
 
 Effective passes count gradient evaluations / n. From the zero model the first pass learns: SAG/SAGA step
 with the mean of the table rows drawn so far, Finito and the SVRG family start with one plain SGD pass
 (Finito's with the step eta0/n, filling its table at the iterates the gradients are taken at); from a
 non-zero start (coef_init) SAG/SAGA/Finito spend the first pass filling their tables at it. An SVRG outer
-iteration with m = n inner steps costs 2 passes; a VR-Lite pass after the first costs 2.
+iteration with :math:`m = n` inner steps costs 2 passes; a VR-Lite pass after the first costs 2.
 
 The softmax model (``fit_softmax``, ``LinearClassifier(loss="softmax")``, label powerset) takes every
-solver above with the same semantics (draws, step defaults with L = 1/2 max_i sw_i (||x_i||^2 +
-fit_intercept) + alpha, batch growth, pass accounting) and also ``"sgd"``: plain SGD with a constant step
-(``eta0``, default 1/(4L)) over a fresh permutation each pass, O(K nnz) per step.
+solver above with the same semantics (draws, step defaults with
+:math:`L = \\frac{1}{2} \\max_i s_i (\\|x_i\\|^2 + [\\text{fit\\_intercept}]) + \\alpha`, batch growth, pass accounting)
+and also ``"sgd"``: plain SGD with a constant step (``eta0``, default :math:`1/(4L)`) over a fresh permutation each
+pass, :math:`O(K \\cdot \\mathrm{nnz})` per step.
 
 This module computes and never sees an estimator: ``fit_binary`` and ``fit_softmax`` take a ``_core.Matrix``,
 targets and a ``_core.VrParams`` and return the coefficients and the engine's result (status, n_iter in

@@ -64,8 +64,9 @@ class _EngineLearner(BaseEstimator):
 
 
 class Perceptron(_EngineLearner):
-    """The Perceptron as FOL's w player (Example 1 of the paper), run by the engine: on a mistake (y s <= 0, a
-    zero margin included) w += y x (and b += y with ``fit_intercept``). No step size, no loss; the p player's
+    """The Perceptron as FOL's w player (Example 1 of the paper), run by the engine: on a mistake
+    (:math:`y s \\le 0`, a zero margin included) :math:`w \\leftarrow w + y x` (and :math:`b \\leftarrow b + y` with
+    ``fit_intercept``). No step size, no loss; the p player's
     focus loss is its 0/1 loss.
 
     Parameters

@@ -147,10 +147,11 @@ _SIZING_ROWS = 1000
 def factored_bank_lower_bound(X: np.ndarray, widths: np.ndarray, tol: float, max_rank: int | None = None,
                               rows: int = _SIZING_ROWS, seed: int = 0) -> int:
     """A lower bound of the bytes ``gaussian_bank_factored(X)`` stores, from the factored bank of ``rows``
-    random rows of X (O(rows^3) at most per kernel, not O(n^3)): the numerical rank of a kernel on a subset
-    of the points is at most its rank on all of them, so each kernel needs at least n x (its rank on the
-    subsample) values, and n x rows / 2 when the subsample already stores it dense (rank > rows / 2); a
-    kernel whose bound passes ``max_rank`` (default n / 2) is stored dense, n^2 values. With n <= rows the
+    random rows of X (:math:`O(r^3)` at most per kernel for :math:`r` = ``rows``, not :math:`O(n^3)`): the numerical
+    rank of a kernel on a subset of the points is at most its rank on all of them, so each kernel needs at least
+    :math:`n \\times` (its rank on the subsample) values, and :math:`n r / 2` when the subsample already stores it
+    dense (rank :math:`> r / 2`); a kernel whose bound passes ``max_rank`` (default :math:`n / 2`) is stored dense,
+    :math:`n^2` values. With n <= rows the
     subsample is X itself.
 
     Parameters

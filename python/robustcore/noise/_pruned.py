@@ -86,7 +86,7 @@ class PrunedClassifier(FinalEstimatorWrapper):
     estimator_ : the fitted final classifier.
     classes_ : the class labels.
     label_issues_ : indices of the training rows left out, most suspicious first.
-    label_quality_ : every training row's out-of-fold margin ``P[i, y_i] - max_{k != y_i} P[i, k]``
+    label_quality_ : every training row's out-of-fold margin :math:`P_{i, y_i} - \\max_{k \\ne y_i} P_{ik}`
         (low: the detector disagrees with the label).
     transition_matrix_ : the estimated T[i, j] = P(noisy label j | true label i) behind the count.
     n_features_in_ : number of features.
