@@ -392,6 +392,14 @@ def data() -> tuple[Any, NDArray[Any], Any, NDArray[Any]]:
     return datasets.load("digits38")
 
 
+def multilabel_data() -> tuple[Floats, NDArray[np.int64], Floats, NDArray[np.int64]]:
+    return datasets.load_multilabel("emotions")
+
+
+def multilabel_data_and_names() -> list[str]:
+    return datasets.load_multilabel("scene", return_names=True)[5]
+
+
 def top_level() -> type[rc.LinearClassifier]:
     return rc.LinearClassifier
 
@@ -415,3 +423,4 @@ def refused() -> None:
     noise.find_label_issues(X, y, rank_by="entropy")  # type: ignore[call-overload]
     variance_reduced.make_params("adam", alpha=1.0, max_iter=1)  # type: ignore[arg-type]
     DaskNoisyLabelClassifierCV(posterior="workers")  # type: ignore[arg-type]
+    datasets.load("digits")  # type: ignore[arg-type]

@@ -72,9 +72,10 @@ class LinearClassifier(BaseClassifier):
 
     .. math:: \\frac{1}{\\sum_i s_i} \\sum_{i=1}^n s_i \\, r(y_i (w \\cdot x_i + b)) + \\frac{\\alpha}{2} \\|w\\|^2
 
-    scikit-learn's convention that an integer weight k is the row repeated k times and a zero weight removes the row (the engine, which
-    divides by n, is given ``alpha * sum(sw) / n``). The variance-reduced solvers and loss="softmax"
-    converge to that optimum, so a weight-2 row and a duplicated row give the same model once converged;
+    with scikit-learn's convention that an integer weight k is the row repeated k times and a zero weight removes
+    the row (the engine, which divides by n, is given :math:`\\alpha \\sum_i s_i / n`). The variance-reduced solvers
+    and loss="softmax" converge to that optimum, so a weight-2 row and a duplicated row give the same model once
+    converged;
     the SGD solvers (sgd, asgd, pegasos) are stochastic: a weight-2 row is visited once with a doubled
     gradient, a duplicated row twice, so they agree in expectation only. Since that objective does not
     change when every weight is multiplied by one factor, weights whose largest value lies outside

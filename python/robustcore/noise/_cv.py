@@ -726,7 +726,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     do_no_harm_ : None (the best candidate was plain, or no plain candidate was asked for) or what the
         do-no-harm rule decided, in words.
     transition_matrix_ : :math:`T_{ij} = P(\\tilde y = c_j \\mid y = c_i)` for :math:`c` = ``classes_`` (:math:`y` the
-        true label, :math:`\\tilde y` the noisy one; cleanlab's ``noise_matrix`` is T transposed). ``noise_rates_`` : per class, 1 - the diagonal of T.
+        true label, :math:`\\tilde y` the noisy one; cleanlab's ``noise_matrix`` is T transposed).
+        ``noise_rates_`` : per class, 1 - the diagonal of T.
     label_issues_ : the rows flagged as probably mislabelled, most suspicious first.
     label_quality_ : every row's out-of-fold margin :math:`P_{i, y_i} - \\max_{k \\ne y_i} P_{ik}`.
     posterior_ : dict describing the posterior model chosen, its out-of-fold log-likelihood, the shared
@@ -758,9 +759,9 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     }
 
     def __init__(self, estimator: Any = None, *, remedies: Sequence[RemedyName] = DEFAULT_REMEDIES,
-                 param_grid: dict[str, Any] | None = None, detector: DetectorName | ProbabilisticClassifier = "auto", cv: int | Any = 5,
-                 n_finalists: int | None = 3,
-                 random_state: RandomStateLike = None, n_jobs: int | None = None) -> None:
+                 param_grid: dict[str, Any] | None = None, detector: DetectorName | ProbabilisticClassifier = "auto",
+                 cv: int | Any = 5, n_finalists: int | None = 3, random_state: RandomStateLike = None,
+                 n_jobs: int | None = None) -> None:
         self.estimator = estimator
         self.remedies = remedies
         self.param_grid = param_grid
