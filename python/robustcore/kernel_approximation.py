@@ -679,7 +679,7 @@ class MappedFeatures(RowSource):
             total += np.asarray(self.map.transform(self.X[lo:hi]), dtype=np.float64).T @ w[lo:hi]
         return total / w.sum()
 
-    def matrix(self, float32: bool) -> Any:
+    def matrix(self, float32: bool) -> _core.FusedMatrix:
         """The engine's fused matrix (X in its own dtype: float32 rows mapped in float32)."""
         return _core.FusedMatrix(self.map.engine_map(), to_matrix(self.X, float32=True), self.batch_size,
                                  self._threads)

@@ -24,13 +24,15 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Sequence, overload
 
 import numpy as np
 import scipy.sparse as sp
 
 if TYPE_CHECKING:
     import pandas as pd
+    from numpy.typing import NDArray
+    from sklearn.compose import ColumnTransformer
     from sklearn.pipeline import Pipeline
 
 __all__ = ["ESTIMATORS", "TableIssues", "column_kinds", "find_table_issues", "make_preprocessor", "read_table"]
@@ -75,8 +77,23 @@ def _format_of(path: Path, format: str) -> str:
                      f"as one of {sorted(FORMATS)}")
 
 
+@overload
+def read_table(path: str | Path, *, format: Literal["csv", "tsv", "parquet"],
+               sep: str | None = None) -> pd.DataFrame: ...
+
+
+@overload
+def read_table(path: str | Path, *, format: Literal["libsvm"],
+               sep: str | None = None) -> tuple[sp.csr_matrix, NDArray[np.float64]]: ...
+
+
+@overload
+def read_table(path: str | Path, *, format: Literal["auto"] = "auto",
+               sep: str | None = None) -> pd.DataFrame | tuple[sp.csr_matrix, NDArray[np.float64]]: ...
+
+
 def read_table(path: str | Path, *, format: Literal["auto", "csv", "tsv", "parquet", "libsvm"] = "auto",
-               sep: str | None = None) -> Any:
+               sep: str | None = None) -> pd.DataFrame | tuple[sp.csr_matrix, NDArray[np.float64]]:
     """Read a data file: a CSV / TSV / Parquet file as a DataFrame, a LIBSVM file as ``(X, y)``.
 
     Parameters
@@ -206,7 +223,8 @@ def _categories_as_text(X):
     return np.where(missing, "(missing)", values.astype(str)).astype(object)
 
 
-def make_preprocessor(frame: pd.DataFrame, *, categorical: Sequence[str] = (), max_categories: int = 50) -> Any:
+def make_preprocessor(frame: pd.DataFrame, *, categorical: Sequence[str] = (),
+                      max_categories: int = 50) -> ColumnTransformer:
     """The ``ColumnTransformer`` that turns ``frame``'s columns into features (unfitted).
 
     Numeric columns: missing values imputed by the column's median (plus an indicator column for each

@@ -14,13 +14,13 @@ from matplotlib.axes import Axes
 from numpy.typing import NDArray
 
 import robustcore as rc
-from robustcore import datasets, losses, mkl, noise, plotting, variance_reduced
+from robustcore import datasets, losses, mkl, noise, plotting, tabular, variance_reduced
 from robustcore._core import (FactoredKernelBank, FusedMatrix, KernelBankMap, Matrix, NystroemMap, RandomFourierMap,
                               VrParams)
 from robustcore.dask import DaskNoisyLabelClassifierCV, ParameterMixingClassifier
 from robustcore.fol import (AdaBoostOnlineClassifier, FocusedOnlineClassifier, NumpyPerceptron, OnlineSGD,
                             PartialFitLearner, focused_online_learning, theorem3_sample_size)
-from robustcore.kernel_approximation import KernelBank, Nystroem, RandomFourierFeatures
+from robustcore.kernel_approximation import KernelBank, MappedFeatures, Nystroem, RandomFourierFeatures
 from robustcore.kernel_model import KernelClassifier
 from robustcore.linear_model import SAGA, LinearClassifier
 from robustcore.multilabel import BinaryRelevanceClassifier, LabelPowersetClassifier
@@ -400,6 +400,14 @@ def multilabel_data_and_names() -> list[str]:
     return datasets.load_multilabel("scene", return_names=True)[5]
 
 
+def libsvm_table(path: str) -> tuple[Any, Floats]:
+    return tabular.read_table(path, format="libsvm")
+
+
+def mapped_rows(rff: RandomFourierFeatures, X: Floats) -> FusedMatrix:
+    return MappedFeatures(rff, X).matrix(float32=False)
+
+
 def top_level() -> type[rc.LinearClassifier]:
     return rc.LinearClassifier
 
@@ -424,3 +432,4 @@ def refused() -> None:
     variance_reduced.make_params("adam", alpha=1.0, max_iter=1)  # type: ignore[arg-type]
     DaskNoisyLabelClassifierCV(posterior="workers")  # type: ignore[arg-type]
     datasets.load("digits")  # type: ignore[arg-type]
+    tabular.read_table("t.csv", format="xlsx")  # type: ignore[call-overload]
