@@ -88,6 +88,15 @@ STOPPING_CONSTRAINTS: dict = {
 #: folds of the out-of-fold fits (the noise corrections, the MKL noise estimate)
 CV_FOLDS = 5
 
+class Classifier(Protocol):
+    """What a parameter taking any classifier needs (``estimator=`` where a name is an alternative), for static type
+    checkers: ``fit(X, y)`` and ``predict(X)`` (a string is not one: a misspelt name is a type error)."""
+
+    def fit(self, X: Any, y: Any, /) -> Any: ...
+
+    def predict(self, X: Any, /) -> Any: ...
+
+
 class ProbabilisticClassifier(Protocol):
     """What a parameter taking a classifier with probabilities needs (``detector=``), for static type checkers:
     ``fit(X, y)`` and ``predict_proba(X)`` (a string is not one: a misspelt name of a built-in is a type error)."""

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from sklearn.compose import ColumnTransformer
     from sklearn.pipeline import Pipeline
 
+    from ._base import Classifier
+
 __all__ = ["ESTIMATORS", "TableIssues", "column_kinds", "find_table_issues", "make_preprocessor", "read_table"]
 
 #: file formats :func:`read_table` reads, and the file name endings that select them with ``format="auto"``
@@ -44,6 +46,8 @@ FORMATS = {"csv": (".csv", ".csv.gz", ".csv.bz2", ".csv.xz", ".csv.zip", ".txt")
            "libsvm": (".svm", ".libsvm", ".svmlight", ".svm.gz", ".svm.bz2", ".svm.xz", ".libsvm.gz",
                       ".libsvm.bz2", ".libsvm.xz")}
 
+#: the names ``ESTIMATORS`` holds, for static type checkers (held equal by a test)
+EstimatorName = Literal["linear", "logistic", "boosting"]
 #: the models ``find_table_issues(estimator=...)`` knows by name (any scikit-learn classifier is accepted too)
 ESTIMATORS = {
     "linear": "robustcore's LinearClassifier (log loss, SAGA): every remedy, the bounded losses included",
@@ -454,7 +458,7 @@ def _suggested(clf, Xt, labels, classes):
     return classes[np.argmax(scores, axis=1)]
 
 
-def find_table_issues(data: Any, label: str | None = None, *, y: Any = None, estimator: Any = "linear",
+def find_table_issues(data: Any, label: str | None = None, *, y: Any = None, estimator: EstimatorName | Classifier | None = "linear",
                       drop: Sequence[str] = (), id_column: str | None = None, categorical: Sequence[str] = (),
                       max_categories: int = 50, cv: int = 5, random_state: int | None = 0,
                       n_jobs: int | None = None, verbose: int = 0) -> TableIssues:

@@ -87,7 +87,7 @@ def test_every_string_option_is_found():
 
 def _registry_pairs():
     """(Literal, the runtime registry's names) of every string option whose names a registry holds."""
-    from robustcore import _core, datasets, losses, variance_reduced
+    from robustcore import _core, datasets, losses, tabular, variance_reduced
     from robustcore.fol import _estimator as fol_estimator
     from robustcore.fol import _learners
     from robustcore.linear_model import _estimator as linear_estimator
@@ -109,6 +109,7 @@ def _registry_pairs():
         "SvrgOption": (variance_reduced.SvrgOption, set(variance_reduced.SVRG_OPTIONS)),
         "DatasetName": (datasets.DatasetName, set(datasets._binary_names())),
         "MultilabelName": (datasets.MultilabelName, set(datasets._MULTILABEL_SETS)),
+        "EstimatorName": (tabular.EstimatorName, set(tabular.ESTIMATORS)),
     }
 
 

@@ -433,3 +433,4 @@ def refused() -> None:
     DaskNoisyLabelClassifierCV(posterior="workers")  # type: ignore[arg-type]
     datasets.load("digits")  # type: ignore[arg-type]
     tabular.read_table("t.csv", format="xlsx")  # type: ignore[call-overload]
+    tabular.find_table_issues(X, y=y, estimator="boosted")  # type: ignore[arg-type]
