@@ -81,7 +81,7 @@ from ._label_noise import (NoiseEstimateWarning, contradicted, importance_weight
                            label_issues_from_proba, uninformative)
 from ._meta import FinalEstimatorWrapper
 from ._pruned import flag_mask, kept_rows
-from ._scoring import corrected_accuracy
+from ._scoring import accuracy_terms
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -218,9 +218,9 @@ def _solver_of(est):
 def _without_convex_start(est):
     """``est`` for a warm-started fit: its solver's convex warm start (``warm_start_loss``: the first passes on
     the log loss) off, since the starting model is already a convex fit."""
-    solver = clone(_solver_of(est))
-    if "warm_start_loss" in solver.get_params() and solver.get_params()["warm_start_loss"] is not None:
-        est = clone(est).set_params(solver=solver.set_params(warm_start_loss=None))
+    solver = _solver_of(est)
+    if solver is not None and solver.get_params().get("warm_start_loss") is not None:  # a copy changed, never est's
+        est = clone(est).set_params(solver=clone(solver).set_params(warm_start_loss=None))
     return est
 
 
@@ -594,6 +594,35 @@ kNoHarmStandardErrors = 2.0
 kScreeningDecidesRows = 20_000
 
 
+#: below this many rows, a remedy is kept over the best plain candidate only if it also wins when the scores are
+#: computed with the T of each of two random halves of the rows (``halves_agree``): on small sets one T estimate can
+#: be far off (e.g. rates (0.00, 0.71) for a true (0.2, 0.2) at 200 rows, 1:4), and the corrected score is unbiased
+#: only for the right T. None: off
+kHalvesGuardRows = 20_000
+
+
+#: how the halves' score differences (best minus plain) decide: "both" positive, or their "mean" positive
+kHalvesRule = "both"
+
+
+def halves_agree(P, labels, seed, terms_of, best, plain):
+    """Whether candidate ``best`` still beats candidate ``plain`` when the corrected accuracy's terms are those of
+    the T estimated on each of two random halves of the rows (``terms_of(Tinv, c)``: candidate c's mean terms over
+    its folds; ``kHalvesRule``). A half whose T is uninformative counts as a disagreement."""
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(labels.size)
+    diffs = []
+    for half in (order[: labels.size // 2], order[labels.size // 2:]):
+        if np.unique(labels[half]).size < P.shape[1]:
+            return False
+        T, _ = importance_weighting(P[half], labels[half])
+        if uninformative(T):
+            return False
+        Tinv = np.linalg.inv(T)
+        diffs.append(terms_of(Tinv, best) - terms_of(Tinv, plain))
+    return bool(min(diffs) > 0.0) if kHalvesRule == "both" else bool(np.mean(diffs) > 0.0)
+
+
 def do_no_harm(best, remedies, selection, complete, paired=None):
     """(the candidate kept, what the rule did): the best candidate ``best`` when it is plain or beats the best
     complete plain candidate by more than ``kNoHarmStandardErrors`` standard errors of their difference (the
@@ -851,6 +880,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             ill = "condition" if uninformative(T) else "contradicted" if contradicted(T, labels, sw) else None
             if ill:
                 candidates = [c for c in candidates if c[0] != "corrected"]
+            Tinv = None if ill else np.linalg.inv(T)  # the corrected accuracy's terms (``accuracy_terms``)
+            guarded = not ill and kHalvesGuardRows is not None and labels.size < kHalvesGuardRows
             if not candidates:
                 raise ValueError("the only remedy asked for is 'corrected', and the estimated transition matrix is "
                                  "ill-conditioned: nothing to compare")
@@ -933,13 +964,14 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                     pred = fitted.predict(_rows(Xv, va))
                 if warm_startable(fitted):
                     models[c, f] = _model(fitted)
-                if f < kPathFolds:  # the screening folds' predictions: the rows' paired differences when they decide
-                    preds[c, f] = pred
+                if f < kPathFolds or guarded:  # the screening folds' predictions: the rows' paired differences when
+                    preds[c, f] = pred  # they decide; every fold's for the halves' check on small sets
                 vw = None if sw is None else sw[va]
                 if vw is not None and not vw.sum() > 0:
                     return (np.nan if ill else 0.0), 0.0, seconds
                 noisy = float(np.average(pred == yv[va], weights=vw))
-                corrected = np.nan if ill else corrected_accuracy(yv[va], pred, T, labels=classes, sample_weight=vw)
+                corrected = np.nan if ill else float(np.average(
+                    accuracy_terms(Tinv, labels[va], np.searchsorted(classes, pred)), weights=vw))
                 return corrected, noisy, seconds
 
             scores_cf, noisy_cf, seconds = (np.full((C, F), np.nan) for _ in range(3))
@@ -1027,13 +1059,26 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         if decided:  # the screening folds decide, the do-no-harm rule over their validation rows
             selection = selection[:, first]
             va = np.concatenate([folds[f][1] for f in first])
-            Tinv = np.linalg.inv(T)
-            paired = _paired_rows(lambda c: Tinv[labels[va], np.searchsorted(classes, np.concatenate(
-                [preds[c, f] for f in first]))], None if sw is None else sw[va])
+            paired = _paired_rows(lambda c: accuracy_terms(Tinv, labels[va], np.searchsorted(classes, np.concatenate(
+                [preds[c, f] for f in first]))), None if sw is None else sw[va])
         complete = ~np.isnan(selection).any(axis=1)
         mean = np.nanmean(selection, axis=1)
         best = int(np.argmax(np.where(complete, mean, -np.inf)))  # the first of the best: remedies' order breaks ties
         best, harm = do_no_harm(best, [c[0] for c in candidates], selection, complete, paired)
+        if guarded and candidates[best][0] != "plain":
+            plain = [c for c, (r, _) in enumerate(candidates) if r == "plain" and complete[c]]
+            if plain:
+                p = max(plain, key=lambda c: mean[c])
+
+                def terms_of(Tinv_h, c):  # over the folds the selection read
+                    return np.mean([np.average(accuracy_terms(Tinv_h, labels[folds[f][1]], np.searchsorted(
+                        classes, preds[c, f])), weights=None if sw is None else sw[folds[f][1]])
+                        for f in (first if decided else range(F))])
+
+                if not halves_agree(P, labels, seed, terms_of, best, p):
+                    harm = (f"plain kept: {candidates[best][0]} did not also beat it with the T of each of two random "
+                            f"halves of the rows")
+                    best = p
         cv_results = {"remedy": np.array([c[0] for c in candidates], dtype=object),
                       "params": [c[1] for c in candidates],
                       "mean_corrected_score": np.nanmean(scores_cf, axis=1) if not ill else scores_cf[:, 0],

@@ -80,9 +80,15 @@ def corrected_accuracy(y_noisy: ArrayLike, y_pred: ArrayLike, transition_matrix:
         k = np.minimum(k, K - 1)
         if not np.array_equal(classes[k], v):
             raise ValueError(f"{name} holds values that are not in labels {classes.tolist()}")
-    Tinv = np.linalg.inv(T)
     weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    return float(np.average(Tinv[rows, cols], weights=weights))
+    return float(np.average(accuracy_terms(np.linalg.inv(T), rows, cols), weights=weights))
+
+
+def accuracy_terms(Tinv, noisy, predicted):
+    """Each row's term of :func:`corrected_accuracy`, (T^-1)[noisy, predicted] for class indices ``noisy`` (the
+    noisy labels) and ``predicted``: their mean is the estimate. ``NoisyLabelClassifierCV`` reads them with T
+    inverted once for all its candidates and folds (its labels already checked)."""
+    return Tinv[noisy, predicted]
 
 
 def corrected_scorer(transition_matrix: ArrayLike) -> Callable[..., float]:

@@ -10,8 +10,9 @@ O(n_classes^2 + n_partitions) numbers, never a row:
   count (pass 2);
 * the asymptotes (two classes): the score's mean and spread (two passes), its kAnchorQ / 1 - kAnchorQ quantiles
   (``order_statistic``: exact, by histograms that narrow on the rank, a few passes), then every evaluation of
-  the bounded-sigmoid likelihood is one pass returning a value and a 4-gradient per partition (the in-memory
-  objective's per-row part, ``bounded_sigmoid_sums``), maximised by the in-memory fit's starts;
+  the bounded-sigmoid likelihood is one pass returning values, 4-gradients and 4 x 4 Hessians per partition at
+  every Newton start at once (the in-memory objective's per-row part, ``bounded_sigmoid_sums``), maximised as the
+  in-memory fit does;
 * the label issues: every row's margin (lazy, per partition), the count of wrong labels per class from T and
   the class counts (``wrong_label_counts``, the in-memory rule), and the threshold of each class: the order
   statistic of its margins at that count, ties broken by row order as the in-memory stable sort does. The
@@ -188,7 +189,7 @@ class NoiseOnPartitions:
 
         def sums(th):
             parts = self._map(_sigmoid_sums, mean, std, th)
-            return sum(f for f, _ in parts), sum(g for _, g in parts)
+            return tuple(sum(part[i] for part in parts) for i in range(3))
 
         rho_minus, rho_plus, a, c = bounded_sigmoid_fit(bounded_sigmoid_objective(sums, self.n, s_lo, s_hi))
         return _binary_transition(rho_plus, rho_minus), (rho_minus, rho_plus, eta_map(mean, std, a, c))
@@ -354,7 +355,8 @@ def _standard_logit(y, P, classes, mean, std):
 
 def _sigmoid_sums(y, P, classes, mean, std, th):
     if len(y) == 0:
-        return 0.0, np.zeros(4)
+        m = len(th)
+        return np.zeros(m), np.zeros((m, 4)), np.zeros((m, 4, 4))
     score = _standard_logit(y, P, classes, mean, std)
     pos = (_class_index(y, classes) == 1).astype(np.float64)
     return bounded_sigmoid_sums(score, pos, 1.0 - pos, th)
