@@ -66,7 +66,7 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from contextvars import ContextVar
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -84,9 +84,11 @@ from ._pruned import flag_mask, kept_rows
 from ._scoring import accuracy_terms
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from numpy.typing import ArrayLike
+    from typing_extensions import Self
 
-    from .._base import MatrixLike, RandomStateLike
+    from .._base import MatrixLike, ProbabilisticClassifier, RandomStateLike
 
 #: the posterior's regularisation path (alpha of a log-loss LinearClassifier), fitted from strong to weak, each
 #: alpha warm-started from the fold's model at the previous one (glmnet's and LogisticRegressionCV's path); the
@@ -505,6 +507,8 @@ def honest_folds(X, labels, sw, folds, fold_models, T, weigh):
     return out
 
 
+#: the remedies by name (``remedies=``), for static type checkers: the keys of ``REMEDIES`` (held equal by a test)
+RemedyName = Literal["plain", "corrected", "pruned", "sramp", "rgomp", "ramp"]
 #: remedy -> (what it does to the training rows, parameters it sets on the estimator); the bounded losses
 #: need a robustcore LinearClassifier (``loss=``). Smooth Ramp and ramp are trained by SGD (the SRamp paper's
 #: solver): Smooth Ramp by SGD is the remedy that wins the 40% symmetric cells where the deterministic optimum
@@ -522,7 +526,9 @@ REMEDIES = {
 #: (``remedies=(..., "sramp")``): the corrected CV score never picked it at 40% symmetric noise, where it wins
 #: in hindsight, it was picked on clean labels, where it does harm, and it was 30-40% of the fit's time
 #: (docs/benchmarks/noise.md, issue 40)
-DEFAULT_REMEDIES = ("plain", "corrected", "pruned")
+DEFAULT_REMEDIES: tuple[RemedyName, ...] = ("plain", "corrected", "pruned")
+#: the named posterior models of the shared pass (``detector=``)
+DetectorName = Literal["auto", "linear", "boosted", "kernel"]
 #: the remedies whose optimum moves far from the plain model's (a reweighting, another loss): their fold fits
 #: start from the same remedy's model at the next stronger alpha; the others (a subset of the rows) from the
 #: plain model at the same alpha (fewer iterations each way: issue 40's profile)
@@ -712,7 +718,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         The posterior model of the shared out-of-fold pass. "auto" / "linear": a log-loss
         ``LinearClassifier`` (the estimator's solver settings when it is one, else L-BFGS) along the alpha
         path, the alpha of the best out-of-fold likelihood; "kernel": the linear path and a ``KernelClassifier`` posterior
-        (``kernel_posterior``: Nystroem, 500 landmarks, rbf of width 1 / (n_features * X.var()), log loss),
+        (``kernel_posterior``: Nystroem, 500 landmarks, rbf with :math:`\\gamma = 1 / (d \\operatorname{Var}(X))` for
+        :math:`d` features, log loss),
         kept when its out-of-fold likelihood is higher (one fold first) -- for problems a linear posterior
         cannot separate, where its rate estimates are off; "boosted": gradient boosting only; a classifier:
         its clones, nothing chosen.
@@ -747,10 +754,11 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     scoring_ : "corrected" or "noisy" (what ranked the candidates).
     do_no_harm_ : None (the best candidate was plain, or no plain candidate was asked for) or what the
         do-no-harm rule decided, in words.
-    transition_matrix_ : T[i, j] = P(noisy ``classes_[j]`` | true ``classes_[i]``) (cleanlab's ``noise_matrix`` is
-        T transposed). ``noise_rates_`` : per class, 1 - the diagonal of T.
+    transition_matrix_ : :math:`T_{ij} = P(\\tilde y = c_j \\mid y = c_i)` for :math:`c` = ``classes_`` (:math:`y` the
+        true label, :math:`\\tilde y` the noisy one; cleanlab's ``noise_matrix`` is T transposed).
+        ``noise_rates_`` : per class, 1 - the diagonal of T.
     label_issues_ : the rows flagged as probably mislabelled, most suspicious first.
-    label_quality_ : every row's out-of-fold margin P[i, y_i] - max_{k != y_i} P[i, k].
+    label_quality_ : every row's out-of-fold margin :math:`P_{i, y_i} - \\max_{k \\ne y_i} P_{ik}`.
     posterior_ : dict describing the posterior model chosen, its out-of-fold log-likelihood, the shared
         pass's wall time ("seconds") and where the candidates' flags and weights came from ("candidates'
         flags": "per fold, leave-one-out", "the shared pass's", or "none read" without a pruned or weighted
@@ -779,9 +787,10 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         "n_jobs": N_JOBS_CONSTRAINT,
     }
 
-    def __init__(self, estimator: Any = None, *, remedies: Any = DEFAULT_REMEDIES, param_grid: dict | None = None,
-                 detector: str | Any = "auto", cv: int | Any = 5, n_finalists: int | None = 3,
-                 random_state: RandomStateLike = None, n_jobs: int | None = None) -> None:
+    def __init__(self, estimator: Any = None, *, remedies: Sequence[RemedyName] = DEFAULT_REMEDIES,
+                 param_grid: dict[str, Any] | None = None, detector: DetectorName | ProbabilisticClassifier = "auto",
+                 cv: int | Any = 5, n_finalists: int | None = 3, random_state: RandomStateLike = None,
+                 n_jobs: int | None = None) -> None:
         self.estimator = estimator
         self.remedies = remedies
         self.param_grid = param_grid
@@ -842,7 +851,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     # ------------------------------------------------------------------ fit
     @fit_method(nested_validation=True)
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None,
-            groups: ArrayLike | None = None) -> NoisyLabelClassifierCV:
+            groups: ArrayLike | None = None) -> Self:
         """Estimate the noise out of fold, score every remedy and parameter set by noise-corrected
         cross-validation, refit the best on all of (X, y). ``groups``: the group labels of the rows, for a
         group splitter given as ``cv`` (e.g. ``GroupKFold``)."""
@@ -1167,7 +1176,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                      f"score {self.best_score_:.4f}; refitted on {self.n_rows_fitted_} of {n} rows")
         return "\n".join(lines)
 
-    def plot(self, ax: Any = None) -> Any:
+    def plot(self, ax: Axes | None = None) -> Axes:
         """A bar chart of every candidate's corrected and noisy validation scores (matplotlib; returns the
         Axes)."""
         from sklearn.utils.validation import check_is_fitted

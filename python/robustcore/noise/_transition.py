@@ -45,7 +45,8 @@ _METHODS = ("auto", "asymptotes", "confident_joint", "anchor")
 
 
 def confident_joint(labels: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The calibrated confident joint Q (K x K, sums to 1): Q[j, i] estimates P(noisy = j, true = i).
+    """The calibrated confident joint Q (K x K, sums to 1): :math:`Q_{ji}` estimates :math:`P(\\tilde y = j, y = i)`
+    (:math:`y` the true label, :math:`\\tilde y` the noisy one).
 
     ``labels`` are class indices 0..K-1, ``P`` the out-of-fold probabilities. Also returns, for each row,
     the confident class (-1 when no class passes its threshold).
@@ -246,12 +247,13 @@ def same_label(key, cls):
         return False
 
 
-def transition_matrix(noise_rates, classes):
-    """The K x K transition matrix T[i, j] = P(noisy classes[j] | true classes[i]) of ``noise_rates``: a dict
+def transition_matrix(noise_rates, classes) -> np.ndarray:
+    """The K x K transition matrix :math:`T_{ij} = P(\\tilde y = c_j \\mid y = c_i)` (:math:`c` = ``classes``,
+    :math:`y` the true label, :math:`\\tilde y` the noisy one) of ``noise_rates``: a dict
     {class: flip rate} (the class's labels flipped at that rate, uniformly to the other classes, as
     ``flip_labels(y, rate=dict)``; missing classes 0) or a K x K array. Checked: rows sum to 1, entries in
-    [0, 1], and each true class still the most likely source of its own label (T[i, i] > T[j, i]; for two
-    classes ``rho_+`` + ``rho_-`` < 1), without which the labels carry no information to correct.
+    [0, 1], and each true class still the most likely source of its own label (:math:`T_{ii} > T_{ji}`; for two
+    classes :math:`\\rho_+ + \\rho_- < 1`), without which the labels carry no information to correct.
 
     Parameters
     ----------

@@ -28,7 +28,7 @@ stratified folds of their own, on their worker); every partition then needs ``cv
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 try:
     import dask
@@ -37,6 +37,9 @@ except ImportError as e:  # pragma: no cover - exercised in an environment witho
     raise ImportError('robustcore.noise.distributed needs dask: pip install "robustcore[dask]"') from e
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ._options import FilterBy, RankBy, TransitionMethod
 
 from ._transition import (_METHODS, _binary_transition, _logit_of, _transition_anchor, _transition_from_joint,
                           asymptote_weigh, bounded_sigmoid_fit, bounded_sigmoid_objective, bounded_sigmoid_sums,
@@ -423,7 +426,7 @@ def _oof_block(X, y, estimator, cv, seed):
 
 # ----------------------------------------------------------------------------- public functions
 def out_of_fold_proba(X: Any, y: Any, estimator: Any = None, cv: int = 5, random_state: Any = None,
-                      classes: Any = None) -> Any:
+                      classes: Any = None) -> da.Array:
     """Out-of-fold class probabilities of a dask X (array or dataframe, chunked by rows) and y, per partition:
     every partition's rows in ``cv`` stratified folds of their own, ``estimator`` (None: a logistic regression)
     fitted on the other folds of that partition, on its worker. Returns a lazy dask array (n_samples,
@@ -516,7 +519,7 @@ def _noise(X, y, estimator, cv, random_state, pred_proba):
 
 
 def estimate_transition(X: Any = None, y: Any = None, estimator: Any = None, cv: int = 5, random_state: Any = None, *,
-                        method: str = "auto", pred_proba: Any = None, labels: Any = None,
+                        method: TransitionMethod = "auto", pred_proba: Any = None, labels: Any = None,
                         pred_probs: Any = None) -> np.ndarray:
     """``robustcore.noise.estimate_transition`` on dask collections: T from the labels and their out-of-fold
     probabilities (``pred_proba`` / ``pred_probs``, a dask array chunked by rows; or from X by ``out_of_fold_proba``,
@@ -562,10 +565,27 @@ def estimate_transition(X: Any = None, y: Any = None, estimator: Any = None, cv:
     return _noise(X, y, estimator, cv, random_state, pred_proba).transition(method)
 
 
+@overload
 def find_label_issues(X: Any = None, y: Any = None, estimator: Any = None, cv: int = 5, random_state: Any = None, *,
-                      pred_proba: Any = None, method: str = "auto", return_scores: bool = False,
+                      pred_proba: Any = None, method: TransitionMethod = "auto", return_scores: Literal[False] = False,
                       return_mask: bool = False, labels: Any = None, pred_probs: Any = None,
-                      transition_matrix: Any = None, rank_by: str = "margin", filter_by: str | None = None) -> Any:
+                      transition_matrix: Any = None, rank_by: RankBy = "margin",
+                      filter_by: FilterBy | None = None) -> da.Array: ...
+
+
+@overload
+def find_label_issues(X: Any = None, y: Any = None, estimator: Any = None, cv: int = 5, random_state: Any = None, *,
+                      pred_proba: Any = None, method: TransitionMethod = "auto", return_scores: Literal[True],
+                      return_mask: bool = False, labels: Any = None, pred_probs: Any = None,
+                      transition_matrix: Any = None, rank_by: RankBy = "margin",
+                      filter_by: FilterBy | None = None) -> tuple[da.Array, da.Array]: ...
+
+
+def find_label_issues(X: Any = None, y: Any = None, estimator: Any = None, cv: int = 5, random_state: Any = None, *,
+                      pred_proba: Any = None, method: TransitionMethod = "auto", return_scores: bool = False,
+                      return_mask: bool = False, labels: Any = None, pred_probs: Any = None,
+                      transition_matrix: Any = None, rank_by: RankBy = "margin",
+                      filter_by: FilterBy | None = None) -> da.Array | tuple[da.Array, da.Array]:
     """``robustcore.noise.find_label_issues`` on dask collections (cleanlab's "option 2": your own ``pred_probs``
     as a dask array chunked by rows, or out-of-fold per partition from X). T (``method``, or a given
     ``transition_matrix``) and the per-class thresholds are computed from per-partition sums, counts and
