@@ -15,7 +15,13 @@ In one process, on identical CSR arrays, for L2-regularised logistic regression
   - peak memory (--memory): a child process builds the generated problem, then fits robustcore SAGA;
     reports the peak resident set during the fit (VmHWM, reset just before) minus the resident set before it, next to n * 8 and d * 8 bytes.
 
+  - --dense-pass (issue 42): the cost of one pass on dense generated data (3200 x 20 and 100,000 x 100):
+    robustcore SAGA / SAG against scikit-learn's LogisticRegression(solver="sag" / "saga"), each run for k1 and
+    k2 passes (tol 0); a pass is (t(k2) - t(k1)) / (k2 - k1), medians of --repeats, so set-up and validation
+    cancel; the whole fit at k2 passes beside it.
+
     python bench/bench_vr.py [--datasets ijcnn1 a7a synthetic] [--alpha 1e-4] [--gap 1e-6] [--repeats 3] [--memory] [--passes]
+    python bench/bench_vr.py --dense-pass [--repeats 5]
 """
 
 from __future__ import annotations
@@ -171,8 +177,41 @@ def memory_child(alpha):
     print(f"{X.shape[0]} {X.shape[1]} {X.nnz} {before} {after}")
 
 
+def dense_pass(repeats, alpha, smoke=False):
+    """Per-pass cost on dense rows (the --dense-pass mode): robustcore against scikit-learn, same arrays; the
+    judged ratio is robustcore's SAGA pass over scikit-learn's sag pass (issue 42)."""
+    rng = np.random.default_rng(0)
+    shapes = [(400, 20)] if smoke else [(3200, 20), (100_000, 100)]
+    print("| data | robustcore SAG | robustcore SAGA | scikit-learn sag | scikit-learn saga | robustcore SAGA / "
+          "scikit-learn sag | whole fits at k2 passes (SAGA, sag) |")
+    print("|---|---|---|---|---|---|---|")
+    for n, d in shapes:
+        X = rng.standard_normal((n, d))
+        y = (X @ rng.standard_normal(d) + 0.5 * rng.standard_normal(n) > 0).astype(np.int64)
+        k1, k2 = (2, 4) if smoke else ((5, 25) if n < 10_000 else (2, 6))
+
+        def timed(fit, solver, k):
+            times = []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                fit(X, y, solver, alpha, k)
+                times.append(time.perf_counter() - t0)
+            return float(np.median(times))
+
+        per_pass, whole = {}, {}
+        for lib, fit in (("rc", fit_rc_passes), ("sk", fit_sk_passes)):
+            for solver in ("sag", "saga"):
+                t1, t2 = timed(fit, solver, k1), timed(fit, solver, k2)
+                per_pass[lib, solver], whole[lib, solver] = (t2 - t1) / (k2 - k1), t2
+        cells = " | ".join(f"{per_pass[key] * 1e3:.3f} ms" for key in
+                           (("rc", "sag"), ("rc", "saga"), ("sk", "sag"), ("sk", "saga")))
+        print(f"| dense {n} x {d} | {cells} | **{per_pass['rc', 'saga'] / per_pass['sk', 'sag']:.2f}** | "
+              f"{whole['rc', 'saga']:.3f} s, {whole['sk', 'sag']:.3f} s ({k2} passes) |", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--dense-pass", action="store_true", help="the cost of one pass on dense generated rows (issue 42)")
     ap.add_argument("--datasets", nargs="+", default=["ijcnn1", "a7a", "synthetic"])
     ap.add_argument("--alpha", type=float, default=1e-4)
     ap.add_argument("--gap", type=float, default=1e-6)
@@ -187,6 +226,9 @@ def main():
     if args.smoke:
         args.datasets, args.repeats, args.gap, args.sk_max_iter = ["synthetic"], 1, 1e-3, 50
     SK_MAX_ITER[0] = args.sk_max_iter
+    if args.dense_pass:
+        dense_pass(args.repeats, args.alpha, args.smoke)
+        return
     if args.memory_child:
         memory_child(args.alpha)
         return
