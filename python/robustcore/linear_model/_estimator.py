@@ -344,7 +344,7 @@ default="log_loss"
         Y = binary_targets(y, fitted_classes)
         rows = ArrayRows(X, solver.method.canonical_rows)
         data = Data(rows, rows.matrix(float32=solver.kind == "sgd"), Y, sample_weight)
-        if solver.kind in ("vr", "lbfgs"):
+        if solver.kind == "model":
             state = solver.start(len(Y), X.shape[1]) if first else VrStates(self.coef_, self.intercept_)
             passes = 2
         else:
