@@ -62,3 +62,14 @@ def test_what_a_solver_declares_it_cannot_do_is_refused(data):
     assert fused_unsupported(rc.LinearClassifier(loss="log_loss", solver=SAGA())) == ""
     with pytest.raises(ValueError, match="Borrowed reads the rows in memory"):
         rc.KernelClassifier(n_components=20, estimator=est, fused=True, random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "saga", "sgd"])
+@pytest.mark.parametrize("alpha", [1e-3, "auto"])
+def test_weights_summing_to_zero_are_refused_by_the_one_check(data, solver, alpha):
+    """Weights that pass validation but sum to zero once the class weights multiply them: every solver family
+    refuses them with the one message (``_base.total_weight``, checked once per solve)."""
+    X, y = data
+    est = rc.LinearClassifier(loss="log_loss", solver=solver, alpha=alpha, class_weight={0: 0.0, 1: 0.0, 2: 0.0})
+    with pytest.raises(ValueError, match="sample weights sum to zero: there is nothing to fit"):
+        est.fit(X, y)

@@ -28,7 +28,7 @@ from joblib import effective_n_jobs
 
 from .. import _core
 from .._base import (EarlyStopping, EngineResult, Progress, accuracy, binary_targets, map_problems, result_attributes,
-                     stopping_tol, user_stacklevel)
+                     stopping_tol, total_weight, user_stacklevel)
 from .._validation import seed_from_random_state
 from ..losses import LOSS_PARAMETERS, canonical_loss, loss_spec, loss_spec_from
 from . import _sgd
@@ -246,24 +246,22 @@ class LinearSolver:
 
     def engine_call(self, sample_weight, n, validation=None, history=None):
         """The ``EngineCall`` of a solve of the model solvers (``kind`` "model" / "softmax") on n rows: the
-        engine's weights and alpha (``Solver.engine_objective`` of ``alpha_``, resolved once per solve); with
-        early stopping (``validation``) the validation score alone decides when to stop (the engine's tol off)."""
+        engine's weights and alpha (``Solver.engine_objective`` of ``alpha_`` and ``total_``, resolved once per
+        solve); with early stopping (``validation``) the validation score alone decides when to stop (the engine's
+        tol off)."""
         p = self.params
-        sample_weight, alpha = self.method.engine_objective(self.alpha_, sample_weight, n)
+        sample_weight, alpha = self.method.engine_objective(self.alpha_, sample_weight, n, self.total_)
         return EngineCall(sample_weight, alpha, 0.0 if validation is not None else p["tol"] or 0.0,
                           p["fit_intercept"], self.records_history() if history is None else history)
 
     def seed(self):
         return seed_from_random_state(self.params["random_state"])
 
-    def alpha(self, sample_weight, n):
+    def alpha(self, total):
         """The L2 strength of the estimator's objective ``(1/sum(sw)) sum_i sw_i r_i + (alpha/2) ||w||^2``:
-        ``alpha``, or for "auto" the solver's (``Solver.auto_alpha`` of the rows' total weight)."""
+        ``alpha``, or for "auto" the solver's (``Solver.auto_alpha`` of the rows' total weight ``total``)."""
         if self.params["alpha"] != "auto":
             return float(self.params["alpha"])
-        total = float(n) if sample_weight is None else float(np.sum(sample_weight))
-        if not total > 0:
-            raise ValueError("sample weights sum to zero: there is nothing to fit")
         return self.method.auto_alpha(total)
 
     # ------------------------------------------------------------------ states
@@ -306,7 +304,8 @@ class LinearSolver:
         SGD solvers stop on the training objective, inside the same engine call."""
         total = max_iter * (1 if self.kind == "softmax" else len(data.Y))
         history = self.records_history(data, verbose)
-        self.alpha_ = self.alpha(data.sample_weight, data.M.shape[0])  # the fitted ``alpha_``
+        self.total_ = total_weight(data.sample_weight, data.M.shape[0])  # the one check of weights summing to zero
+        self.alpha_ = self.alpha(self.total_)  # the fitted ``alpha_``
         with Progress(verbose, total, self.name) as bar:
             if self.kind == "softmax":
                 return self._solve_softmax(data, validation, bar, history)
@@ -316,7 +315,8 @@ class LinearSolver:
 
     def _solve_sgd(self, data, state, max_iter, warm_start, validation, bar, n_jobs, stop_on_tol, history):
         X, M, Y, sample_weight = data.X, data.M, data.Y, data.sample_weight
-        cfg = self.sgd_config(self.method.engine_objective(self.alpha_, sample_weight, X.shape[0])[1], history)
+        cfg = self.sgd_config(self.method.engine_objective(self.alpha_, sample_weight, X.shape[0], self.total_)[1],
+                              history)
         mu = X.column_mean(sample_weight) if self.center else None
         warm_spec, n_warm = self.warm_start(max_iter, warm_start)
         spec = self.loss_spec()

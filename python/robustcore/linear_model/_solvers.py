@@ -157,12 +157,13 @@ class Solver(BaseEstimator):
         """Why this solver, with its settings, cannot train on rows mapped inside the engine, or ""."""
         return self.no_fused_rows
 
-    def engine_objective(self, alpha: float, sample_weight: Any, n: int) -> tuple[Any, float]:
+    def engine_objective(self, alpha: float, sample_weight: Any, n: int, total: float) -> tuple[Any, float]:
         """(the sample weights, alpha) that make the engine's objective (1/n) sum_i sw_i r_i + (alpha/2) ||w||^2
         the estimator's, (1/sum(sw)) sum_i sw_i r_i + (alpha/2) ||w||^2 (an integer weight k is the row repeated
-        k times): the stochastic solvers keep the weights as given and minimise sum(sw)/n times it
-        (``_base.weighted_alpha``: the same minimiser and steps)."""
-        return sample_weight, weighted_alpha(alpha, sample_weight, n)
+        k times), for n rows of total weight ``total`` (``_base.total_weight``, checked once per solve): the
+        stochastic solvers keep the weights as given and minimise sum(sw)/n times it (``_base.weighted_alpha``:
+        the same minimiser and steps)."""
+        return sample_weight, weighted_alpha(alpha, sample_weight, n, total)
 
     def fit_binary(self, M: Any, y: np.ndarray, loss: Any, call: EngineCall, max_iter: int, coef: np.ndarray,
                    intercept: float, seed: int, progress: Any, stopper: Any = None, M_test: Any = None,
@@ -538,14 +539,13 @@ class LBFGS(Solver):
         if warm is not None and warm not in SMOOTH_LOSSES:
             raise ValueError(f"LBFGS needs a smooth warm_start_loss ('log_loss'), got {warm!r}")
 
-    def engine_objective(self, alpha: float, sample_weight: Any, n: int) -> tuple[Any, float]:
+    def engine_objective(self, alpha: float, sample_weight: Any, n: int, total: float) -> tuple[Any, float]:
         """As :meth:`Solver.engine_objective`, but the weights scaled to sum to n and alpha itself: the gradient
         rule ``||grad||_inf <= tol max(1, |F|)`` is absolute while |F| < 1, so on the scaled objective a weighted
         fit stopped at another iterate than the same rows repeated (relative differences of 1e-2 at tol=1e-6,
         1.6 at tol=1e-3 on scikit-learn's sample-weight check; 1e-11 once F is the same)."""
-        weighted_alpha(alpha, sample_weight, n)  # the one check of weights summing to zero
         if sample_weight is not None:
-            sample_weight = np.asarray(sample_weight, dtype=np.float64) * (n / float(np.sum(sample_weight)))
+            sample_weight = np.asarray(sample_weight, dtype=np.float64) * (n / total)
         return sample_weight, alpha
 
     def engine_params(self, call: EngineCall, max_iter: int) -> Any:
