@@ -540,7 +540,7 @@ class LBFGS(Solver):
             raise ValueError(f"LBFGS needs a smooth warm_start_loss ('log_loss'), got {warm!r}")
 
     def engine_objective(self, alpha: float, sample_weight: Any, n: int, total: float) -> tuple[Any, float]:
-        """As :meth:`Solver.engine_objective`, but the weights scaled to sum to n and alpha itself: the gradient
+        """As ``Solver.engine_objective``, but the weights scaled to sum to n and alpha itself: the gradient
         rule ``||grad||_inf <= tol max(1, |F|)`` is absolute while |F| < 1, so on the scaled objective a weighted
         fit stopped at another iterate than the same rows repeated (relative differences of 1e-2 at tol=1e-6,
         1.6 at tol=1e-3 on scikit-learn's sample-weight check; 1e-11 once F is the same)."""
