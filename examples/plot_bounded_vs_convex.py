@@ -26,7 +26,7 @@ for rate in rates:
             y_noisy = noise.flip_labels(y, rate, random_state=seed)
             clf = rc.LinearClassifier(loss=loss, solver="sgd", alpha=1e-4, max_iter=15, random_state=seed).fit(X, y_noisy)
             errs.append(100 * (1 - clf.score(Xt, yt)))
-        errors[loss].append(np.mean(errs))
+        errors[loss].append(float(np.mean(errs)))
 for loss in losses:
     print(loss, np.round(errors[loss], 1))
 

@@ -40,7 +40,7 @@ import functools
 from concurrent.futures import ThreadPoolExecutor
 import warnings
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Any, NamedTuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple, Protocol, TypeVar, Union, get_args, overload
 
 import numpy as np
 import scipy.sparse as sp
@@ -51,7 +51,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.utils._param_validation import Interval, StrOptions, make_constraint, validate_parameter_constraints
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, column_or_1d, validate_data
 
@@ -66,6 +65,15 @@ if TYPE_CHECKING:  # the types of the public API (annotations only: ``from __fut
     MatrixLike = Union[npt.ArrayLike, sp.spmatrix, sp.sparray]
     #: random_state as in scikit-learn
     RandomStateLike = Union[int, np.random.RandomState, np.random.Generator, None]
+    from typing_extensions import Self
+
+
+def str_options(names: Any) -> StrOptions:
+    """scikit-learn's ``StrOptions`` of the strings of a ``Literal`` type: a string option's names are written once,
+    as the ``Literal`` static type checkers read (the parameter's annotation), and its runtime check is built
+    from it."""
+    return StrOptions(set(get_args(names)))
+
 
 #: ``n_jobs`` with joblib's meaning: None (1), a positive count, or -1, -2, ... (all cores, all but one, ...)
 N_JOBS_CONSTRAINT: list = [Interval(Integral, 1, None, closed="left"), Interval(Integral, None, -1, closed="right"), None]
@@ -81,8 +89,28 @@ STOPPING_CONSTRAINTS: dict = {
 #: folds of the out-of-fold fits (the noise corrections, the MKL noise estimate)
 CV_FOLDS = 5
 
+class Classifier(Protocol):
+    """What a parameter taking any classifier needs (``estimator=`` where a name is an alternative), for static type
+    checkers: ``fit(X, y)`` and ``predict(X)`` (a string is not one: a misspelt name is a type error)."""
+
+    def fit(self, X: Any, y: Any, /) -> Any: ...
+
+    def predict(self, X: Any, /) -> Any: ...
+
+
+class ProbabilisticClassifier(Protocol):
+    """What a parameter taking a classifier with probabilities needs (``detector=``), for static type checkers:
+    ``fit(X, y)`` and ``predict_proba(X)`` (a string is not one: a misspelt name of a built-in is a type error)."""
+
+    def fit(self, X: Any, y: Any, /) -> Any: ...
+
+    def predict_proba(self, X: Any, /) -> Any: ...
+
+
+#: the string option of ``class_weight``
+Balanced = Literal["balanced"]
 #: ``class_weight`` as in scikit-learn: None (all 1), "balanced" (n / (n_classes * count(class))) or {class: weight}
-CLASS_WEIGHT_CONSTRAINT: list = [StrOptions({"balanced"}), dict, None]
+CLASS_WEIGHT_CONSTRAINT: list = [str_options(Balanced), dict, None]
 
 
 class ConstantPredictorWarning(UserWarning):
@@ -113,7 +141,27 @@ def noise_correction_advice(classes, T, clean_prior):
             "optimum. If the rates look wrong (an estimate can mistake class overlap for noise), pass known "
             "rates as noise_rates, check robustcore.noise.estimate_transition, or fit without the correction.")
 
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+if TYPE_CHECKING:  # scikit-learn's decorators, typed for static checkers: the decorated function keeps its signature
+    def available_if(check: Callable[[Any], Any]) -> Callable[[_Method], _Method]: ...
+
+    def validate_function_params(parameter_constraints: dict[str, Any], *,
+                                 prefer_skip_nested_validation: bool) -> Callable[[_Method], _Method]: ...
+else:
+    from sklearn.utils._param_validation import validate_params as validate_function_params  # noqa: F401
+    from sklearn.utils.metaestimators import available_if  # noqa: F401
+
+
 # ----------------------------------------------------------------------------- fit / partial_fit
+@overload
+def fit_method(method: _Method, *, nested_validation: bool = False) -> _Method: ...
+
+
+@overload
+def fit_method(method: None = None, *, nested_validation: bool = False) -> Callable[[_Method], _Method]: ...
+
+
 def fit_method(method=None, *, nested_validation=False):
     """Decorate ``fit`` / ``partial_fit``: parameters validated once, and the call atomic (see the module).
     ``nested_validation``: the estimators fitted inside validate their own parameters too (a wrapper's
@@ -205,6 +253,11 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
     _accept_sparse: str | bool = "csr"
     #: the dtypes fit keeps X in (others are cast to the first): float32 where an engine trains on it
     _fit_dtypes: tuple = (np.float64,)
+
+    if TYPE_CHECKING:  # scikit-learn's methods, typed for the users' static checkers (no runtime definition)
+        def score(self, X: MatrixLike, y: npt.ArrayLike, sample_weight: npt.ArrayLike | None = None) -> float: ...
+
+        def set_params(self, **params: Any) -> Self: ...
 
     def _commit(self, **fitted):
         """Set the fitted attributes together, once the whole fit has succeeded."""

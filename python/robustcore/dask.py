@@ -30,7 +30,7 @@ optional dependencies: ``pip install "robustcore[dask]"``.
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, Sequence, overload
 
 try:
     import dask
@@ -40,16 +40,23 @@ except ImportError as e:  # pragma: no cover - exercised in an environment witho
     raise ImportError('robustcore.dask needs dask and distributed: pip install "robustcore[dask]"') from e
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import fit_method
+from ._base import fit_method, str_options
 from ._validation import as_dask, seed_from_random_state
 from .linear_model import LinearClassifier, ParameterMixingClassifier
 from .losses import BOUNDED_LOSSES, SMOOTH_LOSSES
 from .noise import ILL_CONDITIONED_T, corrected_accuracy
 from .noise.distributed import (NoiseOnPartitions, estimate_transition, find_label_issues,
                                 out_of_fold_proba)
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+    from typing_extensions import Self
+
+    from ._base import MatrixLike
+    from .noise import RemedyName
 
 __all__ = ["DaskNoisyLabelClassifierCV", "ParameterMixingClassifier", "estimate_transition", "find_label_issues",
            "out_of_fold_proba"]
@@ -135,7 +142,7 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "get_params"]), None],
         "remedies": [list, tuple],
-        "posterior": [StrOptions({"partition", "mixing"})],
+        "posterior": [str_options(Literal["partition", "mixing"])],
         "detector": [HasMethods(["fit", "predict_proba"]), None],
         "cv": [Interval(Integral, 2, None, closed="left")],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
@@ -145,8 +152,10 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, estimator: Any = None, *, remedies: Any = ("plain", "corrected", "pruned", "sramp"),
-                 posterior: str = "partition", detector: Any = None, cv: int = 5, validation_fraction: float = 0.2,
+    def __init__(self, estimator: Any = None, *,
+                 remedies: Sequence[RemedyName] = ("plain", "corrected", "pruned", "sramp"),
+                 posterior: Literal["partition", "mixing"] = "partition", detector: Any = None, cv: int = 5,
+                 validation_fraction: float = 0.2,
                  max_iter: int | None = None, min_examples_per_class: int = 1, random_state: Any = None,
                  verbose: int = 0) -> None:
         self.estimator = estimator
@@ -178,7 +187,7 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
         return ParameterMixingClassifier(est, max_iter=self.max_iter, random_state=seed)
 
     @fit_method
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> DaskNoisyLabelClassifierCV:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Estimate the noise, score the remedies on held-out partitions, refit the winner on all partitions."""
         try:
             client = get_client()
@@ -261,17 +270,36 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
                 blocks[p] = model.predict_proba(X.blocks[int(p)])
         return da.concatenate(blocks)
 
+    @overload
+    def predict(self, X: da.Array) -> da.Array: ...  # type: ignore[overload-overlap]
+
+    @overload
+    def predict(self, X: MatrixLike) -> NDArray[Any]: ...
+
     def predict(self, X: Any) -> Any:
         """Labels of the winner (lazy for dask input)."""
         check_is_fitted(self, "estimator_")
         return self.estimator_.predict(X)
+
+    @overload
+    def predict_proba(self, X: da.Array) -> da.Array: ...  # type: ignore[overload-overlap]
+
+    @overload
+    def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]: ...
 
     def predict_proba(self, X: Any) -> Any:
         """Class probabilities of the winner, when it has them (lazy for dask input)."""
         check_is_fitted(self, "estimator_")
         return self.estimator_.predict_proba(X)
 
+    @overload
+    def decision_function(self, X: da.Array) -> da.Array: ...  # type: ignore[overload-overlap]
+
+    @overload
+    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]: ...
+
     def decision_function(self, X: Any) -> Any:
+        """Scores of the winner (lazy for dask input)."""
         check_is_fitted(self, "estimator_")
         return self.estimator_.decision_function(X)
 

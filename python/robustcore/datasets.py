@@ -52,10 +52,13 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 import scipy.sparse as sp
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 
 __all__ = [
@@ -100,6 +103,11 @@ _MULTILABEL_SETS = {
     "yeast": "Mulan yeast (genes), 1500/917 rows, 103 features, 14 labels",
     "scene": "Mulan scene (images), 1211/1196 rows, 294 features, 6 labels",
 }
+#: the binary data sets by name (``load``, ``load_full``) and the multi-label ones (``load_multilabel``), for static
+#: type checkers: the catalogue's names above (held equal by a test)
+DatasetName = Literal["a7a", "ijcnn1", "mnist38", "ionosphere", "heart", "sonar", "breast-cancer", "australian",
+                      "breast_cancer", "digits38"]
+MultilabelName = Literal["emotions", "yeast", "scene"]
 _LIBSVM_FEATURES = {"a7a": 123, "ijcnn1": 22, "heart": 13, "breast-cancer": 10, "australian": 14}
 
 
@@ -454,7 +462,7 @@ def load_mnist(data_home: str | os.PathLike | None = None) -> tuple[np.ndarray, 
     return tuple(out)
 
 
-def load(name: str, data_home: str | os.PathLike | None = None, scale: bool = True, *, as_sparse: bool | None = None,
+def load(name: DatasetName, data_home: str | os.PathLike | None = None, scale: bool = True, *, as_sparse: bool | None = None,
          drop_id: bool = True) -> tuple[Any, np.ndarray, Any, np.ndarray]:
     """Load a binary dataset as ``(X_train, y_train, X_test, y_test)``.
 
@@ -519,7 +527,7 @@ def _load_cached(home, name, scale, as_sparse, drop_id):
     return Xtr, ytr, Xte, yte
 
 
-def load_full(name: str, data_home: str | os.PathLike | None = None, scale: bool = True, *, as_sparse: bool = False,
+def load_full(name: DatasetName, data_home: str | os.PathLike | None = None, scale: bool = True, *, as_sparse: bool = False,
               drop_id: bool = True) -> tuple[Any, np.ndarray]:
     """Load a whole binary dataset as ``(X, y)`` (the MKL paper's protocol for its five UCI sets).
 
@@ -574,8 +582,20 @@ def _load_full_cached(home, name, scale, as_sparse, drop_id):
     return X, y
 
 
-def load_multilabel(name: str, data_home: str | os.PathLike | None = None, scale: bool = True, *,
-                    return_names: bool = False) -> tuple:
+@overload
+def load_multilabel(name: MultilabelName, data_home: str | os.PathLike | None = None, scale: bool = True, *,
+                    return_names: Literal[False] = False) -> tuple[NDArray[np.float64], NDArray[np.int64],
+                                                                   NDArray[np.float64], NDArray[np.int64]]: ...
+
+
+@overload
+def load_multilabel(name: MultilabelName, data_home: str | os.PathLike | None = None, scale: bool = True, *,
+                    return_names: Literal[True]) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.float64],
+                                                          NDArray[np.int64], list[str], list[str]]: ...
+
+
+def load_multilabel(name: MultilabelName, data_home: str | os.PathLike | None = None, scale: bool = True, *,
+                    return_names: bool = False) -> tuple[Any, ...]:
     """Load a Mulan multi-label dataset as ``(X_train, Y_train, X_test, Y_test)``.
 
     ``name``: ``"emotions"``, ``"yeast"`` or ``"scene"`` (standard Mulan train/test files).

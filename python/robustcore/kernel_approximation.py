@@ -5,12 +5,13 @@ normalisations are made here with NumPy (seeded by ``random_state``) at ``fit``;
 to the engine, which maps the rows in blocks on ``n_jobs`` threads (dense or CSR, float64 or float32:
 float32 data gives float32 features) and stops on Ctrl-C.
 
-* :class:`RandomFourierFeatures`: z(x) = sqrt(2 / D) cos(x W + b), the Gaussian kernel
-  exp(-gamma ||x - y||^2) (W ~ N(0, 2 gamma), the draws of scikit-learn's ``RBFSampler`` for the same
-  ``random_state``) or the Laplacian kernel exp(-gamma ||x - y||_1) (W ~ Cauchy(0, gamma)).
+* :class:`RandomFourierFeatures`: :math:`z(x) = \\sqrt{2 / D} \\cos(x W + b)`, the Gaussian kernel
+  :math:`\\exp(-\\gamma \\|x - y\\|^2)` (:math:`W \\sim N(0, 2 \\gamma)`, the draws of scikit-learn's ``RBFSampler`` for
+  the same ``random_state``) or the Laplacian kernel :math:`\\exp(-\\gamma \\|x - y\\|_1)`
+  (:math:`W \\sim \\mathrm{Cauchy}(0, \\gamma)`).
 * :class:`Nystroem`: the kernel against landmarks (uniform, the draws of scikit-learn's ``Nystroem``, or
-  k-means++ seeding) times K_LL^{-1/2} (eigenvalues below ``m * eps * max`` dropped, a pseudo-inverse
-  square root).
+  k-means++ seeding) times :math:`K_{LL}^{-1/2}` (eigenvalues below :math:`m \\epsilon \\max_i \\lambda_i` dropped, a
+  pseudo-inverse square root).
 * :class:`KernelBank`: the multiple-kernel-learning bank as blocks, one per base Gaussian kernel (all
   features, then each feature; several widths, in ``robustcore.mkl.gaussian_bank``'s order), each block a
   random-Fourier or Nystroem map of its kernel; ``block_slices_`` gives each block's columns.
@@ -28,7 +29,7 @@ import copy
 import os
 import warnings
 from numbers import Integral, Real
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -40,11 +41,28 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
-from ._base import fit_method, user_stacklevel
+from ._base import fit_method, str_options, user_stacklevel
 from ._validation import check_csr_structure, check_magnitude, machine_memory, to_matrix
 from .linear_model import RowSource
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+    from typing_extensions import Self
+
+    from ._base import MatrixLike, RandomStateLike
+
 __all__ = ["RandomFourierFeatures", "Nystroem", "KernelBank", "MappedFeatures"]
+
+#: the kernels of random Fourier features (``RandomFourierFeatures``, ``KernelClassifier``)
+FourierKernel = Literal["rbf", "laplacian"]
+#: the kernels of ``Nystroem``
+NystroemKernel = Literal["rbf", "laplacian", "polynomial", "linear"]
+#: how ``Nystroem`` draws its landmarks
+LandmarkRule = Literal["uniform", "kmeans++"]
+#: a kernel approximation: random Fourier features or Nystroem
+Approximation = Literal["rff", "nystroem"]
+#: the base kernels of ``KernelBank``: over all features, over each feature, or both
+BankGroups = Literal["all+each", "all", "each"]
 
 #: the environment variable that chooses the maps' products: "scipy" (default) or "baseline" (the engine's own)
 BLAS_ENV = "ROBUSTCORE_BLAS"
@@ -96,12 +114,12 @@ class _FeatureMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
     def _validate(self, X, reset):
         return _validate_rows(self, X, reset)
 
-    def engine_map(self):  # pragma: no cover - every subclass defines it
+    def engine_map(self) -> Any:  # pragma: no cover - every subclass defines it
         """The fitted map as the engine's object (``_core.RandomFourierMap`` / ``NystroemMap`` / ``KernelBankMap``):
         what ``transform`` runs, and what the fused solvers (``KernelClassifier``) map each batch with."""
         raise NotImplementedError
 
-    def transform(self, X):
+    def transform(self, X: MatrixLike) -> NDArray[np.floating[Any]]:
         """The features of X: an (n_samples, n_components) array, float32 for float32 X, float64 otherwise."""
         check_is_fitted(self)
         X = self._validate(X, reset=False)
@@ -111,6 +129,15 @@ class _FeatureMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
             with engine_blas_threads():
                 self.engine_map().transform(to_matrix(X, float32=True), out, map_threads(self.n_jobs))
         return out
+
+    if TYPE_CHECKING:  # scikit-learn's methods, typed for the users' static checkers (no runtime definition)
+        def fit(self, X: MatrixLike, y: object = None) -> Self: ...
+
+        def fit_transform(self, X: MatrixLike, y: object = None, **fit_params: Any) -> NDArray[np.floating[Any]]: ...
+
+        def get_feature_names_out(self, input_features: Any = None) -> NDArray[np.object_]: ...
+
+        def set_params(self, **params: Any) -> Self: ...
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -210,15 +237,17 @@ def _rff_draws(rs, kernel, gamma, d, D):
 class RandomFourierFeatures(_FeatureMap):
     """Random Fourier features for the Gaussian (``"rbf"``) or Laplacian kernel.
 
-    z(x) = sqrt(2 / n_components) cos(x W + b), so that z(x) . z(y) ~ k(x, y) with error O(1 / sqrt(D)).
-    ``kernel="rbf"``: k = exp(-gamma ||x - y||^2), W ~ N(0, 2 gamma) (for the same ``random_state`` the
-    draws, hence the features, of scikit-learn's ``RBFSampler``); ``kernel="laplacian"``:
-    k = exp(-gamma ||x - y||_1), W ~ Cauchy(0, gamma) per coordinate.
+    :math:`z(x) = \\sqrt{2 / D} \\cos(x W + b)` (:math:`D` = ``n_components``), so that
+    :math:`z(x) \\cdot z(y) \\approx k(x, y)` with error :math:`O(1 / \\sqrt{D})`.
+    ``kernel="rbf"``: :math:`k(x, y) = \\exp(-\\gamma \\|x - y\\|^2)`, :math:`W \\sim N(0, 2 \\gamma)` (for the same
+    ``random_state`` the draws, hence the features, of scikit-learn's ``RBFSampler``); ``kernel="laplacian"``:
+    :math:`k(x, y) = \\exp(-\\gamma \\|x - y\\|_1)`, :math:`W \\sim \\mathrm{Cauchy}(0, \\gamma)` per coordinate.
 
     Parameters
     ----------
     kernel : {"rbf", "laplacian"}
-    gamma : float > 0, "scale" (1 / (n_features X.var()), as RBFSampler) or None, default=None
+    gamma : float > 0, "scale" or None, default=None
+        "scale": :math:`1 / (d \\operatorname{Var}(X))` for d features, as RBFSampler.
         None: 1 / n_features, as ``Nystroem`` and scikit-learn's ``rbf_kernel`` (scikit-learn's ``RBFSampler``
         defaults to 1.0, too narrow a kernel for more than a few standardised features).
     n_components : int, the number of features D
@@ -231,8 +260,8 @@ class RandomFourierFeatures(_FeatureMap):
 
     Attributes
     ----------
-    random_weights_ : (n_features, n_components) float64, W
-    random_offset_ : (n_components,) float64, b
+    random_weights_ : (n_features, n_components) float64, :math:`W`
+    random_offset_ : (n_components,) float64, :math:`b`
     ``n_features_in_``, ``feature_names_in_``
 
     Examples
@@ -249,7 +278,7 @@ class RandomFourierFeatures(_FeatureMap):
     """
 
     _parameter_constraints: dict = {
-        "kernel": [StrOptions({"rbf", "laplacian"})],
+        "kernel": [str_options(FourierKernel)],
         "gamma": [_POSITIVE, StrOptions({"scale"}), None],
         "n_components": [_AT_LEAST_ONE],
         "random_state": ["random_state"],
@@ -257,8 +286,9 @@ class RandomFourierFeatures(_FeatureMap):
         "max_memory_mb": [_POSITIVE, None],
     }
 
-    def __init__(self, kernel="rbf", gamma=None, n_components=100, random_state=None, n_jobs=None,
-                 max_memory_mb=1024.0):
+    def __init__(self, kernel: FourierKernel = "rbf", gamma: float | Literal["scale"] | None = None,
+                 n_components: int = 100, random_state: RandomStateLike = None, n_jobs: int | None = None,
+                 max_memory_mb: float | None = 1024.0) -> None:
         self.kernel = kernel
         self.gamma = gamma
         self.n_components = n_components
@@ -267,7 +297,7 @@ class RandomFourierFeatures(_FeatureMap):
         self.max_memory_mb = max_memory_mb
 
     @fit_method  # parameters validated, and atomic: a fit that raises (Ctrl-C included) leaves the map as it was
-    def fit(self, X, y=None):
+    def fit(self, X: MatrixLike, y: object = None) -> Self:
         """Draw the frequencies and offsets for X's number of features (X's values matter only for
         gamma="scale"; None is 1 / n_features). Returns self."""
         X = self._validate(X, reset=True)
@@ -287,7 +317,7 @@ class RandomFourierFeatures(_FeatureMap):
         self._n_features_out = self.n_components
         return self
 
-    def engine_map(self):
+    def engine_map(self) -> _core.RandomFourierMap:
         return _core.RandomFourierMap(self.random_weights_, self.random_offset_, (2.0 / self.n_components) ** 0.5)
 
 
@@ -348,9 +378,9 @@ def _landmark_normalization(kind, gamma, coef0, degree, L):
 
 
 class Nystroem(_FeatureMap):
-    """Nystroem features: z(x) = k(x, L) K_LL^{-1/2} for n_components landmarks L drawn from the data.
+    """Nystroem features: :math:`z(x) = k(x, L) K_{LL}^{-1/2}` for ``n_components`` landmarks L drawn from the data.
 
-    z(x) . z(y) = k(x, L) K_LL^+ k(L, y): exact on the landmarks' span (n_components = n_samples
+    :math:`z(x) \\cdot z(y) = k(x, L) K_{LL}^{+} k(L, y)`: exact on the landmarks' span (n_components = n_samples
     reproduces the kernel matrix).
 
     Parameters
@@ -372,7 +402,7 @@ class Nystroem(_FeatureMap):
     ----------
     components_ : (n_components, n_features) float64, the landmarks (dense)
     component_indices_ : their rows in the training data
-    normalization_ : (n_components, n_components), K_LL^{-1/2}
+    normalization_ : (n_components, n_components), :math:`K_{LL}^{-1/2}`
 
     Examples
     --------
@@ -388,10 +418,10 @@ class Nystroem(_FeatureMap):
     """
 
     _parameter_constraints: dict = {
-        "kernel": [StrOptions({"rbf", "laplacian", "polynomial", "linear"})],
+        "kernel": [str_options(NystroemKernel)],
         "gamma": [_POSITIVE, None],
         "n_components": [_AT_LEAST_ONE],
-        "landmarks": [StrOptions({"uniform", "kmeans++"})],
+        "landmarks": [str_options(LandmarkRule)],
         "degree": [Interval(Real, 1, None, closed="left"), None],
         "coef0": [Interval(Real, None, None, closed="neither"), None],
         "random_state": ["random_state"],
@@ -399,8 +429,10 @@ class Nystroem(_FeatureMap):
         "max_memory_mb": [_POSITIVE, None],
     }
 
-    def __init__(self, kernel="rbf", gamma=None, n_components=100, landmarks="uniform", degree=None, coef0=None,
-                 random_state=None, n_jobs=None, max_memory_mb=1024.0):
+    def __init__(self, kernel: NystroemKernel = "rbf", gamma: float | None = None, n_components: int = 100,
+                 landmarks: LandmarkRule = "uniform", degree: float | None = None, coef0: float | None = None,
+                 random_state: RandomStateLike = None, n_jobs: int | None = None,
+                 max_memory_mb: float | None = 1024.0) -> None:
         self.kernel = kernel
         self.gamma = gamma
         self.n_components = n_components
@@ -412,7 +444,7 @@ class Nystroem(_FeatureMap):
         self.max_memory_mb = max_memory_mb
 
     @fit_method  # parameters validated, and atomic: a fit that raises (Ctrl-C included) leaves the map as it was
-    def fit(self, X, y=None):
+    def fit(self, X: MatrixLike, y: object = None) -> Self:
         """Choose the landmarks and their normalisation. Returns self."""
         X = self._validate(X, reset=True)
         n = X.shape[0]
@@ -425,21 +457,22 @@ class Nystroem(_FeatureMap):
                        f"Nystroem(n_components={m}) on {X.shape[1]} features: the landmarks ({m} x {X.shape[1]}), "
                        f"their kernel and its decomposition ({m} x {m}, float64)", "use fewer n_components")
         idx, L = _landmarks(X, m, self.landmarks, check_random_state(self.random_state))
-        args = _kernel_args(self.kernel, self.gamma, self.degree, self.coef0, X.shape[1])
-        N, _ = _nystroem_map(*args, L)
+        args = kind, gamma, coef0, degree = _kernel_args(self.kernel, self.gamma, self.degree, self.coef0, X.shape[1])
+        N, _ = _nystroem_map(kind, gamma, coef0, degree, L)
         self.components_, self.component_indices_, self.normalization_ = L, idx, N
         self._kernel_args = args
         self._n_features_out = m
         return self
 
-    def engine_map(self):
+    def engine_map(self) -> _core.NystroemMap:
         return _core.NystroemMap(*self._kernel_args, self.components_, self.normalization_)
 
 
 class KernelBank(_FeatureMap):
     """The multiple-kernel-learning Gaussian bank as feature blocks, one per base kernel.
 
-    Base kernel j = g * len(widths) + w is exp(-||x_G - y_G||^2 / (2 widths[w]^2)), G all features
+    Base kernel :math:`j = g \\cdot` ``len(widths)`` :math:`+ w` is
+    :math:`\\exp(-\\|x_G - y_G\\|^2 / (2 \\sigma_w^2))` for the width :math:`\\sigma_w` = ``widths[w]``, G all features
     (g = 0) or feature g - 1 (robustcore.mkl.gaussian_bank's order; ``groups`` keeps the first kind, the
     second, or both). Each block is ``n_components`` random Fourier features of its kernel
     (``method="rff"``) or a Nystroem map of it on landmarks shared by every block (``method="nystroem"``),
@@ -447,7 +480,7 @@ class KernelBank(_FeatureMap):
 
     Parameters
     ----------
-    widths : positive widths (None: 2^-3 ... 2^6)
+    widths : positive widths (None: :math:`2^{-3}, \\ldots, 2^6`)
     n_components : features per block (Nystroem: landmarks, capped at n_samples)
     method : {"rff", "nystroem"}
     groups : {"all+each", "all", "each"}
@@ -463,7 +496,7 @@ class KernelBank(_FeatureMap):
     n_blocks_ : int
     block_slices_ : list of slices, block j's columns of the output
     block_features_ : (n_blocks,) int64, -1 for a block over all features, else its feature
-    block_gammas_ : (n_blocks,) float64, 1 / (2 width^2)
+    block_gammas_ : (n_blocks,) float64, :math:`1 / (2 \\sigma^2)` for the block's width :math:`\\sigma`
     block_params_ : list; method="rff": (W, b) per block, "nystroem": the normalisation per block
     components_, component_indices_ : the shared landmarks (method="nystroem")
 
@@ -480,16 +513,18 @@ class KernelBank(_FeatureMap):
     _parameter_constraints: dict = {
         "widths": ["array-like", None],
         "n_components": [_AT_LEAST_ONE],
-        "method": [StrOptions({"rff", "nystroem"})],
-        "groups": [StrOptions({"all+each", "all", "each"})],
-        "landmarks": [StrOptions({"uniform", "kmeans++"})],
+        "method": [str_options(Approximation)],
+        "groups": [str_options(BankGroups)],
+        "landmarks": [str_options(LandmarkRule)],
         "random_state": ["random_state"],
         "n_jobs": _N_JOBS,
         "max_memory_mb": [_POSITIVE, None],
     }
 
-    def __init__(self, widths=None, n_components=50, method="rff", groups="all+each", landmarks="uniform",
-                 random_state=None, n_jobs=None, max_memory_mb=1024.0):
+    def __init__(self, widths: ArrayLike | None = None, n_components: int = 50, method: Approximation = "rff",
+                 groups: BankGroups = "all+each", landmarks: LandmarkRule = "uniform",
+                 random_state: RandomStateLike = None, n_jobs: int | None = None,
+                 max_memory_mb: float | None = 1024.0) -> None:
         self.widths = widths
         self.n_components = n_components
         self.method = method
@@ -500,7 +535,7 @@ class KernelBank(_FeatureMap):
         self.max_memory_mb = max_memory_mb
 
     @fit_method  # parameters validated, and atomic: a fit that raises (Ctrl-C included) leaves the map as it was
-    def fit(self, X, y=None):
+    def fit(self, X: MatrixLike, y: object = None) -> Self:
         """Draw every block's map. Returns self."""
         widths = np.asarray(DEFAULT_WIDTHS if self.widths is None else self.widths, dtype=np.float64)
         if widths.ndim != 1 or widths.size == 0 or not np.all(np.isfinite(widths)) or np.any(widths <= 0):
@@ -548,9 +583,10 @@ class KernelBank(_FeatureMap):
                        "use groups='all' (one block per width, not one per feature and width), fewer widths or "
                        "n_components")
 
-    def engine_map(self):
+    def engine_map(self) -> _core.KernelBankMap:
         bank = _core.KernelBankMap(self.n_features_in_)
         for j, (f, g) in enumerate(zip(self.block_features_, self.block_gammas_)):
+            mp: _core.RandomFourierMap | _core.NystroemMap
             if self.method == "rff":
                 W, b = self.block_params_[j]
                 mp = _core.RandomFourierMap(W, b, (2.0 / W.shape[1]) ** 0.5)
@@ -643,7 +679,7 @@ class MappedFeatures(RowSource):
             total += np.asarray(self.map.transform(self.X[lo:hi]), dtype=np.float64).T @ w[lo:hi]
         return total / w.sum()
 
-    def matrix(self, float32: bool) -> Any:
+    def matrix(self, float32: bool) -> _core.FusedMatrix:
         """The engine's fused matrix (X in its own dtype: float32 rows mapped in float32)."""
         return _core.FusedMatrix(self.map.engine_map(), to_matrix(self.X, float32=True), self.batch_size,
                                  self._threads)

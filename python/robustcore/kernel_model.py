@@ -18,22 +18,29 @@ Predictions map X in chunks of at most ``max_memory_mb`` of features.
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import N_JOBS_CONSTRAINT, fit_method
+from ._base import N_JOBS_CONSTRAINT, available_if, fit_method, str_options
 from ._validation import check_csr_structure, seed_from_random_state
-from .kernel_approximation import MappedFeatures, Nystroem, RandomFourierFeatures
+from .kernel_approximation import (Approximation, FourierKernel, LandmarkRule, MappedFeatures, Nystroem,
+                                   RandomFourierFeatures)
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+    from typing_extensions import Self
+
+    from ._base import MatrixLike, RandomStateLike
+    from .linear_model import LinearClassifier
 
 __all__ = ["KernelClassifier"]
 
 
-def default_kernel_estimator(seed):
+def default_kernel_estimator(seed: int | None) -> LinearClassifier:
     """The linear estimator of ``estimator=None``: squared hinge by SAGA, 10 passes, alpha 1e-6 (on ijcnn1's
     Nystroem(500) features: 1.59% against 2.1-7.1% for the SGD-family and log-loss settings tried,
     :doc:`/benchmarks/kernel_approximation`). Fused when the feature matrix would be large (``fused="auto"``)."""
@@ -56,7 +63,7 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     kernel : {"rbf", "laplacian"}
-        exp(-gamma ||x - y||^2) or exp(-gamma ||x - y||_1).
+        :math:`\\exp(-\\gamma \\|x - y\\|^2)` or :math:`\\exp(-\\gamma \\|x - y\\|_1)`.
     gamma : float > 0
     n_components : int >= 1
         Features D (Nystroem: landmarks, capped at n_samples).
@@ -99,11 +106,11 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "kernel": [StrOptions({"rbf", "laplacian"})],
+        "kernel": [str_options(FourierKernel)],
         "gamma": [Interval(Real, 0, None, closed="neither")],
         "n_components": [Interval(Integral, 1, None, closed="left")],
-        "approximation": [StrOptions({"nystroem", "rff"})],
-        "landmarks": [StrOptions({"uniform", "kmeans++"})],
+        "approximation": [str_options(Approximation)],
+        "landmarks": [str_options(LandmarkRule)],
         "estimator": [HasMethods(["fit", "predict"]), None],
         "fused": [StrOptions({"auto"}), "boolean"],
         "max_memory_mb": [Interval(Real, 0, None, closed="neither")],
@@ -112,10 +119,10 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         "n_jobs": N_JOBS_CONSTRAINT,
     }
 
-    def __init__(self, kernel: str = "rbf", gamma: float = 1.0, n_components: int = 500,
-                 approximation: str = "nystroem", landmarks: str = "uniform", estimator: Any = None,
-                 fused: str | bool = "auto", max_memory_mb: float = 1024.0, batch_size: int = 256,
-                 random_state: Any = None, n_jobs: int | None = None) -> None:
+    def __init__(self, kernel: FourierKernel = "rbf", gamma: float = 1.0, n_components: int = 500,
+                 approximation: Approximation = "nystroem", landmarks: LandmarkRule = "uniform", estimator: Any = None,
+                 fused: Literal["auto"] | bool = "auto", max_memory_mb: float = 1024.0, batch_size: int = 256,
+                 random_state: RandomStateLike = None, n_jobs: int | None = None) -> None:
         self.kernel = kernel
         self.gamma = gamma
         self.n_components = n_components
@@ -129,7 +136,7 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ parts
-    def make_map(self):
+    def make_map(self) -> Nystroem | RandomFourierFeatures:
         """The unfitted feature map of these parameters (what ``make_pipeline(map, estimator)`` would hold)."""
         if self.approximation == "rff":
             return RandomFourierFeatures(kernel=self.kernel, gamma=self.gamma, n_components=self.n_components,
@@ -139,15 +146,17 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                         landmarks=self.landmarks, random_state=self.random_state, n_jobs=self.n_jobs,
                         max_memory_mb=None)
 
-    def make_estimator(self, seed):
+    def make_estimator(self, seed: int | None) -> Any:
         """The unfitted linear estimator on the features: a clone of ``estimator``, or (None)
         ``default_kernel_estimator(seed)``."""
         return default_kernel_estimator(seed) if self.estimator is None else clone(self.estimator)
 
-    def estimator_seed(self):
+    def estimator_seed(self) -> int | None:
         """The seed of the default estimator: ``random_state`` as an integer (None stays None)."""
         rs = self.random_state
-        return rs if rs is None or isinstance(rs, Integral) else seed_from_random_state(rs) % (2**32)
+        if rs is None or isinstance(rs, Integral):
+            return None if rs is None else int(rs)
+        return seed_from_random_state(rs) % (2**32)
 
     def _validate_X(self, X, reset):
         return validate_data(self, check_csr_structure(X), accept_sparse="csr", dtype=[np.float64, np.float32],
@@ -155,7 +164,7 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     @fit_method(nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the map on X, then the estimator on the mapped rows (fused or materialised, see ``fused``)."""
         X = self._validate_X(X, reset=True)
         fmap = self.make_map().fit(X)
@@ -169,7 +178,7 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.classes_ = est.classes_
         return self
 
-    def takes_fused(self, n_rows, n_features_out, est):
+    def takes_fused(self, n_rows: int, n_features_out: int, est: Any) -> bool:
         """Whether a fit of ``est`` on n_rows rows of ``n_features_out`` mapped features takes the fused path
         (``fused``; "auto": when the n_rows x n_features_out float64 matrix exceeds ``max_memory_mb`` and
         ``fused_unsupported`` allows it). The one rule: ``fit`` and robustcore.dask's shards (each partition)."""
@@ -189,28 +198,37 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return np.concatenate([getattr(self.estimator_, method)(self.map_.transform(X[i:i + step]))
                                for i in range(0, X.shape[0], step)])
 
-    def features(self, X):
+    def features(self, X: MatrixLike) -> NDArray[np.floating[Any]]:
         """The fitted map's features of X (what ``estimator_`` sees)."""
         check_is_fitted(self)
         return self.map_.transform(self._validate_X(X, reset=False))
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
+        """The estimator's scores of X's features (mapped in chunks of ``max_memory_mb``)."""
         check_is_fitted(self)
         return self._chunks(X, "decision_function")
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
+        """The estimator's predicted classes of X's features."""
         check_is_fitted(self)
         return self._chunks(X, "predict")
 
     @available_if(_estimator_has("predict_proba"))
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
+        """The estimator's class probabilities of X's features (when it has ``predict_proba``)."""
         check_is_fitted(self)
         return self._chunks(X, "predict_proba")
 
     @available_if(_estimator_has("predict_log_proba"))
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: MatrixLike) -> NDArray[np.float64]:
+        """The estimator's log-probabilities of X's features (when it has ``predict_log_proba``)."""
         check_is_fitted(self)
         return self._chunks(X, "predict_log_proba")
+
+    if TYPE_CHECKING:  # scikit-learn's methods, typed for the users' static checkers (no runtime definition)
+        def score(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float: ...
+
+        def set_params(self, **params: Any) -> Self: ...
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

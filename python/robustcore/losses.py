@@ -1,8 +1,8 @@
-"""Margin losses r(z), z = y f(x), evaluated by the engine's own C++ implementations.
+"""Margin losses :math:`r(z)`, :math:`z = y f(x)`, evaluated by the engine's own C++ implementations.
 
 ``value(name, z)`` / ``deriv(name, z)`` are vectorised (for plots and tests); ``fit_smooth_ramp(s)``
-finds the Smooth Ramp parameters (alpha, beta) of SRamp paper eq. (4) by least squares against the
-Ramp loss R_s.
+finds the Smooth Ramp parameters :math:`(\\alpha, \\beta)` of SRamp paper eq. (4) by least squares against the
+Ramp loss :math:`R_s`.
 """
 
 from __future__ import annotations
@@ -14,16 +14,18 @@ import numpy as np
 from . import _core
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
+    from numpy.typing import ArrayLike, NDArray
 
 #: other names of losses -> their canonical name; also the engine's name of a loss -> its public one
 #: (scikit-learn's "log_loss" for the engine's "log")
 ALIASES = {"log": "log_loss"}
 
-#: The loss names an estimator's ``loss=`` takes, for static type checkers (``loss="logistic"`` is a mypy error):
-#: the engine's registry, its aliases and "softmax". A loss added to the engine is added here too (a test, in
-#: tests/python/test_losses.py, says so when it is not); at run time the registry decides (``LOSSES``).
-LossName = Literal["log_loss", "log", "hinge", "squared_hinge", "modified_huber", "ramp", "sramp", "rgomp", "softmax"]
+#: The margin losses' names, for static type checkers (``loss="logistic"`` is a mypy error): the engine's registry
+#: and its aliases. A loss added to the engine is added here too (a test, in tests/python/test_losses.py, says so
+#: when it is not); at run time the registry decides (``LOSSES``). ``OnlineSGD(loss=)`` takes these.
+MarginLossName = Literal["log_loss", "log", "hinge", "squared_hinge", "modified_huber", "ramp", "sramp", "rgomp"]
+#: The loss names an estimator's ``loss=`` takes: the margin losses and "softmax" (``LinearClassifier``).
+LossName = Literal[MarginLossName, "softmax"]
 
 
 def _registry():
@@ -115,15 +117,15 @@ def canonical_loss(name: str) -> str:
 PAPER_SRAMP = {-0.7: (3.0, -0.15), -1.0: (2.0, -0.03), -2.0: (1.5, 0.5)}
 
 
-def ramp(z: ArrayLike, s: float = -1.0) -> np.ndarray:
-    """Ramp loss R_s(z) = min(1 - s, max(0, 1 - z)) in plain NumPy.
+def ramp(z: ArrayLike, s: float = -1.0) -> NDArray[np.float64]:
+    """Ramp loss :math:`R_s(z) = \\min(1 - s, \\max(0, 1 - z))` in plain NumPy.
 
     Parameters
     ----------
     z : array-like
-        Margins y f(x).
+        Margins :math:`y f(x)`.
     s : float, default=-1.0
-        The ramp's corner (s < 1); the loss is capped at 1 - s.
+        The ramp's corner (:math:`s < 1`); the loss is capped at :math:`1 - s`.
 
     Returns
     -------
@@ -140,11 +142,12 @@ def ramp(z: ArrayLike, s: float = -1.0) -> np.ndarray:
 
 
 def fit_smooth_ramp(s: float = -1.0, grid: ArrayLike | None = None) -> tuple[float, float]:
-    """Least-squares fit of the Smooth Ramp (1 - s) / (1 + exp(alpha (z + beta))) to the Ramp R_s.
+    """Least-squares fit of the Smooth Ramp :math:`(1 - s) / (1 + \\exp(\\alpha (z + \\beta)))` to the Ramp
+    :math:`R_s`.
 
-    The default grid is 20001 points on [s - 10 (1 - s), 1 + 10 (1 - s)], wide enough that the
-    tails add nothing. Returns (alpha, beta); expect beta = -(1 + s) / 2 and alpha ~ 5.30 / (1 - s)
-    (3.12, 2.65, 1.77 for s = -0.7, -1, -2).
+    The default grid is 20001 points on :math:`[s - 10 (1 - s), 1 + 10 (1 - s)]`, wide enough that the
+    tails add nothing. Returns :math:`(\\alpha, \\beta)`; expect :math:`\\beta = -(1 + s) / 2` and
+    :math:`\\alpha \\approx 5.30 / (1 - s)` (3.12, 2.65, 1.77 for s = -0.7, -1, -2).
 
     Parameters
     ----------
@@ -236,7 +239,7 @@ def _estimator_parameters():
 LOSS_PARAMETERS = _estimator_parameters()
 
 
-def loss_spec(loss: str, **params: Any) -> Any:
+def loss_spec(loss: MarginLossName, **params: Any) -> _core.LossSpec:
     """Build the engine's LossSpec for a loss name from the estimators' loss parameters.
 
     Parameters
@@ -266,17 +269,17 @@ def loss_spec(loss: str, **params: Any) -> Any:
     unknown = sorted(set(params) - set(LOSS_PARAMETERS))
     if unknown:
         raise TypeError(f"{unknown} are not loss parameters; the losses' parameters are {sorted(LOSS_PARAMETERS)}")
-    loss = canonical_loss(loss)
-    engine = ENGINE_PARAMETERS[loss]
+    name = canonical_loss(loss)
+    engine = ENGINE_PARAMETERS[name]
     values = {p: float(params[p]) for p in engine if params.get(p) is not None}
-    if loss in _DERIVED:
-        derived_from, derived, resolve = _DERIVED[loss]
+    if name in _DERIVED:
+        derived_from, derived, resolve = _DERIVED[name]
         values = {p: v for p, v in values.items() if p not in derived}
         values.update(resolve(params.get(derived_from), {**engine, **values}))
-    return _core.LossSpec(LOSSES[loss], **values)
+    return _core.LossSpec(LOSSES[name], **values)
 
 
-def loss_spec_from(loss: str, estimator_params: dict) -> Any:
+def loss_spec_from(loss: MarginLossName, estimator_params: dict[str, Any]) -> _core.LossSpec:
     """:func:`loss_spec` with the loss parameters taken from an estimator's parameters.
 
     Parameters
@@ -310,8 +313,8 @@ def _cached_fit(s):
     return _FIT_CACHE[s]
 
 
-def value(loss: str, z: ArrayLike, **params: Any) -> np.ndarray:
-    """Vectorised loss value r(z) (params: the loss parameters as the estimators name them).
+def value(loss: MarginLossName, z: ArrayLike, **params: Any) -> NDArray[np.float64]:
+    """Vectorised loss value :math:`r(z)` (params: the loss parameters as the estimators name them).
 
     Parameters
     ----------
@@ -341,8 +344,8 @@ def value(loss: str, z: ArrayLike, **params: Any) -> np.ndarray:
     return v
 
 
-def deriv(loss: str, z: ArrayLike, **params: Any) -> np.ndarray:
-    """Vectorised derivative r'(z).
+def deriv(loss: MarginLossName, z: ArrayLike, **params: Any) -> NDArray[np.float64]:
+    """Vectorised derivative :math:`r'(z)`.
 
     Parameters
     ----------

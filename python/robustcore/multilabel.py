@@ -22,22 +22,23 @@ single column (n, 1) may also hold any two values; ``predict`` and ``decision_fu
 from __future__ import annotations
 
 from numbers import Integral
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.base import MultiOutputMixin, clone
 from sklearn.utils import get_tags
-from sklearn.utils._param_validation import HasMethods, StrOptions
-from sklearn.utils.metaestimators import available_if
+from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, has_fit_parameter, validate_data
 
-from ._base import N_JOBS_CONSTRAINT, BaseClassifier, Progress, check_magnitude, fit_method, map_problems
+from ._base import (N_JOBS_CONSTRAINT, Balanced, BaseClassifier, Progress, available_if, check_magnitude, fit_method,
+                    map_problems,
+                    str_options)
 from ._validation import check_csr_structure, check_labels, seed_from_random_state
 from .linear_model import LinearClassifier
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
+    from numpy.typing import ArrayLike, NDArray
     from sklearn.base import ClassifierMixin
     from typing_extensions import Self
 
@@ -184,7 +185,7 @@ def _combination_ids(Y):
 
 
 #: the wrappers' ``class_weight`` constraint: scikit-learn's, plus a list (one entry per label: BinaryRelevance)
-_CLASS_WEIGHT = [StrOptions({"balanced"}), dict, list, None]
+_CLASS_WEIGHT = [str_options(Balanced), dict, list, None]
 #: the wrappers' ``estimator`` constraint: any classifier (None: the wrapper's default estimator)
 _ESTIMATOR = [HasMethods(["fit", "predict"]), None]
 
@@ -256,7 +257,7 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
                               "verbose": ["verbose"]}
 
     def __init__(self, estimator: ClassifierMixin | None = None, *, n_jobs: int | None = None,
-                 class_weight: dict | str | list | None = None, verbose: int = 0) -> None:
+                 class_weight: dict[Any, float] | Balanced | list[Any] | None = None, verbose: int = 0) -> None:
         self.estimator = estimator
         self.n_jobs = n_jobs
         self.class_weight = class_weight
@@ -324,23 +325,23 @@ class BinaryRelevanceClassifier(_MultiLabelBase):
         return out
 
     @available_if(_wrapped_has("decision_function"))
-    def decision_function(self, X: MatrixLike) -> np.ndarray:
+    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """(n_samples, n_labels) scores, each label's estimator's ``decision_function`` (> 0: present);
         constant labels get +-inf."""
         return self._output(self._per_label(X, lambda est, X: np.ravel(est.decision_function(X)),
                                             lambda c: np.inf if c == 1 else -np.inf))
 
-    def predict(self, X: MatrixLike) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
         """Each label's estimator's ``predict`` (for robustcore's linear models: 1 where the label's score is
         > 0, a zero score predicting 0, scikit-learn's tie rule)."""
         present = self._per_label(X, lambda est, X: np.ravel(est.predict(X)) == 1, float)
         return self._predict_output(present.astype(np.int64))
 
     @available_if(_wrapped_has("predict_proba"))
-    def predict_proba(self, X: MatrixLike) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         """(n_samples, n_labels) marginal probability that each label is present, the probability of class 1
         from each label's estimator (loss "log_loss": the sigmoid of the label's score; "modified_huber":
-        (clip(score, -1, 1) + 1) / 2; a label constant in training: that constant), as OneVsRestClassifier
+        :math:`(\\mathrm{clip}(f, -1, 1) + 1) / 2` of the score :math:`f`; a label constant in training: that constant), as OneVsRestClassifier
         on an indicator matrix."""
         return self._proba_output(self._per_label(X, lambda est, X: est.predict_proba(X)[:, 1], float))
 
@@ -397,11 +398,11 @@ class LabelPowersetClassifier(_MultiLabelBase):
     ((200, 2), True)
     """
 
-    _parameter_constraints = {"estimator": _ESTIMATOR, "class_weight": [StrOptions({"balanced"}), dict, None],
+    _parameter_constraints = {"estimator": _ESTIMATOR, "class_weight": [str_options(Balanced), dict, None],
                               "verbose": ["verbose"]}
 
-    def __init__(self, estimator: ClassifierMixin | None = None, *, class_weight: dict | str | None = None,
-                 verbose: int = 0) -> None:
+    def __init__(self, estimator: ClassifierMixin | None = None, *,
+                 class_weight: dict[Any, float] | Balanced | None = None, verbose: int = 0) -> None:
         self.estimator = estimator
         self.class_weight = class_weight
         self.verbose = verbose
@@ -475,18 +476,18 @@ class LabelPowersetClassifier(_MultiLabelBase):
         return self._combination_values(X, scores, 0.0)
 
     @available_if(_wrapped_has("predict_proba"))
-    def predict_combination_proba(self, X: MatrixLike) -> np.ndarray:
+    def predict_combination_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         """(n_samples, n_combinations) probabilities of the combinations ``combinations_``: the estimator's
         ``predict_proba`` (the softmax model's probabilities)."""
         return self._combination_values(X, lambda est, X: est.predict_proba(X), 1.0)
 
     @available_if(_wrapped_has("predict_proba"))
-    def predict_proba(self, X: MatrixLike) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         """(n_samples, n_labels) marginal probability of each label under the distribution over combinations
         (note: ``predict`` returns the most probable combination, not these marginals thresholded)."""
         return self._proba_output(self.predict_combination_proba(X) @ self.combinations_)
 
-    def predict(self, X: MatrixLike) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
         """The combination of the estimator's prediction (for the softmax model: the combination with the
         highest score, the first of equal ones)."""
         check_is_fitted(self, "combinations_")

@@ -8,14 +8,18 @@ ImportError that says so.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 
 from . import losses as _losses
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
-def pyplot(headless: bool = False) -> Any:
+
+def pyplot(headless: bool = False) -> ModuleType:
     """matplotlib.pyplot, or an ImportError naming the extra that installs it (matplotlib is optional:
     ``pip install "robustcore[plot]"``). ``headless=True`` selects the Agg backend first (files only).
 
@@ -54,9 +58,9 @@ def _axes(ax):
     return ax
 
 
-def plot_losses(names: Iterable[str] = ("hinge", "log_loss", "ramp", "sramp", "rgomp"), z: Any = None, ax: Any = None,
-                **params: Any) -> Any:
-    """Loss value r(z) against the margin z for each name (keyword params such as s=-1, c=2 apply
+def plot_losses(names: Iterable[_losses.MarginLossName] = ("hinge", "log_loss", "ramp", "sramp", "rgomp"),
+                z: Any = None, ax: Axes | None = None, **params: Any) -> Axes:
+    """Loss value :math:`r(z)` against the margin :math:`z` for each name (keyword params such as s=-1, c=2 apply
     to the losses that take them).
 
     Parameters
@@ -91,8 +95,8 @@ def plot_losses(names: Iterable[str] = ("hinge", "log_loss", "ramp", "sramp", "r
     return ax
 
 
-def plot_history(estimators: Any, key: str = "test_error", labels: Sequence[str] | None = None, ax: Any = None,
-                 percent: bool = True) -> Any:
+def plot_history(estimators: Any, key: str = "test_error", labels: Sequence[str] | None = None,
+                 ax: Axes | None = None, percent: bool = True) -> Axes:
     """One curve per fitted estimator: ``history_[key]`` against the epoch (1-based).
 
     ``estimators`` is one estimator or a list; ``key`` one of "objective", "train_error",

@@ -24,14 +24,18 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Sequence, overload
 
 import numpy as np
 import scipy.sparse as sp
 
 if TYPE_CHECKING:
     import pandas as pd
+    from numpy.typing import NDArray
+    from sklearn.compose import ColumnTransformer
     from sklearn.pipeline import Pipeline
+
+    from ._base import Classifier
 
 __all__ = ["ESTIMATORS", "TableIssues", "column_kinds", "find_table_issues", "make_preprocessor", "read_table"]
 
@@ -42,6 +46,8 @@ FORMATS = {"csv": (".csv", ".csv.gz", ".csv.bz2", ".csv.xz", ".csv.zip", ".txt")
            "libsvm": (".svm", ".libsvm", ".svmlight", ".svm.gz", ".svm.bz2", ".svm.xz", ".libsvm.gz",
                       ".libsvm.bz2", ".libsvm.xz")}
 
+#: the names ``ESTIMATORS`` holds, for static type checkers (held equal by a test)
+EstimatorName = Literal["linear", "logistic", "boosting"]
 #: the models ``find_table_issues(estimator=...)`` knows by name (any scikit-learn classifier is accepted too)
 ESTIMATORS = {
     "linear": "robustcore's LinearClassifier (log loss, SAGA): every remedy, the bounded losses included",
@@ -75,8 +81,23 @@ def _format_of(path: Path, format: str) -> str:
                      f"as one of {sorted(FORMATS)}")
 
 
+@overload
+def read_table(path: str | Path, *, format: Literal["csv", "tsv", "parquet"],
+               sep: str | None = None) -> pd.DataFrame: ...
+
+
+@overload
+def read_table(path: str | Path, *, format: Literal["libsvm"],
+               sep: str | None = None) -> tuple[sp.csr_matrix, NDArray[np.float64]]: ...
+
+
+@overload
+def read_table(path: str | Path, *, format: Literal["auto"] = "auto",
+               sep: str | None = None) -> pd.DataFrame | tuple[sp.csr_matrix, NDArray[np.float64]]: ...
+
+
 def read_table(path: str | Path, *, format: Literal["auto", "csv", "tsv", "parquet", "libsvm"] = "auto",
-               sep: str | None = None) -> Any:
+               sep: str | None = None) -> pd.DataFrame | tuple[sp.csr_matrix, NDArray[np.float64]]:
     """Read a data file: a CSV / TSV / Parquet file as a DataFrame, a LIBSVM file as ``(X, y)``.
 
     Parameters
@@ -206,7 +227,8 @@ def _categories_as_text(X):
     return np.where(missing, "(missing)", values.astype(str)).astype(object)
 
 
-def make_preprocessor(frame: pd.DataFrame, *, categorical: Sequence[str] = (), max_categories: int = 50) -> Any:
+def make_preprocessor(frame: pd.DataFrame, *, categorical: Sequence[str] = (),
+                      max_categories: int = 50) -> ColumnTransformer:
     """The ``ColumnTransformer`` that turns ``frame``'s columns into features (unfitted).
 
     Numeric columns: missing values imputed by the column's median (plus an indicator column for each
@@ -350,8 +372,9 @@ class TableIssues:
     issues : pandas.DataFrame
         One line per flagged row, most suspicious first: ``row`` (the row's position in the table, from 0),
         ``given_label``, ``suggested_label`` (the most probable other class under the fitted model),
-        ``label_quality`` (the out-of-fold margin P(given label) - max P(other label), in [-1, 1]: low means
-        a model that never saw the row disagrees with its label), then the row's id column and its data.
+        ``label_quality`` (the out-of-fold margin :math:`P(\\text{given label}) - \\max P(\\text{other label})`, in
+        :math:`[-1, 1]`: low means a model that never saw the row disagrees with its label), then the row's id
+        column and its data.
     model : sklearn.pipeline.Pipeline
         The fitted preprocessor (``"preprocess"``, None for a matrix) and ``NoisyLabelClassifierCV``
         (``"classifier"``): ``model.predict(new_table)`` labels new rows.
@@ -435,7 +458,7 @@ def _suggested(clf, Xt, labels, classes):
     return classes[np.argmax(scores, axis=1)]
 
 
-def find_table_issues(data: Any, label: str | None = None, *, y: Any = None, estimator: Any = "linear",
+def find_table_issues(data: Any, label: str | None = None, *, y: Any = None, estimator: EstimatorName | Classifier | None = "linear",
                       drop: Sequence[str] = (), id_column: str | None = None, categorical: Sequence[str] = (),
                       max_categories: int = 50, cv: int = 5, random_state: int | None = 0,
                       n_jobs: int | None = None, verbose: int = 0) -> TableIssues:

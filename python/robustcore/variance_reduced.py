@@ -2,34 +2,35 @@
 
 The engine (``cpp/include/robustcore/vr/``) minimises
 
-    F(w, b) = (1/n) sum_i sw_i r(y_i (w.x_i + b)) + (alpha/2) ||w||^2
+.. math:: F(w, b) = \\frac{1}{n} \\sum_{i=1}^n s_i \\, r(y_i (w \\cdot x_i + b)) + \\frac{\\alpha}{2} \\|w\\|^2
 
-for a smooth margin loss r ("log_loss", alias "log"; "squared_hinge", "modified_huber", "sramp", "rgomp") with
+(:math:`s_i` the sample weights) for a smooth margin loss :math:`r` ("log_loss", alias "log"; "squared_hinge", "modified_huber", "sramp", "rgomp") with
 
 * ``"saga"`` (Alg. 4.3), ``"sag"`` (Alg. 4.4): one stored loss derivative per sample;
 * ``"svrg"`` (Alg. 4.2) with ``svrg_option`` "last" (a), "average" (b) or "random" (c);
-* ``"s2gd"`` (Alg. 4.5): the next outer iterate drawn with probability ~ (1 - nu eta)^(m - t);
+* ``"s2gd"`` (Alg. 4.5): the next outer iterate drawn with probability :math:`\\propto (1 - \\nu \\eta)^{m - t}`;
 * ``"batching_svrg"`` (Alg. 4.8) and ``"mixed_svrg"`` (Alg. 4.9): the batch starts at n/8 and doubles
   each outer iteration up to n (Harikandeh et al.'s growing batches; ``batch_growth=1`` keeps it fixed);
 * ``"vrlite"`` (Alg. 4.7);
-* ``"finito"`` (Alg. 4.6): O(n d) memory, refused with a ValueError naming the size above 2 GiB.
+* ``"finito"`` (Alg. 4.6): :math:`O(n d)` memory, refused with a ValueError naming the size above 2 GiB.
 
 On CSR input a step costs O(nnz of the row): the dense correction term is applied lazily.
 
-Default step sizes (``eta0=None``) from L = sup r'' * max_i sw_i (||x_i||^2 + fit_intercept) + alpha:
-SAG 1/L; SAGA max(1/(2(L + alpha n)), 1/(3L)); SVRG, S2GD, Batching/Mixed SVRG, VR-Lite 1/(4L);
-Finito min(1/(2 alpha), n/(2L)).
+Default step sizes (``eta0=None``) from :math:`L = \\sup r'' \\cdot \\max_i s_i (\\|x_i\\|^2 + [\\text{fit\\_intercept}]) +
+\\alpha`: SAG :math:`1/L`; SAGA :math:`\\max(1/(2(L + \\alpha n)), 1/(3L))`; SVRG, S2GD, Batching/Mixed SVRG,
+VR-Lite :math:`1/(4L)`; Finito :math:`\\min(1/(2 \\alpha), n/(2L))`.
 
 Effective passes count gradient evaluations / n. From the zero model the first pass learns: SAG/SAGA step
 with the mean of the table rows drawn so far, Finito and the SVRG family start with one plain SGD pass
 (Finito's with the step eta0/n, filling its table at the iterates the gradients are taken at); from a
 non-zero start (coef_init) SAG/SAGA/Finito spend the first pass filling their tables at it. An SVRG outer
-iteration with m = n inner steps costs 2 passes; a VR-Lite pass after the first costs 2.
+iteration with :math:`m = n` inner steps costs 2 passes; a VR-Lite pass after the first costs 2.
 
 The softmax model (``fit_softmax``, ``LinearClassifier(loss="softmax")``, label powerset) takes every
-solver above with the same semantics (draws, step defaults with L = 1/2 max_i sw_i (||x_i||^2 +
-fit_intercept) + alpha, batch growth, pass accounting) and also ``"sgd"``: plain SGD with a constant step
-(``eta0``, default 1/(4L)) over a fresh permutation each pass, O(K nnz) per step.
+solver above with the same semantics (draws, step defaults with
+:math:`L = \\frac{1}{2} \\max_i s_i (\\|x_i\\|^2 + [\\text{fit\\_intercept}]) + \\alpha`, batch growth, pass accounting)
+and also ``"sgd"``: plain SGD with a constant step (``eta0``, default :math:`1/(4L)`) over a fresh permutation each
+pass, :math:`O(K \\cdot \\mathrm{nnz})` per step.
 
 This module computes and never sees an estimator: ``fit_binary`` and ``fit_softmax`` take a ``_core.Matrix``,
 targets and a ``_core.VrParams`` and return the coefficients and the engine's result (status, n_iter in
@@ -40,19 +41,19 @@ plain arrays. ``LinearClassifier`` (``linear_model.py``) and the multi-label est
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import _core
-from ._base import engine_solve
+from ._base import engine_solve, validate_function_params
 from ._validation import check_csr_structure, float64_or_none, to_matrix
-from .losses import SMOOTH_LOSSES, loss_spec
+from .losses import SMOOTH_LOSSES, MarginLossName, loss_spec
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
+    from numpy.typing import ArrayLike, NDArray
 
     from ._base import EarlyStopping, EngineResult, MatrixLike
 
@@ -62,6 +63,11 @@ SOFTMAX_SOLVERS: dict = dict(_core.VrMethod.__members__)
 VR_SOLVERS: dict = {name: method for name, method in SOFTMAX_SOLVERS.items() if name != "sgd"}
 #: SVRG's options (a), (b), (c) of Algorithm 4.2, read from ``_core.SvrgOption``
 SVRG_OPTIONS: dict = dict(_core.SvrgOption.__members__)
+#: the methods by name (``solver=``), for static type checkers: ``SOFTMAX_SOLVERS``' names, read from the engine's
+#: registry (a test holds them equal); "sgd" is the softmax model's only
+VrSolverName = Literal["saga", "sag", "svrg", "s2gd", "finito", "vrlite", "batching_svrg", "mixed_svrg", "sgd"]
+#: SVRG's snapshot options (``svrg_option=``): ``SVRG_OPTIONS``' names (held equal by a test)
+SvrgOption = Literal["last", "average", "random"]
 __all__ = ["VR_SOLVERS", "SVRG_OPTIONS", "SMOOTH_LOSSES", "SOFTMAX_SOLVERS", "as_matrix", "make_params", "fit_binary",
            "fit_softmax", "solve"]
 
@@ -85,10 +91,11 @@ PARAMETER_CONSTRAINTS: dict = {
 }
 
 
-def engine_params(solver: str, *, alpha: float, max_iter: int, eta0: float | None = None, svrg_option: str = "last",
+def engine_params(solver: VrSolverName, *, alpha: float, max_iter: int, eta0: float | None = None,
+                  svrg_option: SvrgOption = "last",
                   tol: float = 0.0, fit_intercept: bool = True, seed: int = 0, history: bool = True, inner: int = 0,
                   batch: int = 0, batch_growth: float = 2.0, s2gd_nu: float | None = None,
-                  max_dense_bytes: int | None = None) -> Any:
+                  max_dense_bytes: int | None = None) -> _core.VrParams:
     """``_core.VrParams`` from parameters already validated (``make_params`` validates; the estimators'
     ``fit`` did)."""
     p = _core.VrParams()
@@ -111,11 +118,12 @@ def engine_params(solver: str, *, alpha: float, max_iter: int, eta0: float | Non
     return p
 
 
-@validate_params(PARAMETER_CONSTRAINTS, prefer_skip_nested_validation=True)
-def make_params(solver: str, *, alpha: float, max_iter: int, eta0: float | None = None, svrg_option: str = "last",
+@validate_function_params(PARAMETER_CONSTRAINTS, prefer_skip_nested_validation=True)
+def make_params(solver: VrSolverName, *, alpha: float, max_iter: int, eta0: float | None = None,
+                svrg_option: SvrgOption = "last",
                 tol: float = 0.0, fit_intercept: bool = True, seed: int = 0, history: bool = True, inner: int = 0,
                 batch: int = 0, batch_growth: float = 2.0, s2gd_nu: float | None = None,
-                max_dense_bytes: int | None = None, softmax: bool = False) -> Any:
+                max_dense_bytes: int | None = None, softmax: bool = False) -> _core.VrParams:
     """Validated ``_core.VrParams`` (solver="sgd", the softmax model's plain SGD, only with ``softmax=True``).
 
     Parameters
@@ -156,7 +164,7 @@ def _int64(a):
     return None if a is None else np.ascontiguousarray(a, dtype=np.int64)
 
 
-def as_matrix(X: Any) -> Any:
+def as_matrix(X: Any) -> _core.Matrix | _core.FusedMatrix:
     """The engine's matrix of X (``fit_binary`` / ``fit_softmax`` take either): a ``_core.Matrix`` (or, for
     ``fit_binary``, a ``_core.FusedMatrix``: a feature map's rows, mapped inside the engine) as it is, else X
     validated (finite, 2-d; CSR or dense) and cast once to float64.
@@ -187,7 +195,7 @@ def as_matrix(X: Any) -> Any:
 def fit_binary(M: Any, y: ArrayLike, spec: Any, params: Any, *, sample_weight: ArrayLike | None = None,
                coef: ArrayLike | None = None, intercept: float = 0.0, order: ArrayLike | None = None,
                progress: Callable[[int], Any] | None = None, X_test: Any = None, y_test: ArrayLike | None = None,
-               stopper: EarlyStopping | None = None) -> tuple[np.ndarray, float, EngineResult]:
+               stopper: EarlyStopping | None = None) -> tuple[NDArray[np.float64], float, EngineResult]:
     """One binary solve on a ``_core.Matrix`` (or any X, see ``as_matrix``) with +-1 labels y from (coef, intercept) (zeros by default).
     X_test: a ``_core.Matrix`` of the same storage with +-1 labels y_test (test error per pass); order: the
     injected draws (tests). stopper: a ``robustcore._base.EarlyStopping`` whose ``score(coef (d,),
@@ -239,7 +247,7 @@ def fit_binary(M: Any, y: ArrayLike, spec: Any, params: Any, *, sample_weight: A
 def fit_softmax(M: Any, y: ArrayLike, K: int, params: Any, *, sample_weight: ArrayLike | None = None,
                 order: ArrayLike | None = None, progress: Callable[[int], Any] | None = None, X_test: Any = None,
                 y_test: ArrayLike | None = None,
-                stopper: EarlyStopping | None = None) -> tuple[np.ndarray, np.ndarray, EngineResult]:
+                stopper: EarlyStopping | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64], EngineResult]:
     """The softmax model (model.hpp's SoftmaxModel) on a ``_core.Matrix`` (or any X, see ``as_matrix``) with labels y in 0..K-1 (X_test: a
     ``_core.Matrix`` of the same storage, y_test: labels in 0..K-1 or -1 for a class never seen in
     training). stopper: as in ``fit_binary``, scoring (coef (K, d), intercept (K,)). Returns (coef (K, d),
@@ -287,8 +295,8 @@ def fit_softmax(M: Any, y: ArrayLike, K: int, params: Any, *, sample_weight: Arr
     return np.ascontiguousarray(W.T), b, result
 
 
-def solve(X: MatrixLike, y: ArrayLike, loss: str = "log_loss", solver: str = "saga", alpha: float = 1e-4,
-          max_iter: int = 50, **kwargs: Any) -> tuple[np.ndarray, float, EngineResult]:
+def solve(X: MatrixLike, y: ArrayLike, loss: MarginLossName = "log_loss", solver: VrSolverName = "saga",
+          alpha: float = 1e-4, max_iter: int = 50, **kwargs: Any) -> tuple[NDArray[np.float64], float, EngineResult]:
     """Convenience: fit a binary model on X (dense or CSR) and +-1 labels y.
 
     kwargs: those of ``make_params`` (eta0, svrg_option, tol, fit_intercept, seed, history, inner, batch,

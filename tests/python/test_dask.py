@@ -481,3 +481,47 @@ def test_kernel_classifier_map_fitted_once_partitions_map_locally(client):
     assert ParameterMixingClassifier(block, max_iter=5).fit(X, y).score(Xt, yt) > 0.9
     with pytest.raises(ValueError, match="partial_fit"):
         ParameterMixingClassifier(kc).partial_fit(X, y, classes=[0, 1])
+
+
+def test_noisy_label_cv_worker_killed_mid_fit_same_result_or_raises(client):
+    """The distributed noisy-label estimator, a worker SIGKILLed while the fit's tasks run (its persisted
+    out-of-fold probabilities and labels lost with it): dask recomputes what was lost from the graph, so the fit
+    ends with the undisturbed fit's rates, remedy, model and flags, or raises; never a silently different answer."""
+    from robustcore.dask import DaskNoisyLabelClassifierCV
+
+    X, y, _, _ = _planted(n=6000, d=20)
+    y = rc.noise.flip_labels(y, {1: 0.3, 0: 0.1}, random_state=0)
+    Xd, yd = _dask(X, y, parts=4)
+    kw = dict(remedies=("corrected", "pruned"), max_iter=5, random_state=0)
+    reference = DaskNoisyLabelClassifierCV(**kw).fit(Xd, yd)
+    pids = client.run(os.getpid)
+    est, outcome = DaskNoisyLabelClassifierCV(**kw), {}
+
+    def fit():
+        try:
+            est.fit(Xd, yd)
+        except Exception as e:  # noqa: BLE001 - the outcome is checked below
+            outcome["error"] = e
+
+    thread = threading.Thread(target=fit)
+    thread.start()
+    victim, deadline = None, time.monotonic() + 60
+    while victim is None and time.monotonic() < deadline and thread.is_alive():
+        busy = [w for w, keys in client.processing().items() if keys]
+        victim = busy[0] if busy else None
+        time.sleep(0.005)
+    assert victim is not None and thread.is_alive(), "the fit ended before a worker could be killed"
+    time.sleep(0.5)  # into the fit: past the first tasks, with results persisted on the workers
+    assert thread.is_alive(), "the fit ended before a worker could be killed"
+    os.kill(pids[victim], signal.SIGKILL)
+    thread.join(300)
+    assert not thread.is_alive()
+    if "error" in outcome:
+        assert not hasattr(est, "estimator_")
+        assert isinstance(outcome["error"], (distributed.KilledWorker, OSError))
+    else:
+        np.testing.assert_array_equal(est.transition_matrix_, reference.transition_matrix_)
+        assert est.best_remedy_ == reference.best_remedy_
+        np.testing.assert_array_equal(est.estimator_.coef_, reference.estimator_.coef_)
+        np.testing.assert_array_equal(est.label_issue_mask_.compute(), reference.label_issue_mask_.compute())
+    client.wait_for_workers(2, timeout=60)

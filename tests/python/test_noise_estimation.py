@@ -269,15 +269,51 @@ def test_bounded_sigmoid_objective_gradient_matches_finite_differences():
     from robustcore.noise._transition import _bounded_sigmoid_objective
 
     rng = np.random.default_rng(0)
-    score = rng.standard_normal(300)
-    yb = (rng.random(300) < 0.3 + 0.4 / (1 + np.exp(-2 * score))).astype(float)
-    f = _bounded_sigmoid_objective(score, yb)
-    # theta = (a, c, u, v): a shallow sigmoid (both anchor penalties active), a steep one (none), a shifted one
-    for th in ([0.3, 0.1, -1.0, 1.0], [8.0, 0.0, -2.0, 2.0], [2.0, 4.0, -0.5, 0.3]):
-        th = np.array(th)
-        _, g = f(th)
-        num = np.array([(f(th + h)[0] - f(th - h)[0]) / 2e-6 for h in 1e-6 * np.eye(4)])
-        np.testing.assert_allclose(g, num, rtol=1e-5, atol=1e-7)
+    for n in (300, 5000):  # over the rows, and over the score's quantile bins
+        score = rng.standard_normal(n)
+        yb = (rng.random(n) < 0.3 + 0.4 / (1 + np.exp(-2 * score))).astype(float)
+        f = _bounded_sigmoid_objective(score, yb)
+        # theta = (a, c, u, v): a shallow sigmoid (both anchor penalties active), a steep one (none), a shifted one
+        for th in ([0.3, 0.1, -1.0, 1.0], [8.0, 0.0, -2.0, 2.0], [2.0, 4.0, -0.5, 0.3]):
+            th = np.array(th)
+            # the objective takes m points at once (the rate fit's starts side by side): this one and the steps
+            _, g, H = (x[0] for x in f(th[None]))
+            fd = f(np.vstack([th + h for h in 1e-6 * np.eye(4)] + [th - h for h in 1e-6 * np.eye(4)]))
+            num = (fd[0][:4] - fd[0][4:]) / 2e-6
+            np.testing.assert_allclose(g, num, rtol=1e-5, atol=1e-7)
+            # the Newton steps' Hessian: the gradient's finite differences
+            num_h = (fd[1][:4] - fd[1][4:]) / 2e-6
+            np.testing.assert_allclose(H, num_h, rtol=1e-5, atol=1e-6 * max(1.0, np.abs(H).max()))
+
+
+def test_rate_fit_reaches_scipys_optimum_or_lower():
+    # the rate fit's own Newton iterations against scipy's L-BFGS-B (which it replaced) from the same starts, on
+    # labels drawn from a bounded sigmoid with known rates: stationary, and an objective no higher than scipy's
+    from scipy.optimize import minimize
+    from scipy.special import expit, logit
+
+    from robustcore.noise._transition import _bounded_sigmoid_objective, bounded_sigmoid_fit
+
+    rng = np.random.default_rng(1)
+    for rho_minus, rho_plus in ((0.1, 0.3), (0.3, 0.1), (0.2, 0.2), (0.0, 0.4)):
+        score = rng.standard_normal(3000)
+        yb = (rng.random(3000) < rho_minus + (1 - rho_minus - rho_plus) * expit(3 * score)).astype(float)
+        objective = _bounded_sigmoid_objective(score, yb)
+        lo, one_minus_hi, a, c = bounded_sigmoid_fit(objective)
+        hi = 1.0 - one_minus_hi
+        th = np.array([a, c, logit(lo), logit((hi - lo) / (1.0 - lo))])
+        f, g, _ = (x[0] for x in objective(th[None]))
+        assert np.abs(g).max() < 1e-5, g
+
+        def fun_grad(t):
+            value, grad, _ = objective(t[None])
+            return value[0], grad[0]
+
+        best = min(minimize(fun_grad, np.array([2.0, 0.0, logit(l0), logit((h0 - l0) / (1 - l0))]),
+                            jac=True, method="L-BFGS-B").fun
+                   for l0, h0 in ((0.05, 0.95), (0.2, 0.8), (0.01, 0.6), (0.4, 0.99)))
+        assert f <= best + 1e-9, (f, best)
+        assert abs(lo - rho_minus) < 0.06 and abs(one_minus_hi - rho_plus) < 0.06, (lo, one_minus_hi)
 
 
 def test_small_samples_do_not_put_all_symmetric_noise_on_one_class():

@@ -11,14 +11,14 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
-from .._base import (BaseClassifier, EarlyStopping, Progress, accuracy, binary_targets, engine_result, fit_method,
+from .._base import (Balanced, BaseClassifier, EarlyStopping, Progress, accuracy, binary_targets, engine_result, fit_method,
                      fit_weights, held_out, predict_from_scores, result_attributes, stopping_tol, warn_max_iter)
 from .._validation import check_eval_set, seed_from_random_state, to_matrix
 from ._estimator import _GAME_CONSTRAINTS, _linear_scores, _weighted_rows
-from ._learners import _ENGINE_LEARNER, OnlineSGD, _engine_learner
+from ._learners import _ENGINE_LEARNER, LearnerName, OnlineSGD, _engine_learner
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
+    from numpy.typing import ArrayLike, NDArray
     from typing_extensions import Self
 
     from .._base import MatrixLike, RandomStateLike
@@ -27,12 +27,13 @@ if TYPE_CHECKING:
 class AdaBoostOnlineClassifier(BaseClassifier):
     """AdaBoost over an online weak learner, the baseline of the FOL paper's experiment 2.
 
-    p starts uniform (or proportional to ``sample_weight``); each round runs one epoch (m samples, in
-    batches) of the learner sampling examples from p, eps_t is the p-weighted 0/1 error, alpha_t =
-    0.5 log(1/eps_t - 1), p_i <- p_i exp(-alpha_t y_i h_t(x_i)); the output is sign(sum_t alpha_t h_t(x))
-    (a zero vote predicts ``classes_[0]``). Each round costs two passes over the data (one epoch of
+    :math:`p` starts uniform (or proportional to ``sample_weight``); each round :math:`t` runs one epoch (m samples,
+    in batches) of the learner sampling examples from :math:`p`, :math:`\\epsilon_t` is the :math:`p`-weighted 0/1
+    error, :math:`\\alpha_t = \\frac{1}{2} \\log(1/\\epsilon_t - 1)`,
+    :math:`p_i \\leftarrow p_i \\exp(-\\alpha_t y_i h_t(x_i))`; the output is
+    :math:`\\operatorname{sign}(\\sum_t \\alpha_t h_t(x))` (a zero vote predicts ``classes_[0]``). Each round costs two passes over the data (one epoch of
     training, one of evaluation). At most ``max_iter`` rounds; stops early (``status_`` "converged") when a
-    round's hypothesis is consistent (eps_t = 0) or has no edge (eps_t >= 1/2). Binary labels only (its tags say so).
+    round's hypothesis is consistent (:math:`\\epsilon_t = 0`) or has no edge (:math:`\\epsilon_t \\ge 1/2`). Binary labels only (its tags say so).
     ``warm_start`` starts each round's epoch from the previous round's weights. A row of weight 0 is removed.
     ``class_weight`` multiplies ``sample_weight``. ``history_["train_error"]`` is the unweighted training error
     of the vote. For probabilities, wrap it in ``sklearn.calibration.CalibratedClassifierCV(method="sigmoid",
@@ -41,7 +42,8 @@ class AdaBoostOnlineClassifier(BaseClassifier):
     ``tol``, ``early_stopping``, ``validation_fraction``, ``n_iter_no_change``: scikit-learn's SGDClassifier
     rule over rounds, checked after each round in the same engine run. With ``tol`` (None: off) the fit
     stops when the score has not improved by ``tol`` for ``n_iter_no_change`` rounds: minus the exponential
-    loss mean(sw exp(-y F(x))) / mean(sw) of the vote F on the training rows, or with ``early_stopping`` the
+    loss :math:`\\sum_i s_i \\exp(-y_i F(x_i)) / \\sum_i s_i` of the vote :math:`F` on the training rows
+    (:math:`s_i` the sample weights), or with ``early_stopping`` the
     (weighted) accuracy of the vote on a stratified held-out ``validation_fraction`` (seeded by
     ``random_state``), keeping the rounds up to the best one (``hypotheses_`` / ``alphas_``; ``n_iter_`` counts
     the rounds run). A ``ConvergenceWarning`` says when ``max_iter`` ended the fit first.
@@ -77,8 +79,9 @@ class AdaBoostOnlineClassifier(BaseClassifier):
         "warm_start": ["boolean"],
     }
 
-    def __init__(self, learner: str | Any = None, max_iter: int = 10, batch_size: int = 1, warm_start: bool = True,
-                 random_state: RandomStateLike = None, verbose: int = 0, class_weight: dict | str | None = None,
+    def __init__(self, learner: LearnerName | Any = None, max_iter: int = 10, batch_size: int = 1,
+                 warm_start: bool = True, random_state: RandomStateLike = None, verbose: int = 0,
+                 class_weight: dict[Any, float] | Balanced | None = None,
                  tol: float | None = None, early_stopping: bool = False, validation_fraction: float = 0.1,
                  n_iter_no_change: int = 5) -> None:
         self.learner = learner
@@ -151,12 +154,13 @@ class AdaBoostOnlineClassifier(BaseClassifier):
         self._commit(classes_=classes, hypotheses_=hyps[:kept], alphas_=alphas[:kept], **fitted)
         return self
 
-    def decision_function(self, X: MatrixLike) -> np.ndarray:
-        """The weighted vote sum_t alpha_t h_t(x); > 0 predicts ``classes_[1]``."""
+    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
+        """The weighted vote :math:`\\sum_t \\alpha_t h_t(x)`; > 0 predicts ``classes_[1]``."""
         check_is_fitted(self)
         return np.where(_linear_scores(self._validate_predict_X(X), self.hypotheses_) > 0, 1.0, -1.0) @ self.alphas_
 
-    def predict(self, X: MatrixLike) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
+        """The predicted classes: the sign of ``decision_function`` (a zero vote predicts ``classes_[0]``)."""
         scores = self.decision_function(X)  # first: NotFittedError before fit
         return predict_from_scores(self.classes_, scores)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from numbers import Real
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 import scipy.sparse as sp
@@ -12,23 +12,28 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
-from .._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, STOPPING_CONSTRAINTS, BaseClassifier, EarlyStopping,
-                     EngineResult, Progress, accuracy, binary_targets, engine_result, fit_method, fit_weights, held_out,
-                     map_problems, predict_from_scores, result_attributes, stopping_tol, warn_max_iter)
+from .._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, STOPPING_CONSTRAINTS, Balanced, BaseClassifier,
+                     EarlyStopping, EngineResult, Progress, accuracy, binary_targets, engine_result, fit_method,
+                     fit_weights, held_out, map_problems, predict_from_scores, result_attributes, stopping_tol,
+                     str_options, warn_max_iter)
 from .._validation import check_eval_set, seed_from_random_state, to_matrix
-from ._learners import (_AT_LEAST_ONE, _ENGINE_LEARNER, _NON_NEGATIVE, _POSITIVE, _PROTOCOL, _engine_learner,
-                        _python_fol, default_k)
+from ._learners import (_AT_LEAST_ONE, _ENGINE_LEARNER, _NON_NEGATIVE, _POSITIVE, _PROTOCOL, LearnerName,
+                        _engine_learner, _python_fol, default_k)
 from ._robust import subsample_with_repetitions, theorem3_sample_size
 
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
+    from numpy.typing import ArrayLike, NDArray
     from typing_extensions import Self
 
     from .._base import MatrixLike, RandomStateLike
 
+#: the p player's loss (``focus=``): the engine's ``Focus`` names (held equal by a test)
+FocusName = Literal["zero_one", "clipped"]
+#: what a fitted FOL predicts with (``output=``)
+OutputRule = Literal["majority", "average", "last"]
 _FOCUS = dict(_core.Focus.__members__)
-_OUTPUTS = ("majority", "average", "last")
+_OUTPUTS = get_args(OutputRule)
 #: the parameters of the game and of the fit that FOL and AdaBoost share
 _GAME_CONSTRAINTS = {
     "max_iter": [_AT_LEAST_ONE],
@@ -81,31 +86,34 @@ class FocusedOnlineClassifier(BaseClassifier):
         ``loss`` and ``decision_function`` (the Python learner protocol, e.g. :class:`PartialFitLearner`) is
         deep-copied for each binary problem and driven from Python.
     eta : float or None
-        Step of the p player; None is 1/(2m) (Theorem 1).
+        Step of the p player; None is :math:`1/(2m)` for :math:`m` training rows (Theorem 1).
     gamma : float
         Uniform exploration of the sampler (1/2 in the paper).
     focus : "zero_one" or "clipped"
-        Loss the p player sees: the 0/1 loss (a zero score predicts the negative class) or min(1, loss)
-        of the learner.
+        Loss the p player sees: the 0/1 loss (a zero score predicts the negative class) or
+        :math:`\\min(1, \\ell)` of the learner's loss :math:`\\ell`.
     max_iter : int
-        Number of epochs of ceil(m / batch_size) FOL steps each: T = max_iter ceil(m / batch_size).
+        Number of epochs of :math:`\\lceil m / b \\rceil` FOL steps each (:math:`b` = ``batch_size``):
+        :math:`T = \\mathrm{max\\_iter} \\lceil m / b \\rceil`.
     batch_size : int
-        Examples per step, all sampled from p_t.
+        Examples per step, all sampled from :math:`p_t`.
     k : int or None
-        Number of iterates kept at times drawn uniformly from [T] (>= 1); None is 2 ceil(log m) + 1.
+        Number of iterates kept at times drawn uniformly from :math:`\\{1, \\ldots, T\\}` (>= 1); None is
+        :math:`2 \\lceil \\log m \\rceil + 1`.
     output : "majority", "average" or "last"
         Prediction: majority vote of the k iterates (Corollary 1), their average (Corollary 2), or the
         last iterate.
     slack_budget : float or None
-        K of section 4.2 (additive slack variables xi in [0, 1]^m, sum xi <= K); None turns it off.
+        :math:`K` of section 4.2 (additive slack variables :math:`\\xi \\in [0, 1]^m`, :math:`\\sum_i \\xi_i \\le K`);
+        None turns it off.
     slack_lr : float or None
-        Step of the slack player (with ``slack_budget`` only): each time example i is sampled, xi_i grows by
-        slack_lr / batch_size before the projection. None is 0.1 (an example keeps being sampled only while
+        Step of the slack player (with ``slack_budget`` only): each time example :math:`i` is sampled,
+        :math:`\\xi_i` grows by ``slack_lr / batch_size`` before the projection. None is 0.1 (an example keeps being sampled only while
         the model gets it wrong, so ~10 visits mark it as an outlier).
     subsample : int, "theorem3" or None
         Sub-sampling with repetitions (section 4.1): fit on that many examples drawn with repetition
-        (uniformly, or in proportion to ``sample_weight``; "theorem3": n = m / (100 n_outliers) with
-        ``n_outliers``).
+        (uniformly, or in proportion to ``sample_weight``; "theorem3": :math:`n = m / (100 k)` for
+        :math:`k` = ``n_outliers``).
     n_outliers : int or None
         Assumed number of outliers for ``subsample="theorem3"`` (with it only); None is 1.
     history : bool
@@ -173,18 +181,18 @@ class FocusedOnlineClassifier(BaseClassifier):
         "output": [StrOptions(set(_OUTPUTS))],
         "slack_budget": [_NON_NEGATIVE, None],
         "slack_lr": [_POSITIVE, None],
-        "subsample": [_AT_LEAST_ONE, StrOptions({"theorem3"}), None],
+        "subsample": [_AT_LEAST_ONE, str_options(Literal["theorem3"]), None],
         "n_outliers": [_AT_LEAST_ONE, None],
         "history": ["boolean"],
         "n_jobs": N_JOBS_CONSTRAINT,
     }
 
-    def __init__(self, learner: str | Any = "perceptron", eta: float | None = None, gamma: float = 0.5,
-                 focus: str = "zero_one", max_iter: int = 10, batch_size: int = 1, k: int | None = None,
-                 output: str = "majority", slack_budget: float | None = None, slack_lr: float | None = None,
-                 subsample: int | str | None = None, n_outliers: int | None = None, history: bool = True,
-                 random_state: RandomStateLike = None, n_jobs: int | None = None, verbose: int = 0,
-                 class_weight: dict | str | None = None, tol: float | None = None, early_stopping: bool = False,
+    def __init__(self, learner: LearnerName | Any = "perceptron", eta: float | None = None, gamma: float = 0.5,
+                 focus: FocusName = "zero_one", max_iter: int = 10, batch_size: int = 1, k: int | None = None,
+                 output: OutputRule = "majority", slack_budget: float | None = None, slack_lr: float | None = None,
+                 subsample: int | Literal["theorem3"] | None = None, n_outliers: int | None = None,
+                 history: bool = True, random_state: RandomStateLike = None, n_jobs: int | None = None,
+                 verbose: int = 0, class_weight: dict[Any, float] | Balanced | None = None, tol: float | None = None, early_stopping: bool = False,
                  validation_fraction: float = 0.1, n_iter_no_change: int = 5) -> None:
         self.learner = learner
         self.eta = eta
@@ -422,13 +430,14 @@ class FocusedOnlineClassifier(BaseClassifier):
             return np.vstack(out)
         return (np.asarray(X @ self.coef_.T) + self.intercept_).T
 
-    def decision_function(self, X: MatrixLike) -> np.ndarray:
+    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """Scores: the vote margin in [-1, 1] for "majority" (fraction of +1 votes minus -1 votes),
         the linear score for "average" and "last". A score > 0 predicts ``classes_[1]``."""
         check_is_fitted(self)
         s = self._scores(self._validate_predict_X(X))
         return s[0] if s.shape[0] == 1 else s.T
 
-    def predict(self, X: MatrixLike) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
+        """The predicted classes: the sign (two classes) or the arg-max of ``decision_function``."""
         scores = self.decision_function(X)  # first: NotFittedError before fit
         return predict_from_scores(self.classes_, scores)

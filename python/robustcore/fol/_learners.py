@@ -8,24 +8,30 @@ from __future__ import annotations
 import copy
 import math
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_array
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from .. import _core
 from .._validation import to_matrix
-from ..losses import ALIASES, LOSSES, canonical_loss, loss_spec_from
+from .._base import str_options, validate_function_params
+from ..losses import ALIASES, LOSSES, MarginLossName, canonical_loss, loss_spec_from
 
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
+    from numpy.typing import ArrayLike, NDArray
 
     from .._base import MatrixLike
 
+
+#: the step schedules of ``OnlineSGD(learning_rate=)``: the engine's ``Schedule`` names (held equal by a test)
+ScheduleName = Literal["constant", "optimal", "invscaling", "pegasos", "asgd"]
+#: the engine's learners by name (``learner="sgd"``: ``OnlineSGD()``)
+LearnerName = Literal["perceptron", "sgd"]
 
 # option strings -> engine enums, from the engine's own names
 _LEARNERS = dict(_core.LearnerKind.__members__)
@@ -58,8 +64,9 @@ class _EngineLearner(BaseEstimator):
 
 
 class Perceptron(_EngineLearner):
-    """The Perceptron as FOL's w player (Example 1 of the paper), run by the engine: on a mistake (y s <= 0, a
-    zero margin included) w += y x (and b += y with ``fit_intercept``). No step size, no loss; the p player's
+    """The Perceptron as FOL's w player (Example 1 of the paper), run by the engine: on a mistake
+    (:math:`y s \\le 0`, a zero margin included) :math:`w \\leftarrow w + y x` (and :math:`b \\leftarrow b + y` with
+    ``fit_intercept``). No step size, no loss; the p player's
     focus loss is its 0/1 loss.
 
     Parameters
@@ -114,7 +121,7 @@ class OnlineSGD(_EngineLearner):
         "loss": [StrOptions(set(LOSSES) | set(ALIASES))],
         "s": [Interval(Real, None, 1, closed="neither")],
         "c": [_POSITIVE],
-        "sramp_params": [StrOptions({"paper"}), "array-like", None],
+        "sramp_params": [str_options(Literal["paper"]), "array-like", None],
         "alpha": [_NON_NEGATIVE],
         "learning_rate": [StrOptions(set(_SCHEDULES))],
         "eta0": [_POSITIVE],
@@ -122,9 +129,9 @@ class OnlineSGD(_EngineLearner):
         "fit_intercept": ["boolean"],
     }
 
-    def __init__(self, loss: str = "hinge", s: float = -1.0, c: float = 2.0,
-                 sramp_params: str | tuple[float, float] | None = None, alpha: float = 1e-4,
-                 learning_rate: str = "constant", eta0: float = 0.1, power_t: float = 0.5,
+    def __init__(self, loss: MarginLossName = "hinge", s: float = -1.0, c: float = 2.0,
+                 sramp_params: Literal["paper"] | tuple[float, float] | None = None, alpha: float = 1e-4,
+                 learning_rate: ScheduleName = "constant", eta0: float = 0.1, power_t: float = 0.5,
                  fit_intercept: bool = True) -> None:
         self.loss = loss
         self.s = s
@@ -145,7 +152,7 @@ class OnlineSGD(_EngineLearner):
 #: the learners' names: a string is the object with its defaults
 _NAMED = {"perceptron": Perceptron, "sgd": OnlineSGD}
 #: the constraint of an estimator's ``learner`` run by the engine
-_ENGINE_LEARNER = [StrOptions(set(_NAMED)), _EngineLearner]
+_ENGINE_LEARNER = [str_options(LearnerName), _EngineLearner]
 
 
 def _engine_learner(learner):
@@ -163,8 +170,8 @@ def _misclassified(y, s):
 
 
 def default_k(m: int) -> int:
-    """Default number of kept iterates: 2 ceil(log m) + 1 (odd, so a majority vote has no ties;
-    Theorem 1 asks for k = Omega(log(m / delta) / eps)).
+    """Default number of kept iterates: :math:`2 \\lceil \\log m \\rceil + 1` (odd, so a majority vote has no ties;
+    Theorem 1 asks for :math:`k = \\Omega(\\log(m / \\delta) / \\epsilon)`).
 
     Parameters
     ----------
@@ -208,20 +215,20 @@ class PartialFitLearner:
     True
     """
 
-    def __init__(self, estimator):
+    def __init__(self, estimator: Any) -> None:
         self.estimator = estimator
         self._fitted = False
 
-    def step(self, X, y):
+    def step(self, X: np.ndarray | sp.spmatrix, y: np.ndarray) -> None:
         self.estimator.partial_fit(X, y, classes=np.array([-1.0, 1.0]))
         self._fitted = True
 
-    def decision_function(self, X: np.ndarray | sp.spmatrix) -> np.ndarray:
+    def decision_function(self, X: np.ndarray | sp.spmatrix) -> NDArray[np.float64]:
         if not self._fitted:
             return np.zeros(X.shape[0])
         return np.asarray(self.estimator.decision_function(X), dtype=float)
 
-    def loss(self, X, y):
+    def loss(self, X: np.ndarray | sp.spmatrix, y: np.ndarray) -> NDArray[np.float64]:
         return _misclassified(y, self.decision_function(X)).astype(float)
 
 
@@ -246,18 +253,18 @@ class NumpyPerceptron:
     (array([1., 2.]), 1.0)
     """
 
-    def __init__(self, n_features, fit_intercept=True):
+    def __init__(self, n_features: int, fit_intercept: bool = True) -> None:
         self.w = np.zeros(n_features)
         self.b = 0.0
         self.fit_intercept = fit_intercept
 
-    def decision_function(self, X: np.ndarray | sp.spmatrix) -> np.ndarray:
+    def decision_function(self, X: np.ndarray | sp.spmatrix) -> NDArray[np.float64]:
         return np.asarray(X @ self.w).ravel() + self.b
 
-    def loss(self, X, y):
+    def loss(self, X: np.ndarray | sp.spmatrix, y: np.ndarray) -> NDArray[np.float64]:
         return _misclassified(y, self.decision_function(X)).astype(float)
 
-    def step(self, X, y):
+    def step(self, X: np.ndarray | sp.spmatrix, y: np.ndarray) -> None:
         s = self.decision_function(X)
         for j in range(X.shape[0]):
             if y[j] * s[j] <= 0:  # the Perceptron's update rule (a zero margin updates too)
@@ -270,17 +277,18 @@ class NumpyPerceptron:
                     self.b += y[j]
 
 
-@validate_params({"learner": [_PROTOCOL, StrOptions({"perceptron"})],
+@validate_function_params({"learner": [_PROTOCOL, str_options(Literal["perceptron"])],
                   "X": ["array-like", "sparse matrix"], "fit_intercept": ["boolean"],
                   "y": ["array-like"], "n_steps": [_AT_LEAST_ONE], "batch_size": [_AT_LEAST_ONE],
                   "eta": [_POSITIVE, None], "gamma": [Interval(Real, 0, 1, closed="right")],
                   "k": [Interval(Integral, 0, None, closed="left"), None], "seed": [Interval(Integral, 0, None, closed="left")],
                   "steps_per_epoch": [_AT_LEAST_ONE, None], "eval_set": [tuple, None], "callback": [callable, None]},
                  prefer_skip_nested_validation=True)
-def focused_online_learning(learner: Any, X: np.ndarray | sp.spmatrix, y: ArrayLike, *, n_steps: int, batch_size: int = 1,
+def focused_online_learning(learner: Literal["perceptron"] | Any, X: np.ndarray | sp.spmatrix, y: ArrayLike, *, n_steps: int, batch_size: int = 1,
                             eta: float | None = None, gamma: float = 0.5, k: int | None = None, seed: int = 0,
                             steps_per_epoch: int | None = None, eval_set: tuple[MatrixLike, ArrayLike] | None = None,
-                            callback: Callable[[int], Any] | None = None, fit_intercept: bool = True) -> dict:
+                            callback: Callable[[int], Any] | None = None,
+                            fit_intercept: bool = True) -> dict[str, Any]:
     """FOL with a Python learner (protocol in the module docstring) as the w player, or (``learner=
     "perceptron"``, with ``fit_intercept``) the engine's own Perceptron: the same iterates as
     ``NumpyPerceptron`` for the same seed, at the engine's speed; its dict has ``coef`` (the last iterate, the
@@ -289,8 +297,8 @@ def focused_online_learning(learner: Any, X: np.ndarray | sp.spmatrix, y: ArrayL
     The C++ sum tree samples and updates; the k snapshot times and the sample sequence are the ones
     ``_core.fol_fit`` uses for the same seed, so a NumPy Perceptron here and the C++ Perceptron give
     the same iterates. Returns a dict: ``snapshots`` (deep copies of the learner at the snapshot
-    times), ``snapshot_times``, ``tree`` (the final sampler) and ``history`` (per epoch: max_loss =
-    max_i learner.loss, train_error of the current learner, test_error with eval_set).
+    times), ``snapshot_times``, ``tree`` (the final sampler) and ``history`` (per epoch: max_loss
+    :math:`= \\max_i` ``learner.loss``, train_error of the current learner, test_error with eval_set).
 
     Parameters
     ----------
@@ -303,15 +311,15 @@ def focused_online_learning(learner: Any, X: np.ndarray | sp.spmatrix, y: ArrayL
     n_steps : int
         FOL steps T.
     batch_size : int, default=1
-        Examples sampled from p_t per step.
+        Examples sampled from :math:`p_t` per step.
     eta, gamma : float
-        The p player's step (None: 1/(2m)) and uniform exploration.
+        The p player's step (None: :math:`1/(2m)`) and uniform exploration.
     k : int or None
-        Iterates kept at times drawn uniformly from [T] (None: :func:`default_k`).
+        Iterates kept at times drawn uniformly from :math:`\\{1, \\ldots, T\\}` (None: :func:`default_k`).
     seed : int, default=0
         Seeds the sampler and the snapshot times.
     steps_per_epoch : int or None
-        Steps between history records (None: ceil(m / batch_size)).
+        Steps between history records (None: :math:`\\lceil m / b \\rceil`, :math:`b` = ``batch_size``).
     eval_set : (X_test, y_test) or None
         Adds ``test_error`` to the history (protocol learners).
     callback : callable or None

@@ -6,31 +6,37 @@ from __future__ import annotations
 
 import math
 from numbers import Integral
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, validate_params
+from sklearn.utils._param_validation import Interval
+
+from .._base import validate_function_params
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
+    from numpy.typing import ArrayLike, NDArray
 
     from .._base import RandomStateLike
 
 
 def theorem3_failure_bound(m: int, n_outliers: int, n_rare: int, n: int) -> float:
-    """Theorem 3: P[the sub-sample contains an outlier or fewer than n_rare/2 rare examples]
-    <= 0.01 + 0.99 k n / m + exp(-0.1 n m_2 / m)  (valid for m >= 10 k).
+    """Theorem 3's bound on the probability that the sub-sample contains an outlier or fewer than n_rare/2 rare
+    examples:
+
+    .. math:: P \\le 0.01 + 0.99 \\frac{k n}{m} + \\exp\\left(-0.1 \\frac{n m_2}{m}\\right)
+
+    valid for :math:`m \\ge 10 k`.
 
     Parameters
     ----------
     m : int
         Training rows.
     n_outliers : int
-        k, the assumed number of outliers.
+        :math:`k`, the assumed number of outliers.
     n_rare : int
-        m_2, the number of rare examples.
+        :math:`m_2`, the number of rare examples.
     n : int
         Sub-sample size.
 
@@ -49,23 +55,23 @@ def theorem3_failure_bound(m: int, n_outliers: int, n_rare: int, n: int) -> floa
     return 0.01 + 0.99 * n_outliers * n / m + math.exp(-0.1 * n * n_rare / m)
 
 
-@validate_params({"m": [Interval(Integral, 1, None, closed="left")],
+@validate_function_params({"m": [Interval(Integral, 1, None, closed="left")],
                   "n_outliers": [Interval(Integral, 1, None, closed="left")],
                   "n_rare": [Interval(Integral, 1, None, closed="left"), None]}, prefer_skip_nested_validation=True)
-def theorem3_sample_size(m: int, n_outliers: int, n_rare: int | None = None) -> tuple:
+def theorem3_sample_size(m: int, n_outliers: int, n_rare: int | None = None) -> tuple[int, float | None]:
     """Sub-sample size n for sub-sampling with repetitions (section 4.1).
 
-    Returns ``(n, bound)``: the n in [1, m] minimising Theorem 3's failure bound when ``n_rare`` is
-    given, else the paper's rule n = m / (100 k) (bound 0.03 when m_2 >= 1000 log(100) k).
+    Returns ``(n, bound)``: the :math:`n \\in [1, m]` minimising Theorem 3's failure bound when ``n_rare`` is
+    given, else the paper's rule :math:`n = m / (100 k)` (bound 0.03 when :math:`m_2 \\ge 1000 \\log(100) k`).
 
     Parameters
     ----------
     m : int
         Training rows.
     n_outliers : int
-        k, the assumed number of outliers.
+        :math:`k`, the assumed number of outliers.
     n_rare : int or None
-        m_2, the number of rare examples (None: the paper's rule, bound None).
+        :math:`m_2`, the number of rare examples (None: the paper's rule, bound None).
 
     Returns
     -------
@@ -90,11 +96,11 @@ def theorem3_sample_size(m: int, n_outliers: int, n_rare: int | None = None) -> 
     return best, theorem3_failure_bound(m, n_outliers, n_rare, best)
 
 
-@validate_params({"X": ["array-like", "sparse matrix"], "y": ["array-like"], "n": [Interval(Integral, 1, None, closed="left")],
+@validate_function_params({"X": ["array-like", "sparse matrix"], "y": ["array-like"], "n": [Interval(Integral, 1, None, closed="left")],
                   "random_state": ["random_state"], "sample_weight": ["array-like", None]},
                  prefer_skip_nested_validation=True)
 def subsample_with_repetitions(X: np.ndarray | sp.spmatrix, y: ArrayLike, n: int, random_state: RandomStateLike = None,
-                               sample_weight: ArrayLike | None = None) -> tuple:
+                               sample_weight: ArrayLike | None = None) -> tuple[Any, NDArray[Any], NDArray[np.intp]]:
     """n examples drawn independently (with repetitions) from (X, y): section 4.1. Uniformly, or with
     probabilities proportional to ``sample_weight`` (the distribution a weighted sample stands for).
 

@@ -11,16 +11,16 @@ atomic commit -> the constant-predictor check.
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, STOPPING_CONSTRAINTS, BaseClassifier,
-                     ConstantPredictorWarning, binary_targets, fit_method, fit_weights, held_out,
+from .._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, STOPPING_CONSTRAINTS, Balanced, BaseClassifier,
+                     available_if,
+                     ConstantPredictorWarning, binary_targets, fit_method, fit_weights, held_out, str_options,
                      user_stacklevel, warn_max_iter, warning_ignored)
 from .._validation import check_eval_set
 from ..losses import LOSSES, PROBA_LINKS, PROBA_LOSSES, LossName, canonical_loss
@@ -30,12 +30,18 @@ from ._solver import Data, LinearSolver, Validation, VrStates
 from ._solvers import SOLVERS, Solver
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
+    from numpy.typing import ArrayLike, NDArray
     from typing_extensions import Self
 
     from .._base import MatrixLike, RandomStateLike
 
 _POSITIVE = Interval(Real, 0, np.inf, closed="neither")
+
+#: a solver by name (``solver=``): its object with its defaults, or "auto" (``make_solver``). The names are the
+#: solver registry's (``_solvers.SOLVERS``, read from the engine's methods), held equal to it by a test
+#: (tests/python/test_typing.py), as ``losses.LossName`` is to the loss registry
+SolverName = Literal["auto", "lbfgs", "sgd", "asgd", "pegasos", "saga", "sag", "svrg", "s2gd", "finito", "vrlite",
+                     "batching_svrg", "mixed_svrg"]
 
 
 def _model_dtype(fitted, dtype):
@@ -57,19 +63,26 @@ class LinearClassifier(BaseClassifier):
     2 points of ``LogisticRegression()`` on every noise-bench set and seed, where the earlier default (hinge loss,
     15 SGD epochs, alpha=1e-4) lost up to 17 points (:doc:`/benchmarks/noise`, "Defaults under 40% flips").
 
-    Minimises ``(1/n) sum_i r(y_i (w.x_i + b)) + (alpha/2) ||w||^2`` for the margin loss r, and with
-    weights ``sw_i`` (``sample_weight`` times the ``class_weight`` of the row's class)
-    ``(1/sum(sw)) sum_i sw_i r(y_i (w.x_i + b)) + (alpha/2) ||w||^2``: scikit-learn's convention that an
-    integer weight k is the row repeated k times and a zero weight removes the row (the engine, which
-    divides by n, is given ``alpha * sum(sw) / n``). The variance-reduced solvers and loss="softmax"
-    converge to that optimum, so a weight-2 row and a duplicated row give the same model once converged;
+    Minimises
+
+    .. math:: \\frac{1}{n} \\sum_{i=1}^n r(y_i (w \\cdot x_i + b)) + \\frac{\\alpha}{2} \\|w\\|^2
+
+    for the margin loss :math:`r`, and with weights :math:`s_i` (``sample_weight`` times the ``class_weight`` of the
+    row's class)
+
+    .. math:: \\frac{1}{\\sum_i s_i} \\sum_{i=1}^n s_i \\, r(y_i (w \\cdot x_i + b)) + \\frac{\\alpha}{2} \\|w\\|^2
+
+    with scikit-learn's convention that an integer weight k is the row repeated k times and a zero weight removes
+    the row (the engine, which divides by n, is given :math:`\\alpha \\sum_i s_i / n`). The variance-reduced solvers
+    and loss="softmax" converge to that optimum, so a weight-2 row and a duplicated row give the same model once
+    converged;
     the SGD solvers (sgd, asgd, pegasos) are stochastic: a weight-2 row is visited once with a doubled
     gradient, a duplicated row twice, so they agree in expectation only. Since that objective does not
     change when every weight is multiplied by one factor, weights whose largest value lies outside
-    [2^-32, 2^32] are rescaled once (``_base.fit_weights``) by the power of two that brings the largest into
-    [0.5, 1): ``sample_weight=np.full(n, 1e300)`` fits the unweighted model instead of overflowing the steps
-    (it fitted to 50% accuracy before), and weights below 2^-1074 of the largest (1e-300 beside 1e300)
-    become 0. Weights within that range are used as given.
+    :math:`[2^{-32}, 2^{32}]` are rescaled once (``_base.fit_weights``) by the power of two that brings the largest
+    into :math:`[0.5, 1)`: ``sample_weight=np.full(n, 1e300)`` fits the unweighted model instead of overflowing the
+    steps (it fitted to 50% accuracy before), and weights below :math:`2^{-1074}` of the largest (1e-300 beside
+    1e300) become 0. Weights within that range are used as given.
 
     Parameters
     ----------
@@ -79,7 +92,7 @@ default="log_loss"
         "softmax": one multinomial model over all classes, with L-BFGS, any variance-reduced solver or
         "sgd" (plain SGD with the constant step ``eta0``; learning_rate None or "constant").
         "sramp" is the Smooth Ramp loss (SRamp paper eq. 4), "rgomp" the Reversed Gompertz (eq. 5),
-        "ramp" the (non-smooth) Ramp loss R_s.
+        "ramp" the (non-smooth) Ramp loss :math:`R_s`.
     solver : "auto", str or solver object, default="auto"
         How the objective is minimised, with that method's own knobs: ``LBFGS(...)`` (deterministic, smooth
         losses), ``SGD(...)``, ``ASGD(...)``, ``Pegasos(...)`` (the SGD family: epochs of stochastic steps, any
@@ -93,20 +106,20 @@ default="log_loss"
         ValueError names them); step sizes, averaging, shuffling, centring, the convex warm start of the bounded
         losses and the per-pass ``history`` are the solver's parameters (:doc:`/user_guide/solvers`).
     alpha : float > 0 or "auto", default="auto"
-        L2 regularisation strength (lambda in the papers). "auto": the solver's -- for L-BFGS 1 / sum(sw) (1/n
-        without weights; in ``partial_fit`` of the call's rows), which makes the objective
-        ``sum_i sw_i r_i + ||w||^2 / 2`` up to a factor, scikit-learn's ``LogisticRegression(C=1)``; for the
+        L2 regularisation strength (:math:`\\lambda` in the papers). "auto": the solver's -- for L-BFGS
+        :math:`1 / \\sum_i s_i` (1/n without weights; in ``partial_fit`` of the call's rows), which makes the objective
+        :math:`\\sum_i s_i r_i + \\|w\\|^2 / 2` up to a factor, scikit-learn's ``LogisticRegression(C=1)``; for the
         SGD family and the variance-reduced solvers 1e-4, scikit-learn's ``SGDClassifier`` default.
     max_iter : int >= 1 or None, default=None
         The budget: L-BFGS iterations; epochs (passes over the data, each one a fresh shuffle) for the SGD
         family; effective passes for the variance-reduced solvers. None: the solver's own, 100 for L-BFGS
         (scikit-learn's LogisticRegression) and 15 for the others.
     s : float < 1
-        Ramp / Smooth Ramp parameter s*.
+        Ramp / Smooth Ramp parameter :math:`s^*`.
     c : float > 0
-        Reversed Gompertz parameter c*.
+        Reversed Gompertz parameter :math:`c^*`.
     sramp_params : None, "paper" or (alpha, beta)
-        Smooth Ramp shape: None fits (alpha, beta) to the Ramp R_s by least squares
+        Smooth Ramp shape: None fits :math:`(\\alpha, \\beta)` to the Ramp :math:`R_s` by least squares
         (``robustcore.losses.fit_smooth_ramp``); "paper" uses the paper's rounded triples.
     fit_intercept : bool
     random_state : None, int, RandomState or Generator
@@ -118,16 +131,16 @@ default="log_loss"
     tol : float >= 0 or None, default=None
         None: the solver's own -- L-BFGS 1e-4 (scikit-learn's LogisticRegression); the others none, every
         one of the ``max_iter`` epochs / passes runs; with ``early_stopping`` 1e-3. L-BFGS stops when
-        ``||grad||_inf <= tol * max(1, |F|)`` (F the objective). SGD solvers, scikit-learn's SGDClassifier
-        semantics: the fit stops when the training objective (or, with ``early_stopping``, the validation
-        accuracy) has not improved by ``tol`` for ``n_iter_no_change`` consecutive epochs (per one-vs-rest
-        problem). Variance-reduced solvers and loss="softmax" without ``early_stopping``: stop when a pass
+        :math:`\\|\\nabla F\\|_\\infty \\le \\mathrm{tol} \\cdot \\max(1, |F|)` (:math:`F` the objective). SGD solvers,
+        scikit-learn's SGDClassifier semantics: the fit stops when the training objective (or, with
+        ``early_stopping``, the validation accuracy) has not improved by ``tol`` for ``n_iter_no_change``
+        consecutive epochs (per one-vs-rest problem). Variance-reduced solvers and loss="softmax" without ``early_stopping``: stop when a pass
         changes no weight by more than tol times the largest weight. A
         ``sklearn.exceptions.ConvergenceWarning`` says when ``max_iter`` ended the fit before ``tol`` was met.
     class_weight : None, "balanced" or dict {class: weight}
-        Multiplies ``sample_weight`` (scikit-learn's semantics): "balanced" weighs each class by
-        n / (n_classes * count(class)); a class missing from the dict weighs 1. ``partial_fit`` takes a
-        dict (its batches need not show every class) but not "balanced".
+        Multiplies ``sample_weight`` (scikit-learn's semantics): "balanced" weighs each class :math:`c` by
+        :math:`n / (K n_c)` (:math:`K` classes, :math:`n_c` rows of class :math:`c`); a class missing from the dict
+        weighs 1. ``partial_fit`` takes a dict (its batches need not show every class) but not "balanced".
     early_stopping : bool
         Every solver: hold out a stratified ``validation_fraction`` of the training rows (seeded by
         ``random_state``), stop when the accuracy there has not improved by ``tol`` for
@@ -176,11 +189,11 @@ default="log_loss"
     _parameter_constraints: dict = {
         "loss": [StrOptions(set(LOSSES) | {"softmax"})],
         "solver": [StrOptions(set(SOLVERS) | {"auto"}), Solver],
-        "alpha": [_POSITIVE, StrOptions({"auto"})],
+        "alpha": [_POSITIVE, str_options(Literal["auto"])],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "s": [Interval(Real, -np.inf, 1, closed="neither")],
         "c": [_POSITIVE],
-        "sramp_params": [StrOptions({"paper"}), "array-like", None],
+        "sramp_params": [str_options(Literal["paper"]), "array-like", None],
         "fit_intercept": ["boolean"],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS_CONSTRAINT,
@@ -192,18 +205,18 @@ default="log_loss"
     def __init__(
         self,
         loss: LossName = "log_loss",
-        solver: str | Solver = "auto",
-        alpha: float | str = "auto",
+        solver: SolverName | Solver = "auto",
+        alpha: float | Literal["auto"] = "auto",
         max_iter: int | None = None,
         s: float = -1.0,
         c: float = 2.0,
-        sramp_params: str | tuple[float, float] | None = None,
+        sramp_params: Literal["paper"] | tuple[float, float] | None = None,
         fit_intercept: bool = True,
         random_state: RandomStateLike = None,
         n_jobs: int | None = None,
         verbose: int = 0,
         tol: float | None = None,
-        class_weight: dict | str | None = None,
+        class_weight: dict[Any, float] | Balanced | None = None,
         early_stopping: bool = False,
         validation_fraction: float = 0.1,
         n_iter_no_change: int = 5,
@@ -376,7 +389,7 @@ default="log_loss"
                           ConvergenceWarning, stacklevel=user_stacklevel())
 
     # ------------------------------------------------------------------ prediction
-    def decision_function(self, X: MatrixLike) -> np.ndarray:
+    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """Scores: 1-d for two classes (> 0 predicts ``classes_[1]``), else one column per class."""
         check_is_fitted(self, "coef_")
         return self._scores(self._validate_predict_X(X))
@@ -392,7 +405,7 @@ default="log_loss"
             return scores[:, 1] - scores[:, 0]
         return scores.ravel() if scores.shape[1] == 1 else scores
 
-    def predict(self, X: MatrixLike) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
         """The arg-max of predict_proba wherever predict_proba exists (ties: the first class in ``classes_``,
         as NumPy's argmax), else the sign / arg-max of the scores (``predict_from_scores``)."""
         scores = self.decision_function(X)
@@ -404,10 +417,10 @@ default="log_loss"
         return canonical_loss(self.loss) in PROBA_LOSSES + ("softmax",)
 
     @available_if(_has_own_proba)
-    def predict_proba(self, X: MatrixLike) -> np.ndarray:
-        """Class probabilities: sigmoid of the score for "log_loss", (clip(f, -1, 1) + 1) / 2 for
-        "modified_huber"; one-vs-rest scores are normalised to sum to one. "softmax": the model's own
-        softmax over the class scores. The other losses have no probability model (wrap the estimator in
+    def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
+        """Class probabilities: :math:`\\sigma(f) = 1 / (1 + e^{-f})` of the score :math:`f` for "log_loss",
+        :math:`(\\mathrm{clip}(f, -1, 1) + 1) / 2` for "modified_huber"; one-vs-rest scores are normalised to sum
+        to one. "softmax": the model's own softmax over the class scores. The other losses have no probability model (wrap the estimator in
         ``sklearn.calibration.CalibratedClassifierCV``)."""
         return self._proba_from_scores(self.decision_function(X))
 
@@ -431,6 +444,6 @@ default="log_loss"
         return p / tot
 
     @available_if(_has_own_proba)
-    def predict_log_proba(self, X: MatrixLike) -> np.ndarray:
+    def predict_log_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))

@@ -29,7 +29,7 @@ import contextlib
 import copy
 import time
 from numbers import Integral
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 try:
     import dask
@@ -42,7 +42,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
@@ -54,15 +53,18 @@ from ..kernel_model import KernelClassifier, fused_unsupported
 from ._constant import merge_constant_flags, warn_if_constant
 from ._estimator import LinearClassifier as _Local
 from ._solver import LinearSolver, Solved
-from .._base import (CV_FOLDS, STOPPING_CONSTRAINTS, EarlyStopping, EngineResult, Progress, class_weights_from_counts, fit_method,
+from .._base import (CV_FOLDS, STOPPING_CONSTRAINTS, EarlyStopping, EngineResult, Progress, available_if,
+                    class_weights_from_counts, fit_method,
                     fit_sigmoid_from_terms, noise_correction_advice, platt_proba, warn_max_iter)
 from ..noise import clean_prior, transition_matrix
 from .._validation import as_dask, seed_from_random_state
 
 if TYPE_CHECKING:
+    import dask.array as da
+    from numpy.typing import ArrayLike, NDArray
     from typing_extensions import Self
 
-    from .._base import RandomStateLike
+    from .._base import MatrixLike, RandomStateLike
 
 __all__ = ["ParameterMixingClassifier"]
 
@@ -191,7 +193,8 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, estimator: Any = None, *, max_iter: int | None = None, local_max_iter: int | None = None,
                  tol: float | None = 0.0, early_stopping: bool = False, validation_fraction: float = 0.1,
-                 n_iter_no_change: int = 5, noise_rates: Any = None, probability: bool = False,
+                 n_iter_no_change: int = 5, noise_rates: Literal["auto"] | dict[Any, float] | ArrayLike | None = None,
+                 probability: bool = False,
                  random_state: RandomStateLike = None, verbose: int = 0) -> None:
         self.estimator = estimator
         self.noise_rates = noise_rates
@@ -530,6 +533,12 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
         return X.map_blocks(method, chunks=(X.chunks[0], (n_columns,)), dtype=dtype,
                             meta=np.empty((0, 0), dtype=dtype))
 
+    @overload
+    def decision_function(self, X: da.Array) -> da.Array: ...  # type: ignore[overload-overlap]
+
+    @overload
+    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]: ...
+
     def decision_function(self, X: Any) -> Any:
         """Scores (as ``robustcore.LinearClassifier.decision_function``); lazy for dask input."""
         check_is_fitted(self, "coef_")
@@ -538,6 +547,12 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
 
     def _has_proba(self):
         return self.probability or hasattr(self._base_estimator(), "predict_proba")
+
+    @overload
+    def predict_proba(self, X: da.Array) -> da.Array: ...  # type: ignore[overload-overlap]
+
+    @overload
+    def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]: ...
 
     @available_if(_has_proba)
     def predict_proba(self, X: Any) -> Any:
@@ -550,6 +565,12 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
 
     def _platt_proba(self, X):
         return platt_proba(self._local_model.decision_function(X), self.platt_)
+
+    @overload
+    def predict(self, X: da.Array) -> da.Array: ...  # type: ignore[overload-overlap]
+
+    @overload
+    def predict(self, X: MatrixLike) -> NDArray[Any]: ...
 
     def predict(self, X: Any) -> Any:
         """Labels: the arg-max of predict_proba with ``probability=True`` (Platt's sigmoid), else the estimator's

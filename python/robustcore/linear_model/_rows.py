@@ -17,12 +17,15 @@ centre of ``SGD(center=...)``); ``matrix(float32)`` (the engine's matrix the sol
 from __future__ import annotations
 
 import abc
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._validation import to_matrix
+
+if TYPE_CHECKING:
+    from .. import _core
 
 
 class RowSource(abc.ABC):
@@ -70,7 +73,7 @@ class RowSource(abc.ABC):
         """The (sample-weighted) mean of the columns: the centre of ``SGD(center=True)``."""
 
     @abc.abstractmethod
-    def matrix(self, float32: bool) -> Any:
+    def matrix(self, float32: bool) -> _core.Matrix | _core.FusedMatrix:
         """The engine's matrix the solvers read (``float32``: the SGD solvers keep float32 rows)."""
 
     @abc.abstractmethod
@@ -106,7 +109,7 @@ class ArrayRows(RowSource):
         w = np.ones(self.X.shape[0]) if sample_weight is None else sample_weight
         return np.ascontiguousarray(np.asarray(self.X.T @ w, dtype=np.float64).ravel() / w.sum())
 
-    def matrix(self, float32: bool) -> Any:
+    def matrix(self, float32: bool) -> _core.Matrix:
         """The engine's matrix (``to_matrix``: no copy of float64 CSR / C data; float32 kept when asked)."""
         return to_matrix(self.X, float32=float32, canonical=self.canonical)
 

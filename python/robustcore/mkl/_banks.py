@@ -5,22 +5,27 @@ from __future__ import annotations
 
 import math
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Sequence
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import Interval
 
 from .. import _core
-from .._base import Progress
+from .._base import Progress, str_options, validate_function_params
 
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
+    from numpy.typing import ArrayLike, NDArray
 
 
 
 #: Gaussian widths of the paper's bank: 2^-3 ... 2^6.
 DEFAULT_WIDTHS = tuple(2.0**k for k in range(-3, 7))
+#: the MKL solver's iterations (``NoisyMKLClassifier(method=)``): the engine's ``MklMethod`` names (held equal by a
+#: test)
+MklMethodName = Literal["amp", "vi"]
+#: the storage of a dense kernel bank (``dtype=``)
+BankDtype = Literal["float64", "float32"]
 _METHODS = dict(_core.MklMethod.__members__)
 _DTYPES = {"float64": np.float64, "float32": np.float32}
 _POSITIVE = Interval(Real, 0, None, closed="neither")
@@ -49,7 +54,7 @@ def gaussian_bank_size(n_features: int, widths: Sequence[float] | np.ndarray = D
     return len(widths) * (int(n_features) + 1)
 
 
-def kernel_bank_bytes(n_a: int, n_b: int, n_kernels: int, dtype: str = "float64") -> int:
+def kernel_bank_bytes(n_a: int, n_b: int, n_kernels: int, dtype: BankDtype = "float64") -> int:
     """Bytes needed to store n_kernels kernel matrices of size n_a x n_b.
 
     Parameters
@@ -87,14 +92,15 @@ def _widths_array(widths):
     return w
 
 
-@validate_params({"A": ["array-like"], "B": ["array-like", None], "widths": ["array-like"],
-                  "dtype": [StrOptions(set(_DTYPES))], "max_memory_mb": [_POSITIVE]}, prefer_skip_nested_validation=True)
+@validate_function_params({"A": ["array-like"], "B": ["array-like", None], "widths": ["array-like"],
+                  "dtype": [str_options(BankDtype)], "max_memory_mb": [_POSITIVE]}, prefer_skip_nested_validation=True)
 def gaussian_bank(A: ArrayLike, B: ArrayLike | None = None, widths: ArrayLike = DEFAULT_WIDTHS, *,
-                  dtype: str = "float64", max_memory_mb: float = 2048.0) -> np.ndarray:
+                  dtype: BankDtype = "float64", max_memory_mb: float = 2048.0) -> NDArray[np.floating[Any]]:
     """Gaussian kernel bank between the rows of A and B (B = A if None), shape (m, len(A), len(B)).
 
-    Kernel ``g * len(widths) + w`` is ``exp(-||a_G - b_G||^2 / (2 widths[w]^2))`` with G all features
-    for g = 0 and the single feature g - 1 otherwise. Refuses with MemoryError past ``max_memory_mb``.
+    Kernel ``g * len(widths) + w`` is :math:`\\exp(-\\|a_G - b_G\\|^2 / (2 \\sigma_w^2))` for the width
+    :math:`\\sigma_w` = ``widths[w]``, with :math:`G` all features for :math:`g = 0` and the single feature
+    :math:`g - 1` otherwise. Refuses with MemoryError past ``max_memory_mb``.
 
     Parameters
     ----------
@@ -136,15 +142,16 @@ def gaussian_bank(A: ArrayLike, B: ArrayLike | None = None, widths: ArrayLike = 
 _SIZING_ROWS = 1000
 
 
-@validate_params({"X": ["array-like"], "widths": ["array-like"], "tol": [_NON_NEGATIVE], "max_rank": [_AT_LEAST_ONE, None],
+@validate_function_params({"X": ["array-like"], "widths": ["array-like"], "tol": [_NON_NEGATIVE], "max_rank": [_AT_LEAST_ONE, None],
                   "rows": [_AT_LEAST_ONE], "seed": [Integral]}, prefer_skip_nested_validation=True)
 def factored_bank_lower_bound(X: np.ndarray, widths: np.ndarray, tol: float, max_rank: int | None = None,
                               rows: int = _SIZING_ROWS, seed: int = 0) -> int:
     """A lower bound of the bytes ``gaussian_bank_factored(X)`` stores, from the factored bank of ``rows``
-    random rows of X (O(rows^3) at most per kernel, not O(n^3)): the numerical rank of a kernel on a subset
-    of the points is at most its rank on all of them, so each kernel needs at least n x (its rank on the
-    subsample) values, and n x rows / 2 when the subsample already stores it dense (rank > rows / 2); a
-    kernel whose bound passes ``max_rank`` (default n / 2) is stored dense, n^2 values. With n <= rows the
+    random rows of X (:math:`O(r^3)` at most per kernel for :math:`r` = ``rows``, not :math:`O(n^3)`): the numerical
+    rank of a kernel on a subset of the points is at most its rank on all of them, so each kernel needs at least
+    :math:`n \\times` (its rank on the subsample) values, and :math:`n r / 2` when the subsample already stores it
+    dense (rank :math:`> r / 2`); a kernel whose bound passes ``max_rank`` (default :math:`n / 2`) is stored dense,
+    :math:`n^2` values. With n <= rows the
     subsample is X itself.
 
     Parameters
@@ -183,18 +190,19 @@ def factored_bank_lower_bound(X: np.ndarray, widths: np.ndarray, tol: float, max
     return int(values.sum()) * 8
 
 
-@validate_params({"X": ["array-like"], "widths": ["array-like"], "tol": [_NON_NEGATIVE],
+@validate_function_params({"X": ["array-like"], "widths": ["array-like"], "tol": [_NON_NEGATIVE],
                   "max_rank": [_AT_LEAST_ONE, None], "max_memory_mb": [_POSITIVE], "verbose": ["verbose"]},
                  prefer_skip_nested_validation=True)
 def gaussian_bank_factored(X: ArrayLike, widths: ArrayLike = DEFAULT_WIDTHS, *, tol: float = 1e-10,
-                           max_rank: int | None = None, max_memory_mb: float = 2048.0, verbose: int = 0) -> Any:
+                           max_rank: int | None = None, max_memory_mb: float = 2048.0,
+                           verbose: int = 0) -> _core.FactoredKernelBank:
     """The Gaussian bank of ``gaussian_bank(X)`` as a ``FactoredKernelBank``.
 
-    Each kernel is stored as a pivoted-Cholesky factor L_j (n x r_j) with every entry of L_j L_j^T within
-    ``tol`` of the exact kernel, or as its dense rows when r_j would exceed ``max_rank`` (default n // 2,
-    where a factor stops being cheaper). Single-feature Gaussian kernels have rank at most the number of
+    Each kernel is stored as a pivoted-Cholesky factor :math:`L_j` (:math:`n \\times r_j`) with every entry of
+    :math:`L_j L_j^\\top` within ``tol`` of the exact kernel, or as its dense rows when :math:`r_j` would exceed
+    ``max_rank`` (default n // 2, where a factor stops being cheaper). Single-feature Gaussian kernels have rank at most the number of
     distinct values of the feature and a fast-decaying spectrum, so the factored bank is usually a small
-    fraction of n^2 m values (``.fill``), and each solver iteration costs that much less.
+    fraction of :math:`n^2 m` values (``.fill``), and each solver iteration costs that much less.
 
     Memory: sized before it is built. Past 1,000 rows, the factored bank of 1,000 random rows gives a lower
     bound of the full bank's size (``factored_bank_lower_bound``: a kernel's rank on a subset of the points is
@@ -254,16 +262,17 @@ def gaussian_bank_factored(X: ArrayLike, widths: ArrayLike = DEFAULT_WIDTHS, *, 
 
 
 def group_lasso_squared_prox(norms: ArrayLike, c: float) -> tuple[np.ndarray, float]:
-    """Lemma 3 / problem (13): scale factors s (f_j* = s_j fhat_j) and S = sum_j ||f_j*||.
+    """Lemma 3 / problem (13): scale factors :math:`s` (:math:`f_j^* = s_j \\hat f_j`) and
+    :math:`S = \\sum_j \\|f_j^*\\|`.
 
-    ``norms`` are ||fhat_j||, ``c = gamma * alpha`` (the paper's gamma lambda).
+    ``norms`` are :math:`\\|\\hat f_j\\|`, ``c`` = :math:`\\gamma \\alpha` (the paper's :math:`\\gamma \\lambda`).
 
     Parameters
     ----------
     norms : array-like of shape (m,)
-        The norms ||fhat_j||.
+        The norms :math:`\\|\\hat f_j\\|`.
     c : float
-        gamma * alpha.
+        :math:`\\gamma \\alpha`.
 
     Returns
     -------
@@ -285,15 +294,15 @@ def group_lasso_squared_prox(norms: ArrayLike, c: float) -> tuple[np.ndarray, fl
 
 
 def default_rho(n: float, noise_level: float, tau: float = 0.0) -> float:
-    """rho = (1 - q + tau + tau / sqrt(n)) n (section 3.3); n > 0 (a weighted fit passes the sum of its
-    weights).
+    """:math:`\\rho = (1 - q + \\tau + \\tau / \\sqrt{n}) n` (section 3.3); :math:`n > 0` (a weighted fit passes
+    the sum of its weights).
 
     Parameters
     ----------
     n : float
         Number (or total weight) of the training rows.
     noise_level : float
-        q.
+        :math:`q`.
     tau : float, default=0.0
 
     Returns
@@ -312,8 +321,12 @@ def default_rho(n: float, noise_level: float, tau: float = 0.0) -> float:
 
 
 def mkl_objective(K: Any, y: ArrayLike, coef: np.ndarray, alpha: float) -> float:
-    """Plain MKL objective (2): alpha/2 (sum_j ||f_j||)^2 + mean hinge, f_j = sum_i coef[j, i] k_j(x_i, .)
-    (alpha is the paper's lambda).
+    """Plain MKL objective (2):
+
+    .. math:: \\frac{\\alpha}{2} \\Big(\\sum_j \\|f_j\\|\\Big)^2 + \\frac{1}{n} \\sum_i \\max(0, 1 - y_i f(x_i)),
+        \\qquad f_j = \\sum_i c_{ji} k_j(x_i, \\cdot)
+
+    for :math:`c` = ``coef`` (:math:`\\alpha` is the paper's :math:`\\lambda`).
 
     Parameters
     ----------

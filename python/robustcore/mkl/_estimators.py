@@ -6,15 +6,17 @@ import math
 import time
 
 from numbers import Real
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence
 
 import numpy as np
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._base import EngineResult, warn_max_iter
-from ._banks import _AT_LEAST_ONE, _METHODS, _NON_NEGATIVE, _POSITIVE, default_rho
-from ._mixin import _KERNEL_CONSTRAINTS, _NOISE_LEVEL_CONSTRAINT, _intercept, _KernelMixin, _solve, _total_weight
+from .._base import Balanced, EngineResult, str_options, warn_max_iter
+from ..kernel_approximation import Approximation
+from ._banks import _AT_LEAST_ONE, _METHODS, _NON_NEGATIVE, _POSITIVE, BankDtype, MklMethodName, default_rho
+from ._mixin import (_KERNEL_CONSTRAINTS, _NOISE_LEVEL_CONSTRAINT, KernelsName, _intercept, _KernelMixin, _solve,
+                     _total_weight)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -28,38 +30,43 @@ if TYPE_CHECKING:
 class NoisyMKLClassifier(_KernelMixin):
     """StPMKL: multiple kernel learning from noisy labels (problem (11), Algorithm 1).
 
-    min_f max_{a in Q} alpha/2 (sum_j ||f_j||)^2 + 1/n sum_i a_i (1 - y_i f(x_i)),
-    Q = {a in [0, 1 + tau]^n, sum_i a_i <= rho}  (the paper's lambda is ``alpha`` here, its dual
-    variables alpha are ``dual_coef_``).
+    .. math::
+
+        \\min_f \\max_{a \\in Q} \\frac{\\alpha}{2} \\Big(\\sum_j \\|f_j\\|\\Big)^2
+        + \\frac{1}{n} \\sum_i a_i (1 - y_i f(x_i)),
+        \\qquad Q = \\Big\\{a \\in [0, 1 + \\tau]^n : \\sum_i a_i \\le \\rho\\Big\\}
+
+    (the paper's :math:`\\lambda` is ``alpha`` here, its dual variables :math:`\\alpha` are ``dual_coef_``).
 
     Parameters
     ----------
-    noise_level : float in [0, 0.5), q, or "auto". Used for rho when ``rho`` is None. "auto": the
-        expected fraction of wrong labels under the transition matrix T estimated from the features
+    noise_level : float in [0, 0.5), q, or "auto". Used for :math:`\\rho` when ``rho`` is None. "auto": the
+        expected fraction of wrong labels under the transition matrix :math:`T` estimated from the features
         (``robustcore.noise.estimate_transition``, out-of-fold logistic regression, 5 folds):
-        q = sum_i pi_i (1 - T[i, i]) with pi the clean class priors, for two classes ``pi_+`` ``rho_+`` + ``pi_-`` ``rho_-``
-        (the budget rho = (1 - q) n then leaves room for as many wrong labels as expected); capped at 0.49.
+        :math:`q = \\sum_i \\pi_i (1 - T_{ii})` with :math:`\\pi` the clean class priors, for two classes
+        :math:`\\pi_+ \\rho_+ + \\pi_- \\rho_-` (the budget :math:`\\rho = (1 - q) n` then leaves room for as many
+        wrong labels as expected); capped at 0.49.
         Fitted ``noise_level_`` and ``transition_matrix_``.
-    alpha : float > 0, the regulariser (lambda in the paper).
-    rho : float > 0 or None. None: rho = (1 - q + tau + tau / sqrt(n)) n (section 3.3). A number is
-        used as given (the paper's Fig. 1 right uses rho = 100).
-    tau : float >= 0 or None. The box is [0, 1 + tau]. Default 0: the paper's experiments absorb
-        1 + tau into lambda and rho (alpha in [0, 1], rho = (1 - q) n). None: tau = sqrt(ln(1/epsilon) / 2)
-        (Proposition 1).
+    alpha : float > 0, the regulariser (:math:`\\lambda` in the paper).
+    rho : float > 0 or None. None: :math:`\\rho = (1 - q + \\tau + \\tau / \\sqrt{n}) n` (section 3.3). A number is
+        used as given (the paper's Fig. 1 right uses :math:`\\rho = 100`).
+    tau : float >= 0 or None. The box is :math:`[0, 1 + \\tau]`. Default 0: the paper's experiments absorb
+        :math:`1 + \\tau` into :math:`\\lambda` and :math:`\\rho` (alpha in [0, 1], :math:`\\rho = (1 - q) n`). None:
+        :math:`\\tau = \\sqrt{\\ln(1/\\epsilon) / 2}` (Proposition 1).
     epsilon : float in (0, 1), used when tau is None.
     kernels : "gaussian_bank", "precomputed" or a list of callables k(A, B).
-    widths : Gaussian widths of the bank (default 2^-3 ... 2^6).
-    max_iter, tol : stop at T = max_iter or when the duality gap < tol (a ``ConvergenceWarning`` when max_iter
-        came first; tol=0 never stops early and never warns).
-    method : "amp" (Algorithm 1) or "vi" (gradient descent-ascent, step gamma0 / sqrt(max_iter)).
-    step_size : None (AMP: 1 / (sqrt(2) L) = sqrt(n / (2m)) for Gaussian kernels; VI: gamma0 / sqrt(T))
-        or a positive number.
+    widths : Gaussian widths of the bank (default :math:`2^{-3}, \\ldots, 2^6`).
+    max_iter, tol : stop at :math:`T` = ``max_iter`` or when the duality gap < tol (a ``ConvergenceWarning`` when
+        max_iter came first; tol=0 never stops early and never warns).
+    method : "amp" (Algorithm 1) or "vi" (gradient descent-ascent, step :math:`\\gamma_0 / \\sqrt{T}`).
+    step_size : None (AMP: :math:`1 / (\\sqrt{2} L) = \\sqrt{n / (2m)}` for :math:`m` Gaussian kernels; VI:
+        :math:`\\gamma_0 / \\sqrt{T}`) or a positive number.
     gamma0 : VI's step constant.
     dtype : storage of a dense bank, "float64" or "float32" (precomputed, callables, or
         ``low_rank_tol=None``).
     low_rank_tol : float >= 0 or None. With the Gaussian bank, store every kernel as a pivoted-Cholesky
         factor whose product is within low_rank_tol of each exact kernel entry (kernels of rank > n/2 stay
-        dense; see :func:`gaussian_bank_factored`). None: the exact dense bank of n^2 m values.
+        dense; see :func:`gaussian_bank_factored`). None: the exact dense bank of :math:`n^2 m` values.
     max_memory_mb : refuse to build a kernel bank larger than this.
     n_jobs : threads (joblib's meaning: None is 1, -1 all cores): with two classes, each iteration's pass
         over the kernel bank is split over them (the same result bits for any n_jobs); with more, the
@@ -67,15 +74,16 @@ class NoisyMKLClassifier(_KernelMixin):
     verbose : > 0 shows a progress bar over the solver's iterations.
     class_weight : None, "balanced" or dict {class: weight}; multiplies ``sample_weight`` (scikit-learn's
         semantics).
-    approximation : None (the exact bank, n^2 values per kernel or its factors), "rff" or "nystroem": MKL past
-        n^2. Each Gaussian kernel of the bank becomes a block of ``n_components`` random Fourier features
+    approximation : None (the exact bank, :math:`n^2` values per kernel or its factors), "rff" or "nystroem": MKL
+        past :math:`n^2`. Each Gaussian kernel of the bank becomes a block of ``n_components`` random Fourier features
         (or Nystroem features on landmarks shared by the blocks; ``robustcore.kernel_approximation.KernelBank``,
-        drawn with ``random_state``), and problem (11) is solved in the primal over the blocks' weights w_j
-        (f_j = w_j . phi_j, ||f_j|| = ||w_j||; (sum_j ||w_j||)^2 = min over the simplex of sum_j ||w_j||^2 / d_j,
-        so ``kernel_weights_`` = ||w_j|| / sum_k ||w_k|| as with the exact bank) by the same Algorithm 1 /
-        VI iterations: two passes over the rows per iteration, O(n D) time, O(n + D) memory beyond the data
-        (D = n_components x m). Rows are mapped once and kept while they fit in ``max_memory_mb`` (after the
-        solver's own arrays; MemoryError before anything is built when those do not fit), the rest mapped
+        drawn with ``random_state``), and problem (11) is solved in the primal over the blocks' weights
+        :math:`w_j` (:math:`f_j = w_j \\cdot \\phi_j`, :math:`\\|f_j\\| = \\|w_j\\|`;
+        :math:`(\\sum_j \\|w_j\\|)^2 = \\min_{d \\in \\Delta} \\sum_j \\|w_j\\|^2 / d_j` over the simplex, so
+        ``kernel_weights_`` :math:`= \\|w_j\\| / \\sum_k \\|w_k\\|` as with the exact bank) by the same Algorithm 1 /
+        VI iterations: two passes over the rows per iteration, :math:`O(n D)` time, :math:`O(n + D)` memory beyond
+        the data (:math:`D` = ``n_components`` :math:`\\times m`). Rows are mapped once and kept while they fit in
+        ``max_memory_mb`` (after the solver's own arrays; MemoryError before anything is built when those do not fit), the rest mapped
         again in every pass (in chunks), so any n fits. X may be CSR and float32 (float32 features).
         ``dtype`` and ``low_rank_tol`` do not apply. Fitted ``coef_`` is then w (D,) (with k > 2 classes
         (k, D)), ``feature_map_`` the fitted ``KernelBank`` (``block_slices_``: block j's columns), and
@@ -89,15 +97,16 @@ class NoisyMKLClassifier(_KernelMixin):
         MiPMKL applies it to alternations, SimpleMKL to outer iterations.
 
     ``sample_weight`` in ``fit`` weights each sample's hinge term as in problem (11) on the data with
-    sample i repeated w_i times: sample i's dual variable lives in [0, (1 + tau) w_i] (the repeated
-    samples' dual variables add up), 1/n becomes 1/sum(w), and the default rho uses sum(w) for n. A sample
+    sample :math:`i` repeated :math:`w_i` times: sample :math:`i`'s dual variable lives in
+    :math:`[0, (1 + \\tau) w_i]` (the repeated samples' dual variables add up), :math:`1/n` becomes
+    :math:`1/\\sum_i w_i`, and the default :math:`\\rho` uses :math:`\\sum_i w_i` for :math:`n`. A sample
     of weight 0 has no dual variable left (its coefficients are 0).
 
     Attributes
     ----------
-    coef_ : (m, n_train) averaged coefficients, f_j = sum_i ``coef_[j, i]`` k_j(x_i, .).
-    dual_coef_ : (n_train,) averaged dual variables (the paper's alpha).
-    kernel_weights_ : (m,) ||f_j|| / sum_k ||f_k|| (the optimal simplex weights u of problem (1)).
+    coef_ : (m, n_train) averaged coefficients, :math:`f_j = \\sum_i c_{ji} k_j(x_i, \\cdot)` for :math:`c` = ``coef_``.
+    dual_coef_ : (n_train,) averaged dual variables (the paper's :math:`\\alpha`).
+    kernel_weights_ : (m,) :math:`\\|f_j\\| / \\sum_k \\|f_k\\|` (the optimal simplex weights :math:`u` of problem (1)).
     history_ : dict of arrays per iteration: "gap", "primal", "dual", "seconds".
     ``n_iter_``, ``status_``, ``rho_``, ``upper_``, ``step_size_``, ``duality_gap_``.
 
@@ -115,15 +124,15 @@ class NoisyMKLClassifier(_KernelMixin):
     ((8,), True)
     """
 
-    def __init__(self, noise_level: float | str = 0.2, alpha: float = 0.01, rho: float | None = None,
+    def __init__(self, noise_level: float | Literal["auto"] = 0.2, alpha: float = 0.01, rho: float | None = None,
                  tau: float | None = 0.0, epsilon: float = 0.1,
-                 kernels: str | Sequence[Callable[[np.ndarray, np.ndarray], ArrayLike]] = "gaussian_bank",
-                 widths: ArrayLike | None = None, max_iter: int = 1000, tol: float = 1e-2, method: str = "amp",
-                 step_size: float | None = None, gamma0: float = 1.0, dtype: str = "float64",
-                 low_rank_tol: float | None = 1e-10, max_memory_mb: float = 2048.0, n_jobs: int | None = None,
-                 verbose: int = 0, class_weight: dict | str | None = None,
-                 early_stopping: bool = False, validation_fraction: float = 0.1,
-                 n_iter_no_change: int = 5, random_state: RandomStateLike = None, approximation: str | None = None,
+                 kernels: KernelsName | Sequence[Callable[[np.ndarray, np.ndarray], ArrayLike]] = "gaussian_bank",
+                 widths: ArrayLike | None = None, max_iter: int = 1000, tol: float = 1e-2,
+                 method: MklMethodName = "amp", step_size: float | None = None, gamma0: float = 1.0,
+                 dtype: BankDtype = "float64", low_rank_tol: float | None = 1e-10, max_memory_mb: float = 2048.0,
+                 n_jobs: int | None = None, verbose: int = 0, class_weight: dict[Any, float] | Balanced | None = None,
+                 early_stopping: bool = False, validation_fraction: float = 0.1, n_iter_no_change: int = 5,
+                 random_state: RandomStateLike = None, approximation: Approximation | None = None,
                  n_components: int = 50) -> None:
         self.approximation = approximation
         self.n_components = n_components
@@ -159,7 +168,7 @@ class NoisyMKLClassifier(_KernelMixin):
         "method": [StrOptions(set(_METHODS))],
         "step_size": [_POSITIVE, None],
         "gamma0": [_POSITIVE],
-        "approximation": [StrOptions({"rff", "nystroem"}), None],
+        "approximation": [str_options(Approximation), None],
         "n_components": [_AT_LEAST_ONE],
     }
 
@@ -191,22 +200,27 @@ class NoisyMKLClassifier(_KernelMixin):
 class MiPMKLClassifier(_KernelMixin):
     """MiPMKL: the best case over p (robust hinge loss, section 3.2's remark and section 4).
 
-    min_f min_{p in Q} alpha/2 (sum_j ||f_j||)^2 + 1/n sum_i (p_i l_i + 1 - p_i),
-    Q = {p in [0, 1]^n, sum p <= (1 - q) n + tau sqrt(n)}, l_i the hinge loss. Solved by alternating:
-    given f, p is the indicator of the (at most budget) examples with the smallest losses among those
-    with l_i < 1 (a linear minimisation over Q); given p, the MKL problem on the kept examples is solved by
-    the accelerated mirror prox engine (box [0, 1], no budget, alpha rescaled so the 1/n weighting holds).
+    .. math::
+
+        \\min_f \\min_{p \\in Q} \\frac{\\alpha}{2} \\Big(\\sum_j \\|f_j\\|\\Big)^2
+        + \\frac{1}{n} \\sum_i (p_i \\ell_i + 1 - p_i),
+        \\qquad Q = \\Big\\{p \\in [0, 1]^n : \\sum_i p_i \\le (1 - q) n + \\tau \\sqrt{n}\\Big\\}
+
+    :math:`\\ell_i` the hinge loss. Solved by alternating:
+    given :math:`f`, :math:`p` is the indicator of the (at most budget) examples with the smallest losses among
+    those with :math:`\\ell_i < 1` (a linear minimisation over :math:`Q`); given p, the MKL problem on the kept
+    examples is solved by the accelerated mirror prox engine (box [0, 1], no budget, alpha rescaled so the 1/n weighting holds).
     Stops when p repeats or after ``n_alternations``. Non-convex: a local solution from p = 1.
-    ``sample_weight``: sample i counts w_i times (in the budget, the mean and each MKL problem's box, as in
-    ``NoisyMKLClassifier``). Parameters as in ``NoisyMKLClassifier`` (``n_jobs``, ``verbose``, ``class_weight``
+    ``sample_weight``: sample :math:`i` counts :math:`w_i` times (in the budget, the mean and each MKL problem's
+    box, as in ``NoisyMKLClassifier``). Parameters as in ``NoisyMKLClassifier`` (``n_jobs``, ``verbose``, ``class_weight``
     too; ``noise_level="auto"`` likewise sets the budget from the estimated noise).
 
     Parameters
     ----------
     noise_level : float or "auto", default=0.2
-        q, the assumed fraction of wrong labels ("auto": estimated).
+        :math:`q`, the assumed fraction of wrong labels ("auto": estimated).
     alpha : float, default=0.01
-        The regularisation (the paper's lambda).
+        The regularisation (the paper's :math:`\\lambda`).
     tau : float or None, default=0.0
         Slack of the budget.
     n_alternations : int, default=10
@@ -228,11 +242,11 @@ class MiPMKLClassifier(_KernelMixin):
     True
     """
 
-    def __init__(self, noise_level: float | str = 0.2, alpha: float = 0.01, tau: float | None = 0.0,
-                 kernels: str | Sequence[Callable[[np.ndarray, np.ndarray], ArrayLike]] = "gaussian_bank",
+    def __init__(self, noise_level: float | Literal["auto"] = 0.2, alpha: float = 0.01, tau: float | None = 0.0,
+                 kernels: KernelsName | Sequence[Callable[[np.ndarray, np.ndarray], ArrayLike]] = "gaussian_bank",
                  widths: ArrayLike | None = None, max_iter: int = 1000, tol: float = 1e-2, n_alternations: int = 10,
-                 dtype: str = "float64", low_rank_tol: float | None = 1e-10, max_memory_mb: float = 2048.0,
-                 n_jobs: int | None = None, verbose: int = 0, class_weight: dict | str | None = None,
+                 dtype: BankDtype = "float64", low_rank_tol: float | None = 1e-10, max_memory_mb: float = 2048.0,
+                 n_jobs: int | None = None, verbose: int = 0, class_weight: dict[Any, float] | Balanced | None = None,
                  early_stopping: bool = False,
                  validation_fraction: float = 0.1, n_iter_no_change: int = 5,
                  random_state: RandomStateLike = None) -> None:
@@ -321,22 +335,23 @@ class MiPMKLClassifier(_KernelMixin):
 class SimpleMKLClassifier(_KernelMixin):
     """SimpleMKL (Rakotomamonjy et al., JMLR 2008) for the plain MKL objective (1)/(2).
 
-    Outer loop (their Algorithm 1): reduced gradient on the kernel weights d in the simplex (gradient
-    dJ/dd_j = -1/2 (alpha o y)^T K_j (alpha o y)), descent direction as in the paper's eq. (12); follow it to
-    the boundary where a weight reaches 0, updating the direction there, while J(d) decreases, then a
+    Outer loop (their Algorithm 1): reduced gradient on the kernel weights :math:`d` in the simplex (gradient
+    :math:`\\partial J / \\partial d_j = -\\frac{1}{2} (\\alpha \\circ y)^\\top K_j (\\alpha \\circ y)`), descent
+    direction as in the paper's eq. (12); follow it to the boundary where a weight reaches 0, updating the direction there, while :math:`J(d)` decreases, then a
     golden-section line search (``line_search_steps`` rounds of two SVM solves) over the last segment.
     Stops when no step decreases J to the inner solver's accuracy. Inner solver: scikit-learn's
-    SVC(kernel="precomputed", C = 1 / (alpha n)) on K(d) = sum_j d_j K_j (with an intercept, as SimpleMKL).
+    ``SVC(kernel="precomputed")`` with :math:`C = 1 / (\\alpha n)` on :math:`K(d) = \\sum_j d_j K_j` (with an
+    intercept, as SimpleMKL).
     Stops when the MKL duality gap, in the units of objective (1) (alpha times the SVM gap), is below
     ``tol`` or after ``max_iter`` outer iterations. ``history_``: "gap", "objective", "seconds".
-    ``sample_weight`` scales each sample's SVM box (scikit-learn's SVC ``sample_weight``: C w_i), with
-    C = 1 / (alpha sum(w)). ``class_weight`` as in ``NoisyMKLClassifier``; ``n_jobs`` runs
+    ``sample_weight`` scales each sample's SVM box (scikit-learn's SVC ``sample_weight``: :math:`C w_i`), with
+    :math:`C = 1 / (\\alpha \\sum_i w_i)`. ``class_weight`` as in ``NoisyMKLClassifier``; ``n_jobs`` runs
     the one-vs-rest problems on threads (one problem's SVM steps use one thread).
 
     Parameters
     ----------
     alpha : float, default=0.01
-        The regularisation (C = 1 / (n alpha) of the inner SVM).
+        The regularisation (:math:`C = 1 / (n \\alpha)` of the inner SVM).
     kernels, widths : as in :class:`NoisyMKLClassifier`
     max_iter : int, default=100
         Reduced-gradient iterations.
@@ -360,11 +375,11 @@ class SimpleMKLClassifier(_KernelMixin):
     """
 
     def __init__(self, alpha: float = 0.01,
-                 kernels: str | Sequence[Callable[[np.ndarray, np.ndarray], ArrayLike]] = "gaussian_bank",
+                 kernels: KernelsName | Sequence[Callable[[np.ndarray, np.ndarray], ArrayLike]] = "gaussian_bank",
                  widths: ArrayLike | None = None, max_iter: int = 100, tol: float = 1e-2, svm_tol: float = 1e-3,
-                 line_search_steps: int = 6, dtype: str = "float64", low_rank_tol: float | None = 1e-10,
+                 line_search_steps: int = 6, dtype: BankDtype = "float64", low_rank_tol: float | None = 1e-10,
                  max_memory_mb: float = 2048.0, n_jobs: int | None = None, verbose: int = 0,
-                 class_weight: dict | str | None = None, early_stopping: bool = False,
+                 class_weight: dict[Any, float] | Balanced | None = None, early_stopping: bool = False,
                  validation_fraction: float = 0.1, n_iter_no_change: int = 5,
                  random_state: RandomStateLike = None) -> None:
         self.class_weight = class_weight

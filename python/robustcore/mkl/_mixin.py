@@ -6,37 +6,40 @@ from __future__ import annotations
 import math
 
 from numbers import Real
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from joblib import effective_n_jobs
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import _core
 from .._base import (CLASS_WEIGHT_CONSTRAINT, N_JOBS_CONSTRAINT, STOPPING_CONSTRAINTS,
                      BaseClassifier, EarlyStopping, Progress, accuracy, binary_targets, engine_result, fit_method,
-                     fit_weights, map_problems, result_attributes, validation_split, warn_max_iter)
+                     fit_weights, map_problems, result_attributes, str_options, validation_split, warn_max_iter)
 from .._validation import check_labels
 from . import _blocks
-from ._banks import (_AT_LEAST_ONE, _DTYPES, _METHODS, _NON_NEGATIVE, _POSITIVE, _check_memory, _DenseBank,
+from ._banks import (_AT_LEAST_ONE, _DTYPES, _METHODS, _NON_NEGATIVE, _POSITIVE, BankDtype, _check_memory, _DenseBank,
                      _engine_bank, _widths_array, gaussian_bank, gaussian_bank_factored, gaussian_bank_size)
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
+    from numpy.typing import ArrayLike, NDArray
     from typing_extensions import Self
 
     from .._base import MatrixLike
 
 
+#: the named kernel banks (``kernels=``): the Gaussian bank of X, or the bank given as X
+KernelsName = Literal["gaussian_bank", "precomputed"]
+
 _KERNEL_CONSTRAINTS = {
     "alpha": [_POSITIVE],
-    "kernels": [StrOptions({"gaussian_bank", "precomputed"}), list, tuple],
+    "kernels": [str_options(KernelsName), list, tuple],
     "widths": ["array-like", None],
     "max_iter": [_AT_LEAST_ONE],
     "tol": [_NON_NEGATIVE],
-    "dtype": [StrOptions(set(_DTYPES))],
+    "dtype": [str_options(BankDtype)],
     "low_rank_tol": [_NON_NEGATIVE, None],
     "max_memory_mb": [_POSITIVE],
     "n_jobs": N_JOBS_CONSTRAINT,
@@ -47,7 +50,7 @@ _KERNEL_CONSTRAINTS = {
 }
 
 #: ``noise_level`` of NoisyMKL / MiPMKL: q in [0, 0.5), or "auto" (estimated, see ``_KernelMixin._noise_level``)
-_NOISE_LEVEL_CONSTRAINT = [Interval(Real, 0, 0.5, closed="left"), StrOptions({"auto"})]
+_NOISE_LEVEL_CONSTRAINT = [Interval(Real, 0, 0.5, closed="left"), str_options(Literal["auto"])]
 
 
 class _KernelMixin(BaseClassifier):
@@ -288,12 +291,13 @@ class _KernelMixin(BaseClassifier):
             out += np.asarray(k(X, self.X_fit_), dtype=np.float64) @ coef[j]
         return out
 
-    def decision_function(self, X: MatrixLike) -> np.ndarray:
-        """f(x) = sum_j f_j(x) (+ ``intercept_`` for SimpleMKL); positive means ``classes_[1]``."""
+    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
+        """:math:`f(x) = \\sum_j f_j(x)` (+ ``intercept_`` for SimpleMKL); positive means ``classes_[1]``."""
         check_is_fitted(self)
         return self._raw_decision(self._validate_predict(X)) + getattr(self, "intercept_", 0.0)
 
-    def predict(self, X: MatrixLike) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
+        """The predicted classes: the sign (two classes) or the arg-max of ``decision_function``."""
         scores = self.decision_function(X)  # first: NotFittedError before fit
         return self._labels_from_scores(scores)
 

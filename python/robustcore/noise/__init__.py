@@ -8,7 +8,7 @@ flagged rows left out), and ``NoisyLabelClassifierCV``, which estimates the nois
 the remedy by noise-corrected cross-validation (the practitioner's default).
 
 The subpackage holds one concept, learning from noisy labels; its private modules: ``_flip`` (flipping),
-``_transition`` (estimators of T), ``_label_noise`` (out-of-fold probabilities, detection, the correction's
+``_transition`` (estimators of T), ``_options`` (the names of the functions' string options), ``_label_noise`` (out-of-fold probabilities, detection, the correction's
 rule), ``_scoring`` (the corrected accuracy), ``_meta`` (what the wrappers share: their default estimator, a
 ``LinearClassifier``'s detector), ``_corrected`` and
 ``_pruned`` (the two wrappers and the pruning rule), ``_cv`` (``NoisyLabelClassifierCV`` and its shared
@@ -16,11 +16,11 @@ out-of-fold pass).
 
 ``flip_labels`` has two protocols:
 
-* ``mode="exact"`` (SRamp paper, ``robust-losses-sgd-sramp``): exactly ``round(rate * n)`` labels,
-  chosen uniformly without replacement, are flipped. ``round`` rounds halves up
-  (``floor(rate * n + 0.5)``), so ``rate=0.5, n=5`` flips 3 labels.
+* ``mode="exact"`` (SRamp paper, ``robust-losses-sgd-sramp``): exactly :math:`\\lfloor r n + 1/2 \\rfloor` of the
+  :math:`n` labels (rate :math:`r`; halves round up), chosen uniformly without replacement, are flipped, so
+  ``rate=0.5, n=5`` flips 3 labels.
 * ``mode="bernoulli"`` (MKL paper, ``mkl-noisy-labels-mirror-prox``): every label is flipped
-  independently with probability ``rate``; the number flipped is Binomial(n, rate).
+  independently with probability ``rate``; the number flipped is :math:`\\mathrm{Binomial}(n, r)`.
 
 ``rate`` may also be a dict ``{class_value: rate}`` for class-conditional noise: the labels of each
 class are flipped at that class's own rate (with the same ``mode`` applied within each class; classes
@@ -33,7 +33,7 @@ chosen uniformly at random (symmetric noise), so ``rate`` is still the fraction 
 """
 
 from ._corrected import NoiseCorrectedClassifier
-from ._cv import NoisyLabelClassifierCV
+from ._cv import NoisyLabelClassifierCV, RemedyName  # noqa: F401 (RemedyName: the remedies' names, for annotations)
 from ._flip import flip_labels
 from ._label_noise import (NoiseEstimateWarning, clean_prior, corrected_weights, estimate_transition, find_label_issues,
                            importance_weights, noise_correction, out_of_fold_proba, wrong_label_fraction)

@@ -4,20 +4,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import warnings
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils._param_validation import HasMethods
 
-from .._base import ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, noise_correction_advice, user_stacklevel
+from .._base import (ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, noise_correction_advice, str_options,
+                     user_stacklevel)
 from ._label_noise import _default_estimator, clean_prior, corrected_weights_out_of_fold
 from ._meta import FinalEstimatorWrapper, linear_detector
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
+    from typing_extensions import Self
 
     from .._base import MatrixLike, RandomStateLike
 
@@ -25,7 +27,8 @@ if TYPE_CHECKING:
 class NoiseCorrectedClassifier(FinalEstimatorWrapper):
     """Fit ``estimator`` with each row weighted by its importance weight under class-conditional label noise.
 
-    The weight P(clean = y_i | x_i) / P(noisy = y_i | x_i) of Liu & Tao (2016) makes the weighted loss on the
+    The weight :math:`P(y = y_i \\mid x_i) / P(\\tilde y = y_i \\mid x_i)` (:math:`y` the clean label, :math:`\\tilde y`
+    the noisy one) of Liu & Tao (2016) makes the weighted loss on the
     noisy labels an unbiased estimate of the loss on the clean ones, for every loss. The noisy posterior
     comes from out-of-fold probabilities of ``detector``; ``noise_rates="auto"`` also estimates the
     transition matrix from them (``robustcore.noise.estimate_transition``: the bounded-sigmoid fit for two
@@ -43,10 +46,11 @@ class NoiseCorrectedClassifier(FinalEstimatorWrapper):
         regression by L-BFGS), seeded from ``random_state``.
     noise_rates : "auto", dict {class: flip rate} or (n_classes, n_classes) array, default "auto"
         "auto" estimates T; a dict gives each class's flip rate (spread uniformly over the other classes, as
-        ``flip_labels(y, rate=dict)``); an array T[i, j] = P(noisy ``classes_[j]`` | true ``classes_[i]``).
+        ``flip_labels(y, rate=dict)``); an array :math:`T_{ij} = P(\\tilde y = c_j \\mid y = c_i)` for
+        :math:`c` = ``classes_``.
         (cleanlab's ``noise_matrix`` is the transpose of T.)
     detector : classifier with ``predict_proba``, default None
-        The model of P(noisy label | x) fitted out of fold. None: for a robustcore ``LinearClassifier``
+        The model of :math:`P(\\tilde y \\mid x)` fitted out of fold. None: for a robustcore ``LinearClassifier``
         estimator, a clone of it on the logistic loss (``robustcore.noise.linear_detector``); for any other
         estimator, logistic regression on max-abs-scaled features.
     cv : int or splitter, default 5
@@ -76,14 +80,15 @@ class NoiseCorrectedClassifier(FinalEstimatorWrapper):
 
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "predict"]), None],
-        "noise_rates": [StrOptions({"auto"}), dict, "array-like"],
+        "noise_rates": [str_options(Literal["auto"]), dict, "array-like"],
         "detector": [HasMethods(["fit", "predict_proba"]), None],
         "cv": ["cv_object"],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS_CONSTRAINT,
     }
 
-    def __init__(self, estimator: Any = None, *, noise_rates: str | dict | ArrayLike = "auto", detector: Any = None,
+    def __init__(self, estimator: Any = None, *, noise_rates: Literal["auto"] | dict[Any, float] | ArrayLike = "auto",
+                 detector: Any = None,
                  cv: int | Any = 5, random_state: RandomStateLike = None, n_jobs: int | None = None) -> None:
         self.estimator = estimator
         self.noise_rates = noise_rates
@@ -100,7 +105,7 @@ class NoiseCorrectedClassifier(FinalEstimatorWrapper):
         return linear_detector(final) if isinstance(final, LinearClassifier) else _default_estimator()
 
     @fit_method(nested_validation=True)
-    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> NoiseCorrectedClassifier:
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Estimate the noise out of fold (or take ``noise_rates``), fit the estimator with the corrected weights."""
         Xv, yv, classes, weights, seed, cv = self._validate_fit(X, y, sample_weight)
         final = self.final_estimator(seed)

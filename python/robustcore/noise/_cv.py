@@ -66,7 +66,7 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from contextvars import ContextVar
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -81,12 +81,14 @@ from ._label_noise import (NoiseEstimateWarning, contradicted, importance_weight
                            label_issues_from_proba, uninformative)
 from ._meta import FinalEstimatorWrapper
 from ._pruned import flag_mask, kept_rows
-from ._scoring import corrected_accuracy
+from ._scoring import accuracy_terms
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from numpy.typing import ArrayLike
+    from typing_extensions import Self
 
-    from .._base import MatrixLike, RandomStateLike
+    from .._base import MatrixLike, ProbabilisticClassifier, RandomStateLike
 
 #: the posterior's regularisation path (alpha of a log-loss LinearClassifier), fitted from strong to weak, each
 #: alpha warm-started from the fold's model at the previous one (glmnet's and LogisticRegressionCV's path); the
@@ -216,9 +218,9 @@ def _solver_of(est):
 def _without_convex_start(est):
     """``est`` for a warm-started fit: its solver's convex warm start (``warm_start_loss``: the first passes on
     the log loss) off, since the starting model is already a convex fit."""
-    solver = clone(_solver_of(est))
-    if "warm_start_loss" in solver.get_params() and solver.get_params()["warm_start_loss"] is not None:
-        est = clone(est).set_params(solver=solver.set_params(warm_start_loss=None))
+    solver = _solver_of(est)
+    if solver is not None and solver.get_params().get("warm_start_loss") is not None:  # a copy changed, never est's
+        est = clone(est).set_params(solver=clone(solver).set_params(warm_start_loss=None))
     return est
 
 
@@ -505,6 +507,8 @@ def honest_folds(X, labels, sw, folds, fold_models, T, weigh):
     return out
 
 
+#: the remedies by name (``remedies=``), for static type checkers: the keys of ``REMEDIES`` (held equal by a test)
+RemedyName = Literal["plain", "corrected", "pruned", "sramp", "rgomp", "ramp"]
 #: remedy -> (what it does to the training rows, parameters it sets on the estimator); the bounded losses
 #: need a robustcore LinearClassifier (``loss=``). Smooth Ramp and ramp are trained by SGD (the SRamp paper's
 #: solver): Smooth Ramp by SGD is the remedy that wins the 40% symmetric cells where the deterministic optimum
@@ -522,7 +526,9 @@ REMEDIES = {
 #: (``remedies=(..., "sramp")``): the corrected CV score never picked it at 40% symmetric noise, where it wins
 #: in hindsight, it was picked on clean labels, where it does harm, and it was 30-40% of the fit's time
 #: (docs/benchmarks/noise.md, issue 40)
-DEFAULT_REMEDIES = ("plain", "corrected", "pruned")
+DEFAULT_REMEDIES: tuple[RemedyName, ...] = ("plain", "corrected", "pruned")
+#: the named posterior models of the shared pass (``detector=``)
+DetectorName = Literal["auto", "linear", "boosted", "kernel"]
 #: the remedies whose optimum moves far from the plain model's (a reweighting, another loss): their fold fits
 #: start from the same remedy's model at the next stronger alpha; the others (a subset of the rows) from the
 #: plain model at the same alpha (fewer iterations each way: issue 40's profile)
@@ -586,6 +592,35 @@ kNoHarmStandardErrors = 2.0
 #: not fitted and the do-no-harm rule's standard error is the rows' (issue 40: at 10^5 rows the finalists were a
 #: third of the fit; a linear model's fold-to-fold variation is then small against the validation rows' own)
 kScreeningDecidesRows = 20_000
+
+
+#: below this many rows, a remedy is kept over the best plain candidate only if it also wins when the scores are
+#: computed with the T of each of two random halves of the rows (``halves_agree``): on small sets one T estimate can
+#: be far off (e.g. rates (0.00, 0.71) for a true (0.2, 0.2) at 200 rows, 1:4), and the corrected score is unbiased
+#: only for the right T. None: off
+kHalvesGuardRows = 20_000
+
+
+#: how the halves' score differences (best minus plain) decide: "both" positive, or their "mean" positive
+kHalvesRule = "both"
+
+
+def halves_agree(P, labels, seed, terms_of, best, plain):
+    """Whether candidate ``best`` still beats candidate ``plain`` when the corrected accuracy's terms are those of
+    the T estimated on each of two random halves of the rows (``terms_of(Tinv, c)``: candidate c's mean terms over
+    its folds; ``kHalvesRule``). A half whose T is uninformative counts as a disagreement."""
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(labels.size)
+    diffs = []
+    for half in (order[: labels.size // 2], order[labels.size // 2:]):
+        if np.unique(labels[half]).size < P.shape[1]:
+            return False
+        T, _ = importance_weighting(P[half], labels[half])
+        if uninformative(T):
+            return False
+        Tinv = np.linalg.inv(T)
+        diffs.append(terms_of(Tinv, best) - terms_of(Tinv, plain))
+    return bool(min(diffs) > 0.0) if kHalvesRule == "both" else bool(np.mean(diffs) > 0.0)
 
 
 def do_no_harm(best, remedies, selection, complete, paired=None):
@@ -683,7 +718,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         The posterior model of the shared out-of-fold pass. "auto" / "linear": a log-loss
         ``LinearClassifier`` (the estimator's solver settings when it is one, else L-BFGS) along the alpha
         path, the alpha of the best out-of-fold likelihood; "kernel": the linear path and a ``KernelClassifier`` posterior
-        (``kernel_posterior``: Nystroem, 500 landmarks, rbf of width 1 / (n_features * X.var()), log loss),
+        (``kernel_posterior``: Nystroem, 500 landmarks, rbf with :math:`\\gamma = 1 / (d \\operatorname{Var}(X))` for
+        :math:`d` features, log loss),
         kept when its out-of-fold likelihood is higher (one fold first) -- for problems a linear posterior
         cannot separate, where its rate estimates are off; "boosted": gradient boosting only; a classifier:
         its clones, nothing chosen.
@@ -718,10 +754,11 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     scoring_ : "corrected" or "noisy" (what ranked the candidates).
     do_no_harm_ : None (the best candidate was plain, or no plain candidate was asked for) or what the
         do-no-harm rule decided, in words.
-    transition_matrix_ : T[i, j] = P(noisy ``classes_[j]`` | true ``classes_[i]``) (cleanlab's ``noise_matrix`` is
-        T transposed). ``noise_rates_`` : per class, 1 - the diagonal of T.
+    transition_matrix_ : :math:`T_{ij} = P(\\tilde y = c_j \\mid y = c_i)` for :math:`c` = ``classes_`` (:math:`y` the
+        true label, :math:`\\tilde y` the noisy one; cleanlab's ``noise_matrix`` is T transposed).
+        ``noise_rates_`` : per class, 1 - the diagonal of T.
     label_issues_ : the rows flagged as probably mislabelled, most suspicious first.
-    label_quality_ : every row's out-of-fold margin P[i, y_i] - max_{k != y_i} P[i, k].
+    label_quality_ : every row's out-of-fold margin :math:`P_{i, y_i} - \\max_{k \\ne y_i} P_{ik}`.
     posterior_ : dict describing the posterior model chosen, its out-of-fold log-likelihood, the shared
         pass's wall time ("seconds") and where the candidates' flags and weights came from ("candidates'
         flags": "per fold, leave-one-out", "the shared pass's", or "none read" without a pruned or weighted
@@ -750,9 +787,10 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         "n_jobs": N_JOBS_CONSTRAINT,
     }
 
-    def __init__(self, estimator: Any = None, *, remedies: Any = DEFAULT_REMEDIES, param_grid: dict | None = None,
-                 detector: str | Any = "auto", cv: int | Any = 5, n_finalists: int | None = 3,
-                 random_state: RandomStateLike = None, n_jobs: int | None = None) -> None:
+    def __init__(self, estimator: Any = None, *, remedies: Sequence[RemedyName] = DEFAULT_REMEDIES,
+                 param_grid: dict[str, Any] | None = None, detector: DetectorName | ProbabilisticClassifier = "auto",
+                 cv: int | Any = 5, n_finalists: int | None = 3, random_state: RandomStateLike = None,
+                 n_jobs: int | None = None) -> None:
         self.estimator = estimator
         self.remedies = remedies
         self.param_grid = param_grid
@@ -813,7 +851,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     # ------------------------------------------------------------------ fit
     @fit_method(nested_validation=True)
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None,
-            groups: ArrayLike | None = None) -> NoisyLabelClassifierCV:
+            groups: ArrayLike | None = None) -> Self:
         """Estimate the noise out of fold, score every remedy and parameter set by noise-corrected
         cross-validation, refit the best on all of (X, y). ``groups``: the group labels of the rows, for a
         group splitter given as ``cv`` (e.g. ``GroupKFold``)."""
@@ -842,6 +880,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             ill = "condition" if uninformative(T) else "contradicted" if contradicted(T, labels, sw) else None
             if ill:
                 candidates = [c for c in candidates if c[0] != "corrected"]
+            Tinv = None if ill else np.linalg.inv(T)  # the corrected accuracy's terms (``accuracy_terms``)
+            guarded = not ill and kHalvesGuardRows is not None and labels.size < kHalvesGuardRows
             if not candidates:
                 raise ValueError("the only remedy asked for is 'corrected', and the estimated transition matrix is "
                                  "ill-conditioned: nothing to compare")
@@ -924,13 +964,14 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                     pred = fitted.predict(_rows(Xv, va))
                 if warm_startable(fitted):
                     models[c, f] = _model(fitted)
-                if f < kPathFolds:  # the screening folds' predictions: the rows' paired differences when they decide
-                    preds[c, f] = pred
+                if f < kPathFolds or guarded:  # the screening folds' predictions: the rows' paired differences when
+                    preds[c, f] = pred  # they decide; every fold's for the halves' check on small sets
                 vw = None if sw is None else sw[va]
                 if vw is not None and not vw.sum() > 0:
                     return (np.nan if ill else 0.0), 0.0, seconds
                 noisy = float(np.average(pred == yv[va], weights=vw))
-                corrected = np.nan if ill else corrected_accuracy(yv[va], pred, T, labels=classes, sample_weight=vw)
+                corrected = np.nan if ill else float(np.average(
+                    accuracy_terms(Tinv, labels[va], np.searchsorted(classes, pred)), weights=vw))
                 return corrected, noisy, seconds
 
             scores_cf, noisy_cf, seconds = (np.full((C, F), np.nan) for _ in range(3))
@@ -1018,13 +1059,26 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         if decided:  # the screening folds decide, the do-no-harm rule over their validation rows
             selection = selection[:, first]
             va = np.concatenate([folds[f][1] for f in first])
-            Tinv = np.linalg.inv(T)
-            paired = _paired_rows(lambda c: Tinv[labels[va], np.searchsorted(classes, np.concatenate(
-                [preds[c, f] for f in first]))], None if sw is None else sw[va])
+            paired = _paired_rows(lambda c: accuracy_terms(Tinv, labels[va], np.searchsorted(classes, np.concatenate(
+                [preds[c, f] for f in first]))), None if sw is None else sw[va])
         complete = ~np.isnan(selection).any(axis=1)
         mean = np.nanmean(selection, axis=1)
         best = int(np.argmax(np.where(complete, mean, -np.inf)))  # the first of the best: remedies' order breaks ties
         best, harm = do_no_harm(best, [c[0] for c in candidates], selection, complete, paired)
+        if guarded and candidates[best][0] != "plain":
+            plain = [c for c, (r, _) in enumerate(candidates) if r == "plain" and complete[c]]
+            if plain:
+                p = max(plain, key=lambda c: mean[c])
+
+                def terms_of(Tinv_h, c):  # over the folds the selection read
+                    return np.mean([np.average(accuracy_terms(Tinv_h, labels[folds[f][1]], np.searchsorted(
+                        classes, preds[c, f])), weights=None if sw is None else sw[folds[f][1]])
+                        for f in (first if decided else range(F))])
+
+                if not halves_agree(P, labels, seed, terms_of, best, p):
+                    harm = (f"plain kept: {candidates[best][0]} did not also beat it with the T of each of two random "
+                            f"halves of the rows")
+                    best = p
         cv_results = {"remedy": np.array([c[0] for c in candidates], dtype=object),
                       "params": [c[1] for c in candidates],
                       "mean_corrected_score": np.nanmean(scores_cf, axis=1) if not ill else scores_cf[:, 0],
@@ -1122,7 +1176,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                      f"score {self.best_score_:.4f}; refitted on {self.n_rows_fitted_} of {n} rows")
         return "\n".join(lines)
 
-    def plot(self, ax: Any = None) -> Any:
+    def plot(self, ax: Axes | None = None) -> Axes:
         """A bar chart of every candidate's corrected and noisy validation scores (matplotlib; returns the
         Axes)."""
         from sklearn.utils.validation import check_is_fitted

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args, overload
 
 import numpy as np
 
@@ -13,11 +13,13 @@ from ._transition import same_label
 from .._validation import check_not_dask
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
+    from numpy.typing import ArrayLike, NDArray
 
     from .._base import RandomStateLike
 
-_MODES = ("exact", "bernoulli")
+#: how ``flip_labels`` draws the flips: exactly round(rate n) labels, or each label independently
+FlipMode = Literal["exact", "bernoulli"]
+_MODES = get_args(FlipMode)
 
 
 def _check_rate(value, what="rate"):
@@ -48,8 +50,21 @@ def _n_exact(rate, n):
     return min(n, int(math.floor(rate * n + 0.5)))
 
 
-def flip_labels(y: ArrayLike, rate: float | dict[Any, float], random_state: RandomStateLike = None, mode: str = "exact", *,
-                classes: ArrayLike | None = None, return_mask: bool = False) -> Any:
+@overload
+def flip_labels(y: ArrayLike, rate: float | dict[Any, float], random_state: RandomStateLike = None,
+                mode: FlipMode = "exact", *, classes: ArrayLike | None = None,
+                return_mask: Literal[False] = False) -> NDArray[Any]: ...
+
+
+@overload
+def flip_labels(y: ArrayLike, rate: float | dict[Any, float], random_state: RandomStateLike = None,
+                mode: FlipMode = "exact", *, classes: ArrayLike | None = None,
+                return_mask: Literal[True]) -> tuple[NDArray[Any], NDArray[np.bool_]]: ...
+
+
+def flip_labels(y: ArrayLike, rate: float | dict[Any, float], random_state: RandomStateLike = None,
+                mode: FlipMode = "exact", *, classes: ArrayLike | None = None,
+                return_mask: bool = False) -> NDArray[Any] | tuple[NDArray[Any], NDArray[np.bool_]]:
     """Return a copy of ``y`` with a fraction of its labels flipped to another class.
 
     Parameters
@@ -63,7 +78,7 @@ def flip_labels(y: ArrayLike, rate: float | dict[Any, float], random_state: Rand
     random_state : None, int, numpy.random.RandomState or numpy.random.Generator
         Source of randomness, as in scikit-learn. The same int gives the same flips.
     mode : {"exact", "bernoulli"}
-        ``"exact"`` flips exactly ``round(rate * n)`` labels (per class for a dict rate) chosen
+        ``"exact"`` flips exactly :math:`\\lfloor r n + 1/2 \\rfloor` labels (rate :math:`r`, :math:`n` labels) (per class for a dict rate) chosen
         uniformly without replacement; ``"bernoulli"`` flips each label independently with
         probability ``rate``.
     classes : array-like, optional

@@ -15,10 +15,10 @@ The estimators of T (asymptotes, confident joint, anchor points) are in ``_trans
 from __future__ import annotations
 
 import numbers
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args, overload
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
+    from numpy.typing import ArrayLike, NDArray
 
     from .._base import MatrixLike, RandomStateLike
 
@@ -29,6 +29,7 @@ from ._transition import (_METHODS, _asymptote_map, _binary_transition, _check_r
                           check_proba_and_indices, check_transition, clean_prior_from_frequencies, confident_joint,
                           solve_clean_prior, transition_matrix, wrong_label_counts)
 from .._validation import check_csr_structure, check_not_dask
+from ._options import FilterBy, RankBy, TransitionMethod
 
 
 def _default_estimator():
@@ -41,7 +42,8 @@ def _default_estimator():
 
 
 def out_of_fold_proba(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: int | Any = 5,
-                      random_state: RandomStateLike = None, n_jobs: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+                      random_state: RandomStateLike = None,
+                      n_jobs: int | None = None) -> tuple[NDArray[np.float64], NDArray[Any]]:
     """Out-of-fold class probabilities and the class values.
 
     Returns ``(P, classes)``: ``P[i, k]`` is the probability of ``classes[k]`` for row i, predicted by a
@@ -164,15 +166,18 @@ def _check_P(P, labels, n_classes):
 
 
 def importance_weights(X: MatrixLike, y: ArrayLike, estimator: Any = None, cv: int | Any = 5,
-                       random_state: RandomStateLike = None, *, noise_rates: str | ArrayLike = "auto",
-                       pred_proba: ArrayLike | None = None, n_jobs: int | None = None) -> np.ndarray:
+                       random_state: RandomStateLike = None, *,
+                       noise_rates: Literal["auto"] | tuple[float, float] = "auto",
+                       pred_proba: ArrayLike | None = None, n_jobs: int | None = None) -> NDArray[np.float64]:
     """Per-row weights that make a loss on noisy labels an unbiased estimate of the loss on clean labels
-    (importance reweighting, Liu & Tao 2016): w_i = P(clean = y_i | x_i) / P(noisy = y_i | x_i).
+    (importance reweighting, Liu & Tao 2016): :math:`w_i = P(y = y_i \\mid x_i) / P(\\tilde y = y_i \\mid x_i)`
+    (:math:`y` the clean label, :math:`\\tilde y` the noisy one).
 
     Binary only. The noisy posterior and the flip rates come from the bounded-sigmoid fit on out-of-fold
-    scores (``noise_rates="auto"``); with given rates ``(rho_plus, rho_minus)`` (rho_plus = P(noisy
-    negative | clean positive)) the clean posterior is (eta_noisy - rho_minus) / (1 - rho_plus -
-    rho_minus), clipped to [0, 1]. Rows whose label the model believes (eta consistent with it) keep a
+    scores (``noise_rates="auto"``); with given rates ``(rho_plus, rho_minus)``
+    (:math:`\\rho_+ = P(\\tilde y = -1 \\mid y = +1)`, :math:`\\rho_- = P(\\tilde y = +1 \\mid y = -1)`) the clean
+    posterior is :math:`(\\tilde\\eta - \\rho_-) / (1 - \\rho_+ - \\rho_-)` of the noisy one :math:`\\tilde\\eta`,
+    clipped to :math:`[0, 1]`. Rows whose label the model believes (eta consistent with it) keep a
     weight near 1; rows that look flipped get a weight near 0. Multiply into ``sample_weight`` of any
     estimator to train it on the noise-corrected objective.
 
@@ -231,9 +236,9 @@ def _asymptote_weighting(P, labels):
     return _binary_transition(rho_plus, rho_minus), asymptote_weigh(rho_minus, rho_plus, eta_of)
 
 
-def clean_prior(T, labels, sample_weight=None):
-    """The clean class priors pi solving T^T pi = (the noisy label frequencies), clipped at 0 and normalised
-    (the noisy frequencies when T is singular).
+def clean_prior(T: Any, labels: Any, sample_weight: Any = None) -> NDArray[np.float64]:
+    """The clean class priors :math:`\\pi` solving :math:`T^\\top \\pi = \\tilde\\pi` (:math:`\\tilde\\pi` the noisy
+    label frequencies), clipped at 0 and normalised (the noisy frequencies when T is singular).
 
     Parameters
     ----------
@@ -271,8 +276,9 @@ def clean_prior(T, labels, sample_weight=None):
     return clean_prior_from_frequencies(T, np.bincount(labels, weights=sample_weight, minlength=T.shape[0]))
 
 
-def wrong_label_fraction(T, labels):
-    """The expected fraction of wrong labels under T: sum_i pi_i (1 - T[i, i]), pi the clean priors.
+def wrong_label_fraction(T: ArrayLike, labels: ArrayLike) -> float:
+    """The expected fraction of wrong labels under T: :math:`\\sum_i \\pi_i (1 - T_{ii})`, :math:`\\pi` the clean
+    priors (:func:`clean_prior`).
 
     Parameters
     ----------
@@ -297,11 +303,12 @@ def wrong_label_fraction(T, labels):
     return float(clean_prior(T, labels) @ (1.0 - np.diag(T)))
 
 
-def corrected_weights(P, labels, T):
-    """Importance weights w_i = P(clean = y_i | x_i) / P(noisy = y_i | x_i) (Liu & Tao 2016) for any number of
-    classes, from the noisy posteriors P (rows normalised here) and the transition matrix T: the noisy
-    posterior is the clean one times T (p_noisy = p_clean T as rows), so p_clean = p_noisy T^-1, clipped at 0
-    and renormalised (for two classes: eta = (eta_noisy - ``rho_-``) / (1 - ``rho_+`` - ``rho_-``) clipped to [0, 1]).
+def corrected_weights(P: Any, labels: Any, T: Any) -> NDArray[np.float64]:
+    """Importance weights :math:`w_i = P(y = y_i \\mid x_i) / P(\\tilde y = y_i \\mid x_i)` (Liu & Tao 2016) for any
+    number of classes, from the noisy posteriors P (rows normalised here) and the transition matrix T: the noisy
+    posterior is the clean one times T (:math:`\\tilde p = p T` as rows), so :math:`p = \\tilde p T^{-1}`, clipped at
+    0 and renormalised (for two classes: :math:`\\eta = (\\tilde\\eta - \\rho_-) / (1 - \\rho_+ - \\rho_-)` clipped to
+    :math:`[0, 1]`).
 
     Parameters
     ----------
@@ -361,7 +368,9 @@ class NoiseEstimateWarning(UserWarning):
 kIllConditionedT = 10.0
 
 
-def noise_correction(P, labels, noise_rates="auto"):
+def noise_correction(P: ArrayLike, labels: ArrayLike,
+                     noise_rates: Literal["auto"] | dict[Any, float] | ArrayLike = "auto",
+                     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(T, weights) of noise-corrected training from out-of-fold probabilities P and the labels' class
     indices: ``noise_rates="auto"`` estimates T (for two classes by the bounded-sigmoid fit, whose clean
     posterior gives the weights, as :func:`importance_weights`; for more classes by the confident joint,
@@ -510,14 +519,15 @@ def _cleanlab_spellings(X, y, labels, pred_proba, pred_probs):
 
 
 def estimate_transition(X: MatrixLike | None = None, y: ArrayLike | None = None, estimator: Any = None,
-                        cv: int | Any = 5, random_state: RandomStateLike = None, *, method: str = "auto",
+                        cv: int | Any = 5, random_state: RandomStateLike = None, *, method: TransitionMethod = "auto",
                         pred_proba: ArrayLike | None = None, n_jobs: int | None = None,
-                        labels: ArrayLike | None = None, pred_probs: ArrayLike | None = None) -> np.ndarray:
-    """Estimate the label-noise transition matrix T[i, j] = P(noisy label j | true label i).
+                        labels: ArrayLike | None = None, pred_probs: ArrayLike | None = None) -> NDArray[np.float64]:
+    """Estimate the label-noise transition matrix :math:`T_{ij} = P(\\tilde y = j \\mid y = i)` (:math:`y` the true
+    label, :math:`\\tilde y` the noisy one).
 
     Rows and columns follow ``np.unique(y)``. For binary labels the two flip rates are
     ``T[1, 0]`` (positives labelled negative, ``rho_+``) and ``T[0, 1]`` (negatives labelled positive, ``rho_-``).
-    cleanlab's ``noise_matrix`` (P(noisy label i | true label j) at [i, j]) is the transpose of T, and
+    cleanlab's ``noise_matrix`` (:math:`P(\\tilde y = i \\mid y = j)` at [i, j]) is the transpose of T, and
     cleanlab's spellings are accepted: ``labels=`` for ``y``, ``pred_probs=`` for ``pred_proba``
     (``estimate_transition(labels=y, pred_probs=P)``).
     The estimate comes from out-of-fold probabilities (:func:`out_of_fold_proba` with ``estimator``,
@@ -525,7 +535,7 @@ def estimate_transition(X: MatrixLike | None = None, y: ArrayLike | None = None,
     (the bounded-sigmoid fit, two classes), "confident_joint", "anchor", or "auto" (the asymptotes for two
     classes, the confident joint for more); see the module docstring. It assumes the noise depends on the
     class only (not on x) and that the noisy label is still more often right than wrong for every class
-    (T[i, i] > T[j, i] for j != i).
+    (:math:`T_{ii} > T_{ji}` for :math:`j \\ne i`).
 
     Parameters
     ----------
@@ -551,7 +561,7 @@ def estimate_transition(X: MatrixLike | None = None, y: ArrayLike | None = None,
     Returns
     -------
     T : ndarray of shape (n_classes, n_classes)
-        ``T[i, j]`` = P(noisy label j | true label i); rows sum to 1.
+        ``T[i, j]`` :math:`= P(\\tilde y = j \\mid y = i)`; rows sum to 1.
 
     Examples
     --------
@@ -586,27 +596,44 @@ def estimate_transition(X: MatrixLike | None = None, y: ArrayLike | None = None,
 
 
 _NOT_GIVEN: Any = type("NotGiven", (), {"__repr__": lambda self: "<not given>"})()  # return_indices_ranked_by
-#: find_label_issues' label-quality scores (``rank_by``) and the cleanlab rules it has (``filter_by``)
-_RankBy = Literal["margin", "normalized_margin", "self_confidence", "confidence_weighted_entropy"]
-_FilterBy = Literal["prune_by_noise_rate", "prune_by_class", "both", "predicted_neq_given", "low_normalized_margin",
-                    "low_self_confidence"]
+
+
+@overload
+def find_label_issues(X: MatrixLike | None = None, y: ArrayLike | None = None, estimator: Any = None,
+                      cv: int | Any = 5, random_state: RandomStateLike = None, *, pred_proba: ArrayLike | None = None,
+                      n_jobs: int | None = None, method: TransitionMethod = "auto",
+                      return_scores: Literal[False] = False, return_mask: bool = False,
+                      labels: ArrayLike | None = None, pred_probs: ArrayLike | None = None,
+                      rank_by: RankBy = "margin", filter_by: FilterBy | None = None,
+                      return_indices_ranked_by: RankBy | None = ...) -> NDArray[Any]: ...
+
+
+@overload
+def find_label_issues(X: MatrixLike | None = None, y: ArrayLike | None = None, estimator: Any = None,
+                      cv: int | Any = 5, random_state: RandomStateLike = None, *, pred_proba: ArrayLike | None = None,
+                      n_jobs: int | None = None, method: TransitionMethod = "auto",
+                      return_scores: Literal[True], return_mask: bool = False,
+                      labels: ArrayLike | None = None, pred_probs: ArrayLike | None = None,
+                      rank_by: RankBy = "margin", filter_by: FilterBy | None = None,
+                      return_indices_ranked_by: RankBy | None = ...) -> tuple[NDArray[Any], NDArray[np.float64]]: ...
 
 
 def find_label_issues(X: MatrixLike | None = None, y: ArrayLike | None = None, estimator: Any = None,
                       cv: int | Any = 5, random_state: RandomStateLike = None, *, pred_proba: ArrayLike | None = None,
                       n_jobs: int | None = None,
-                      method: Literal["auto", "asymptotes", "confident_joint", "anchor"] = "auto",
+                      method: TransitionMethod = "auto",
                       return_scores: bool = False, return_mask: bool = False, labels: ArrayLike | None = None,
                       pred_probs: ArrayLike | None = None,
-                      rank_by: _RankBy = "margin", filter_by: _FilterBy | None = None,
-                      return_indices_ranked_by: Any = _NOT_GIVEN) -> Any:
+                      rank_by: RankBy = "margin", filter_by: FilterBy | None = None,
+                      return_indices_ranked_by: RankBy | None = _NOT_GIVEN
+                      ) -> NDArray[Any] | tuple[NDArray[Any], NDArray[np.float64]]:
     """Training rows whose label is probably wrong, most likely first.
 
-    Every row gets a score, its normalised margin ``P[i, y_i] - max_{k != y_i} P[i, k]`` from out-of-fold
+    Every row gets a score, its normalised margin :math:`P_{i, y_i} - \\max_{k \\ne y_i} P_{ik}` from out-of-fold
     probabilities (low = the model that never saw the row disagrees with its label). How many rows are
     flagged comes from the estimated transition matrix T (:func:`estimate_transition`, ``method``): with
-    the clean class priors pi solving T^T pi = (noisy priors), noisy class j holds about
-    n sum_{i != j} pi_i T[i, j] wrong labels; within each class the rows with the lowest scores are flagged.
+    the clean class priors :math:`\\pi` solving :math:`T^\\top \\pi = \\tilde\\pi` (the noisy priors), noisy class
+    :math:`j` holds about :math:`n \\sum_{i \\ne j} \\pi_i T_{ij}` wrong labels; within each class the rows with the lowest scores are flagged.
     Returns the flagged row indices sorted by score (most suspicious first), or with ``return_mask=True``
     a boolean mask over the rows (True: flagged; cleanlab's default return); with ``return_scores=True``
     also the scores of all rows. cleanlab's spellings are accepted: ``labels=`` for ``y``, ``pred_probs=``
@@ -631,11 +658,12 @@ def find_label_issues(X: MatrixLike | None = None, y: ArrayLike | None = None, e
         cleanlab's names for ``y`` and ``pred_proba``.
     rank_by : {"margin", "normalized_margin", "self_confidence", "confidence_weighted_entropy"}, default="margin"
         The label-quality score that orders the flagged rows and that ``return_scores`` returns (low =
-        suspicious), from the probabilities P and the given label y_i: "margin", P[i, y_i] - max_{k != y_i}
-        P[i, k] in [-1, 1]; then cleanlab's ``get_label_quality_scores`` methods as cleanlab defines them:
-        "normalized_margin", (margin + 1) / 2 (the same order); "self_confidence", P[i, y_i];
-        "confidence_weighted_entropy", log(s + 1) / max(s, 1e-6) with s = H(P_i) / log(K) / max(P[i, y_i],
-        1e-6) (H the entropy). Which rows are flagged does not depend on it (``filter_by`` decides).
+        suspicious), from the probabilities P and the given label :math:`y_i`: "margin",
+        :math:`m_i = P_{i, y_i} - \\max_{k \\ne y_i} P_{ik} \\in [-1, 1]`; then cleanlab's
+        ``get_label_quality_scores`` methods as cleanlab defines them: "normalized_margin", :math:`(m_i + 1) / 2`
+        (the same order); "self_confidence", :math:`P_{i, y_i}`; "confidence_weighted_entropy",
+        :math:`\\log(s + 1) / \\max(s, 10^{-6})` with
+        :math:`s = H(P_i) / \\log K / \\max(P_{i, y_i}, 10^{-6})` (:math:`H` the entropy). Which rows are flagged does not depend on it (``filter_by`` decides).
     filter_by : str, default=None
         cleanlab's choice of rule, where robustcore has the same: None or "prune_by_noise_rate" (robustcore's
         rule above: per class, the count of wrong labels the noise estimate implies, lowest margin first;
@@ -718,8 +746,8 @@ def find_label_issues(X: MatrixLike | None = None, y: ArrayLike | None = None, e
     return (flagged, scores) if return_scores else flagged
 
 
-_QUALITY_SCORES = get_args(_RankBy)
-_FILTERS = (None, *get_args(_FilterBy))
+_QUALITY_SCORES = get_args(RankBy)
+_FILTERS = (None, *get_args(FilterBy))
 
 
 def _label_quality_scores(P, labels, rank_by="margin"):

@@ -11,18 +11,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.model_selection import check_cv
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._base import check_magnitude, stratified_folds
+from .._base import available_if, check_magnitude, stratified_folds
 from .._validation import check_csr_structure, check_labels, seed_from_random_state
 
 if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+    from typing_extensions import Self
+
     from .._base import MatrixLike
+    from ..linear_model import LinearClassifier
 
 
-def default_linear_estimator(seed):
+def default_linear_estimator(seed: int | None) -> LinearClassifier:
     """The final estimator of a wrapper given ``estimator=None``: ``LinearClassifier()``, logistic regression by
     L-BFGS at scikit-learn's C=1 (it was log-loss SAGA at alpha=1e-4, which at 40% flips was 6-15 points behind
     ``LogisticRegression()`` on sets of a few hundred rows: issue 40)."""
@@ -31,9 +34,10 @@ def default_linear_estimator(seed):
     return LinearClassifier(random_state=seed)
 
 
-def linear_detector(estimator: Any) -> Any:
+def linear_detector(estimator: LinearClassifier) -> LinearClassifier:
     """The detector of a robustcore ``LinearClassifier``'s noise correction: the model of the noisy posterior
-    P(noisy label | x) that the noise remedies fit out of fold for it when no ``detector`` is given.
+    :math:`P(\\tilde y \\mid x)` of the noisy label :math:`\\tilde y` that the noise remedies fit out of fold for it
+    when no ``detector`` is given.
 
     A clone of ``estimator`` on the logistic loss (``loss="softmax"`` kept), without class weights (the
     posterior of the labels as they are), with the loss's own parameters at their defaults and its solver's
@@ -94,7 +98,7 @@ class FinalEstimatorWrapper(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """A classifier whose ``fit`` ends by fitting a clone of ``estimator`` (``final_estimator``) into
     ``estimator_``; predictions are that estimator's, on X validated against the features seen in fit."""
 
-    def final_estimator(self, seed):
+    def final_estimator(self, seed: int | None) -> Any:
         """A clone of ``estimator``, or (None) ``default_linear_estimator(seed)``."""
         return default_linear_estimator(seed) if self.estimator is None else clone(self.estimator)
 
@@ -122,27 +126,33 @@ class FinalEstimatorWrapper(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return validate_data(self, check_csr_structure(X), accept_sparse="csr", dtype=[np.float64, np.float32],
                              reset=False)
 
-    def predict(self, X: MatrixLike) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
         """The final estimator's prediction."""
         X = self._X(X)  # NotFittedError first
         return self.estimator_.predict(X)
 
     @available_if(_final_has("predict_proba"))
-    def predict_proba(self, X: MatrixLike) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         """The final estimator's class probabilities."""
         X = self._X(X)  # NotFittedError first
         return self.estimator_.predict_proba(X)
 
     @available_if(_final_has("predict_log_proba"))
-    def predict_log_proba(self, X: MatrixLike) -> np.ndarray:
+    def predict_log_proba(self, X: MatrixLike) -> NDArray[np.float64]:
+        """The final estimator's log-probabilities."""
         X = self._X(X)  # NotFittedError first
         return self.estimator_.predict_log_proba(X)
 
     @available_if(_final_has("decision_function"))
-    def decision_function(self, X: MatrixLike) -> np.ndarray:
+    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """The final estimator's decision function."""
         X = self._X(X)  # NotFittedError first
         return self.estimator_.decision_function(X)
+
+    if TYPE_CHECKING:  # scikit-learn's methods, typed for the users' static checkers (no runtime definition)
+        def score(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float: ...
+
+        def set_params(self, **params: Any) -> Self: ...
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

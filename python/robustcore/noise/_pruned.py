@@ -23,10 +23,12 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from .._base import N_JOBS_CONSTRAINT, fit_method
 from ._label_noise import _METHODS, _labels_and_proba, label_issues_from_proba
+from ._options import TransitionMethod
 from ._meta import FinalEstimatorWrapper
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
+    from typing_extensions import Self
 
     from .._base import MatrixLike, RandomStateLike
 
@@ -84,7 +86,7 @@ class PrunedClassifier(FinalEstimatorWrapper):
     estimator_ : the fitted final classifier.
     classes_ : the class labels.
     label_issues_ : indices of the training rows left out, most suspicious first.
-    label_quality_ : every training row's out-of-fold margin ``P[i, y_i] - max_{k != y_i} P[i, k]``
+    label_quality_ : every training row's out-of-fold margin :math:`P_{i, y_i} - \\max_{k \\ne y_i} P_{ik}`
         (low: the detector disagrees with the label).
     transition_matrix_ : the estimated T[i, j] = P(noisy label j | true label i) behind the count.
     n_features_in_ : number of features.
@@ -114,7 +116,7 @@ class PrunedClassifier(FinalEstimatorWrapper):
     }
 
     def __init__(self, estimator: Any = None, *, detector: Any = None, cv: int | Any = 5,
-                 method: str = "auto", min_examples_per_class: int = 1,
+                 method: TransitionMethod = "auto", min_examples_per_class: int = 1,
                  random_state: RandomStateLike = None, n_jobs: int | None = None) -> None:
         self.estimator = estimator
         self.detector = detector
@@ -125,7 +127,7 @@ class PrunedClassifier(FinalEstimatorWrapper):
         self.n_jobs = n_jobs
 
     @fit_method(nested_validation=True)
-    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> PrunedClassifier:
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Flag the probable label errors of (X, y) out of fold, fit the final estimator on the other rows."""
         Xv, yv, classes, weights, seed, cv = self._validate_fit(X, y, sample_weight)
         labels, P = _labels_and_proba(Xv, yv, self.detector, cv, seed, self.n_jobs, None)

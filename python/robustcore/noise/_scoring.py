@@ -4,7 +4,7 @@ transition matrix (``corrected_accuracy``) and its scorer (``corrected_scorer``)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -19,15 +19,17 @@ if TYPE_CHECKING:
 def corrected_accuracy(y_noisy: ArrayLike, y_pred: ArrayLike, transition_matrix: ArrayLike, *,
                        labels: ArrayLike | None = None, sample_weight: ArrayLike | None = None) -> float:
     """Unbiased estimate of the accuracy on the clean labels, computed from the noisy labels ``y_noisy``,
-    the predictions ``y_pred`` and the transition matrix T[i, j] = P(noisy label j | true label i)
+    the predictions ``y_pred`` and the transition matrix :math:`T_{ij} = P(\\tilde y = j \\mid y = i)` (:math:`y` the
+    true label, :math:`\\tilde y` the noisy one)
     (rows and columns in the order of ``labels``, by default ``np.unique`` of both label arrays).
 
-    The clean 0-1 loss of predicting p for a row of true class i is l(p, i) = [p != i]; the loss
-    l~(p, j) = (T^-1 l(p, .))[j] of the noisy label j has the clean loss as its expectation under the
-    noise (T l~ = l: Natarajan et al. 2013's unbiased estimator, for K classes), and since T's rows sum to
-    one this is 1 - (T^-1)[j, p]. The estimate is the (weighted) mean of (T^-1)[y_noisy, y_pred]: it
-    may leave [0, 1] on small samples. Symmetric binary noise at rate q makes it an increasing affine
-    function of the noisy accuracy, (acc - q) / (1 - 2 q), so it then ranks models as the noisy accuracy
+    The clean 0-1 loss of predicting :math:`p` for a row of true class :math:`i` is :math:`\\ell(p, i) = [p \\ne i]`;
+    the loss :math:`\\tilde\\ell(p, j) = (T^{-1} \\ell(p, \\cdot))_j` of the noisy label :math:`j` has the clean loss as
+    its expectation under the noise (:math:`T \\tilde\\ell = \\ell`: Natarajan et al. 2013's unbiased estimator, for
+    :math:`K` classes), and since T's rows sum to one this is :math:`1 - (T^{-1})_{jp}`. The estimate is the
+    (weighted) mean of :math:`(T^{-1})_{\\tilde y_i, \\hat y_i}` over the rows: it may leave :math:`[0, 1]` on small
+    samples. Symmetric binary noise at rate :math:`q` makes it an increasing affine function of the noisy accuracy,
+    :math:`(\\mathrm{acc} - q) / (1 - 2 q)`, so it then ranks models as the noisy accuracy
     does; under class-conditional noise it does not reward predicting like the noise, which the noisy
     accuracy does. Use it with :func:`corrected_scorer` to tune a noise-corrected model.
 
@@ -78,12 +80,18 @@ def corrected_accuracy(y_noisy: ArrayLike, y_pred: ArrayLike, transition_matrix:
         k = np.minimum(k, K - 1)
         if not np.array_equal(classes[k], v):
             raise ValueError(f"{name} holds values that are not in labels {classes.tolist()}")
-    Tinv = np.linalg.inv(T)
     weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    return float(np.average(Tinv[rows, cols], weights=weights))
+    return float(np.average(accuracy_terms(np.linalg.inv(T), rows, cols), weights=weights))
 
 
-def corrected_scorer(transition_matrix: ArrayLike) -> Any:
+def accuracy_terms(Tinv, noisy, predicted):
+    """Each row's term of :func:`corrected_accuracy`, (T^-1)[noisy, predicted] for class indices ``noisy`` (the
+    noisy labels) and ``predicted``: their mean is the estimate. ``NoisyLabelClassifierCV`` reads them with T
+    inverted once for all its candidates and folds (its labels already checked)."""
+    return Tinv[noisy, predicted]
+
+
+def corrected_scorer(transition_matrix: ArrayLike) -> Callable[..., float]:
     """A scorer ``scorer(estimator, X, y)`` (scikit-learn's signature: pass it as ``scoring=`` to
     GridSearchCV or cross_val_score) returning :func:`corrected_accuracy` of ``estimator.predict(X)``
     against the noisy ``y``, with T's rows and columns in the order of ``estimator.classes_``. A T with a
@@ -119,7 +127,7 @@ def corrected_scorer(transition_matrix: ArrayLike) -> Any:
         _warn_if_uninformative(T, "the", "the corrected accuracy is a high-variance estimate, and if T was "
                                "estimated, it can rank candidates wrongly")
 
-    def scorer(estimator, X, y, sample_weight=None):
+    def scorer(estimator: Any, X: Any, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
         return corrected_accuracy(y, estimator.predict(X), T, labels=estimator.classes_, sample_weight=sample_weight)
 
     return scorer

@@ -10,8 +10,9 @@ O(n_classes^2 + n_partitions) numbers, never a row:
   count (pass 2);
 * the asymptotes (two classes): the score's mean and spread (two passes), its kAnchorQ / 1 - kAnchorQ quantiles
   (``order_statistic``: exact, by histograms that narrow on the rank, a few passes), then every evaluation of
-  the bounded-sigmoid likelihood is one pass returning a value and a 4-gradient per partition (the in-memory
-  objective's per-row part, ``bounded_sigmoid_sums``), maximised by the in-memory fit's starts;
+  the bounded-sigmoid likelihood is one pass returning values, 4-gradients and 4 x 4 Hessians per partition at
+  every Newton start at once (the in-memory objective's per-row part, ``bounded_sigmoid_sums``), maximised as the
+  in-memory fit does;
 * the label issues: every row's margin (lazy, per partition), the count of wrong labels per class from T and
   the class counts (``wrong_label_counts``, the in-memory rule), and the threshold of each class: the order
   statistic of its margins at that count, ties broken by row order as the in-memory stable sort does. The
@@ -27,7 +28,7 @@ stratified folds of their own, on their worker); every partition then needs ``cv
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 try:
     import dask
@@ -36,6 +37,9 @@ except ImportError as e:  # pragma: no cover - exercised in an environment witho
     raise ImportError('robustcore.noise.distributed needs dask: pip install "robustcore[dask]"') from e
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ._options import FilterBy, RankBy, TransitionMethod
 
 from ._transition import (_METHODS, _binary_transition, _logit_of, _transition_anchor, _transition_from_joint,
                           asymptote_weigh, bounded_sigmoid_fit, bounded_sigmoid_objective, bounded_sigmoid_sums,
@@ -185,7 +189,7 @@ class NoiseOnPartitions:
 
         def sums(th):
             parts = self._map(_sigmoid_sums, mean, std, th)
-            return sum(f for f, _ in parts), sum(g for _, g in parts)
+            return tuple(sum(part[i] for part in parts) for i in range(3))
 
         rho_minus, rho_plus, a, c = bounded_sigmoid_fit(bounded_sigmoid_objective(sums, self.n, s_lo, s_hi))
         return _binary_transition(rho_plus, rho_minus), (rho_minus, rho_plus, eta_map(mean, std, a, c))
@@ -351,7 +355,8 @@ def _standard_logit(y, P, classes, mean, std):
 
 def _sigmoid_sums(y, P, classes, mean, std, th):
     if len(y) == 0:
-        return 0.0, np.zeros(4)
+        m = len(th)
+        return np.zeros(m), np.zeros((m, 4)), np.zeros((m, 4, 4))
     score = _standard_logit(y, P, classes, mean, std)
     pos = (_class_index(y, classes) == 1).astype(np.float64)
     return bounded_sigmoid_sums(score, pos, 1.0 - pos, th)
@@ -421,7 +426,7 @@ def _oof_block(X, y, estimator, cv, seed):
 
 # ----------------------------------------------------------------------------- public functions
 def out_of_fold_proba(X: Any, y: Any, estimator: Any = None, cv: int = 5, random_state: Any = None,
-                      classes: Any = None) -> Any:
+                      classes: Any = None) -> da.Array:
     """Out-of-fold class probabilities of a dask X (array or dataframe, chunked by rows) and y, per partition:
     every partition's rows in ``cv`` stratified folds of their own, ``estimator`` (None: a logistic regression)
     fitted on the other folds of that partition, on its worker. Returns a lazy dask array (n_samples,
@@ -514,7 +519,7 @@ def _noise(X, y, estimator, cv, random_state, pred_proba):
 
 
 def estimate_transition(X: Any = None, y: Any = None, estimator: Any = None, cv: int = 5, random_state: Any = None, *,
-                        method: str = "auto", pred_proba: Any = None, labels: Any = None,
+                        method: TransitionMethod = "auto", pred_proba: Any = None, labels: Any = None,
                         pred_probs: Any = None) -> np.ndarray:
     """``robustcore.noise.estimate_transition`` on dask collections: T from the labels and their out-of-fold
     probabilities (``pred_proba`` / ``pred_probs``, a dask array chunked by rows; or from X by ``out_of_fold_proba``,
@@ -560,10 +565,27 @@ def estimate_transition(X: Any = None, y: Any = None, estimator: Any = None, cv:
     return _noise(X, y, estimator, cv, random_state, pred_proba).transition(method)
 
 
+@overload
 def find_label_issues(X: Any = None, y: Any = None, estimator: Any = None, cv: int = 5, random_state: Any = None, *,
-                      pred_proba: Any = None, method: str = "auto", return_scores: bool = False,
+                      pred_proba: Any = None, method: TransitionMethod = "auto", return_scores: Literal[False] = False,
                       return_mask: bool = False, labels: Any = None, pred_probs: Any = None,
-                      transition_matrix: Any = None, rank_by: str = "margin", filter_by: str | None = None) -> Any:
+                      transition_matrix: Any = None, rank_by: RankBy = "margin",
+                      filter_by: FilterBy | None = None) -> da.Array: ...
+
+
+@overload
+def find_label_issues(X: Any = None, y: Any = None, estimator: Any = None, cv: int = 5, random_state: Any = None, *,
+                      pred_proba: Any = None, method: TransitionMethod = "auto", return_scores: Literal[True],
+                      return_mask: bool = False, labels: Any = None, pred_probs: Any = None,
+                      transition_matrix: Any = None, rank_by: RankBy = "margin",
+                      filter_by: FilterBy | None = None) -> tuple[da.Array, da.Array]: ...
+
+
+def find_label_issues(X: Any = None, y: Any = None, estimator: Any = None, cv: int = 5, random_state: Any = None, *,
+                      pred_proba: Any = None, method: TransitionMethod = "auto", return_scores: bool = False,
+                      return_mask: bool = False, labels: Any = None, pred_probs: Any = None,
+                      transition_matrix: Any = None, rank_by: RankBy = "margin",
+                      filter_by: FilterBy | None = None) -> da.Array | tuple[da.Array, da.Array]:
     """``robustcore.noise.find_label_issues`` on dask collections (cleanlab's "option 2": your own ``pred_probs``
     as a dask array chunked by rows, or out-of-fold per partition from X). T (``method``, or a given
     ``transition_matrix``) and the per-class thresholds are computed from per-partition sums, counts and
