@@ -26,7 +26,7 @@ object, so a solver of another family is its engine header, its binding file and
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -608,6 +608,11 @@ VR_CLASSES: dict[str, type[_VarianceReduced]] = {
 globals().update(VR_CLASSES)
 #: every solver class, by the name a string ``solver=`` takes
 SOLVERS: dict[str, Any] = {cls.method: cls for cls in (*_WRITTEN, *VR_CLASSES.values())}
+#: a solver by name (``LinearClassifier(solver=)``): its object with its defaults, or "auto" (``make_solver``). The
+#: names are the registry's above (``SOLVERS``), held equal to it by a test (tests/python/test_typing.py), as
+#: ``losses.LossName`` is to the loss registry
+SolverName = Literal["auto", "lbfgs", "sgd", "asgd", "pegasos", "saga", "sag", "svrg", "s2gd", "finito", "vrlite",
+                     "batching_svrg", "mixed_svrg"]
 
 
 def _auto(loss: str | None) -> str:
