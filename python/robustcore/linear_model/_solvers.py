@@ -26,7 +26,7 @@ object, so a solver of another family is its engine header, its binding file and
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple, cast
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -191,9 +191,10 @@ class _VrEngine:
 
     def engine_params(self, call: EngineCall, max_iter: int, seed: int) -> Any:
         """The variance-reduced engine's parameters of one solve."""
-        return _vr.engine_params(self.method, alpha=call.alpha, max_iter=max_iter, eta0=self.eta0,
-                                 svrg_option=self.option, tol=call.tol, fit_intercept=call.fit_intercept, seed=seed,
-                                 history=call.history)
+        # the method is a name of the engine's registry, the option checked by SVRG's _parameter_constraints
+        return _vr.engine_params(cast("_vr.VrSolverName", self.method), alpha=call.alpha, max_iter=max_iter,
+                                 eta0=self.eta0, svrg_option=cast("_vr.SvrgOption", self.option), tol=call.tol,
+                                 fit_intercept=call.fit_intercept, seed=seed, history=call.history)
 
     def fit_softmax(self, M: Any, y: np.ndarray, K: int, call: EngineCall, max_iter: int, seed: int, progress: Any,
                     stopper: Any = None, M_test: Any = None,
