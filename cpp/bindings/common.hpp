@@ -14,6 +14,7 @@
 #include <utility>
 #include <stdexcept>
 #include <variant>
+#include <vector>
 
 #include <robustcore/data.hpp>
 #include <robustcore/interrupt.hpp>
@@ -227,17 +228,39 @@ const T* checked_const(const py::array_t<T, py::array::c_style>& a, int64_t n, c
   return a.data();
 }
 
-// Registration functions, one per binding file.
-void bind_data(py::module_& m);
-void bind_linear(py::module_& m);
-void bind_projections(py::module_& m);
-void bind_fol(py::module_& m);
-void bind_mkl(py::module_& m);
-void bind_mkl_banks(py::module_& m);
-void bind_mkl_blocks(py::module_& m);
-void bind_vr(py::module_& m);
-void bind_lbfgs(py::module_& m);
-void bind_feature_maps(py::module_& m);
-void bind_fused(py::module_& m);
+/// The order in which the module registers the binding files (module.cpp): by stage, then by file name.
+enum class Stage : int {
+  Types = 0,       // the types every other file's signatures name (data.cpp: Matrix, LossSpec, Result)
+  Solvers = 1,     // one file per solver family or concept
+  Extensions = 2,  // files that add overloads to, or take the types of, files of the stage before
+};
+
+/// One binding file's registration function, recorded by RCB_REGISTER at the end of the file.
+struct Registration {
+  Stage stage;
+  const char* name;  // the file's name: bind_<name>
+  void (*bind)(py::module_&);
+};
+
+/// Every binding file's registration (filled while the extension's static objects are constructed, before
+/// the module's init function runs; a function-local static, so the order of those constructions is free).
+inline std::vector<Registration>& registrations() {
+  static std::vector<Registration> all;
+  return all;
+}
+
+struct Registrar {
+  Registrar(Stage stage, const char* name, void (*bind)(py::module_&)) {
+    registrations().push_back({stage, name, bind});
+  }
+};
 
 }  // namespace rcb
+
+/// Registers rcb::bind_<NAME> (the binding file NAME.cpp) at stage STAGE (a Stage value): a new binding file
+/// edits neither this header nor module.cpp.
+#define RCB_REGISTER(NAME, STAGE) \
+  namespace rcb {                  \
+  static const Registrar registrar_##NAME{Stage::STAGE, #NAME, &bind_##NAME}; \
+  }
+

@@ -151,3 +151,5 @@ void bind_data(py::module_& m) {
 }
 
 }  // namespace rcb
+
+RCB_REGISTER(data, Types)

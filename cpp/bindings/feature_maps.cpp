@@ -163,3 +163,5 @@ void bind_feature_maps(py::module_& m) {
 }
 
 }  // namespace rcb
+
+RCB_REGISTER(feature_maps, Solvers)

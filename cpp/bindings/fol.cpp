@@ -1,14 +1,35 @@
 // Bindings: the FOL sum tree (sum_tree.hpp), the online learners (online_learners.hpp), the FOL loop
 // (fol.hpp, its kept iterates fol_iterates.hpp) and the AdaBoost baseline (adaboost.hpp).
 // Type conversion only: the engine builds the learners and checks every parameter.
-#include "common.hpp"
-#include "instances.hpp"
-
+// The family's engine instantiations live here too (RCB_FOL_INSTANCES): with RCB_KERNELS defined this file
+// compiles only them (CMakeLists.txt generates kernels_fol.cpp, the define and an #include of this file,
+// built at the kernels' optimisation); without it, the bindings, which see them `extern`, and their
+// registration.
 #include <robustcore/adaboost.hpp>
 #include <robustcore/fol.hpp>
 
+#include "instances.hpp"
+
+// FOL and AdaBoost: float64 views.
+#define RCB_FOL_VIEW(PREFIX, V)                                                                                    \
+  PREFIX template FolResult fol_fit<V>(const V&, const double*, const FolParams&, double*, double*, double*,       \
+                                       int64_t, double*, const int64_t*, int64_t, const V*, const double*,         \
+                                       const ProgressFn&);                                                         \
+  PREFIX template AdaBoostResult adaboost_fit<V>(const V&, const double*, const AdaBoostParams&, double*, int64_t, \
+                                                 const V*, const double*, const ProgressFn&, const double*, double*);
+#define RCB_FOL_INSTANCES(PREFIX)              \
+  RCB_FOL_VIEW(PREFIX, ::rcb::views::DenseF64) \
+  RCB_FOL_VIEW(PREFIX, ::rcb::views::CsrF64)
+
+#ifdef RCB_KERNELS
 namespace robustcore {
-RCB_FOL_INSTANCES(extern)  // compiled in kernels_fol.cpp
+RCB_FOL_INSTANCES()
+}  // namespace robustcore
+#else
+#include "common.hpp"
+
+namespace robustcore {
+RCB_FOL_INSTANCES(extern)  // compiled in kernels_fol.cpp (generated)
 }  // namespace robustcore
 
 namespace rcb {
@@ -197,3 +218,6 @@ void bind_fol(py::module_& m) {
 }
 
 }  // namespace rcb
+
+RCB_REGISTER(fol, Extensions)  // takes Schedule (linear.cpp)
+#endif  // RCB_KERNELS

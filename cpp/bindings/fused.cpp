@@ -133,3 +133,5 @@ void bind_fused(py::module_& m) {
 }
 
 }  // namespace rcb
+
+RCB_REGISTER(fused, Extensions)  // adds overloads to sgd_fit / sgd_calibrate_eta0 (linear.cpp), vr_fit (vr.cpp)

@@ -1,10 +1,14 @@
 // What the extension compiles of the engine, and where (CMakeLists.txt; docs/benchmarks/build.md, "Build time and the kernel A/B").
-// - The engine templates the bindings call, one list per solver family: kernels_<family>.cpp
-//   instantiates its list (`RCB_<FAMILY>_INSTANCES()`, empty prefix) at -O3 (MKL, FOL: -O2), without
-//   pybind11; the glue file that calls them declares the same list `extern`
-//   (`RCB_<FAMILY>_INSTANCES(extern)`, after including the family's engine header), so the glue (-Og,
-//   one unity translation unit by default) compiles no engine loop. To bind a new engine template: add
-//   its signature to its family's list.
+// - The engine templates the bindings call, one list per solver family, instantiated (empty prefix) in its
+//   kernels translation unit at -O3 (MKL, FOL: -O2), without pybind11; the glue file that calls them declares
+//   the same list `extern` (`RCB_<FAMILY>_INSTANCES(extern)`, after including the family's engine header), so
+//   the glue (-Og, one unity translation unit by default) compiles no engine loop. A list no other file shares
+//   lives in its family's binding file (lbfgs.cpp, linear.cpp, fol.cpp, mkl_blocks.cpp: under RCB_KERNELS the
+//   file is only that list, and CMake generates its kernels unit); the lists below are shared (the fused
+//   path's kernels name the VR and feature-map lists; mkl.cpp and mkl_banks.cpp share MKL's), each
+//   instantiated by its hand-written kernels_<family>.cpp. To bind a new engine template: add its signature
+//   to its family's list.
+// - rcb::views: the data views and models every list names.
 // - rcb::kernels, below: out-of-line copies of the inline engine functions the glue calls on data.
 #pragma once
 
@@ -27,19 +31,6 @@ using CsrF32 = robustcore::CsrView<int64_t, float>;
 using Binary = robustcore::BinaryModel<robustcore::AnySmoothLoss>;  // the VR solvers' binary model
 }  // namespace rcb::views
 
-// SGD / ASGD / Pegasos: every view, float32 included (common.hpp's kFloat32).
-#define RCB_SGD_VIEW(PREFIX, V)                                                                                    \
-  PREFIX template Result sgd_fit<AnyLoss, V>(const V&, const double*, const double*, const AnyLoss&, SgdParams,    \
-                                             SgdState&, const int64_t*, int64_t, const V*, const double*,          \
-                                             const ProgressFn&);                                                   \
-  PREFIX template double calibrate_eta0<AnyLoss, V>(const V&, const double*, const double*, const AnyLoss&, double, \
-                                                    bool, double, uint64_t, int64_t);
-#define RCB_SGD_INSTANCES(PREFIX)                 \
-  RCB_SGD_VIEW(PREFIX, ::rcb::views::DenseF64)    \
-  RCB_SGD_VIEW(PREFIX, ::rcb::views::CsrF64)      \
-  RCB_SGD_VIEW(PREFIX, ::rcb::views::DenseF32)    \
-  RCB_SGD_VIEW(PREFIX, ::rcb::views::CsrF32)
-
 // Variance-reduced solvers: float64 views, the binary and the softmax model.
 #define RCB_VR_VIEW_MODEL(PREFIX, V, M)                                                                          \
   PREFIX template Result vr::fit<M, V>(const V&, const M&, const vr::VrParams&, double*, double*, const int64_t*, \
@@ -53,27 +44,6 @@ using Binary = robustcore::BinaryModel<robustcore::AnySmoothLoss>;  // the VR so
   RCB_VR_VIEW(PREFIX, ::rcb::views::DenseF64) \
   RCB_VR_VIEW(PREFIX, ::rcb::views::CsrF64)
 
-// L-BFGS: float64 views, the binary and the softmax model.
-#define RCB_LBFGS_VIEW_MODEL(PREFIX, V, M)                                                                 \
-  PREFIX template Result lbfgs::fit<M, V>(const V&, const M&, const lbfgs::LbfgsParams&, double*, double*, \
-                                          const ProgressFn&);
-#define RCB_LBFGS_INSTANCES(PREFIX)                                                      \
-  RCB_LBFGS_VIEW_MODEL(PREFIX, ::rcb::views::DenseF64, ::rcb::views::Binary)             \
-  RCB_LBFGS_VIEW_MODEL(PREFIX, ::rcb::views::DenseF64, ::robustcore::SoftmaxModel)       \
-  RCB_LBFGS_VIEW_MODEL(PREFIX, ::rcb::views::CsrF64, ::rcb::views::Binary)               \
-  RCB_LBFGS_VIEW_MODEL(PREFIX, ::rcb::views::CsrF64, ::robustcore::SoftmaxModel)
-
-// FOL and AdaBoost: float64 views.
-#define RCB_FOL_VIEW(PREFIX, V)                                                                                    \
-  PREFIX template FolResult fol_fit<V>(const V&, const double*, const FolParams&, double*, double*, double*,       \
-                                       int64_t, double*, const int64_t*, int64_t, const V*, const double*,         \
-                                       const ProgressFn&);                                                         \
-  PREFIX template AdaBoostResult adaboost_fit<V>(const V&, const double*, const AdaBoostParams&, double*, int64_t, \
-                                                 const V*, const double*, const ProgressFn&, const double*, double*);
-#define RCB_FOL_INSTANCES(PREFIX)              \
-  RCB_FOL_VIEW(PREFIX, ::rcb::views::DenseF64) \
-  RCB_FOL_VIEW(PREFIX, ::rcb::views::CsrF64)
-
 // Multiple kernel learning: the solver over each bank type, the Gaussian bank in each storage type.
 #define RCB_MKL_BANK(PREFIX, B)                                                                                \
   PREFIX template mkl::MklResult mkl::solve<B>(const B&, const double*, const mkl::Options&, double*, double*, \
@@ -86,17 +56,6 @@ using Binary = robustcore::BinaryModel<robustcore::AnySmoothLoss>;  // the VR so
                                                   const double*, int64_t, double*);                            \
   PREFIX template void mkl::gaussian_bank<float>(const double*, int64_t, const double*, int64_t, int64_t,      \
                                                  const double*, int64_t, float*);
-
-// StPMKL over feature blocks (mkl_blocks.hpp): the bank map on every view.
-#define RCB_MKL_BLOCKS_VIEW(PREFIX, V)                                                                          \
-  PREFIX template mkl::MklResult mkl::solve_blocks<feature_maps::KernelBankMap, V>(                           \
-      const feature_maps::KernelBankMap&, const V&, const double*, const mkl::Options&, int64_t, double*, double*, \
-      const ProgressFn&, const double*, int64_t);
-#define RCB_MKL_BLOCKS_INSTANCES(PREFIX)              \
-  RCB_MKL_BLOCKS_VIEW(PREFIX, ::rcb::views::DenseF64) \
-  RCB_MKL_BLOCKS_VIEW(PREFIX, ::rcb::views::CsrF64)   \
-  RCB_MKL_BLOCKS_VIEW(PREFIX, ::rcb::views::DenseF32) \
-  RCB_MKL_BLOCKS_VIEW(PREFIX, ::rcb::views::CsrF32)
 
 // Feature maps (kernel approximation): the block method and the threaded transform of any map of the
 // registry (feature_maps.hpp's FeatureMaps, dispatched once per call), every view: a map added to the

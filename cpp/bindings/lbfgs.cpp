@@ -1,14 +1,34 @@
 // Bindings: L-BFGS (lbfgs.hpp) for the binary model (any smooth loss, chosen at run time) and the softmax
 // model, one function name with one overload per model. Conversion only: every check of the problem
 // happens in robustcore::lbfgs::fit.
-#include "common.hpp"
-#include "instances.hpp"
-
+// The family's engine instantiations live here too (RCB_LBFGS_INSTANCES): with RCB_KERNELS defined this file
+// compiles only them (CMakeLists.txt generates kernels_lbfgs.cpp, the define and an #include of this file,
+// built at the kernels' optimisation); without it, the bindings, which see them `extern`, and their
+// registration.
 #include <robustcore/any_loss.hpp>
 #include <robustcore/lbfgs.hpp>
 
+#include "instances.hpp"
+
+// L-BFGS: float64 views, the binary and the softmax model.
+#define RCB_LBFGS_VIEW_MODEL(PREFIX, V, M)                                                                 \
+  PREFIX template Result lbfgs::fit<M, V>(const V&, const M&, const lbfgs::LbfgsParams&, double*, double*, \
+                                          const ProgressFn&);
+#define RCB_LBFGS_INSTANCES(PREFIX)                                                      \
+  RCB_LBFGS_VIEW_MODEL(PREFIX, ::rcb::views::DenseF64, ::rcb::views::Binary)             \
+  RCB_LBFGS_VIEW_MODEL(PREFIX, ::rcb::views::DenseF64, ::robustcore::SoftmaxModel)       \
+  RCB_LBFGS_VIEW_MODEL(PREFIX, ::rcb::views::CsrF64, ::rcb::views::Binary)               \
+  RCB_LBFGS_VIEW_MODEL(PREFIX, ::rcb::views::CsrF64, ::robustcore::SoftmaxModel)
+
+#ifdef RCB_KERNELS
 namespace robustcore {
-RCB_LBFGS_INSTANCES(extern)  // compiled in kernels_lbfgs.cpp
+RCB_LBFGS_INSTANCES()
+}  // namespace robustcore
+#else
+#include "common.hpp"
+
+namespace robustcore {
+RCB_LBFGS_INSTANCES(extern)  // compiled in kernels_lbfgs.cpp (generated)
 }  // namespace robustcore
 
 namespace rcb {
@@ -73,3 +93,6 @@ void bind_lbfgs(py::module_& m) {
 }
 
 }  // namespace rcb
+
+RCB_REGISTER(lbfgs, Solvers)
+#endif  // RCB_KERNELS

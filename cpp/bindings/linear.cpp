@@ -2,14 +2,37 @@
 // the problem happens in robustcore::sgd_fit. The loss is chosen at run time (AnyLoss): one SGD loop per
 // data view instead of one per loss and view, for ~1-2% more instructions in the kernels
 // (bench/bench_sgd.cpp's *_runtime_loss cases).
-#include "common.hpp"
-#include "instances.hpp"
-
+// The family's engine instantiations live here too (RCB_SGD_INSTANCES): with RCB_KERNELS defined this file
+// compiles only them (CMakeLists.txt generates kernels_linear.cpp, the define and an #include of this file,
+// built at the kernels' optimisation); without it, the bindings, which see them `extern`, and their
+// registration.
 #include <robustcore/any_loss.hpp>
 #include <robustcore/sgd.hpp>
 
+#include "instances.hpp"
+
+// SGD / ASGD / Pegasos: every view, float32 included (common.hpp's kFloat32).
+#define RCB_SGD_VIEW(PREFIX, V)                                                                                    \
+  PREFIX template Result sgd_fit<AnyLoss, V>(const V&, const double*, const double*, const AnyLoss&, SgdParams,    \
+                                             SgdState&, const int64_t*, int64_t, const V*, const double*,          \
+                                             const ProgressFn&);                                                   \
+  PREFIX template double calibrate_eta0<AnyLoss, V>(const V&, const double*, const double*, const AnyLoss&, double, \
+                                                    bool, double, uint64_t, int64_t);
+#define RCB_SGD_INSTANCES(PREFIX)                 \
+  RCB_SGD_VIEW(PREFIX, ::rcb::views::DenseF64)    \
+  RCB_SGD_VIEW(PREFIX, ::rcb::views::CsrF64)      \
+  RCB_SGD_VIEW(PREFIX, ::rcb::views::DenseF32)    \
+  RCB_SGD_VIEW(PREFIX, ::rcb::views::CsrF32)
+
+#ifdef RCB_KERNELS
 namespace robustcore {
-RCB_SGD_INSTANCES(extern)  // compiled in kernels_sgd.cpp
+RCB_SGD_INSTANCES()
+}  // namespace robustcore
+#else
+#include "common.hpp"
+
+namespace robustcore {
+RCB_SGD_INSTANCES(extern)  // compiled in kernels_linear.cpp (generated)
 }  // namespace robustcore
 
 namespace rcb {
@@ -131,3 +154,6 @@ void bind_linear(py::module_& m) {
 }
 
 }  // namespace rcb
+
+RCB_REGISTER(linear, Solvers)
+#endif  // RCB_KERNELS

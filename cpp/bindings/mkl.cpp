@@ -90,3 +90,5 @@ void bind_mkl(py::module_& m) {
 }
 
 }  // namespace rcb
+
+RCB_REGISTER(mkl, Extensions)  // mkl_solve takes FactoredBank (mkl_banks.cpp)

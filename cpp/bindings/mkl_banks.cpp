@@ -169,3 +169,5 @@ void bind_mkl_banks(py::module_& m) {
 }
 
 }  // namespace rcb
+
+RCB_REGISTER(mkl_banks, Solvers)

@@ -1,11 +1,32 @@
 // Bindings: StPMKL in the primal over a KernelBankMap's feature blocks (mkl_blocks.hpp), and its memory plan.
-#include "common.hpp"
-#include "instances.hpp"
-
+// The family's engine instantiations live here too (RCB_MKL_BLOCKS_INSTANCES): with RCB_KERNELS defined this file
+// compiles only them (CMakeLists.txt generates kernels_mkl_blocks.cpp, the define and an #include of this file,
+// built at the kernels' optimisation); without it, the bindings, which see them `extern`, and their
+// registration.
 #include <robustcore/mkl_blocks.hpp>
 
+#include "instances.hpp"
+
+// StPMKL over feature blocks (mkl_blocks.hpp): the bank map on every view.
+#define RCB_MKL_BLOCKS_VIEW(PREFIX, V)                                                                          \
+  PREFIX template mkl::MklResult mkl::solve_blocks<feature_maps::KernelBankMap, V>(                           \
+      const feature_maps::KernelBankMap&, const V&, const double*, const mkl::Options&, int64_t, double*, double*, \
+      const ProgressFn&, const double*, int64_t);
+#define RCB_MKL_BLOCKS_INSTANCES(PREFIX)              \
+  RCB_MKL_BLOCKS_VIEW(PREFIX, ::rcb::views::DenseF64) \
+  RCB_MKL_BLOCKS_VIEW(PREFIX, ::rcb::views::CsrF64)   \
+  RCB_MKL_BLOCKS_VIEW(PREFIX, ::rcb::views::DenseF32) \
+  RCB_MKL_BLOCKS_VIEW(PREFIX, ::rcb::views::CsrF32)
+
+#ifdef RCB_KERNELS
 namespace robustcore {
-RCB_MKL_BLOCKS_INSTANCES(extern)  // compiled in kernels_mkl_blocks.cpp
+RCB_MKL_BLOCKS_INSTANCES()
+}  // namespace robustcore
+#else
+#include "common.hpp"
+
+namespace robustcore {
+RCB_MKL_BLOCKS_INSTANCES(extern)  // compiled in kernels_mkl_blocks.cpp (generated)
 }  // namespace robustcore
 
 namespace rcb {
@@ -49,3 +70,6 @@ void bind_mkl_blocks(py::module_& m) {
 }
 
 }  // namespace rcb
+
+RCB_REGISTER(mkl_blocks, Extensions)  // takes KernelBankMap (feature_maps.cpp), MklOptions (mkl.cpp)
+#endif  // RCB_KERNELS

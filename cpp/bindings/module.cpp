@@ -1,4 +1,9 @@
-// The _core extension module: registers each concept's bindings (one file per concept).
+// The _core extension module: registers each binding file (one per concept), in the order of their stage,
+// then of their names (RCB_REGISTER, common.hpp). `_core._bindings` lists them in that order (the structure
+// test compares it with the binding files).
+#include <algorithm>
+#include <cstring>
+
 #include "common.hpp"
 
 PYBIND11_MODULE(_core, m) {
@@ -13,15 +18,14 @@ PYBIND11_MODULE(_core, m) {
                                          "(check the sizes: rows, features, classes, batch_size)");
     }
   });
-  rcb::bind_data(m);
-  rcb::bind_linear(m);
-  rcb::bind_projections(m);
-  rcb::bind_fol(m);
-  rcb::bind_mkl(m);
-  rcb::bind_mkl_banks(m);
-  rcb::bind_vr(m);
-  rcb::bind_lbfgs(m);
-  rcb::bind_feature_maps(m);
-  rcb::bind_mkl_blocks(m);  // after bind_feature_maps and bind_mkl: takes KernelBankMap, MklOptions
-  rcb::bind_fused(m);  // after bind_linear: overloads of sgd_fit / sgd_calibrate_eta0
+  std::vector<rcb::Registration> files = rcb::registrations();
+  std::sort(files.begin(), files.end(), [](const rcb::Registration& a, const rcb::Registration& b) {
+    return a.stage != b.stage ? a.stage < b.stage : std::strcmp(a.name, b.name) < 0;
+  });
+  py::list names;
+  for (const rcb::Registration& file : files) {
+    file.bind(m);
+    names.append(file.name);
+  }
+  m.attr("_bindings") = py::tuple(names);
 }

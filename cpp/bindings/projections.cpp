@@ -20,3 +20,5 @@ void bind_projections(py::module_& m) {
 }
 
 }  // namespace rcb
+
+RCB_REGISTER(projections, Solvers)

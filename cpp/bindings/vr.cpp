@@ -116,3 +116,5 @@ void bind_vr(py::module_& m) {
 }
 
 }  // namespace rcb
+
+RCB_REGISTER(vr, Solvers)

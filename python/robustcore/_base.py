@@ -8,9 +8,10 @@
   into locals and set their fitted attributes together at the end (``BaseClassifier._commit``).
 * ``BaseClassifier``: data validation (X, y, sample weights), the classes (``sorted_labels``: np.unique, by
   counting for integer labels), the +-1 targets of the one-vs-rest problems.
-* ``fit_weights`` / ``CLASS_WEIGHT_CONSTRAINT`` / ``weighted_alpha``: ``sample_weight`` and ``class_weight``
-  with scikit-learn's semantics (``compute_sample_weight``: the class weight multiplies the sample weight),
-  and the regularisation that makes an integer weight equal to repeating the row (see ``weighted_alpha``).
+* ``fit_weights`` / ``CLASS_WEIGHT_CONSTRAINT`` / ``total_weight`` / ``weighted_alpha``: ``sample_weight`` and
+  ``class_weight`` with scikit-learn's semantics (``compute_sample_weight``: the class weight multiplies the
+  sample weight), the rows' total weight (the one check that it is positive), and the regularisation that makes
+  an integer weight equal to repeating the row (see ``weighted_alpha``).
 * ``fit_sigmoid_from_terms`` / ``sigmoid_terms`` / ``platt_proba``: Platt's sigmoid fitted from sums of its
   terms (``ParameterMixingClassifier(probability=True)``: the partitions return the sums, the rows stay on the
   workers; ``fit_sigmoid`` is the same fit on scores in memory, CalibratedClassifierCV's semantics). In memory,
@@ -444,19 +445,27 @@ def class_weights_from_counts(class_weight, classes, counts):
     return compute_class_weight(class_weight, classes=np.asarray(classes), y=np.asarray(classes))
 
 
-def weighted_alpha(alpha, sample_weight, n):
+def total_weight(sample_weight, n):
+    """The total weight of n rows (n without weights): the one check that the weights do not sum to zero."""
+    if sample_weight is None:
+        return float(n)
+    total = float(np.sum(sample_weight))
+    if not total > 0:
+        raise ValueError("sample weights sum to zero: there is nothing to fit")
+    return total
+
+
+def weighted_alpha(alpha, sample_weight, n, total=None):
     """The L2 strength to give an engine that minimises ``(1/n) sum_i sw_i r_i + (alpha/2) ||w||^2``.
 
     With weights, the estimators minimise ``(1/sum(sw)) sum_i sw_i r_i + (alpha/2) ||w||^2`` instead
     (scikit-learn's convention: an integer weight k is the row repeated k times, a zero weight removes
     it); multiplied by sum(sw) / n this is the engine's objective with ``alpha * sum(sw) / n``, which is
-    returned. Without weights (or weights summing to n, e.g. class_weight="balanced" alone) alpha is unchanged."""
+    returned. Without weights (or weights summing to n, e.g. class_weight="balanced" alone) alpha is unchanged.
+    ``total``: sum(sw) when the caller has it (``total_weight``), else computed and checked here."""
     if sample_weight is None:
         return float(alpha)
-    total = float(np.sum(sample_weight))
-    if not total > 0:
-        raise ValueError("sample weights sum to zero: there is nothing to fit")
-    return float(alpha) * total / n
+    return float(alpha) * (total_weight(sample_weight, n) if total is None else total) / n
 
 
 def warn_max_iter(estimator, status, tol, budget="max_iter", goal=None, value=None):

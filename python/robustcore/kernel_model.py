@@ -239,8 +239,9 @@ class KernelClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 def fused_unsupported(est):
     """Why the fused path cannot train ``est`` (a string), or "" when it can: ``LinearClassifier.fit`` takes the
     map's features as a ``MappedFeatures`` row source for the one-vs-rest problems of the SGD family and the
-    variance-reduced solvers, every option included, except the two that need the rows in memory:
-    loss="softmax", the SGD solvers' ``shuffle="block"`` / ``parallel="rows"``, and LBFGS."""
+    variance-reduced solvers, every option included, except those that need the rows in memory: loss="softmax",
+    and what the solver object declares (``Solver.fused_unsupported``: the SGD solvers' ``shuffle="block"`` /
+    ``parallel="rows"``, LBFGS)."""
     from .linear_model import LinearClassifier, make_solver
 
     if type(est) is not LinearClassifier:
@@ -248,11 +249,4 @@ def fused_unsupported(est):
     p = est.get_params()
     if p["loss"] == "softmax":
         return "loss='softmax'"
-    solver = make_solver(p["solver"], loss=p["loss"])
-    if solver.family == "lbfgs":
-        return "LBFGS (it reads the rows in memory)"
-    if getattr(solver, "shuffle", True) == "block":
-        return "shuffle='block' (the rows are not copied on the fused path)"
-    if getattr(solver, "parallel", "problems") == "rows":
-        return "parallel='rows'"
-    return ""
+    return make_solver(p["solver"], loss=p["loss"]).fused_unsupported()  # what the solver declares

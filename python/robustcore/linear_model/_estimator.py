@@ -27,7 +27,7 @@ from ..losses import LOSSES, PROBA_LINKS, PROBA_LOSSES, LossName, canonical_loss
 from ._constant import constant_flags, warn_if_constant
 from ._rows import ArrayRows, RowSource
 from ._solver import Data, LinearSolver, Validation, VrStates
-from ._solvers import SOLVERS, Solver
+from ._solvers import SOLVERS, Solver, SolverName
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
@@ -36,13 +36,6 @@ if TYPE_CHECKING:
     from .._base import MatrixLike, RandomStateLike
 
 _POSITIVE = Interval(Real, 0, np.inf, closed="neither")
-
-#: a solver by name (``solver=``): its object with its defaults, or "auto" (``make_solver``). The names are the
-#: solver registry's (``_solvers.SOLVERS``, read from the engine's methods), held equal to it by a test
-#: (tests/python/test_typing.py), as ``losses.LossName`` is to the loss registry
-SolverName = Literal["auto", "lbfgs", "sgd", "asgd", "pegasos", "saga", "sag", "svrg", "s2gd", "finito", "vrlite",
-                     "batching_svrg", "mixed_svrg"]
-
 
 def _model_dtype(fitted, dtype):
     """The fitted attributes with ``coef_`` and ``intercept_`` in the dtype of X (float32 data, a float32 model, as
@@ -357,7 +350,7 @@ default="log_loss"
         Y = binary_targets(y, fitted_classes)
         rows = ArrayRows(X, solver.method.canonical_rows)
         data = Data(rows, rows.matrix(float32=solver.kind == "sgd"), Y, sample_weight)
-        if solver.kind in ("vr", "lbfgs"):
+        if solver.kind == "model":
             state = solver.start(len(Y), X.shape[1]) if first else VrStates(self.coef_, self.intercept_)
             passes = 2
         else:

@@ -5,9 +5,11 @@
 linear entry points:
 
 * ``LinearSolver(estimator)`` resolves the estimator's parameters once: the solver object (``_solvers``: a
-  name means the object with its defaults), which checks the loss traits it needs; the family (``kind``:
-  "sgd", "vr" or "softmax"); the collapse remedies (centring, the warm-start loss); and the loss parameters
-  the loss does not take (a ``UserWarning`` when one is set away from its default);
+  name means the object with its defaults), which checks the loss traits it needs; the kind of solve
+  (``kind``: "softmax", else the solver's ``state``: "sgd", driven here epoch by epoch on the SGD engine's
+  state, or "model", the solver object's own ``fit_binary`` from each problem's model: no solver family is
+  named here); the collapse remedies (centring, the warm-start loss); and the loss parameters the loss does
+  not take (a ``UserWarning`` when one is set away from its default);
 * ``start(n_problems, d)`` is the state a fit starts from (zeros, or given weights); ``solve(data, state,
   passes)`` runs the engine on every one-vs-rest problem from it, with the stopping rule as the engine's
   per-pass callback, and returns a ``Solved`` (the new state and the per-problem results); ``model(state)``
@@ -25,14 +27,13 @@ import numpy as np
 from joblib import effective_n_jobs
 
 from .. import _core
-from .. import variance_reduced as _vr
-from .._base import (EarlyStopping, EngineResult, Progress, accuracy, binary_targets, engine_solve, map_problems,
-                     result_attributes, stopping_tol, user_stacklevel, weighted_alpha)
-from .._validation import float64_or_none, seed_from_random_state
+from .._base import (EarlyStopping, EngineResult, Progress, accuracy, binary_targets, map_problems, result_attributes,
+                     stopping_tol, total_weight, user_stacklevel)
+from .._validation import seed_from_random_state
 from ..losses import LOSS_PARAMETERS, canonical_loss, loss_spec, loss_spec_from
 from . import _sgd
 from ._sgd import SgdConfig, SgdStates
-from ._solvers import resolve_solver
+from ._solvers import EngineCall, resolve_solver
 
 
 def initial_model(coef_init, intercept_init, n_problems, n_features):
@@ -198,7 +199,7 @@ class LinearSolver:
         self.estimator, self.params = estimator, p
         self.method.check_loss(self.loss)
         self.solver = self.method.method  # the engine's name of the method
-        self.kind = "softmax" if self.loss == "softmax" else self.method.family
+        self.kind = "softmax" if self.loss == "softmax" else self.method.state
         self.center = self.kind == "sgd" and self.method.centred(self.loss)
         self.warm_loss = self.method.warm_loss(self.loss)
         if getattr(self.method, "parallel", "problems") == "rows" and self.kind != "sgd":
@@ -243,40 +244,24 @@ class LinearSolver:
             history=self.records_history() if history is None else history,
             n_threads=effective_n_jobs(p["n_jobs"]) if m.parallel == "rows" else 1)
 
-    def vr_params(self, alpha, max_iter, seed, validation=None, history=None):
-        """The variance-reduced engine's parameters (binary problems and the softmax model); with early
-        stopping (``validation``) the validation score alone decides when to stop (the engine's tol is off)."""
-        p, m = self.params, self.method
-        history = self.records_history() if history is None else history
-        return _vr.engine_params(m.method, alpha=alpha, max_iter=max_iter, eta0=m.eta0, svrg_option=m.option,
-                                 tol=0.0 if validation is not None else p["tol"] or 0.0,
-                                 fit_intercept=p["fit_intercept"], seed=seed, history=history)
-
-    def lbfgs_params(self, alpha, max_iter, validation=None, history=None):
-        """L-BFGS's engine parameters (binary problems and the softmax model); with early stopping
-        (``validation``) the validation score alone decides when to stop (the gradient rule is off)."""
-        p, m = self.params, self.method
-        params = _core.LbfgsParams()
-        params.alpha = float(alpha)
-        params.max_iter = int(max_iter)
-        params.memory = int(m.memory)
-        params.max_linesearch = int(m.max_linesearch)
-        params.tol = 0.0 if validation is not None else float(p["tol"] or 0.0)
-        params.fit_intercept = bool(p["fit_intercept"])
-        params.record_history = bool(self.records_history() if history is None else history)
-        return params
+    def engine_call(self, sample_weight, n, validation=None, history=None):
+        """The ``EngineCall`` of a solve of the model solvers (``kind`` "model" / "softmax") on n rows: the
+        engine's weights and alpha (``Solver.engine_objective`` of ``alpha_`` and ``total_``, resolved once per
+        solve); with early stopping (``validation``) the validation score alone decides when to stop (the engine's
+        tol off)."""
+        p = self.params
+        sample_weight, alpha = self.method.engine_objective(self.alpha_, sample_weight, n, self.total_)
+        return EngineCall(sample_weight, alpha, 0.0 if validation is not None else p["tol"] or 0.0,
+                          p["fit_intercept"], self.records_history() if history is None else history)
 
     def seed(self):
         return seed_from_random_state(self.params["random_state"])
 
-    def alpha(self, sample_weight, n):
+    def alpha(self, total):
         """The L2 strength of the estimator's objective ``(1/sum(sw)) sum_i sw_i r_i + (alpha/2) ||w||^2``:
-        ``alpha``, or for "auto" the solver's (``Solver.auto_alpha`` of the rows' total weight)."""
+        ``alpha``, or for "auto" the solver's (``Solver.auto_alpha`` of the rows' total weight ``total``)."""
         if self.params["alpha"] != "auto":
             return float(self.params["alpha"])
-        total = float(n) if sample_weight is None else float(np.sum(sample_weight))
-        if not total > 0:
-            raise ValueError("sample weights sum to zero: there is nothing to fit")
         return self.method.auto_alpha(total)
 
     # ------------------------------------------------------------------ states
@@ -319,17 +304,19 @@ class LinearSolver:
         SGD solvers stop on the training objective, inside the same engine call."""
         total = max_iter * (1 if self.kind == "softmax" else len(data.Y))
         history = self.records_history(data, verbose)
-        self.alpha_ = self.alpha(data.sample_weight, data.M.shape[0])  # the fitted ``alpha_``
+        self.total_ = total_weight(data.sample_weight, data.M.shape[0])  # the one check of weights summing to zero
+        self.alpha_ = self.alpha(self.total_)  # the fitted ``alpha_``
         with Progress(verbose, total, self.name) as bar:
             if self.kind == "softmax":
                 return self._solve_softmax(data, validation, bar, history)
-            if self.kind in ("vr", "lbfgs"):
-                return self._solve_vr(data, state, max_iter, warm_start, validation, bar, n_jobs, history)
+            if self.kind == "model":
+                return self._solve_models(data, state, max_iter, warm_start, validation, bar, n_jobs, history)
             return self._solve_sgd(data, state, max_iter, warm_start, validation, bar, n_jobs, stop_on_tol, history)
 
     def _solve_sgd(self, data, state, max_iter, warm_start, validation, bar, n_jobs, stop_on_tol, history):
         X, M, Y, sample_weight = data.X, data.M, data.Y, data.sample_weight
-        cfg = self.sgd_config(weighted_alpha(self.alpha_, sample_weight, X.shape[0]), history)
+        cfg = self.sgd_config(self.method.engine_objective(self.alpha_, sample_weight, X.shape[0], self.total_)[1],
+                              history)
         mu = X.column_mean(sample_weight) if self.center else None
         warm_spec, n_warm = self.warm_start(max_iter, warm_start)
         spec = self.loss_spec()
@@ -379,42 +366,26 @@ class LinearSolver:
         results = map_problems(one, len(Y), 1 if cfg.n_threads > 1 else n_jobs)
         return Solved(state, results)
 
-    def engine_objective(self, sample_weight, n):
-        """(the sample weights, alpha) that make the engine's objective (1/n) sum_i sw_i r_i + (alpha/2) ||w||^2
-        the estimator's, (1/sum(sw)) sum_i sw_i r_i + (alpha/2) ||w||^2 (an integer weight k is the row repeated
-        k times). The stochastic solvers keep the weights as given and minimise sum(sw)/n times it
-        (``weighted_alpha``: the same minimiser and steps). L-BFGS gets the weights scaled to sum to n and alpha
-        itself: its gradient rule ``||grad||_inf <= tol max(1, |F|)`` is absolute while |F| < 1, so on the scaled
-        objective a weighted fit stopped at another iterate than the same rows repeated (relative differences of
-        1e-2 at tol=1e-6, 1.6 at tol=1e-3 on scikit-learn's sample-weight check; 1e-11 once F is the same)."""
-        alpha = self.alpha_  # resolved once per solve (``solve``)
-        if self.method.family != "lbfgs":
-            return sample_weight, weighted_alpha(alpha, sample_weight, n)
-        weighted_alpha(alpha, sample_weight, n)  # the one check of weights summing to zero
-        if sample_weight is not None:
-            sample_weight = np.asarray(sample_weight, dtype=np.float64) * (n / float(np.sum(sample_weight)))
-        return sample_weight, alpha
+    def _check_eval_set(self, data):
+        """The ValueError of a solver that declares it cannot record eval_set's test error (``no_eval_set``)."""
+        if data.M_test is not None and self.method.no_eval_set:
+            raise ValueError(self.method.no_eval_set)
 
-    def _solve_vr(self, data, state, max_iter, warm_start, validation, bar, n_jobs, history):
-        """The binary problems by a variance-reduced method or L-BFGS (``kind``), each from its state's model: a
-        warm start on the convex loss first when there is one, then the loss; early stopping in the same solve."""
+    def _solve_models(self, data, state, max_iter, warm_start, validation, bar, n_jobs, history):
+        """The binary problems by the solver object's ``fit_binary`` (a variance-reduced method, L-BFGS), each
+        from its state's model: a warm start on the convex loss first when there is one, then the loss; early
+        stopping in the same solve."""
         M, Y = data.M, data.Y
         spec = self.loss_spec()
         warm_spec, n_warm = self.warm_start(max_iter, warm_start)
-        seed = self.seed() if self.kind == "vr" else 0  # L-BFGS is deterministic: no draw from random_state
-        sample_weight, alpha = self.engine_objective(data.sample_weight, M.shape[0])
-        if self.kind == "lbfgs" and data.M_test is not None:
-            raise ValueError(_LBFGS_EVAL_SET)
+        seed = self.seed() if self.method.stochastic else 0  # a deterministic solver draws nothing from random_state
+        call = self.engine_call(data.sample_weight, M.shape[0], validation, history)
+        self._check_eval_set(data)
 
         def one(k):
             def solve(loss, passes, coef, intercept, seed_k, stopper=None):
-                if self.kind == "lbfgs":
-                    return _lbfgs_binary(M, Y[k], loss, self.lbfgs_params(alpha, passes, validation, history),
-                                         sample_weight, coef, intercept, bar.callback(), stopper)
-                return _vr.fit_binary(M, Y[k], loss, self.vr_params(alpha, passes, seed_k, validation, history),
-                                      sample_weight=sample_weight, coef=coef, intercept=intercept,
-                                      progress=bar.callback(), X_test=data.M_test,
-                                      y_test=None if data.Y_test is None else data.Y_test[k], stopper=stopper)
+                return self.method.fit_binary(M, Y[k], loss, call, passes, coef, intercept, seed_k, bar.callback(),
+                                              stopper, data.M_test, None if data.Y_test is None else data.Y_test[k])
 
             stopper = None if validation is None else validation.stopper(k)
             if not n_warm:
@@ -431,40 +402,17 @@ class LinearSolver:
 
     def _solve_softmax(self, data, validation, bar, history):
         """One multinomial model over all classes (data.Y: class indices; data.Y_test: indices, -1 for a class
-        never seen in training) by a variance-reduced method or L-BFGS; ``validation``: early stopping on its
+        never seen in training) by the solver object's ``fit_softmax``; ``validation``: early stopping on its
         accuracy, in the same solve."""
         M, y = data.M, data.Y
         K = int(data.Y.max()) + 1  # every class of the fit has rows
-        sample_weight, alpha = self.engine_objective(data.sample_weight, M.shape[0])
+        call = self.engine_call(data.sample_weight, M.shape[0], validation, history)
         stopper = None if validation is None else validation.stopper(None)
-        if self.method.family == "lbfgs":
-            if data.M_test is not None:
-                raise ValueError(_LBFGS_EVAL_SET)
-            params = self.lbfgs_params(alpha, self.params["max_iter"], validation, history)
-            W, b = np.zeros((M.shape[1], K)), np.zeros(K)
-            result = engine_solve(lambda cb: _core.lbfgs_fit(M, np.ascontiguousarray(y, dtype=np.int64), K,
-                                                              float64_or_none(sample_weight), params, W.reshape(-1), b, cb),
-                                   (W.T, b), bar.callback(), stopper)
-            return Solved(VrStates(np.ascontiguousarray(W.T), b), [result])
-        params = self.vr_params(alpha, self.params["max_iter"], self.seed(), validation, history)
-        W, b, result = _vr.fit_softmax(M, y, K, params, sample_weight=sample_weight, X_test=data.M_test,
-                                       y_test=data.Y_test, progress=bar.callback(), stopper=stopper)
+        self._check_eval_set(data)
+        seed = self.seed() if self.method.stochastic else 0
+        W, b, result = self.method.fit_softmax(M, y, K, call, self.params["max_iter"], seed, bar.callback(), stopper,
+                                               data.M_test, data.Y_test)
         return Solved(VrStates(W, b), [result])
-
-
-#: eval_set with L-BFGS (also solver="auto"'s choice for the smooth convex losses): no per-iteration test error yet
-_LBFGS_EVAL_SET = ("LBFGS (also what solver='auto' chooses for this loss) records no test error per iteration: fit "
-                   "without eval_set, or choose a solver that does, e.g. solver='saga' or solver='sgd'")
-
-
-def _lbfgs_binary(M, y, spec, params, sample_weight, coef, intercept, progress, stopper):
-    """One binary L-BFGS solve (``_core.lbfgs_fit``) from (coef, intercept): (coef, intercept, EngineResult)."""
-    w = np.array(coef, dtype=np.float64, copy=True)
-    b = np.array([float(intercept)])
-    result = engine_solve(lambda cb: _core.lbfgs_fit(M, float64_or_none(y), float64_or_none(sample_weight), spec,
-                                                     params, w, b, cb),
-                           (w, b), progress, stopper)
-    return w, float(b[0]), result
 
 
 def _same(value, default):

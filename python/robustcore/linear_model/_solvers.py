@@ -15,19 +15,27 @@ solvers (``SAGA``, ``SAG``, ``SVRG``, ``S2GD``, ``Finito``, ``VRLite``, ``Batchi
 ``vr.hpp``), one class for each method of the engine's registry (``_core.VrMethod``: written out for SVRG,
 whose ``option`` is its own, built from the registry's ``class_name`` and ``summary`` for the others), and the
 deterministic quasi-Newton ``LBFGS`` (``lbfgs.hpp``).
+
+A solver keeping only the model between solves (``state = "model"``: the variance-reduced solvers, ``LBFGS``)
+carries its engine calls: ``engine_objective`` (the sample weights and alpha its engine gets),
+``fit_binary`` / ``fit_softmax`` (one solve from a model, with an ``EngineCall``'s shared settings), and
+declares what it cannot do (``no_eval_set``, ``no_fused_rows``); ``LinearSolver`` calls them through the
+object, so a solver of another family is its engine header, its binding file and its class here.
 """
 
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, NamedTuple, cast
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import _core
-from .._base import cached_param_names, validate_params
+from .. import variance_reduced as _vr
+from .._base import cached_param_names, engine_solve, validate_params, weighted_alpha
+from .._validation import float64_or_none
 from ..losses import LOSS_TRAITS, SMOOTH_LOSSES, canonical_loss, losses_with
 
 #: the engine's step-size schedules, by name (read from the engine)
@@ -41,9 +49,31 @@ _HISTORY = ["boolean", StrOptions({"auto"})]
 _WARM_START = [StrOptions({"auto", "log_loss", "hinge"}), None]
 
 
+class EngineCall(NamedTuple):
+    """What every engine call of one solve shares (``LinearSolver`` builds it once per solve): the engine's
+    sample weights and L2 strength (``Solver.engine_objective``), the stopping tolerance (0: off, e.g. when early
+    stopping's validation score decides), whether to fit an intercept and whether to record the per-pass history.
+
+    Parameters
+    ----------
+    sample_weight : ndarray or None
+    alpha : float
+    tol : float
+    fit_intercept : bool
+    history : bool
+    """
+
+    sample_weight: Any
+    alpha: float
+    tol: float
+    fit_intercept: bool
+    history: bool
+
+
 class Solver(BaseEstimator):
-    """The base of the solver objects (see the module): ``family`` ("sgd" or "vr"), the engine's ``method``
-    name, the loss traits it ``requires``, and the resolution of its "auto" settings for a loss.
+    """The base of the solver objects (see the module): ``family`` ("sgd", "vr" or "lbfgs"), the engine's
+    ``method`` name, the loss traits it ``requires``, the resolution of its "auto" settings for a loss, what it
+    keeps between solves (``state``) and cannot do (``no_eval_set``, ``no_fused_rows``), and its engine calls.
 
     Every solver has ``history`` ("auto", True or False: whether each pass also records the objective and the
     training error, one extra pass over the data each; "auto": when someone looks -- an ``eval_set`` or a
@@ -73,6 +103,17 @@ class Solver(BaseEstimator):
     #: the eta0 calibration's sample), where a column stored twice in a CSR row counts differently from its sum:
     #: then a CSR X not in canonical form is copied into it before the solve (``_validation.to_matrix``)
     canonical_rows: ClassVar[bool] = True
+    #: what the solver keeps between solves: "sgd" (the SGD engine's state: scaled weights, running averages,
+    #: step counts; ``_sgd.SgdStates``, driven by ``LinearSolver``) or "model" (the model alone, (coef,
+    #: intercept): ``fit_binary`` / ``fit_softmax`` start from it)
+    state: ClassVar[str] = "model"
+    #: whether the solver draws from ``random_state`` (a deterministic one is given seed 0 and draws nothing)
+    stochastic: ClassVar[bool] = True
+    #: why the solver cannot record the test error of ``eval_set`` per pass (a fit's ValueError), "" when it can
+    no_eval_set: ClassVar[str] = ""
+    #: why the solver cannot read rows that the engine maps as it reads them (``KernelClassifier``'s fused path,
+    #: ``kernel_model.fused_unsupported``), "" when it can
+    no_fused_rows: ClassVar[str] = ""
 
     def auto_alpha(self, total_weight: float) -> float:
         """The L2 strength of ``alpha="auto"`` for training rows of ``total_weight`` (their row count unweighted):
@@ -112,11 +153,68 @@ class Solver(BaseEstimator):
         """Whether a solve records the objective and errors after every pass (``history``)."""
         return looked_at if self.history == "auto" else bool(self.history)
 
+    def fused_unsupported(self) -> str:
+        """Why this solver, with its settings, cannot train on rows mapped inside the engine, or ""."""
+        return self.no_fused_rows
+
+    def engine_objective(self, alpha: float, sample_weight: Any, n: int, total: float) -> tuple[Any, float]:
+        """(the sample weights, alpha) that make the engine's objective (1/n) sum_i sw_i r_i + (alpha/2) ||w||^2
+        the estimator's, (1/sum(sw)) sum_i sw_i r_i + (alpha/2) ||w||^2 (an integer weight k is the row repeated
+        k times), for n rows of total weight ``total`` (``_base.total_weight``, checked once per solve): the
+        stochastic solvers keep the weights as given and minimise sum(sw)/n times it (``_base.weighted_alpha``:
+        the same minimiser and steps)."""
+        return sample_weight, weighted_alpha(alpha, sample_weight, n, total)
+
+    def fit_binary(self, M: Any, y: np.ndarray, loss: Any, call: EngineCall, max_iter: int, coef: np.ndarray,
+                   intercept: float, seed: int, progress: Any, stopper: Any = None, M_test: Any = None,
+                   y_test: np.ndarray | None = None) -> tuple[np.ndarray, float, Any]:
+        """One binary problem (+-1 targets ``y``, the loss spec ``loss``) solved from (coef, intercept) for
+        ``max_iter`` passes (iterations): (coef, intercept, EngineResult). A solver of ``state = "model"``
+        implements it; ``stopper``: early stopping in the same solve; (M_test, y_test): ``eval_set``'s rows."""
+        raise NotImplementedError(f"{type(self).__name__} keeps the SGD engine's state: LinearSolver drives it")
+
+    def fit_softmax(self, M: Any, y: np.ndarray, K: int, call: EngineCall, max_iter: int, seed: int, progress: Any,
+                    stopper: Any = None, M_test: Any = None,
+                    y_test: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, Any]:
+        """The softmax model of K classes (class indices ``y``) solved from zeros: (coef (K, d), intercept (K,),
+        EngineResult). A solver with ``softmax = True`` implements it."""
+        raise NotImplementedError(f"{type(self).__name__} has no multinomial form")
+
+
+class _VrEngine:
+    """The variance-reduced engine's calls (``vr.hpp``), for the solvers it runs: its methods, and plain SGD's
+    softmax model (the engine's method "sgd")."""
+
+    method: ClassVar[str]
+    eta0: float | None
+    option: str
+
+    def engine_params(self, call: EngineCall, max_iter: int, seed: int) -> Any:
+        """The variance-reduced engine's parameters of one solve."""
+        # the method is a name of the engine's registry, the option checked by SVRG's _parameter_constraints
+        return _vr.engine_params(cast("_vr.VrSolverName", self.method), alpha=call.alpha, max_iter=max_iter,
+                                 eta0=self.eta0, svrg_option=cast("_vr.SvrgOption", self.option), tol=call.tol,
+                                 fit_intercept=call.fit_intercept, seed=seed, history=call.history)
+
+    def fit_softmax(self, M: Any, y: np.ndarray, K: int, call: EngineCall, max_iter: int, seed: int, progress: Any,
+                    stopper: Any = None, M_test: Any = None,
+                    y_test: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, Any]:
+        return _vr.fit_softmax(M, y, K, self.engine_params(call, max_iter, seed), sample_weight=call.sample_weight,
+                               X_test=M_test, y_test=y_test, progress=progress, stopper=stopper)
+
 
 class _SGDFamily(Solver):
     family = "sgd"
+    state = "sgd"
     default_schedule: ClassVar[str]
     default_average: ClassVar[bool]
+
+    def fused_unsupported(self) -> str:
+        if self.shuffle == "block":
+            return "shuffle='block' (the rows are not copied on the fused path)"
+        if self.parallel == "rows":
+            return "parallel='rows'"
+        return ""
 
     def schedule(self, loss: str | None = None) -> str:
         """The step-size schedule ("constant" for the softmax model's plain SGD)."""
@@ -154,7 +252,7 @@ _SGD_CONSTRAINTS: dict = {
 }
 
 
-class SGD(_SGDFamily):
+class SGD(_VrEngine, _SGDFamily):
     """Plain SGD (SRamp paper Algorithm 1; option A, or option B with ``average="epoch"``), any loss.
 
     Parameters
@@ -312,7 +410,7 @@ class Pegasos(_SGDFamily):
         return False
 
 
-class _VarianceReduced(Solver):
+class _VarianceReduced(_VrEngine, Solver):
     """A variance-reduced method of the engine (``vr.hpp``): smooth losses, ``max_iter`` effective passes, a
     constant step ``eta0`` (None: the method's default from the loss's smoothness constant)."""
 
@@ -335,6 +433,13 @@ class _VarianceReduced(Solver):
             raise ValueError("loss='softmax' takes no warm_start_loss (it is convex)")
         if warm is not None and warm not in SMOOTH_LOSSES:
             raise ValueError(f"{type(self).__name__} needs a smooth warm_start_loss ('log_loss'), got {warm!r}")
+
+    def fit_binary(self, M: Any, y: np.ndarray, loss: Any, call: EngineCall, max_iter: int, coef: np.ndarray,
+                   intercept: float, seed: int, progress: Any, stopper: Any = None, M_test: Any = None,
+                   y_test: np.ndarray | None = None) -> tuple[np.ndarray, float, Any]:
+        return _vr.fit_binary(M, y, loss, self.engine_params(call, max_iter, seed), sample_weight=call.sample_weight,
+                              coef=coef, intercept=intercept, progress=progress, X_test=M_test, y_test=y_test,
+                              stopper=stopper)
 
 
 class SVRG(_VarianceReduced):
@@ -405,6 +510,11 @@ class LBFGS(Solver):
     # every evaluation reads a row through its scores and the gradient's axpy (lbfgs.hpp's evaluate_rows), where a
     # duplicate adds as scipy adds it: no canonical copy, nor the O(nnz) test for one (issue 40's warm fits)
     canonical_rows = False
+    stochastic = False
+    # no per-iteration test error yet (also solver="auto"'s choice for the smooth convex losses)
+    no_eval_set = ("LBFGS (also what solver='auto' chooses for this loss) records no test error per iteration: fit "
+                   "without eval_set, or choose a solver that does, e.g. solver='saga' or solver='sgd'")
+    no_fused_rows = "LBFGS (it reads the rows in memory)"
 
     def auto_alpha(self, total_weight: float) -> float:
         """1 / the rows' total weight: the objective is then ``sum_i sw_i r_i + ||w||^2 / 2`` up to a factor,
@@ -429,6 +539,49 @@ class LBFGS(Solver):
         warm = self.warm_loss(loss)
         if warm is not None and warm not in SMOOTH_LOSSES:
             raise ValueError(f"LBFGS needs a smooth warm_start_loss ('log_loss'), got {warm!r}")
+
+    def engine_objective(self, alpha: float, sample_weight: Any, n: int, total: float) -> tuple[Any, float]:
+        """As ``Solver.engine_objective``, but the weights scaled to sum to n and alpha itself: the gradient
+        rule ``||grad||_inf <= tol max(1, |F|)`` is absolute while |F| < 1, so on the scaled objective a weighted
+        fit stopped at another iterate than the same rows repeated (relative differences of 1e-2 at tol=1e-6,
+        1.6 at tol=1e-3 on scikit-learn's sample-weight check; 1e-11 once F is the same)."""
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight, dtype=np.float64) * (n / total)
+        return sample_weight, alpha
+
+    def engine_params(self, call: EngineCall, max_iter: int) -> Any:
+        """The engine's ``LbfgsParams`` of one solve."""
+        params = _core.LbfgsParams()
+        params.alpha = float(call.alpha)
+        params.max_iter = int(max_iter)
+        params.memory = int(self.memory)
+        params.max_linesearch = int(self.max_linesearch)
+        params.tol = float(call.tol)
+        params.fit_intercept = bool(call.fit_intercept)
+        params.record_history = bool(call.history)
+        return params
+
+    def fit_binary(self, M: Any, y: np.ndarray, loss: Any, call: EngineCall, max_iter: int, coef: np.ndarray,
+                   intercept: float, seed: int, progress: Any, stopper: Any = None, M_test: Any = None,
+                   y_test: np.ndarray | None = None) -> tuple[np.ndarray, float, Any]:
+        w = np.array(coef, dtype=np.float64, copy=True)
+        b = np.array([float(intercept)])
+        params = self.engine_params(call, max_iter)
+        result = engine_solve(lambda cb: _core.lbfgs_fit(M, float64_or_none(y), float64_or_none(call.sample_weight),
+                                                         loss, params, w, b, cb),
+                              (w, b), progress, stopper)
+        return w, float(b[0]), result
+
+    def fit_softmax(self, M: Any, y: np.ndarray, K: int, call: EngineCall, max_iter: int, seed: int, progress: Any,
+                    stopper: Any = None, M_test: Any = None,
+                    y_test: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, Any]:
+        params = self.engine_params(call, max_iter)
+        W, b = np.zeros((M.shape[1], K)), np.zeros(K)
+        result = engine_solve(lambda cb: _core.lbfgs_fit(M, np.ascontiguousarray(y, dtype=np.int64), K,
+                                                         float64_or_none(call.sample_weight), params, W.reshape(-1),
+                                                         b, cb),
+                              (W.T, b), progress, stopper)
+        return np.ascontiguousarray(W.T), b, result
 
 
 def _vr_class(method: str) -> type[_VarianceReduced]:
@@ -456,6 +609,11 @@ VR_CLASSES: dict[str, type[_VarianceReduced]] = {
 globals().update(VR_CLASSES)
 #: every solver class, by the name a string ``solver=`` takes
 SOLVERS: dict[str, Any] = {cls.method: cls for cls in (*_WRITTEN, *VR_CLASSES.values())}
+#: a solver by name (``LinearClassifier(solver=)``): its object with its defaults, or "auto" (``make_solver``). The
+#: names are the registry's above (``SOLVERS``), held equal to it by a test (tests/python/test_typing.py), as
+#: ``losses.LossName`` is to the loss registry
+SolverName = Literal["auto", "lbfgs", "sgd", "asgd", "pegasos", "saga", "sag", "svrg", "s2gd", "finito", "vrlite",
+                     "batching_svrg", "mixed_svrg"]
 
 
 def _auto(loss: str | None) -> str:
