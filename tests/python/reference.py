@@ -568,3 +568,42 @@ def svrg_draws(n, outer, method, option, rng):
             seq.append(int(rng.integers(0, n)))
         seq += list(rng.integers(0, n, size=n))
     return np.array(seq, dtype=np.int64)
+
+
+# ----------------------------------------------------------------------------- the rate fit's sums
+def bounded_sigmoid_sums(score, n_pos, n_neg, th):  # noqa: D401 - the oracle of _core.bounded_sigmoid_sums
+    """(sums of -log P(label | s) (m,), their gradients (m, 4) and Hessians (m, 4, 4)) of the bounded sigmoid at
+    m parameter points th (m, 4), each theta = (a, c, u, v), over scores ``score`` (standardised) carrying
+    ``n_pos`` positive and ``n_neg`` negative labels each (rows: 1 and 0; score bins: their counts): the data part
+    of ``_bounded_sigmoid_objective``, which sums over any rows (a partition's, on its worker). With
+    p = lo + (1 - lo) e sigmoid(a s + c), lo = sigmoid(u), e = sigmoid(v): the Hessian is
+    sum_i w_i J_i J_i^T + r_i d^2 p_i / d theta^2, J_i = d p_i / d theta, r_i = d f / d p_i, w_i = d^2 f / d p_i^2."""
+    th = np.asarray(th, dtype=np.float64)
+    _sigmoid = lambda z: 0.5 + 0.5 * np.tanh(0.5 * z)  # noqa: E731
+    a, c, u, v = (th[:, j, None] for j in range(4))  # (m, 1) each: the points down, the scores across
+    lo, e = _sigmoid(u), _sigmoid(v)
+    dlo, de, k = lo * (1.0 - lo), e * (1.0 - e), (1.0 - lo) * e
+    sig = _sigmoid(a * score + c)
+    s1 = sig * (1.0 - sig)  # sigmoid' and sigmoid'' at a s + c
+    s2 = s1 * (1.0 - 2.0 * sig)
+    p = np.clip(lo + k * sig, 1e-12, 1.0 - 1e-12)
+    f = -(np.log(p) @ n_pos + np.log1p(-p) @ n_neg)
+    r = n_neg / (1.0 - p) - n_pos / p  # d f / d p at each score
+    w = n_neg / (1.0 - p) ** 2 + n_pos / (p * p)  # d^2 f / d p^2
+    J = np.stack([k * s1 * score, k * s1, dlo * (1.0 - e * sig), (1.0 - lo) * de * sig], axis=2)  # d p / d theta
+    g = np.matmul(r[:, None, :], J)[:, 0]
+    # sum_i r_i d^2 p_i / d theta^2 from seven sums of r against the score's powers and sigmoid's derivatives
+    rs2, rs1 = r * s2, r * s1
+    rs2_0, rs2_1, rs2_2 = rs2.sum(axis=1), rs2 @ score, rs2 @ (score * score)
+    rs1_0, rs1_1, rsig, rsum = rs1.sum(axis=1), rs1 @ score, (r * sig).sum(axis=1), r.sum(axis=1)
+    k, dlo, de, lo, e = k[:, 0], dlo[:, 0], de[:, 0], lo[:, 0], e[:, 0]
+    D = np.empty((th.shape[0], 4, 4))
+    D[:, 0, 0], D[:, 0, 1], D[:, 1, 1] = k * rs2_2, k * rs2_1, k * rs2_0
+    D[:, 0, 2], D[:, 1, 2] = -dlo * e * rs1_1, -dlo * e * rs1_0
+    D[:, 0, 3], D[:, 1, 3] = (1.0 - lo) * de * rs1_1, (1.0 - lo) * de * rs1_0
+    D[:, 2, 2] = dlo * (1.0 - 2.0 * lo) * (rsum - e * rsig)
+    D[:, 2, 3] = -dlo * de * rsig
+    D[:, 3, 3] = (1.0 - lo) * de * (1.0 - 2.0 * e) * rsig
+    for i, j in ((1, 0), (2, 0), (2, 1), (3, 0), (3, 1), (3, 2)):
+        D[:, i, j] = D[:, j, i]
+    return f, g, np.matmul(J.transpose(0, 2, 1), J * w[:, :, None]) + D

@@ -327,3 +327,20 @@ def test_small_samples_do_not_put_all_symmetric_noise_on_one_class():
         realised = np.array([np.mean(yn[y == c] != c) for c in (0, 1)])
         errs.append(np.abs((1.0 - np.diag(T)) - realised).max())
     assert max(errs) < 0.2, errs
+
+
+def test_the_engines_bounded_sigmoid_sums_match_numpy():
+    # _core.bounded_sigmoid_sums (bounded_sigmoid.hpp) against the formulas in NumPy, at several points at once,
+    # over rows (0 / 1 counts) and over bins (fractional counts); tolerance, not bits (a sum's order differs)
+    from reference import bounded_sigmoid_sums as numpy_sums
+
+    from robustcore.noise._transition import bounded_sigmoid_sums
+
+    rng = np.random.default_rng(3)
+    th = np.array([[0.3, 0.1, -1.0, 1.0], [8.0, 0.0, -2.0, 2.0], [2.0, 4.0, -0.5, 0.3], [1.0, -1.0, -30.0, 30.0]])
+    for n_pos in ((rng.random(500) < 0.4).astype(float), rng.random(500) * 3):
+        score, n_neg = rng.standard_normal(500), (1.0 - n_pos if n_pos.max() <= 1 else rng.random(500) * 3)
+        for got, want in zip(bounded_sigmoid_sums(score, n_pos, n_neg, th), numpy_sums(score, n_pos, n_neg, th)):
+            np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9 * np.abs(want).max())
+    with pytest.raises(ValueError, match=r"th must have shape \(m, 4\)"):
+        bounded_sigmoid_sums(score, n_pos, n_neg, np.zeros((2, 3)))

@@ -29,3 +29,4 @@
 #include "feature_maps.hpp"
 #include "fused_view.hpp"
 #include "fused_sgd.hpp"
+#include "bounded_sigmoid.hpp"

@@ -359,20 +359,19 @@ kNewtonPatience, kNewtonBehind = 5, 1e-3
 
 
 def _newton_direction(g, H):
-    """The Newton direction -(H + mu I)^-1 g, mu = 0 where H is positive definite, else raised until it is
-    (Levenberg's damping: the flat ridge where a grows, saddles away from the optimum); -g without curvature."""
-    eye = np.eye(g.size)
-    mu, scale = 0.0, max(1e-12, float(np.max(np.abs(np.diag(H)))))
-    while mu <= 1e10 * scale:
-        try:
-            chol = np.linalg.cholesky(H + mu * eye)
-            d = -np.linalg.solve(chol.T, np.linalg.solve(chol, g))
-            if np.all(np.isfinite(d)):
-                return d
-        except np.linalg.LinAlgError:
-            pass
-        mu = max(1e-10 * scale, 10.0 * mu)
-    return -g
+    """The Newton direction -H^-1 g where H is positive definite (its Cholesky factor exists); elsewhere (saddles,
+    the flat ridge where a grows, away from the optimum) with H's eigenvalues replaced by their absolute values,
+    floored at 1e-8 of the largest: a descent direction."""
+    try:
+        L = np.linalg.cholesky(H)
+        d = -np.linalg.solve(L.T, np.linalg.solve(L, g))
+        if np.all(np.isfinite(d)):
+            return d
+    except np.linalg.LinAlgError:
+        pass
+    lam, V = np.linalg.eigh(H)
+    lam = np.maximum(np.abs(lam), 1e-8 * max(1e-12, float(np.max(np.abs(lam)))))
+    return -V @ ((V.T @ g) / lam)
 
 
 def _newton(objective, th):
@@ -444,43 +443,13 @@ def bounded_sigmoid_sums(score, n_pos, n_neg, th):
     """(sums of -log P(label | s) (m,), their gradients (m, 4) and Hessians (m, 4, 4)) of the bounded sigmoid at
     m parameter points th (m, 4), each theta = (a, c, u, v), over scores ``score`` (standardised) carrying
     ``n_pos`` positive and ``n_neg`` negative labels each (rows: 1 and 0; score bins: their counts): the data part
-    of ``_bounded_sigmoid_objective``, which sums over any rows (a partition's, on its worker). With
-    p = lo + (1 - lo) e sigmoid(a s + c), lo = sigmoid(u), e = sigmoid(v): the Hessian is
-    sum_i w_i J_i J_i^T + r_i d^2 p_i / d theta^2, J_i = d p_i / d theta, r_i = d f / d p_i, w_i = d^2 f / d p_i^2."""
-    th = np.asarray(th, dtype=np.float64)
-    a, c, u, v = (th[:, j, None] for j in range(4))  # (m, 1) each: the points down, the scores across
-    lo, e = _sigmoid(u), _sigmoid(v)
-    dlo, de, k = lo * (1.0 - lo), e * (1.0 - e), (1.0 - lo) * e
-    sig = _sigmoid(a * score + c)
-    s1 = sig * (1.0 - sig)  # sigmoid' and sigmoid'' at a s + c
-    s2 = s1 * (1.0 - 2.0 * sig)
-    p = np.clip(lo + k * sig, 1e-12, 1.0 - 1e-12)
-    f = -(np.log(p) @ n_pos + np.log1p(-p) @ n_neg)
-    r = n_neg / (1.0 - p) - n_pos / p  # d f / d p at each score
-    w = n_neg / (1.0 - p) ** 2 + n_pos / (p * p)  # d^2 f / d p^2
-    J = np.stack([k * s1 * score, k * s1, dlo * (1.0 - e * sig), (1.0 - lo) * de * sig], axis=2)  # d p / d theta
-    g = np.matmul(r[:, None, :], J)[:, 0]
-    # sum_i r_i d^2 p_i / d theta^2 from seven sums of r against the score's powers and sigmoid's derivatives
-    rs2, rs1 = r * s2, r * s1
-    rs2_0, rs2_1, rs2_2 = rs2.sum(axis=1), rs2 @ score, rs2 @ (score * score)
-    rs1_0, rs1_1, rsig, rsum = rs1.sum(axis=1), rs1 @ score, (r * sig).sum(axis=1), r.sum(axis=1)
-    k, dlo, de, lo, e = k[:, 0], dlo[:, 0], de[:, 0], lo[:, 0], e[:, 0]
-    D = np.empty((th.shape[0], 4, 4))
-    D[:, 0, 0], D[:, 0, 1], D[:, 1, 1] = k * rs2_2, k * rs2_1, k * rs2_0
-    D[:, 0, 2], D[:, 1, 2] = -dlo * e * rs1_1, -dlo * e * rs1_0
-    D[:, 0, 3], D[:, 1, 3] = (1.0 - lo) * de * rs1_1, (1.0 - lo) * de * rs1_0
-    D[:, 2, 2] = dlo * (1.0 - 2.0 * lo) * (rsum - e * rsig)
-    D[:, 2, 3] = -dlo * de * rsig
-    D[:, 3, 3] = (1.0 - lo) * de * (1.0 - 2.0 * e) * rsig
-    for i, j in ((1, 0), (2, 0), (2, 1), (3, 0), (3, 1), (3, 2)):
-        D[:, i, j] = D[:, j, i]
-    return f, g, np.matmul(J.transpose(0, 2, 1), J * w[:, :, None]) + D
+    of ``_bounded_sigmoid_objective``, which sums over any rows (a partition's, on its worker). One pass of the
+    engine over the scores for all the points (``_core.bounded_sigmoid_sums``, bounded_sigmoid.hpp: the formulas;
+    ``tests/python/reference.py`` holds them in NumPy)."""
+    from .. import _core
 
-
-def _sigmoid(z):
-    """1 / (1 + exp(-z)) as 0.5 + 0.5 tanh(z / 2): no overflow, and 5x faster than scipy's expit on this machine
-    (the rate fit's every evaluation is a few of them)."""
-    return 0.5 + 0.5 * np.tanh(0.5 * z)
+    f64 = lambda x: np.ascontiguousarray(x, dtype=np.float64)  # noqa: E731
+    return _core.bounded_sigmoid_sums(f64(score), f64(n_pos), f64(n_neg), f64(np.atleast_2d(th)))
 
 
 def bounded_sigmoid_objective(sums, n, s_lo, s_hi):
