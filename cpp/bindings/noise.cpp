@@ -1,7 +1,26 @@
 // Bindings: the bounded sigmoid's likelihood sums (bounded_sigmoid.hpp), the rate fit's per-row pass.
-#include "common.hpp"
+// With RCB_KERNELS defined this file compiles only the engine's pass (CMakeLists.txt generates kernels_noise.cpp,
+// the define and an #include of this file, built at the kernels' optimisation); without it, the binding, which
+// calls that pass, and its registration.
+#include <cstdint>
 
+namespace rcb::kernels {
+/// robustcore::bounded_sigmoid_sums, compiled once at the kernels' optimisation.
+void bounded_sigmoid_sums(const double* score, const double* n_pos, const double* n_neg, int64_t n,
+                          const double* th, int64_t m, double* f, double* g, double* H);
+}  // namespace rcb::kernels
+
+#ifdef RCB_KERNELS
 #include <robustcore/bounded_sigmoid.hpp>
+
+namespace rcb::kernels {
+void bounded_sigmoid_sums(const double* score, const double* n_pos, const double* n_neg, int64_t n,
+                          const double* th, int64_t m, double* f, double* g, double* H) {
+  robustcore::bounded_sigmoid_sums(score, n_pos, n_neg, n, th, m, f, g, H);
+}
+}  // namespace rcb::kernels
+#else
+#include "common.hpp"
 
 namespace rcb {
 
@@ -19,8 +38,7 @@ void bind_noise(py::module_& m) {
         double *fp = f.mutable_data(), *gp = g.mutable_data(), *hp = H.mutable_data();
         {
           py::gil_scoped_release nogil;
-          robustcore::bounded_sigmoid_sums(score.data(), n_pos.data(), n_neg.data(), n, th.data(), points, fp, gp,
-                                           hp);
+          kernels::bounded_sigmoid_sums(score.data(), n_pos.data(), n_neg.data(), n, th.data(), points, fp, gp, hp);
         }
         return py::make_tuple(f, g, H);
       },
@@ -33,3 +51,4 @@ void bind_noise(py::module_& m) {
 }  // namespace rcb
 
 RCB_REGISTER(noise, Solvers)
+#endif  // RCB_KERNELS

@@ -241,7 +241,8 @@ def test_every_binding_file_registers_itself_and_the_module_calls_it():
 def test_a_family_file_holds_its_own_instantiations():
     """The recipe's worked example, L-BFGS, and every family written that way: its binding file holds its list of
     engine instantiations (compiled alone under RCB_KERNELS, in a kernels unit CMake generates), so no hand-written
-    kernels_<family>.cpp and no list in instances.hpp exists for it."""
+    kernels_<family>.cpp and no list in instances.hpp exists for it (a file whose kernels part is a plain
+    function, noise.cpp's pass, has no list at all)."""
     files = _binding_files()
     own = {name for name, text in files.items() if "\n#ifdef RCB_KERNELS\n" in text}
     assert {"lbfgs", "linear", "fol", "mkl_blocks"} <= own, own
@@ -250,8 +251,8 @@ def test_a_family_file_holds_its_own_instantiations():
         assert not (BINDINGS / f"kernels_{name}.cpp").exists(), name
         macros = {line.split("(")[0].split()[1] for line in files[name].splitlines()
                   if line.startswith("#define RCB_") and line.split("(")[0].endswith("_INSTANCES")}
-        assert len(macros) == 1, (name, macros)
-        assert f"#define {macros.pop()}(" not in instances, name
+        assert len(macros) <= 1, (name, macros)
+        assert all(f"#define {macro}(" not in instances for macro in macros), name
 
 
 def _string_constants(path):

@@ -18,7 +18,7 @@ namespace robustcore {
 /// J_i = d p_i / d theta, r_i = d f / d p_i, w_i = d^2 f / d p_i^2.
 inline void bounded_sigmoid_sums(const double* score, const double* n_pos, const double* n_neg, int64_t n,
                                  const double* th, int64_t m, double* f, double* g, double* H) {
-  const auto sigmoid = [](double z) { return 0.5 + 0.5 * std::tanh(0.5 * z); };
+  const auto sigmoid = [](double z) { return 1.0 / (1.0 + std::exp(-z)); };  // exp(-z) = inf: 0, no NaN
   for (int64_t j = 0; j < m; ++j) {
     const double a = th[4 * j], c = th[4 * j + 1], lo = sigmoid(th[4 * j + 2]), e = sigmoid(th[4 * j + 3]);
     const double dlo = lo * (1.0 - lo), de = e * (1.0 - e), k = (1.0 - lo) * e;
@@ -28,9 +28,10 @@ inline void bounded_sigmoid_sums(const double* score, const double* n_pos, const
       const double s = score[i], sig = sigmoid(a * s + c);
       const double s1 = sig * (1.0 - sig), s2 = s1 * (1.0 - 2.0 * sig);  // sigmoid' and sigmoid''
       const double p = std::clamp(lo + k * sig, 1e-12, 1.0 - 1e-12);
-      value -= n_pos[i] * std::log(p) + n_neg[i] * std::log1p(-p);
-      const double r = n_neg[i] / (1.0 - p) - n_pos[i] / p;
-      const double w = n_neg[i] / ((1.0 - p) * (1.0 - p)) + n_pos[i] / (p * p);
+      value -= n_pos[i] * std::log(p) + n_neg[i] * std::log(1.0 - p);
+      const double inv_p = 1.0 / p, inv_q = 1.0 / (1.0 - p);
+      const double r = n_neg[i] * inv_q - n_pos[i] * inv_p;
+      const double w = n_neg[i] * inv_q * inv_q + n_pos[i] * inv_p * inv_p;
       const double J[4] = {k * s1 * s, k * s1, dlo * (1.0 - e * sig), (1.0 - lo) * de * sig};
       for (int q = 0; q < 4; ++q) {
         grad[q] += r * J[q];
