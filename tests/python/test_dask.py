@@ -316,6 +316,34 @@ def test_bad_input_raises(client, make, kw, error, match):
     assert not hasattr(est, "coef_")
 
 
+def _fit_killing_a_worker(client, est, X, y, busy_with, delay=0.0, timeout=120):
+    """Fit ``est`` on a thread and SIGKILL a worker process while it runs a task whose key ``busy_with`` accepts
+    (``delay`` seconds after one is first seen): the outcome, {"error": the exception} or {} when the fit ended."""
+    pids = client.run(os.getpid)
+    outcome = {}
+
+    def fit():
+        try:
+            est.fit(X, y)
+        except Exception as e:  # noqa: BLE001 - the outcome is checked by the caller
+            outcome["error"] = e
+
+    thread = threading.Thread(target=fit)
+    thread.start()
+    victim, deadline = None, time.monotonic() + 60
+    while victim is None and time.monotonic() < deadline and thread.is_alive():
+        busy = [w for w, keys in client.processing().items() if any(busy_with(k) for k in keys)]
+        victim = busy[0] if busy else None
+        time.sleep(0.005)
+    assert victim is not None and thread.is_alive(), "the fit ended before a worker could be killed"
+    time.sleep(delay)
+    assert thread.is_alive(), "the fit ended before a worker could be killed"
+    os.kill(pids[victim], signal.SIGKILL)
+    thread.join(timeout)
+    assert not thread.is_alive()
+    return outcome
+
+
 def test_worker_killed_mid_fit_retries_or_raises(client):
     """SIGKILL a worker process while a round's shard tasks run: dask re-runs the lost tasks (and
     recomputes the lost partitions) elsewhere, so the fit either ends with exactly the model of an
@@ -324,26 +352,8 @@ def test_worker_killed_mid_fit_retries_or_raises(client):
     Xd, yd = _dask(X, y, parts=4)
     kw = dict(max_iter=12, local_max_iter=2, random_state=0, solver=SGD(history=False))
     reference = DaskLinearClassifier(**kw).fit(Xd, yd)
-    pids = client.run(os.getpid)
-    est, outcome = DaskLinearClassifier(**kw), {}
-
-    def fit():
-        try:
-            est.fit(Xd, yd)
-        except Exception as e:  # noqa: BLE001 - the outcome is checked below
-            outcome["error"] = e
-
-    thread = threading.Thread(target=fit)
-    thread.start()
-    victim, deadline = None, time.monotonic() + 30
-    while victim is None and time.monotonic() < deadline and thread.is_alive():
-        busy = [w for w, keys in client.processing().items() if any("fit_shard" in str(k) for k in keys)]
-        victim = busy[0] if busy else None
-        time.sleep(0.005)
-    assert victim is not None and thread.is_alive(), "the fit ended before a worker could be killed"
-    os.kill(pids[victim], signal.SIGKILL)
-    thread.join(120)
-    assert not thread.is_alive()
+    est = DaskLinearClassifier(**kw)
+    outcome = _fit_killing_a_worker(client, est, Xd, yd, lambda key: "fit_shard" in str(key))
     if "error" in outcome:
         assert not hasattr(est, "coef_")
         assert isinstance(outcome["error"], (distributed.KilledWorker, OSError))
@@ -494,28 +504,9 @@ def test_noisy_label_cv_worker_killed_mid_fit_same_result_or_raises(client):
     Xd, yd = _dask(X, y, parts=4)
     kw = dict(remedies=("corrected", "pruned"), max_iter=5, random_state=0)
     reference = DaskNoisyLabelClassifierCV(**kw).fit(Xd, yd)
-    pids = client.run(os.getpid)
-    est, outcome = DaskNoisyLabelClassifierCV(**kw), {}
-
-    def fit():
-        try:
-            est.fit(Xd, yd)
-        except Exception as e:  # noqa: BLE001 - the outcome is checked below
-            outcome["error"] = e
-
-    thread = threading.Thread(target=fit)
-    thread.start()
-    victim, deadline = None, time.monotonic() + 60
-    while victim is None and time.monotonic() < deadline and thread.is_alive():
-        busy = [w for w, keys in client.processing().items() if keys]
-        victim = busy[0] if busy else None
-        time.sleep(0.005)
-    assert victim is not None and thread.is_alive(), "the fit ended before a worker could be killed"
-    time.sleep(0.5)  # into the fit: past the first tasks, with results persisted on the workers
-    assert thread.is_alive(), "the fit ended before a worker could be killed"
-    os.kill(pids[victim], signal.SIGKILL)
-    thread.join(300)
-    assert not thread.is_alive()
+    est = DaskNoisyLabelClassifierCV(**kw)
+    # into the fit: past the first tasks, with results persisted on the workers
+    outcome = _fit_killing_a_worker(client, est, Xd, yd, lambda key: True, delay=0.5, timeout=300)
     if "error" in outcome:
         assert not hasattr(est, "estimator_")
         assert isinstance(outcome["error"], (distributed.KilledWorker, OSError))
