@@ -63,8 +63,10 @@ def str_options(constraints) -> set:
 
 def _string_parameters():
     from robustcore.fol import OnlineSGD, Perceptron
+    from robustcore.linear_model._solvers import SOLVERS
 
-    classes = [cls for _, cls in all_estimators()] + [OnlineSGD, Perceptron]
+    solvers = list(dict.fromkeys(SOLVERS.values()))  # the solver objects (SGD(learning_rate=...), ...)
+    classes = [cls for _, cls in all_estimators()] + [OnlineSGD, Perceptron] + solvers
     for cls in classes:
         for param, constraints in getattr(cls, "_parameter_constraints", {}).items():
             if str_options(constraints):
@@ -91,6 +93,7 @@ def _registry_pairs():
     from robustcore.fol import _estimator as fol_estimator
     from robustcore.fol import _learners
     from robustcore.linear_model import _estimator as linear_estimator
+    from robustcore.linear_model import _solvers
     from robustcore.linear_model._solvers import SOLVERS
     from robustcore.mkl import _banks
     from robustcore.noise import _cv, _options, _transition
@@ -107,6 +110,7 @@ def _registry_pairs():
         "RemedyName": (_cv.RemedyName, set(_cv.REMEDIES)),
         "VrSolverName": (variance_reduced.VrSolverName, set(variance_reduced.SOFTMAX_SOLVERS)),
         "SvrgOption": (variance_reduced.SvrgOption, set(variance_reduced.SVRG_OPTIONS)),
+        "SgdSchedule": (_solvers.SgdSchedule, set(_solvers.SCHEDULES) - {"pegasos"}),
         "DatasetName": (datasets.DatasetName, set(datasets._binary_names())),
         "MultilabelName": (datasets.MultilabelName, set(datasets._MULTILABEL_SETS)),
         "EstimatorName": (tabular.EstimatorName, set(tabular.ESTIMATORS)),

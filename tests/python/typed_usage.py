@@ -22,7 +22,7 @@ from robustcore.fol import (AdaBoostOnlineClassifier, FocusedOnlineClassifier, N
                             PartialFitLearner, focused_online_learning, theorem3_sample_size)
 from robustcore.kernel_approximation import KernelBank, MappedFeatures, Nystroem, RandomFourierFeatures
 from robustcore.kernel_model import KernelClassifier
-from robustcore.linear_model import SAGA, LinearClassifier
+from robustcore.linear_model import LBFGS, SAGA, SGD, SVRG, LinearClassifier
 from robustcore.multilabel import BinaryRelevanceClassifier, LabelPowersetClassifier
 from robustcore.noise import NoiseCorrectedClassifier, NoisyLabelClassifierCV, PrunedClassifier
 
@@ -416,6 +416,10 @@ def top_level() -> type[rc.LinearClassifier]:
 def refused() -> None:
     LinearClassifier(loss="logistic")  # type: ignore[arg-type]
     LinearClassifier(solver="adam")  # type: ignore[arg-type]
+    SGD(learning_rate="optimall")  # type: ignore[arg-type]
+    SGD(shuffle="blocks")  # type: ignore[arg-type]
+    SVRG(option="first")  # type: ignore[arg-type]
+    LBFGS(warm_start_loss="log")  # type: ignore[arg-type]
     LinearClassifier(class_weight="balance")  # type: ignore[arg-type]
     KernelClassifier(kernel="gaussian")  # type: ignore[arg-type]
     KernelClassifier(fused="yes")  # type: ignore[arg-type]

@@ -30,11 +30,11 @@ from typing import Any, ClassVar, Literal, NamedTuple, cast
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 
 from .. import _core
 from .. import variance_reduced as _vr
-from .._base import cached_param_names, engine_solve, validate_params, weighted_alpha
+from .._base import cached_param_names, engine_solve, str_options, validate_params, weighted_alpha
 from .._validation import float64_or_none
 from ..losses import LOSS_TRAITS, SMOOTH_LOSSES, canonical_loss, losses_with
 
@@ -44,9 +44,18 @@ SCHEDULES = dict(_core.Schedule.__members__)
 VR_METHODS: dict = dict(_core.VrMethod.__members__)
 SVRG_OPTIONS: dict = dict(_core.SvrgOption.__members__)
 
+#: the solver objects' string options as static types (each option's runtime check is built from its Literal,
+#: ``_base.str_options``; ``SgdSchedule`` is held equal to the engine's schedules by tests/python/test_typing.py)
+SgdSchedule = Literal["optimal", "constant", "invscaling", "asgd"]  # SCHEDULES without Pegasos's own
+WarmStartLoss = Literal["auto", "log_loss", "hinge"]
+Auto = Literal["auto"]
+EpochAverage = Literal["epoch"]
+BlockShuffle = Literal["block"]
+Parallelism = Literal["problems", "rows"]
+
 _POSITIVE = Interval(Real, 0, None, closed="neither")
-_HISTORY = ["boolean", StrOptions({"auto"})]
-_WARM_START = [StrOptions({"auto", "log_loss", "hinge"}), None]
+_HISTORY = ["boolean", str_options(Auto)]
+_WARM_START = [str_options(WarmStartLoss), None]
 
 
 class EngineCall(NamedTuple):
@@ -239,14 +248,14 @@ class _SGDFamily(Solver):
 
 
 _SGD_CONSTRAINTS: dict = {
-    "learning_rate": [StrOptions(set(SCHEDULES) - {"pegasos"}), None],
+    "learning_rate": [str_options(SgdSchedule), None],
     "eta0": [_POSITIVE, None],
     "power_t": [Interval(Real, None, None, closed="neither")],
-    "average": ["boolean", Interval(Integral, 0, None, closed="left"), StrOptions({"epoch"})],
-    "shuffle": ["boolean", StrOptions({"block"})],
+    "average": ["boolean", Interval(Integral, 0, None, closed="left"), str_options(EpochAverage)],
+    "shuffle": ["boolean", str_options(BlockShuffle)],
     "intercept_lr": [_POSITIVE],
-    "center": [StrOptions({"auto"}), "boolean"],
-    "parallel": [StrOptions({"problems", "rows"})],
+    "center": [str_options(Auto), "boolean"],
+    "parallel": [str_options(Parallelism)],
     "warm_start_loss": _WARM_START,
     "history": _HISTORY,
 }
@@ -304,10 +313,10 @@ class SGD(_VrEngine, _SGDFamily):
     default_average = False
     _parameter_constraints: dict = _SGD_CONSTRAINTS
 
-    def __init__(self, learning_rate: str | None = None, eta0: float | None = None, power_t: float = 0.5,
-                 average: bool | int | str = False, shuffle: bool | str = True, intercept_lr: float = 1.0,
-                 center: str | bool = "auto", parallel: str = "problems", warm_start_loss: str | None = "auto",
-                 history: bool | str = "auto") -> None:
+    def __init__(self, learning_rate: SgdSchedule | None = None, eta0: float | None = None, power_t: float = 0.5,
+                 average: bool | int | EpochAverage = False, shuffle: bool | BlockShuffle = True, intercept_lr: float = 1.0,
+                 center: Auto | bool = "auto", parallel: Parallelism = "problems", warm_start_loss: WarmStartLoss | None = "auto",
+                 history: bool | Auto = "auto") -> None:
         self.learning_rate = learning_rate
         self.eta0 = eta0
         self.power_t = power_t
@@ -362,10 +371,10 @@ class ASGD(SGD):
     default_schedule = "asgd"
     default_average = True
 
-    def __init__(self, learning_rate: str | None = None, eta0: float | None = None, power_t: float = 0.5,
-                 average: bool | int | str = True, shuffle: bool | str = True, intercept_lr: float = 1.0,
-                 center: str | bool = "auto", parallel: str = "problems", warm_start_loss: str | None = "auto",
-                 history: bool | str = "auto") -> None:
+    def __init__(self, learning_rate: SgdSchedule | None = None, eta0: float | None = None, power_t: float = 0.5,
+                 average: bool | int | EpochAverage = True, shuffle: bool | BlockShuffle = True, intercept_lr: float = 1.0,
+                 center: Auto | bool = "auto", parallel: Parallelism = "problems", warm_start_loss: WarmStartLoss | None = "auto",
+                 history: bool | Auto = "auto") -> None:
         super().__init__(learning_rate=learning_rate, eta0=eta0, power_t=power_t, average=average, shuffle=shuffle,
                          intercept_lr=intercept_lr, center=center, parallel=parallel,
                          warm_start_loss=warm_start_loss, history=history)
@@ -394,8 +403,8 @@ class Pegasos(_SGDFamily):
     _parameter_constraints: dict = {name: _SGD_CONSTRAINTS[name]
                                     for name in ("average", "shuffle", "intercept_lr", "parallel", "history")}
 
-    def __init__(self, average: bool | int | str = False, shuffle: bool | str = True, intercept_lr: float = 1.0,
-                 parallel: str = "problems", history: bool | str = "auto") -> None:
+    def __init__(self, average: bool | int | EpochAverage = False, shuffle: bool | BlockShuffle = True, intercept_lr: float = 1.0,
+                 parallel: Parallelism = "problems", history: bool | Auto = "auto") -> None:
         self.average = average
         self.shuffle = shuffle
         self.intercept_lr = intercept_lr
@@ -420,8 +429,8 @@ class _VarianceReduced(_VrEngine, Solver):
     _parameter_constraints: dict = {"eta0": [_POSITIVE, None], "warm_start_loss": _WARM_START,
                                     "history": _HISTORY}
 
-    def __init__(self, eta0: float | None = None, warm_start_loss: str | None = "auto",
-                 history: bool | str = "auto") -> None:
+    def __init__(self, eta0: float | None = None, warm_start_loss: WarmStartLoss | None = "auto",
+                 history: bool | Auto = "auto") -> None:
         self.eta0 = eta0
         self.warm_start_loss = warm_start_loss
         self.history = history
@@ -464,10 +473,10 @@ class SVRG(_VarianceReduced):
 
     method = "svrg"
     _parameter_constraints: dict = {**_VarianceReduced._parameter_constraints,
-                                    "option": [StrOptions(set(SVRG_OPTIONS))]}
+                                    "option": [str_options(_vr.SvrgOption)]}
 
-    def __init__(self, eta0: float | None = None, option: str = "last", warm_start_loss: str | None = "auto",
-                 history: bool | str = "auto") -> None:
+    def __init__(self, eta0: float | None = None, option: _vr.SvrgOption = "last", warm_start_loss: WarmStartLoss | None = "auto",
+                 history: bool | Auto = "auto") -> None:
         super().__init__(eta0=eta0, warm_start_loss=warm_start_loss, history=history)
         self.option = option
 
@@ -525,8 +534,8 @@ class LBFGS(Solver):
                                     "max_linesearch": [Interval(Integral, 1, None, closed="left")],
                                     "warm_start_loss": _WARM_START, "history": _HISTORY}
 
-    def __init__(self, memory: int = 10, max_linesearch: int = 20, warm_start_loss: str | None = "auto",
-                 history: bool | str = "auto") -> None:
+    def __init__(self, memory: int = 10, max_linesearch: int = 20, warm_start_loss: WarmStartLoss | None = "auto",
+                 history: bool | Auto = "auto") -> None:
         self.memory = memory
         self.max_linesearch = max_linesearch
         self.warm_start_loss = warm_start_loss
