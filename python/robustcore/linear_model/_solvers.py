@@ -551,7 +551,7 @@ class LBFGS(Solver):
 
     def engine_objective(self, alpha: float, sample_weight: Any, n: int, total: float) -> tuple[Any, float]:
         """As ``Solver.engine_objective``, but the weights scaled to sum to n and alpha itself: the gradient
-        rule ``||grad||_inf <= tol max(1, |F|)`` is absolute while |F| < 1, so on the scaled objective a weighted
+        rule ``||grad||_inf <= tol max(1, |F|)`` is absolute while ``|F| < 1``, so on the scaled objective a weighted
         fit stopped at another iterate than the same rows repeated (relative differences of 1e-2 at tol=1e-6,
         1.6 at tol=1e-3 on scikit-learn's sample-weight check; 1e-11 once F is the same)."""
         if sample_weight is not None:
