@@ -382,7 +382,8 @@ def _newton(objective, th):
     running = np.ones(len(th), dtype=bool)
     for it in range(kNewtonIter):
         running &= np.all(np.isfinite(g), axis=1) & (np.max(np.abs(g), axis=1) > kNewtonGtol)
-        if it >= kNewtonPatience and not running.all():  # a start still running well above a finished one's value
+        if kNewtonPatience is not None and it >= kNewtonPatience and not running.all():  # a start still running,
+            # well above a finished one's value
             done = float(np.min(f[~running]))
             running &= ~(f > done + kNewtonBehind * max(1.0, abs(done)))
         if not running.any():
