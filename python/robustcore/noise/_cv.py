@@ -601,14 +601,11 @@ kScreeningDecidesRows = 20_000
 kHalvesGuardRows = 20_000
 
 
-#: how the halves' score differences (best minus plain) decide: "both" positive, or their "mean" positive
-kHalvesRule = "both"
-
-
 def halves_agree(P, labels, seed, terms_of, best, plain):
     """Whether candidate ``best`` still beats candidate ``plain`` when the corrected accuracy's terms are those of
     the T estimated on each of two random halves of the rows (``terms_of(Tinv, c)``: candidate c's mean terms over
-    its folds; ``kHalvesRule``). A half whose T is uninformative counts as a disagreement."""
+    its folds): both halves' differences must be positive. A half whose T is uninformative counts as a
+    disagreement."""
     rng = np.random.default_rng(seed)
     order = rng.permutation(labels.size)
     diffs = []
@@ -620,7 +617,13 @@ def halves_agree(P, labels, seed, terms_of, best, plain):
             return False
         Tinv = np.linalg.inv(T)
         diffs.append(terms_of(Tinv, best) - terms_of(Tinv, plain))
-    return bool(min(diffs) > 0.0) if kHalvesRule == "both" else bool(np.mean(diffs) > 0.0)
+    return bool(min(diffs) > 0.0)
+
+
+def best_plain(remedies, selection, complete):
+    """The complete plain candidate with the best mean selection score (the do-no-harm rule's fallback), or None."""
+    plain = [c for c, r in enumerate(remedies) if r == "plain" and complete[c]]
+    return max(plain, key=lambda c: np.mean(selection[c])) if plain else None
 
 
 def do_no_harm(best, remedies, selection, complete, paired=None):
@@ -628,10 +631,9 @@ def do_no_harm(best, remedies, selection, complete, paired=None):
     complete plain candidate by more than ``kNoHarmStandardErrors`` standard errors of their difference (the
     selection score's own uncertainty: over the folds, or ``paired(a, b)`` = (mean difference, its standard
     error) over the validation rows); else that plain candidate."""
-    plain = [c for c, r in enumerate(remedies) if r == "plain" and complete[c]]
-    if remedies[best] == "plain" or not plain:
+    p = best_plain(remedies, selection, complete)
+    if remedies[best] == "plain" or p is None:
         return best, None
-    p = max(plain, key=lambda c: np.mean(selection[c]))
     if paired is None:
         d = selection[best] - selection[p]
         se = float(np.std(d, ddof=1) / np.sqrt(d.size)) if d.size > 1 else 0.0
@@ -881,6 +883,12 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             if ill:
                 candidates = [c for c in candidates if c[0] != "corrected"]
             Tinv = None if ill else np.linalg.inv(T)  # the corrected accuracy's terms (``accuracy_terms``)
+
+            def corrected_score(Tinv_, f, pred):
+                """The corrected accuracy of fold f's validation predictions with T^-1 = Tinv_ (weighted)."""
+                va = folds[f][1]
+                return float(np.average(accuracy_terms(Tinv_, labels[va], np.searchsorted(classes, pred)),
+                                        weights=None if sw is None else sw[va]))
             guarded = not ill and kHalvesGuardRows is not None and labels.size < kHalvesGuardRows
             if not candidates:
                 raise ValueError("the only remedy asked for is 'corrected', and the estimated transition matrix is "
@@ -970,8 +978,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                 if vw is not None and not vw.sum() > 0:
                     return (np.nan if ill else 0.0), 0.0, seconds
                 noisy = float(np.average(pred == yv[va], weights=vw))
-                corrected = np.nan if ill else float(np.average(
-                    accuracy_terms(Tinv, labels[va], np.searchsorted(classes, pred)), weights=vw))
+                corrected = np.nan if ill else corrected_score(Tinv, f, pred)
                 return corrected, noisy, seconds
 
             scores_cf, noisy_cf, seconds = (np.full((C, F), np.nan) for _ in range(3))
@@ -1065,20 +1072,15 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         mean = np.nanmean(selection, axis=1)
         best = int(np.argmax(np.where(complete, mean, -np.inf)))  # the first of the best: remedies' order breaks ties
         best, harm = do_no_harm(best, [c[0] for c in candidates], selection, complete, paired)
-        if guarded and candidates[best][0] != "plain":
-            plain = [c for c, (r, _) in enumerate(candidates) if r == "plain" and complete[c]]
-            if plain:
-                p = max(plain, key=lambda c: mean[c])
+        p = best_plain([c[0] for c in candidates], selection, complete)
+        if guarded and candidates[best][0] != "plain" and p is not None:
+            def terms_of(Tinv_h, c):  # over the folds the selection read
+                return np.mean([corrected_score(Tinv_h, f, preds[c, f]) for f in (first if decided else range(F))])
 
-                def terms_of(Tinv_h, c):  # over the folds the selection read
-                    return np.mean([np.average(accuracy_terms(Tinv_h, labels[folds[f][1]], np.searchsorted(
-                        classes, preds[c, f])), weights=None if sw is None else sw[folds[f][1]])
-                        for f in (first if decided else range(F))])
-
-                if not halves_agree(P, labels, seed, terms_of, best, p):
-                    harm = (f"plain kept: {candidates[best][0]} did not also beat it with the T of each of two random "
-                            f"halves of the rows")
-                    best = p
+            if not halves_agree(P, labels, seed, terms_of, best, p):
+                harm = (f"plain kept: {candidates[best][0]} did not also beat it with the T of each of two random "
+                        f"halves of the rows")
+                best = p
         cv_results = {"remedy": np.array([c[0] for c in candidates], dtype=object),
                       "params": [c[1] for c in candidates],
                       "mean_corrected_score": np.nanmean(scores_cf, axis=1) if not ill else scores_cf[:, 0],
