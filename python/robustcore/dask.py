@@ -43,7 +43,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import fit_method, str_options
+from ._base import Progress, fit_method, str_options
 from ._validation import as_dask, seed_from_random_state
 from .linear_model import LinearClassifier, ParameterMixingClassifier
 from .losses import BOUNDED_LOSSES, SMOOTH_LOSSES
@@ -105,6 +105,7 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
     min_examples_per_class : int >= 1, default 1
     random_state : None, int or RandomState
     verbose : int
+        > 0: a progress bar over the fit's steps (the posterior, each candidate, the refit).
 
     Attributes
     ----------
@@ -207,7 +208,14 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
         seed = seed_from_random_state(self.random_state) % 2**32
         est = LinearClassifier(random_state=seed) if self.estimator is None else clone(self.estimator)
         detector = LinearClassifier(random_state=seed) if self.detector is None else clone(self.detector)
+        with Progress(self.verbose, len(remedies) + 2, type(self).__name__, unit="step") as bar:
+            return self._fit(X, y, sample_weight, remedies, est, detector, seed, n_parts, bar)
+
+    def _fit(self, X, y, sample_weight, remedies, est, detector, seed, n_parts, bar):
+        """``fit`` after its checks; ``bar`` advances once for the posterior, once per candidate and once for the
+        refit."""
         P = self._posterior(X, y, detector, seed)
+        bar.advance()
         noisy = NoiseOnPartitions(y, P)
         classes = noisy.classes
         T, weigh = noisy.weighting()
@@ -238,9 +246,11 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
             Xs, ys, ws = data(remedy, train)
             model = self._model(est, remedy, seed).fit(Xs, ys, sample_weight=ws)
             scores.append(_corrected_score(model.predict(Xv), yv, wv, score_T, classes))
+            bar.advance()
         best = int(np.argmax(scores))  # the first of equals: "plain" before the others
         Xs, ys, ws = data(remedies[best], np.arange(n_parts))
         final = self._model(est, remedies[best], seed).fit(Xs, ys, sample_weight=ws)
+        bar.advance()
         issues = (da.argtopk(da.where(mask, margins, np.inf), -n_flagged) if n_flagged
                   else da.zeros(0, dtype=np.intp))
         for name, value in dict(estimator_=final, best_remedy_=remedies[best], transition_matrix_=T,

@@ -25,6 +25,7 @@ SMOKE = {
     "bench_mkl.py": "| australian |",
     "bench_mkl_blocks.py": "generated blocks",
     "bench_dask.py": "dask 2 workers",
+    "bench_dask_out_of_core.py": "workers: 0 left the cluster",
     "bench_feature_maps.py": "RFF rbf D=50",
     "bench_kernel.py": "KernelClassifier",
     "bench_fused_memory.py": "fused",
@@ -32,7 +33,7 @@ SMOKE = {
     "noise_cv.py": "| generated 1:1 |",
 }
 NOT_RUN = {"ab_wheels.py": "an A/B of two installed builds (bench/README.md)"}
-NEEDS = {"bench_dask.py": ("dask", "distributed")}
+NEEDS = {"bench_dask.py": ("dask", "distributed"), "bench_dask_out_of_core.py": ("dask", "distributed")}
 
 
 def test_every_maintained_benchmark_is_smoke_run():

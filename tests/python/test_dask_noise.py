@@ -208,13 +208,17 @@ def test_noisy_label_cv_on_dask_estimates_the_rates_and_beats_the_plain_fit(thre
     np.testing.assert_array_equal(mask, noise.find_label_issues(labels=y, pred_probs=P, return_mask=True))
 
 
-def test_noisy_label_cv_mixing_posterior_and_pruning_on_the_workers(threads_client):
+def test_noisy_label_cv_mixing_posterior_and_pruning_on_the_workers(threads_client, capsys):
     from robustcore.dask import DaskNoisyLabelClassifierCV
 
     X, _, y, X_test, y_test = _planted_noisy(n=6000, seed=1)
     Xd, yd = da.from_array(X, chunks=(1000, -1)), da.from_array(y, chunks=1000)
-    clf = DaskNoisyLabelClassifierCV(remedies=("pruned",), posterior="mixing", cv=3, max_iter=5, random_state=0)
+    clf = DaskNoisyLabelClassifierCV(remedies=("pruned",), posterior="mixing", cv=3, max_iter=5, random_state=0,
+                                     verbose=1)
     clf.fit(Xd, yd)
+    # verbose: one bar over the steps -- the posterior, the two candidates (plain, pruned), the refit
+    bar = capsys.readouterr().err
+    assert "DaskNoisyLabelClassifierCV" in bar and "4/4" in bar and "5/" not in bar
     np.testing.assert_allclose(clf.noise_rates_, [0.1, 0.3], atol=0.04)
     assert clf.best_remedy_ in ("plain", "pruned") and clf.score(X_test, y_test) > 0.9
     with pytest.raises(ValueError, match="at least cv=5 partitions"):
