@@ -43,7 +43,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import Progress, fit_method, str_options
+from ._base import Progress, available_if, fit_method, str_options
 from ._validation import as_dask, seed_from_random_state
 from .linear_model import LinearClassifier, ParameterMixingClassifier
 from .losses import BOUNDED_LOSSES, SMOOTH_LOSSES
@@ -297,8 +297,11 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
     @overload
     def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]: ...
 
+    @available_if(lambda self: hasattr(self.estimator_ if hasattr(self, "estimator_") else
+                                       ParameterMixingClassifier(self.estimator), "predict_proba"))
     def predict_proba(self, X: Any) -> Any:
-        """Class probabilities of the winner, when it has them (lazy for dask input)."""
+        """Class probabilities of the winner, when it has them (lazy for dask input): present when the fitted
+        winner (before fit: the configured estimator) has them."""
         check_is_fitted(self, "estimator_")
         return self.estimator_.predict_proba(X)
 

@@ -11,6 +11,7 @@ da = pytest.importorskip("dask.array")
 
 from sklearn.datasets import make_classification  # noqa: E402
 
+import robustcore as rc  # noqa: E402
 from robustcore import noise  # noqa: E402
 from robustcore.noise import distributed  # noqa: E402
 from robustcore._validation import seed_from_random_state  # noqa: E402
@@ -149,6 +150,10 @@ def test_bad_input_names_the_argument():
     y_sorted = np.sort(y)  # the first partitions hold one class only
     with pytest.raises(ValueError, match="every class in every partition"):
         distributed.out_of_fold_proba(da.from_array(X, chunks=(250, -1)), da.from_array(y_sorted, chunks=250)).compute()
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):  # checked per partition, on the workers
+        distributed.out_of_fold_proba(da.from_array(X, chunks=(250, -1)), da.from_array(X[:, 0], chunks=250))
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+        distributed.find_label_issues(labels=da.from_array(P[:, 0], chunks=700), pred_probs=Pd)
 
 
 # ----------------------------------------------------------------------------- the distributed NoisyLabelClassifierCV
@@ -221,6 +226,10 @@ def test_noisy_label_cv_mixing_posterior_and_pruning_on_the_workers(threads_clie
     assert "DaskNoisyLabelClassifierCV" in bar and "4/4" in bar and "5/" not in bar
     np.testing.assert_allclose(clf.noise_rates_, [0.1, 0.3], atol=0.04)
     assert clf.best_remedy_ in ("plain", "pruned") and clf.score(X_test, y_test) > 0.9
+    # predict_proba is there when the winner has it (log loss here), and not for a winner without it
+    assert hasattr(clf, "predict_proba") and clf.predict_proba(X_test[:5]).shape == (5, 2)
+    hinge = DaskNoisyLabelClassifierCV(rc.LinearClassifier(loss="hinge"), remedies=(), max_iter=2, random_state=0)
+    assert not hasattr(hinge, "predict_proba") and not hasattr(hinge.fit(Xd, yd), "predict_proba")
     with pytest.raises(ValueError, match="at least cv=5 partitions"):
         DaskNoisyLabelClassifierCV(posterior="mixing").fit(Xd[:3000], yd[:3000])
     with pytest.raises(ValueError, match="at least 2 partitions"):

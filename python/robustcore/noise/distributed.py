@@ -37,6 +37,7 @@ except ImportError as e:  # pragma: no cover - exercised in an environment witho
     raise ImportError('robustcore.noise.distributed needs dask: pip install "robustcore[dask]"') from e
 
 import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
 
 if TYPE_CHECKING:
     from ._options import FilterBy, RankBy, TransitionMethod
@@ -90,7 +91,12 @@ def _compute(tasks):
 
 
 def _part_classes(y):
-    return np.unique(np.asarray(y))
+    """A partition's distinct labels; continuous or multi-output labels raise scikit-learn's "Unknown label type"
+    here, on the worker (the driver never gathers the values)."""
+    y = np.asarray(y)
+    if len(y):
+        check_classification_targets(y)
+    return np.unique(y)
 
 
 def _class_index(y, classes):
