@@ -72,16 +72,22 @@ def driver_rss():
 
 class Watch(threading.Thread):
     """Polls the scheduler every ``period`` seconds: the largest worker process memory, the largest spilled bytes,
-    the workers that left, and the driver's largest resident memory."""
+    the driver's largest resident memory, and every worker address seen. A worker the nanny kills (memory above
+    95% of its limit) comes back under a new address, so the workers killed are the addresses seen beyond the
+    first ones; the nanny's "Restarting worker" warnings in the log say the same."""
 
     def __init__(self, client, period=1.0):
         super().__init__(daemon=True)
         self.client, self.period = client, period
         self.first = set(client.scheduler_info()["workers"])
-        self.seen, self.left = set(self.first), set()
+        self.seen = set(self.first)
         self.max_worker = self.max_spilled = 0
         self.max_driver = driver_rss()
         self.stop = threading.Event()
+
+    @property
+    def killed(self):
+        return len(self.seen) - len(self.first)
 
     def run(self):
         while not self.stop.wait(self.period):
@@ -89,9 +95,7 @@ class Watch(threading.Thread):
                 workers = self.client.scheduler_info()["workers"]
             except Exception:  # the scheduler busy or closing: the next poll
                 continue
-            now = set(workers)
-            self.left |= self.seen - now
-            self.seen |= now
+            self.seen |= set(workers)
             for info in workers.values():
                 metrics = info.get("metrics", {})
                 self.max_worker = max(self.max_worker, int(metrics.get("memory", 0)))
@@ -152,7 +156,7 @@ def main(argv=None):
               f"(true {RATES}, largest error {np.abs(rates - RATES).max():.3f}); remedy {clf.best_remedy_}; "
               f"{flagged} rows flagged ({n_issues}), precision {true_pos / max(flagged, 1):.3f}, recall "
               f"{true_pos / max(n_flipped, 1):.3f}")
-        print(f"  workers: {len(watch.left)} left the cluster (killed); largest worker process memory "
+        print(f"  workers: {watch.killed} killed and restarted; largest worker process memory "
               f"{watch.max_worker / 2**30:.2f} GiB of {limit / 2**30:.2f}; largest spilled to disk "
               f"{watch.max_spilled / 2**30:.2f} GiB; driver resident memory +{(watch.max_driver - base) / 2**20:.0f} "
               f"MiB during the fit (X is {n * d * 8 / 2**20:.0f} MiB)", flush=True)

@@ -25,7 +25,7 @@ SMOKE = {
     "bench_mkl.py": "| australian |",
     "bench_mkl_blocks.py": "generated blocks",
     "bench_dask.py": "dask 2 workers",
-    "bench_dask_out_of_core.py": "workers: 0 left the cluster",
+    "bench_dask_out_of_core.py": "workers: 0 killed",
     "bench_feature_maps.py": "RFF rbf D=50",
     "bench_kernel.py": "KernelClassifier",
     "bench_fused_memory.py": "fused",
