@@ -105,7 +105,7 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
     min_examples_per_class : int >= 1, default 1
     random_state : None, int or RandomState
     verbose : int
-        > 0: a progress bar over the fit's steps (the posterior, each candidate, the refit).
+        > 0: a progress bar over the fit's steps (the posterior and the noise, each candidate, the refit).
 
     Attributes
     ----------
@@ -212,15 +212,15 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
             return self._fit(X, y, sample_weight, remedies, est, detector, seed, n_parts, bar)
 
     def _fit(self, X, y, sample_weight, remedies, est, detector, seed, n_parts, bar):
-        """``fit`` after its checks; ``bar`` advances once for the posterior, once per candidate and once for the
-        refit."""
+        """``fit`` after its checks; ``bar`` advances once for the posterior and the noise (T, the weights, the
+        thresholds of the flags), once per candidate and once for the refit."""
         P = self._posterior(X, y, detector, seed)
-        bar.advance()
-        noisy = NoiseOnPartitions(y, P)
+        noisy = NoiseOnPartitions(y, P)  # P computed and persisted here
         classes = noisy.classes
         T, weigh = noisy.weighting()
         mask, margins, n_flagged = noisy.label_issues(T, self.min_examples_per_class)
         weights = noisy.weights(weigh)
+        bar.advance()
         ill = bool(np.linalg.cond(T) > ILL_CONDITIONED_T)
         score_T = np.eye(len(classes)) if ill else T
         rng = np.random.default_rng(seed)

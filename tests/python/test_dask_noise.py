@@ -221,7 +221,7 @@ def test_noisy_label_cv_mixing_posterior_and_pruning_on_the_workers(threads_clie
     clf = DaskNoisyLabelClassifierCV(remedies=("pruned",), posterior="mixing", cv=3, max_iter=5, random_state=0,
                                      verbose=1)
     clf.fit(Xd, yd)
-    # verbose: one bar over the steps -- the posterior, the two candidates (plain, pruned), the refit
+    # verbose: one bar over the steps -- the posterior and the noise, the two candidates (plain, pruned), the refit
     bar = capsys.readouterr().err
     assert "DaskNoisyLabelClassifierCV" in bar and "4/4" in bar and "5/" not in bar
     np.testing.assert_allclose(clf.noise_rates_, [0.1, 0.3], atol=0.04)
