@@ -578,17 +578,18 @@ inline int64_t default_block_rows(int64_t n_components, int64_t scalar_bytes) {
   return std::clamp<int64_t>(r, 32, 1024);
 }
 
-/// Rows per block of transform(): four times default_block_rows (about 4 MiB of output), at most 1024. The
-/// BLAS packs the map's matrix (W, or Nystroem's m x D normalisation: 8 MB at m = D = 1000) once per call, so
-/// a block of 131 rows (1 MiB at D = 1000) paid that packing about once per 260 MFLOP of product; 524 rows
-/// pay it a quarter as often (issue 42, docs/benchmarks/kernel_approximation.md).
+/// Rows per block of transform(): sixteen times default_block_rows (about 16 MiB of output), at most 4096. The
+/// BLAS packs the map's matrix (W, or Nystroem's m x D normalisation: 4 MB in float32 at m = D = 1000) once per
+/// call, a cost per block whatever its rows: at 1,024 rows the float32 Nystroem map of ijcnn1 ran at 0.73 of one
+/// whole sgemm's speed, at 4,096 rows 0.82, same process (issue 42, docs/benchmarks/kernel_approximation.md).
 inline int64_t transform_block_rows(int64_t n_components, int64_t scalar_bytes) {
-  return std::min<int64_t>(4 * default_block_rows(n_components, scalar_bytes), 1024);
+  return std::min<int64_t>(16 * default_block_rows(n_components, scalar_bytes), 4096);
 }
 
 /// out (X.rows() x map.n_components(), row-major) = the map of every row of X, on n_threads threads
 /// (contiguous row ranges of about equal stored values; the caller's thread runs the first), in blocks
-/// of block_rows (0: transform_block_rows), polling for interrupts after each block.
+/// of block_rows (0: transform_block_rows, fewer rows when each thread would get fewer than 8 blocks), polling
+/// for interrupts after each block.
 template <class Map, class View>
 void transform(const Map& map, const View& X, typename View::Scalar* out, int n_threads = 1, int64_t block_rows = 0) {
   using T = typename View::Scalar;
@@ -598,7 +599,11 @@ void transform(const Map& map, const View& X, typename View::Scalar* out, int n_
   if (n_threads < 1) throw std::invalid_argument("transform: n_threads must be >= 1");
   const int64_t n = X.rows(), D = map.n_components();
   if (n == 0) return;
-  if (block_rows <= 0) block_rows = transform_block_rows(D, static_cast<int64_t>(sizeof(T)));
+  if (block_rows <= 0) {
+    block_rows = transform_block_rows(D, static_cast<int64_t>(sizeof(T)));
+    // several threads: at least 8 blocks each, so that the contiguous groups stay of about equal cost
+    if (n_threads > 1) block_rows = std::min(block_rows, std::max<int64_t>(32, (n + 8 * n_threads - 1) / (8 * n_threads)));
+  }
   const int64_t n_blocks = (n + block_rows - 1) / block_rows;
   const int P = static_cast<int>(std::min<int64_t>(n_threads, n_blocks));
   // contiguous groups of blocks, of about equal cost (stored values + the per-row output work)
