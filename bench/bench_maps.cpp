@@ -1,6 +1,7 @@
 // google-benchmark: the feature maps' own kernels (issue 42) at each instruction level this CPU has, and the
 // engine's baseline product (what runs when no BLAS is registered: this binary links none).
 //   neg_exp/<level>   x = exp(-gamma x) over n values (the Nystroem rbf / laplacian kernels' exponential)
+//   neg_exp_f32/<level> the same from float64 distances into float32 values (the float32 map's kernel block)
 //   scaled_cos/<level> x = s cos(x + b) over n values (random Fourier features), float64
 //   baseline_gemm     a Nystroem whitening block: rows x m by m x m, row-major (blas.hpp's baseline_gemm)
 // Levels: baseline (the loop as the x86-64 baseline build compiles it), avx2 (x86-64-v3), avx512 (x86-64-v4);
@@ -50,6 +51,26 @@ void BM_neg_exp(benchmark::State& state, Level level) {
   state.SetItemsProcessed(state.iterations() * n);
 }
 
+void BM_neg_exp_f32(benchmark::State& state, Level level) {
+  if (!have(level)) return state.SkipWithError("this CPU (or ROBUSTCORE_SIMD) does not allow the level");
+  const int64_t n = state.range(0);
+  const std::vector<double> x = distances(n);
+  std::vector<float> out(static_cast<size_t>(n));
+  double gamma = 1.0;
+  benchmark::DoNotOptimize(gamma);
+  for (auto _ : state) {
+    switch (level) {
+#ifdef ROBUSTCORE_FM_DISPATCH
+      case Level::Avx512: fm::detail::neg_exp_v4(x.data(), out.data(), n, gamma); break;
+      case Level::Avx2: fm::detail::neg_exp_v3(x.data(), out.data(), n, gamma); break;
+#endif
+      default: fm::detail::neg_exp_loop(x.data(), out.data(), n, gamma);
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+
 void BM_scaled_cos(benchmark::State& state, Level level) {
   if (!have(level)) return state.SkipWithError("this CPU (or ROBUSTCORE_SIMD) does not allow the level");
   const int64_t n = state.range(0);
@@ -88,6 +109,9 @@ void BM_baseline_gemm(benchmark::State& state) {
 BENCHMARK_CAPTURE(BM_neg_exp, baseline, Level::Baseline)->Arg(1 << 16);
 BENCHMARK_CAPTURE(BM_neg_exp, avx2, Level::Avx2)->Arg(1 << 16);
 BENCHMARK_CAPTURE(BM_neg_exp, avx512, Level::Avx512)->Arg(1 << 16);
+BENCHMARK_CAPTURE(BM_neg_exp_f32, baseline, Level::Baseline)->Arg(1 << 16);
+BENCHMARK_CAPTURE(BM_neg_exp_f32, avx2, Level::Avx2)->Arg(1 << 16);
+BENCHMARK_CAPTURE(BM_neg_exp_f32, avx512, Level::Avx512)->Arg(1 << 16);
 BENCHMARK_CAPTURE(BM_scaled_cos, baseline, Level::Baseline)->Arg(1 << 16);
 BENCHMARK_CAPTURE(BM_scaled_cos, avx2, Level::Avx2)->Arg(1 << 16);
 BENCHMARK_CAPTURE(BM_scaled_cos, avx512, Level::Avx512)->Arg(1 << 16);

@@ -3,6 +3,10 @@
 // SAGA: 5 effective passes (1 table pass + 4 step passes); SVRG (a): 2 outer iterations of n steps.
 // Rows x features x nonzeros-per-row are the arguments (default 200,000 x 50,000 x 40). The
 // *_runtime_loss cases run the same kernels with the loss chosen at run time (AnySmoothLoss).
+// BM_vr_dense (issue 42): SAGA / SAG / SVRG passes on generated dense rows (3,200 x 20 and 100,000 x 100), through
+// the dense view (the dense-row weight store, lazy_weights.hpp's WeightStore) and the same rows stored as CSR
+// with every column (the lazy store with its just-in-time catch-up): the cost of that machinery on dense rows.
+// items = stored values visited by all the passes (table / snapshot passes included).
 #include <benchmark/benchmark.h>
 
 #include <robustcore/any_loss.hpp>
@@ -46,6 +50,62 @@ void BM_vr(benchmark::State& state, Loss loss, robustcore::vr::Method method, in
   state.SetItemsProcessed(state.iterations() * p.X.nnz() * step_passes);
 }
 
+/// A dense n x d problem (seeded, cached per shape): values uniform in [-1, 1), labels of a planted model with
+/// 10% flipped; the same rows as a CSR matrix with every column stored.
+struct Dense {
+  std::vector<double> data, y;
+  std::vector<int32_t> indices;
+  std::vector<int64_t> indptr;
+  robustcore::DenseView X;
+  robustcore::CsrView<int64_t> csr;
+};
+const Dense& dense(int64_t n, int64_t d) {
+  static Dense p;
+  if (p.X.rows() == n && p.X.cols() == d) return p;
+  robustcore::Rng rng(7);
+  p.data.resize(static_cast<size_t>(n * d));
+  p.y.resize(static_cast<size_t>(n));
+  p.indices.resize(static_cast<size_t>(n * d));
+  p.indptr.resize(static_cast<size_t>(n + 1));
+  std::vector<double> w(static_cast<size_t>(d));
+  for (auto& v : w) v = rng.uniform() - 0.5;
+  for (int64_t i = 0; i < n; ++i) {
+    double f = 0.0;
+    for (int64_t j = 0; j < d; ++j) {
+      const double x = 2.0 * rng.uniform() - 1.0;
+      p.data[static_cast<size_t>(i * d + j)] = x;
+      p.indices[static_cast<size_t>(i * d + j)] = static_cast<int32_t>(j);
+      f += x * w[static_cast<size_t>(j)];
+    }
+    p.indptr[static_cast<size_t>(i)] = i * d;
+    p.y[static_cast<size_t>(i)] = (f > 0) != (rng.uniform() < 0.1) ? 1.0 : -1.0;
+  }
+  p.indptr[static_cast<size_t>(n)] = n * d;
+  p.X = robustcore::DenseView{p.data.data(), n, d};
+  p.csr = robustcore::CsrView<int64_t>{p.data.data(), p.indices.data(), p.indptr.data(), n, d};
+  return p;
+}
+
+void BM_vr_dense(benchmark::State& state, bool as_csr, robustcore::vr::Method method, int64_t passes) {
+  const auto& p = dense(state.range(0), state.range(1));
+  robustcore::vr::VrParams prm;
+  prm.method = method;
+  prm.lambda = 1e-4;
+  prm.max_iter = passes;
+  prm.record_history = false;
+  std::vector<double> w(static_cast<size_t>(p.X.cols()));
+  const robustcore::BinaryModel<robustcore::Logistic> model{robustcore::Logistic{}, p.y.data()};
+  for (auto _ : state) {
+    std::fill(w.begin(), w.end(), 0.0);
+    double b = 0.0;
+    robustcore::Result r;
+    if (as_csr) r = robustcore::vr::fit(p.csr, model, prm, w.data(), &b);
+    else r = robustcore::vr::fit(p.X, model, prm, w.data(), &b);
+    benchmark::DoNotOptimize(r.n_iter);
+  }
+  state.SetItemsProcessed(state.iterations() * p.X.nnz() * passes);
+}
+
 }  // namespace
 
 #define SIZES ->Args({200000, 50000, 40})->Unit(benchmark::kMillisecond)
@@ -60,5 +120,14 @@ const robustcore::AnySmoothLoss kAnyLog{robustcore::LossSpec{robustcore::LossKin
 BENCHMARK_CAPTURE(BM_vr, saga_5passes_runtime_loss, kAnyLog, Method::Saga, 5, 4) SIZES;
 BENCHMARK_CAPTURE(BM_vr, sag_5passes_runtime_loss, kAnyLog, Method::Sag, 5, 4) SIZES;
 BENCHMARK_CAPTURE(BM_vr, svrg_2outer_runtime_loss, kAnyLog, Method::Svrg, 4, 2) SIZES;
+
+// dense rows: the dense store (dense view) against the lazy store (the same rows as full CSR)
+#define DENSE_SIZES ->Args({3200, 20})->Args({100000, 100})->Unit(benchmark::kMicrosecond)
+BENCHMARK_CAPTURE(BM_vr_dense, saga_dense_5passes, false, Method::Saga, 5) DENSE_SIZES;
+BENCHMARK_CAPTURE(BM_vr_dense, saga_full_csr_5passes, true, Method::Saga, 5) DENSE_SIZES;
+BENCHMARK_CAPTURE(BM_vr_dense, sag_dense_5passes, false, Method::Sag, 5) DENSE_SIZES;
+BENCHMARK_CAPTURE(BM_vr_dense, sag_full_csr_5passes, true, Method::Sag, 5) DENSE_SIZES;
+BENCHMARK_CAPTURE(BM_vr_dense, svrg_dense_2outer, false, Method::Svrg, 4) DENSE_SIZES;
+BENCHMARK_CAPTURE(BM_vr_dense, svrg_full_csr_2outer, true, Method::Svrg, 4) DENSE_SIZES;
 
 BENCHMARK_MAIN();

@@ -69,8 +69,8 @@ void fmap_common(py::class_<Map>& cls) {
       .def_property_readonly("n_components", &Map::n_components)
       .def("transform", &fmap_transform<Map>, py::arg("X"), py::arg("out"), py::arg("n_threads") = 1,
            py::arg("block_rows") = 0,
-           "out[i] = z(X[i]) for every row, on n_threads threads in blocks of block_rows rows (0: about 4 MiB "
-           "of output); out: (n, n_components), the data's dtype")
+           "out[i] = z(X[i]) for every row, on n_threads threads in blocks of block_rows rows (0: about 16 MiB "
+           "of output, at most 4096 rows); out: (n, n_components), the data's dtype")
       .def("map_rows", &fmap_map_rows<Map>, py::arg("X"), py::arg("lo"), py::arg("hi"), py::arg("out"),
            "out[i - lo, :n_components] = z(X[i]) for lo <= i < hi (the engine's block method); out: (hi - lo, >= "
            "n_components), the data's dtype");

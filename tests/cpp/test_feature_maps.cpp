@@ -1,5 +1,6 @@
 // C++ checks for feature_maps.hpp: the fast cosine against std::cos, random Fourier features (dense ==
-// CSR == a direct loop, float32 close), Nystroem's kernel rows against direct sums, the bank's blocks,
+// CSR == a direct loop, float32 close), the float32-output exponential, Nystroem's kernel rows against direct
+// sums (one sub-block and several; float32 data: the float64 kernel rounded once), the bank's blocks,
 // the threaded transform's same bits, bad input.
 #include <robustcore/feature_maps.hpp>
 #include <robustcore/rng.hpp>
@@ -73,6 +74,23 @@ int main() {
     fm::detail::neg_exp(half.data(), 1, 0.5);
     CHECK_CLOSE(half[0], std::exp(-1.0), 1e-15);
   }
+  // The float32-output exponential (the float32 Nystroem kernel block): the float64 value rounded once, at the
+  // dispatched level and the baseline loop.
+  {
+    std::vector<double> x;
+    for (double a = 0.0; a <= 200.0; a += 0.0093) x.push_back(a);
+    const int64_t nx = static_cast<int64_t>(x.size());
+    std::vector<double> e64(x), b64(x);
+    fm::detail::neg_exp(e64.data(), nx, 0.7);
+    fm::detail::neg_exp_loop(b64.data(), nx, 0.7);
+    std::vector<float> e32(x.size()), b32(x.size());
+    fm::detail::neg_exp(x.data(), e32.data(), nx, 0.7);
+    fm::detail::neg_exp_loop(x.data(), b32.data(), nx, 0.7);
+    for (size_t k = 0; k < x.size(); ++k) {
+      CHECK(e32[k] == static_cast<float>(e64[k]));
+      CHECK(b32[k] == static_cast<float>(b64[k]));
+    }
+  }
   // Random Fourier features: dense, CSR and a direct loop; 1 and 3 threads give the same bits.
   {
     const fm::RandomFourierMap map(W.data(), b.data(), d, D, std::sqrt(2.0 / D));
@@ -133,6 +151,46 @@ int main() {
     }
     CHECK_THROWS(fm::NystroemMap(fm::KernelKind::Rbf, 0.0, 0.0, 1.0, L.data(), m, d, I.data(), m),
                  std::invalid_argument);
+  }
+  // Nystroem with enough landmarks that a call's rows go in several L2-sized sub-blocks (kernel_block_rows):
+  // a block of rows == the rows one by one == direct sums; float32 data: the float64 kernel rounded to float32.
+  {
+    const int64_t m = 3000;
+    std::vector<double> L(m * d), N(m * 3);
+    for (auto& v : L) v = 2.0 * rng.uniform() - 1.0;
+    for (auto& v : N) v = rng.uniform() - 0.5;
+    for (auto kind : {fm::KernelKind::Rbf, fm::KernelKind::Polynomial}) {
+      const fm::NystroemMap map(kind, 0.4, 1.0, 2.0, L.data(), m, d, N.data(), 3);
+      CHECK(map.kernel_block_rows() < n);
+      std::vector<double> kb(n * m), k1(m);
+      map.kernel_rows(dense, 0, n, kb.data());
+      std::vector<float> Xf(X.begin(), X.end()), kf(n * m);
+      const BasicDenseView<float> densef{Xf.data(), n, d};
+      map.kernel_rows(densef, 0, n, kf.data());
+      std::vector<double> kf64(n * m);
+      map.kernel_rows(densef, 0, n, kf64.data());
+      for (int64_t i = 0; i < n; ++i) {
+        map.kernel_rows(dense, i, i + 1, k1.data());
+        for (int64_t j = 0; j < m; ++j) {
+          double s2 = 0.0, ip = 0.0;
+          for (int64_t k = 0; k < d; ++k) {
+            const double df = X[i * d + k] - L[j * d + k];
+            s2 += df * df;
+            ip += X[i * d + k] * L[j * d + k];
+          }
+          const double ref = kind == fm::KernelKind::Rbf ? std::exp(-0.4 * s2) : std::pow(0.4 * ip + 1.0, 2.0);
+          CHECK_CLOSE(kb[i * m + j], ref, 1e-12);
+          CHECK_CLOSE(k1[j], kb[i * m + j], 1e-13);
+          CHECK(kf[i * m + j] == static_cast<float>(kf64[i * m + j]));
+          CHECK(std::fabs(kf[i * m + j] - ref) <= 1e-6 * std::max(1.0, std::fabs(ref)));
+        }
+      }
+      std::vector<double> zd(n * 3);
+      std::vector<float> zf(n * 3);
+      fm::transform(map, dense, zd.data(), 1, 16);
+      fm::transform(map, densef, zf.data(), 1, 16);
+      for (int64_t k = 0; k < n * 3; ++k) CHECK(std::fabs(zf[k] - zd[k]) <= 1e-4 * std::max(1.0, std::fabs(zd[k])));
+    }
   }
   // The bank: a block over all features and one over feature 2, each equal to its map alone.
   {

@@ -103,12 +103,15 @@ ROBUSTCORE_FM_INLINE void scaled_cos_loop(T* x, const T* b, int64_t n, double sc
   }
 }
 
-/// x[k] = exp(-scale * x[k]) for k < n, in place (scale > 0, x[k] >= 0: the kernels' distances). Branch-free
+/// out[k] = exp(-scale * x[k]) for k < n (scale > 0, x[k] >= 0: the kernels' distances), computed in float64 and
+/// rounded once to T (float32 output: the value of the float64 exponential cast to float32, in the same pass);
+/// out may be x (in place, T = double). Branch-free
 /// and vectorisable: t = -scale x clamped to [-746, 0], t = q ln2 + r with q = round(t / ln2), |r| <= ln2 / 2
 /// by a two-part Cody-Waite reduction, e^r from its Taylor series to r^13 (truncation < 5e-18), times 2^(q + 60)
 /// built from q's bits and 2^-60 (so that the results below 2^-1022 are subnormal, not wrong, and from -746 on
 /// 0). Within 2 ulp of std::exp.
-ROBUSTCORE_FM_INLINE void neg_exp_loop(double* x, int64_t n, double scale) {
+template <class T>
+ROBUSTCORE_FM_INLINE void neg_exp_loop(const double* x, T* out, int64_t n, double scale) {
   constexpr double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;  // fdlibm's
   constexpr double inv_ln2 = 1.44269504088896338700e+00, magic = 6755399441055744.0;  // 1.5 * 2^52
   constexpr double two_m60 = 8.6736173798840354721e-19;                               // 2^-60
@@ -139,9 +142,10 @@ ROBUSTCORE_FM_INLINE void neg_exp_loop(double* x, int64_t n, double scale) {
     bits = (bits + uint64_t{1083}) << 52;
     double two_q;
     std::memcpy(&two_q, &bits, sizeof two_q);
-    x[k] = (p * two_q) * two_m60;
+    out[k] = static_cast<T>((p * two_q) * two_m60);
   }
 }
+ROBUSTCORE_FM_INLINE void neg_exp_loop(double* x, int64_t n, double scale) { neg_exp_loop<double>(x, x, n, scale); }
 
 // The build targets baseline x86-64 (SSE2: two doubles per instruction). On x86-64 with GCC or Clang the loops
 // above are also compiled for x86-64-v3 (AVX2: four) and x86-64-v4 (AVX-512: eight), the level chosen once at
@@ -161,6 +165,8 @@ ROBUSTCORE_FM_V4 inline void scaled_cos_v4(double* x, const double* b, int64_t n
 ROBUSTCORE_FM_V4 inline void scaled_cos_v4(float* x, const float* b, int64_t n, double s) { scaled_cos_loop(x, b, n, s); }
 ROBUSTCORE_FM_V3 inline void neg_exp_v3(double* x, int64_t n, double s) { neg_exp_loop(x, n, s); }
 ROBUSTCORE_FM_V4 inline void neg_exp_v4(double* x, int64_t n, double s) { neg_exp_loop(x, n, s); }
+ROBUSTCORE_FM_V3 inline void neg_exp_v3(const double* x, float* out, int64_t n, double s) { neg_exp_loop(x, out, n, s); }
+ROBUSTCORE_FM_V4 inline void neg_exp_v4(const double* x, float* out, int64_t n, double s) { neg_exp_loop(x, out, n, s); }
 #endif
 
 /// The level the loops run at (see above), decided once per process.
@@ -212,6 +218,17 @@ inline void neg_exp(double* x, int64_t n, double scale) {
   }
 #endif
   neg_exp_loop(x, n, scale);
+}
+/// out[k] = exp(-scale * x[k]) rounded to float32 (the float32 Nystroem kernel block, written by the exponential).
+inline void neg_exp(const double* x, float* out, int64_t n, double scale) {
+#ifdef ROBUSTCORE_FM_DISPATCH
+  switch (simd_level()) {
+    case SimdLevel::Avx512: return neg_exp_v4(x, out, n, scale);
+    case SimdLevel::Avx2: return neg_exp_v3(x, out, n, scale);
+    case SimdLevel::Baseline: break;
+  }
+#endif
+  neg_exp_loop(x, out, n, scale);
 }
 
 /// Rows [lo, hi) of a view, converted to a dense row-major double block (the Nystroem kernels work in
@@ -330,10 +347,51 @@ class NystroemMap {
   int64_t n_components() const { return D_; }
   int64_t n_landmarks() const { return m_; }
 
-  /// k(x_i, l_j) for i in [lo, hi), j < m, into K ((hi - lo) x m, row-major).
-  template <class View>
-  void kernel_rows(const View& X, int64_t lo, int64_t hi, double* K) const {
+  /// k(x_i, l_j) for i in [lo, hi), j < m, into K ((hi - lo) x m, row-major), computed in float64 and rounded
+  /// once to T (float32 for float32 data). Rows go kernel_block_rows() at a time, so the block's float64
+  /// distances stay in the L2 cache between their product and their exponential (the map's block of 1,024 rows
+  /// at m = 1,000 is 8 MB of them: four passes through memory, which cost the float32 map more than its
+  /// exponentials; docs/benchmarks/kernel_approximation.md, issue 42).
+  template <class View, class T>
+  void kernel_rows(const View& X, int64_t lo, int64_t hi, T* K) const {
     detail::check_rows(X.cols(), d_, X.rows(), lo, hi, m_, m_, "NystroemMap");
+    const int64_t R = kernel_block_rows();
+    std::vector<double> scratch(std::is_same_v<T, double> ? 0 : static_cast<size_t>(std::min(R, hi - lo) * m_));
+    for (int64_t a = lo; a < hi; a += R) {
+      const int64_t b = std::min(hi, a + R);
+      T* out = K + (a - lo) * m_;
+      if constexpr (std::is_same_v<T, double>) {
+        distances(X, a, b, out);
+        finish(out, out, (b - a) * m_);
+      } else {
+        distances(X, a, b, scratch.data());
+        finish(scratch.data(), out, (b - a) * m_);
+      }
+    }
+  }
+  /// Rows of kernel_rows' float64 sub-blocks: about 256 KiB of distances, at least 1.
+  int64_t kernel_block_rows() const { return std::max<int64_t>(1, (int64_t{1} << 15) / m_); }
+
+  /// z(x_i) for i in [lo, hi) into out (see the file comment): the kernel block, then one product with N^T.
+  /// float32 data: the kernel block rounded to float32 by its exponential, the product in float32 (scikit-learn's
+  /// precision).
+  template <class View>
+  void map_rows(const View& X, int64_t lo, int64_t hi, typename View::Scalar* out, int64_t ld) const {
+    using T = typename View::Scalar;
+    detail::check_rows(X.cols(), d_, X.rows(), lo, hi, ld, D_, "NystroemMap");
+    const int64_t n = hi - lo;
+    if (n == 0) return;
+    detail::RowMat<T> K(n, m_);
+    kernel_rows(X, lo, hi, K.data());
+    if constexpr (std::is_same_v<T, double>) blas::gemm<double>(K.data(), m_, Nt_.data(), D_, out, ld, n, m_, D_);
+    else blas::gemm<float>(K.data(), m_, Nt32_.data(), D_, out, ld, n, m_, D_);
+  }
+
+ private:
+  /// Rows [lo, hi) against the landmarks into K ((hi - lo) x m, float64): squared distances (rbf), L1 distances
+  /// (laplacian) or inner products (polynomial), what finish() turns into the kernel.
+  template <class View>
+  void distances(const View& X, int64_t lo, int64_t hi, double* K) const {
     const int64_t n = hi - lo;
     if (n == 0) return;
     Eigen::Map<detail::RowMat<double>> Km(K, n, m_);
@@ -383,33 +441,25 @@ class NystroemMap {
           for (int64_t j = 0; j < m_; ++j) k[j] = std::max(xsq + lsq_(j) - 2.0 * k[j], 0.0);
       }
     }
-    // K holds squared distances (rbf), L1 distances (laplacian) or inner products (polynomial)
+  }
+  /// out[k] = the kernel from finish's input D[k] (distances(): rbf and laplacian exp(-gamma D), polynomial
+  /// (gamma D + coef0)^degree), for k < n, rounded to T; out may be D (T = double).
+  template <class T>
+  void finish(const double* D, T* out, int64_t n) const {
     if (kind_ != KernelKind::Polynomial) {
-      detail::neg_exp(K, n * m_, gamma_);
+      if constexpr (std::is_same_v<T, double>) {
+        if (out == D) return detail::neg_exp(out, n, gamma_);
+        std::copy(D, D + n, out);
+        return detail::neg_exp(out, n, gamma_);
+      } else {
+        detail::neg_exp(D, out, n, gamma_);
+      }
     } else {
-      for (int64_t k = 0; k < n * m_; ++k)
-        K[k] = degree_ == 1.0 ? gamma_ * K[k] + coef0_ : std::pow(gamma_ * K[k] + coef0_, degree_);
+      for (int64_t k = 0; k < n; ++k)
+        out[k] = static_cast<T>(degree_ == 1.0 ? gamma_ * D[k] + coef0_ : std::pow(gamma_ * D[k] + coef0_, degree_));
     }
   }
 
-  /// z(x_i) for i in [lo, hi) into out (see the file comment): the kernel block, then one product with N^T.
-  template <class View>
-  void map_rows(const View& X, int64_t lo, int64_t hi, typename View::Scalar* out, int64_t ld) const {
-    using T = typename View::Scalar;
-    detail::check_rows(X.cols(), d_, X.rows(), lo, hi, ld, D_, "NystroemMap");
-    const int64_t n = hi - lo;
-    if (n == 0) return;
-    detail::RowMat<double> K(n, m_);
-    kernel_rows(X, lo, hi, K.data());
-    if constexpr (std::is_same_v<T, double>) {
-      blas::gemm<double>(K.data(), m_, Nt_.data(), D_, out, ld, n, m_, D_);
-    } else {  // float32 data: the kernel rounded to float32, the product in float32 (scikit-learn's precision)
-      const detail::RowMat<float> K32 = K.cast<float>();
-      blas::gemm<float>(K32.data(), m_, Nt32_.data(), D_, out, ld, n, m_, D_);
-    }
-  }
-
- private:
   KernelKind kind_ = KernelKind::Rbf;
   double gamma_ = 1.0, coef0_ = 0.0, degree_ = 1.0;
   int64_t m_ = 0, d_ = 0, D_ = 0;
@@ -528,17 +578,18 @@ inline int64_t default_block_rows(int64_t n_components, int64_t scalar_bytes) {
   return std::clamp<int64_t>(r, 32, 1024);
 }
 
-/// Rows per block of transform(): four times default_block_rows (about 4 MiB of output), at most 1024. The
-/// BLAS packs the map's matrix (W, or Nystroem's m x D normalisation: 8 MB at m = D = 1000) once per call, so
-/// a block of 131 rows (1 MiB at D = 1000) paid that packing about once per 260 MFLOP of product; 524 rows
-/// pay it a quarter as often (issue 42, docs/benchmarks/kernel_approximation.md).
+/// Rows per block of transform(): sixteen times default_block_rows (about 16 MiB of output), at most 4096. The
+/// BLAS packs the map's matrix (W, or Nystroem's m x D normalisation: 4 MB in float32 at m = D = 1000) once per
+/// call, a cost per block whatever its rows: at 1,024 rows the float32 Nystroem map of ijcnn1 ran at 0.73 of one
+/// whole sgemm's speed, at 4,096 rows 0.82, same process (issue 42, docs/benchmarks/kernel_approximation.md).
 inline int64_t transform_block_rows(int64_t n_components, int64_t scalar_bytes) {
-  return std::min<int64_t>(4 * default_block_rows(n_components, scalar_bytes), 1024);
+  return std::min<int64_t>(16 * default_block_rows(n_components, scalar_bytes), 4096);
 }
 
 /// out (X.rows() x map.n_components(), row-major) = the map of every row of X, on n_threads threads
 /// (contiguous row ranges of about equal stored values; the caller's thread runs the first), in blocks
-/// of block_rows (0: transform_block_rows), polling for interrupts after each block.
+/// of block_rows (0: transform_block_rows, fewer rows when each thread would get fewer than 8 blocks), polling
+/// for interrupts after each block.
 template <class Map, class View>
 void transform(const Map& map, const View& X, typename View::Scalar* out, int n_threads = 1, int64_t block_rows = 0) {
   using T = typename View::Scalar;
@@ -548,7 +599,11 @@ void transform(const Map& map, const View& X, typename View::Scalar* out, int n_
   if (n_threads < 1) throw std::invalid_argument("transform: n_threads must be >= 1");
   const int64_t n = X.rows(), D = map.n_components();
   if (n == 0) return;
-  if (block_rows <= 0) block_rows = transform_block_rows(D, static_cast<int64_t>(sizeof(T)));
+  if (block_rows <= 0) {
+    block_rows = transform_block_rows(D, static_cast<int64_t>(sizeof(T)));
+    // several threads: at least 8 blocks each, so that the contiguous groups stay of about equal cost
+    if (n_threads > 1) block_rows = std::min(block_rows, std::max<int64_t>(32, (n + 8 * n_threads - 1) / (8 * n_threads)));
+  }
   const int64_t n_blocks = (n + block_rows - 1) / block_rows;
   const int P = static_cast<int>(std::min<int64_t>(n_threads, n_blocks));
   // contiguous groups of blocks, of about equal cost (stored values + the per-row output work)

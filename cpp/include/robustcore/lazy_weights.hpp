@@ -1,4 +1,8 @@
-// The lazy weight store of the variance-reduced solvers: W (d x K, feature-major) = s * V with lazily
+// The weight stores of the variance-reduced solvers, one interface, two stores chosen once per fit from the
+// data's type (WeightStore<Data, KC>, the one place that decides): LazyWeights for sparse rows, DenseWeights
+// for dense rows (every feature is touched every step, so there is nothing to catch up).
+//
+// LazyWeights: W (d x K, feature-major) = s * V with lazily
 // applied dense steps. Every method takes steps of the form
 //   W <- W - eta (lambda W + x_i c_i^T + M),    b <- b - eta (c_i + m_b)
 // where c_i is a per-sample K-vector (a difference of loss gradients in the scores) and M is a dense
@@ -20,6 +24,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "data.hpp"
@@ -256,5 +261,99 @@ class LazyWeights {
   double eta_, a_;
   bool track_;
 };
+
+/// The dense-row store: W (d x K, feature-major) and M (d x K) held as they are, every step applied at
+/// once (O(K d) a step, what reading a dense row costs anyway). The same interface and the same steps as
+/// LazyWeights, without the scale, the clocks or the catch-up (its catch_up* calls do nothing but what
+/// their names add: the scores, the step); the values equal LazyWeights' within rounding (the products are
+/// grouped differently), same bits run to run. Running sums (track_sum) add the iterate after every
+/// advance() and the row's change in add(), as LazyWeights' cumulative sums do.
+template <int KC>
+class DenseWeights {
+ public:
+  DenseWeights(int64_t d, int64_t K, double eta, double lambda, bool track_sum)
+      : d_(d), K_(KC > 0 ? KC : K), w_(static_cast<size_t>(d * K_), 0.0), m_(static_cast<size_t>(d * K_), 0.0),
+        sum_(track_sum ? static_cast<size_t>(d * K_) : 0, 0.0), eta_(eta), a_(1.0 - eta * lambda), track_(track_sum) {}
+  int64_t size() const { return d_; }
+  int64_t K() const { return KC > 0 ? KC : K_; }
+  double scale() const { return 1.0; }
+  double* m(int64_t j) { return m_.data() + j * K(); }
+  void zero_m() { std::fill(m_.begin(), m_.end(), 0.0); }
+  void set_m(const double* src) { std::copy(src, src + d_ * K(), m_.begin()); }
+  template <class Row>
+  void axpy_m(const Row& r, const double* a_in) {
+    const int64_t K = this->K();
+    const detail::KArg<KC> a(a_in, K);
+    double* M = m_.data();
+    for_each_nz(r, [&](int64_t j, double x) {
+      for (int64_t k = 0; k < K; ++k) M[j * K + k] += x * a[k];
+    });
+  }
+  const double* sums() const { return sum_.data(); }
+  void catch_up(int64_t) {}
+  template <class Row>
+  void catch_up_row(const Row&) {}
+  void catch_up_all() {}
+  /// s[k] = <W_k, x>.
+  template <class Row>
+  void catch_up_scores(const Row& r, double* s) {
+    const int64_t K = this->K();
+    detail::KAcc<KC> acc(s, K);
+    const double* W = w_.data();
+    for_each_nz(r, [&](int64_t j, double x) {
+      for (int64_t k = 0; k < K; ++k) acc[k] += x * W[j * K + k];
+    });
+    acc.store(s, 1.0);
+  }
+  template <class C>
+  inline void add(int64_t j, double x, const C& c) {
+    const int64_t K = this->K();
+    double* wj = w_.data() + j * K;
+    for (int64_t k = 0; k < K; ++k) wj[k] += x * c[k];
+    if (track_) {
+      double* sj = sum_.data() + j * K;
+      for (int64_t k = 0; k < K; ++k) sj[k] += x * c[k];
+    }
+  }
+  template <class Row>
+  void catch_up_add(const Row& r, const double* c_in) {
+    const detail::KArg<KC> c(c_in, K());
+    for_each_nz(r, [&](int64_t j, double x) { add(j, x, c); });
+  }
+  /// axpy_m(r, a); advance(true, m_scale).
+  template <class Row>
+  void axpy_m_advance(const Row& r, const double* a_in, double m_scale = 1.0) {
+    axpy_m(r, a_in);
+    advance(true, m_scale);
+  }
+  /// W <- (1 - eta lambda) W - eta [apply_m] m_scale M.
+  void advance(bool apply_m = true, double m_scale = 1.0) {
+    const size_t n = w_.size();
+    double* W = w_.data();
+    const double a = a_;
+    if (apply_m) {
+      const double e = m_scale * eta_;
+      const double* M = m_.data();
+      for (size_t q = 0; q < n; ++q) W[q] = a * W[q] - e * M[q];
+    } else {
+      for (size_t q = 0; q < n; ++q) W[q] *= a;
+    }
+    if (track_)
+      for (size_t q = 0; q < n; ++q) sum_[q] += W[q];
+  }
+  void materialize(double* out) { std::copy(w_.begin(), w_.end(), out); }
+  void set(const double* W) { std::copy(W, W + d_ * K(), w_.begin()); }
+  void clear_sums() { std::fill(sum_.begin(), sum_.end(), 0.0); }
+
+ private:
+  int64_t d_, K_;
+  std::vector<double> w_, m_, sum_;
+  double eta_, a_;
+  bool track_;
+};
+
+/// The store a variance-reduced fit on Data uses: decided here, once, from the view's type.
+template <class Data, int KC>
+using WeightStore = std::conditional_t<Data::is_sparse, LazyWeights<KC>, DenseWeights<KC>>;
 
 }  // namespace robustcore

@@ -21,7 +21,7 @@ void plain_sgd_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrde
   const int64_t n = P.X.rows(), d = P.X.cols(), K = P.K();
   const double eta = P.eta;
   if (!mon.start(w, b)) return;
-  LazyWeights<KC> W(d, K, eta, p.lambda, false);
+  WeightStore<Data, KC> W(d, K, eta, p.lambda, false);
   W.set(w);
   KVec<KC> s = make_kvec<KC>(K), g = make_kvec<KC>(K);
   int64_t count = 0;

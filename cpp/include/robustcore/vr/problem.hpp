@@ -179,9 +179,10 @@ struct Problem {
     linear_scores<KC>(r, W, b, K(), s);
     model.grad(i, s, sw(i), g);
   }
-  /// g = gradient factor of sample i at the lazy iterate (catches the row's features up first).
-  template <class Row>
-  void grad_lazy(int64_t i, const Row& r, LazyWeights<KC>& W, const double* b, double* s, double* g) const {
+  /// g = gradient factor of sample i at the weight store's iterate (WeightStore: a lazy store catches the row's
+  /// features up first).
+  template <class Row, class Store>
+  void grad_lazy(int64_t i, const Row& r, Store& W, const double* b, double* s, double* g) const {
     W.catch_up_scores(r, s);
     for (int64_t k = 0; k < K(); ++k) s[k] += b[k];
     model.grad(i, s, sw(i), g);

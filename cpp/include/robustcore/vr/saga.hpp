@@ -29,7 +29,7 @@ void saga_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& or
   const int64_t n = P.X.rows(), d = P.X.cols(), K = P.K();
   const double inv_n = 1.0 / static_cast<double>(n), eta = P.eta;
   if (!mon.start(w, b)) return;
-  LazyWeights<KC> W(d, K, eta, p.lambda, false);
+  WeightStore<Data, KC> W(d, K, eta, p.lambda, false);
   W.set(w);
   std::vector<double> u(static_cast<size_t>(n * K));
   KVec<KC> mb = make_kvec<KC>(K), s = make_kvec<KC>(K), g = make_kvec<KC>(K), a = make_kvec<KC>(K),

@@ -57,7 +57,7 @@ void svrg_family_fit(const Problem<Model, Data>& P, double* w, double* b, PassOr
   int64_t B = batching ? std::min(n, p.batch > 0 ? p.batch : std::max<int64_t>(1, n / 8)) : n;
   const double nu = p.s2gd_nu >= 0.0 ? p.s2gd_nu : p.lambda;
   if (!mon.start(w, b)) return;
-  LazyWeights<KC> W(d, K, eta, p.lambda, average);
+  WeightStore<Data, KC> W(d, K, eta, p.lambda, average);
   W.set(w);
   std::vector<double> u(static_cast<size_t>(n * K)), wpick(static_cast<size_t>(pick ? d * K : 0));
   KVec<KC> mub = make_kvec<KC>(K), s = make_kvec<KC>(K), g = make_kvec<KC>(K), gsn = make_kvec<KC>(K),

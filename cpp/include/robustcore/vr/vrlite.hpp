@@ -28,7 +28,7 @@ void vrlite_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& 
   const double inv_n = 1.0 / static_cast<double>(n), eta = P.eta;
   if (!mon.start(w, b)) return;
   if (p.max_iter < 1) return;
-  LazyWeights<KC> W(d, K, eta, p.lambda, true);
+  WeightStore<Data, KC> W(d, K, eta, p.lambda, true);
   W.set(w);
   std::vector<double> wbar(dK), gbar(dK, 0.0), gnext(dK, 0.0);
   KVec<KC> gbar_b = make_kvec<KC>(K), gnext_b = make_kvec<KC>(K), bsum = make_kvec<KC>(K), bbar = make_kvec<KC>(K),
