@@ -368,7 +368,7 @@ def _nystroem_map(kind, gamma, coef0, degree, L):
 
 def _landmark_normalization(kind, gamma, coef0, degree, L):
     """K_LL^{-1/2} from the engine's kernel on the landmarks. Both steps are O(m^3) (the kernel comes out of the
-    map times an identity normalisation, whose blocks poll only every ~4 MiB of output: m^3 / 2^15 flops), so
+    map times an identity normalisation, whose blocks poll only every ~16 MiB of output, at most 4,096 rows), so
     from a few hundred landmarks ``_nystroem_map`` runs them on a worker thread (``_interruptible``)."""
     m = L.shape[0]
     K = np.empty((m, m))
