@@ -21,7 +21,8 @@ distributed / in memory, the clean test accuracy and the estimated flip rates; a
 posterior "partition" against "mixing".
 --mode kernel: ParameterMixingClassifier(KernelClassifier(gamma=1/d)) against KernelClassifier on --rows x
 --dense-features (4 partitions, 2 worker processes): median fit times and their ratio, at the default budget (5
-rounds of a full local solve) and at 5 rounds of max_iter / 5 local passes (the in-memory passes per row).
+rounds of ceil(2 max_iter / 5) local passes: twice the in-memory passes per row) and at 5 rounds of max_iter / 5
+local passes (the in-memory passes per row).
 """
 
 from __future__ import annotations
@@ -198,8 +199,8 @@ def kernel_mode(args):
         Xd, yd = da.from_array(X, chunks=(-(-n // 4), -1)), da.from_array(y, chunks=-(-n // 4))
         passes = kernel.make_estimator(0).max_iter
         for label, local in (("dask", None), (f"dask, {-(-passes // 5)}/round", -(-passes // 5))):
-            # the default budget: 5 rounds of a full local solve (5x the in-memory passes); or 5 rounds of
-            # max_iter / 5 passes (the in-memory fit's passes per row)
+            # the default budget: 5 rounds of ceil(2 max_iter / 5) passes (2x the in-memory passes); or 5 rounds
+            # of max_iter / 5 passes (the in-memory fit's passes per row)
             secs, clf = _median_time(lambda: ParameterMixingClassifier(kernel, local_max_iter=local, random_state=0)
                                      .fit(Xd, yd), repeats)
             print(f"{label:>12s} {secs:8.1f} s ratio {secs / mem_secs:.2f} train acc {clf.score(X, y):.4f} "
