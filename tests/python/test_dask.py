@@ -388,8 +388,8 @@ def test_early_stopping_over_rounds(client):
 
 def test_wraps_any_linear_estimator_and_takes_numpy_input(client):
     """The wrapped estimator's parameters reach every shard (a robust loss's own s included); NumPy input is cut
-    into one partition per worker; the default budget trains the variance-reduced solvers (each round a local
-    solve) to the in-memory accuracy."""
+    into one partition per worker; the default budget (5 rounds, twice the in-memory passes) trains the
+    variance-reduced solvers to the in-memory accuracy."""
     X, y, Xt, yt = _planted(n=4000, d=20)
     est = ParameterMixingClassifier(rc.LinearClassifier(loss="sramp", s=-0.7), max_iter=4, random_state=0).fit(X, y)
     assert est.to_local().s == -0.7 and est.n_partitions_ == 2 and est.score(Xt, yt) > 0.85
@@ -398,6 +398,12 @@ def test_wraps_any_linear_estimator_and_takes_numpy_input(client):
         local = inner.fit(X, y).score(Xt, yt)
         dist = ParameterMixingClassifier(inner, random_state=0).fit(X, y)
         assert dist.n_iter_ == 5 and dist.score(Xt, yt) >= local - 0.01, (solver, dist.score(Xt, yt), local)
+    # SGD: the estimator's epochs in rounds of 3 by default; given rounds, one epoch each
+    inner = rc.LinearClassifier(loss="log_loss", solver="sgd", max_iter=15, random_state=0)
+    local = inner.fit(X, y).score(Xt, yt)
+    dist = ParameterMixingClassifier(inner, random_state=0).fit(X, y)
+    assert dist.n_iter_ == 5 and dist.score(Xt, yt) >= local - 0.01, (dist.score(Xt, yt), local)
+    assert ParameterMixingClassifier(inner, max_iter=4, random_state=0).fit(X, y).n_iter_ == 4
     with pytest.raises(TypeError, match="wraps a robustcore.LinearClassifier"):
         ParameterMixingClassifier(SGDClassifier()).fit(X, y)
 

@@ -117,6 +117,23 @@ def test_out_of_fold_per_partition_from_X():
     assert (y != y_clean)[issues].mean() > 0.6
 
 
+def test_binned_rate_fit_agrees_with_the_in_memory_one(monkeypatch):
+    """From kBinnedFrom rows the rate fit sums over quantile bins built from one pass of fine bins (two passes in
+    all, not one per Newton step): the rates agree with the in-memory fit's within 2e-4, and with the row sums'."""
+    _, _, y, P = _binary(n=8000)
+    yd, Pd = _dask(y, P)
+    by_rows = distributed.estimate_transition(labels=yd, pred_probs=Pd)
+    calls = []
+    monkeypatch.setattr(distributed, "kBinnedFrom", 4096)
+    monkeypatch.setattr(distributed, "_sigmoid_sums", lambda *a: calls.append(1) or (_ for _ in ()).throw(
+        AssertionError("a pass over the rows per Newton step")))
+    binned = distributed.estimate_transition(labels=yd, pred_probs=Pd)
+    in_memory = noise.estimate_transition(labels=y, pred_probs=P)
+    np.testing.assert_allclose(binned, in_memory, atol=2e-4)
+    np.testing.assert_allclose(binned, by_rows, atol=2e-4)
+    assert not calls and abs(binned[0, 1] - by_rows[0, 1]) + abs(binned[1, 0] - by_rows[1, 0]) > 0  # binned ran
+
+
 def test_weighting_equals_the_in_memory_rule():
     from robustcore.noise import noise_correction
 
