@@ -22,36 +22,6 @@ namespace {
 using Binary = robustcore::BinaryModel<robustcore::AnySmoothLoss>;
 const robustcore::AnySmoothLoss kLog{robustcore::LossSpec{robustcore::LossKind::Log}};
 
-/// A dense n x d problem (seeded, cached per shape): values uniform in [-1, 1), labels of a planted model
-/// with 10% flipped (so the losses are not all near zero), and their classes mod 3 for the softmax model.
-struct Dense {
-  std::vector<double> data, y;
-  std::vector<int64_t> classes;
-  robustcore::DenseView X;
-};
-const Dense& dense(int64_t n, int64_t d) {
-  static Dense p;
-  if (p.X.rows() == n && p.X.cols() == d) return p;
-  robustcore::Rng rng(7);
-  p.data.resize(static_cast<size_t>(n * d));
-  p.y.resize(static_cast<size_t>(n));
-  p.classes.resize(static_cast<size_t>(n));
-  std::vector<double> w(static_cast<size_t>(d));
-  for (auto& v : w) v = rng.uniform() - 0.5;
-  for (int64_t i = 0; i < n; ++i) {
-    double f = 0.0;
-    for (int64_t j = 0; j < d; ++j) {
-      const double x = 2.0 * rng.uniform() - 1.0;
-      p.data[static_cast<size_t>(i * d + j)] = x;
-      f += x * w[static_cast<size_t>(j)];
-    }
-    p.y[static_cast<size_t>(i)] = (f > 0) != (rng.uniform() < 0.1) ? 1.0 : -1.0;
-    p.classes[static_cast<size_t>(i)] = static_cast<int64_t>(rng.below(3));
-  }
-  p.X = robustcore::DenseView{p.data.data(), n, d};
-  return p;
-}
-
 /// The sparse problem and its classes mod 3.
 struct Sparse {
   const bench::Problem* p;
@@ -111,14 +81,14 @@ void BM_sparse_products(benchmark::State& state) {
   run_products(state, sparse(state.range(0), state.range(1), state.range(2)).p->X);
 }
 void BM_dense_binary(benchmark::State& state) {
-  const auto& p = dense(state.range(0), state.range(1));
+  const auto& p = bench::dense_problem(state.range(0), state.range(1));
   run_evaluation(state, p.X, Binary{kLog, p.y.data()});
 }
 void BM_dense_softmax3(benchmark::State& state) {
-  const auto& p = dense(state.range(0), state.range(1));
+  const auto& p = bench::dense_problem(state.range(0), state.range(1));
   run_evaluation(state, p.X, robustcore::SoftmaxModel{3, p.classes.data()});
 }
-void BM_dense_products(benchmark::State& state) { run_products(state, dense(state.range(0), state.range(1)).X); }
+void BM_dense_products(benchmark::State& state) { run_products(state, bench::dense_problem(state.range(0), state.range(1)).X); }
 
 }  // namespace
 

@@ -31,14 +31,20 @@ void BM_floor_dot_pass(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * p.X.nnz());
 }
 
-template <class Loss>
-void BM_vr(benchmark::State& state, Loss loss, robustcore::vr::Method method, int64_t passes, int64_t step_passes) {
-  const auto& p = bench::problem(state.range(0), state.range(1), state.range(2));
+/// Every case's solver settings: ``method`` for ``passes`` effective passes, lambda 1e-4, no history.
+robustcore::vr::VrParams params(robustcore::vr::Method method, int64_t passes) {
   robustcore::vr::VrParams prm;
   prm.method = method;
   prm.lambda = 1e-4;
   prm.max_iter = passes;
   prm.record_history = false;
+  return prm;
+}
+
+template <class Loss>
+void BM_vr(benchmark::State& state, Loss loss, robustcore::vr::Method method, int64_t passes, int64_t step_passes) {
+  const auto& p = bench::problem(state.range(0), state.range(1), state.range(2));
+  const auto prm = params(method, passes);
   std::vector<double> w(static_cast<size_t>(p.X.cols()));
   for (auto _ : state) {
     std::fill(w.begin(), w.end(), 0.0);
@@ -50,49 +56,9 @@ void BM_vr(benchmark::State& state, Loss loss, robustcore::vr::Method method, in
   state.SetItemsProcessed(state.iterations() * p.X.nnz() * step_passes);
 }
 
-/// A dense n x d problem (seeded, cached per shape): values uniform in [-1, 1), labels of a planted model with
-/// 10% flipped; the same rows as a CSR matrix with every column stored.
-struct Dense {
-  std::vector<double> data, y;
-  std::vector<int32_t> indices;
-  std::vector<int64_t> indptr;
-  robustcore::DenseView X;
-  robustcore::CsrView<int64_t> csr;
-};
-const Dense& dense(int64_t n, int64_t d) {
-  static Dense p;
-  if (p.X.rows() == n && p.X.cols() == d) return p;
-  robustcore::Rng rng(7);
-  p.data.resize(static_cast<size_t>(n * d));
-  p.y.resize(static_cast<size_t>(n));
-  p.indices.resize(static_cast<size_t>(n * d));
-  p.indptr.resize(static_cast<size_t>(n + 1));
-  std::vector<double> w(static_cast<size_t>(d));
-  for (auto& v : w) v = rng.uniform() - 0.5;
-  for (int64_t i = 0; i < n; ++i) {
-    double f = 0.0;
-    for (int64_t j = 0; j < d; ++j) {
-      const double x = 2.0 * rng.uniform() - 1.0;
-      p.data[static_cast<size_t>(i * d + j)] = x;
-      p.indices[static_cast<size_t>(i * d + j)] = static_cast<int32_t>(j);
-      f += x * w[static_cast<size_t>(j)];
-    }
-    p.indptr[static_cast<size_t>(i)] = i * d;
-    p.y[static_cast<size_t>(i)] = (f > 0) != (rng.uniform() < 0.1) ? 1.0 : -1.0;
-  }
-  p.indptr[static_cast<size_t>(n)] = n * d;
-  p.X = robustcore::DenseView{p.data.data(), n, d};
-  p.csr = robustcore::CsrView<int64_t>{p.data.data(), p.indices.data(), p.indptr.data(), n, d};
-  return p;
-}
-
 void BM_vr_dense(benchmark::State& state, bool as_csr, robustcore::vr::Method method, int64_t passes) {
-  const auto& p = dense(state.range(0), state.range(1));
-  robustcore::vr::VrParams prm;
-  prm.method = method;
-  prm.lambda = 1e-4;
-  prm.max_iter = passes;
-  prm.record_history = false;
+  const auto& p = bench::dense_problem(state.range(0), state.range(1));
+  const auto prm = params(method, passes);
   std::vector<double> w(static_cast<size_t>(p.X.cols()));
   const robustcore::BinaryModel<robustcore::Logistic> model{robustcore::Logistic{}, p.y.data()};
   for (auto _ : state) {
