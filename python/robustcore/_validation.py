@@ -33,11 +33,11 @@ def check_not_dask(obj, name="X"):
     return obj
 
 
-def as_dask(client, X, y, sample_weight):
+def as_dask(client, X, y, sample_weight, min_partitions=1):
     """(X, y, sample_weight) as dask collections, the one conversion of a distributed fit's input (robustcore.dask's
     estimators): in-memory ones (NumPy, scipy.sparse, lists) checked and cut into one partition of rows per worker of
-    the ``distributed.Client`` ``client``; dask ones returned as they are (their partitions are checked where they
-    live). Mixing in-memory X with a dask y or sample_weight is a TypeError."""
+    the ``distributed.Client`` ``client`` (at least ``min_partitions``); dask ones returned as they are (their
+    partitions are checked where they live). Mixing in-memory X with a dask y or sample_weight is a TypeError."""
     import dask
     import dask.array as da
     from sklearn.utils.validation import check_array, column_or_1d
@@ -50,8 +50,8 @@ def as_dask(client, X, y, sample_weight):
     if y is None:  # scikit-learn's wording, before any task runs
         raise ValueError("this estimator requires y to be passed, but the target y is None")
     X = check_array(check_csr_structure(X), accept_sparse="csr", dtype=np.float64)  # the errors here, before any task runs
-    workers = max(1, len(client.scheduler_info().get("workers", {})))
-    rows = max(1, -(-X.shape[0] // workers))
+    parts = max(1, min_partitions, len(client.scheduler_info().get("workers", {})))
+    rows = max(1, -(-X.shape[0] // parts))
     out = [da.from_array(X if not sp.issparse(X) else X.tocsr(), chunks=(rows, -1), asarray=not sp.issparse(X))]
     for v in (y, sample_weight):
         if v is None:

@@ -109,8 +109,10 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    estimator_ : the fitted ``ParameterMixingClassifier`` of the winner. ``best_remedy_`` : str.
-    cv_results_ : dict {"remedy": array, "corrected_score": array}. ``transition_matrix_``, ``noise_rates_`` (1 - diag T).
+    estimator_ : the fitted ``ParameterMixingClassifier`` of the winner (``n_iter_``: its rounds).
+    best_remedy_ : str.
+    cv_results_ : dict {"remedy": array, "corrected_score": array} (NaN: "pruned" not scored, its pruning left a
+    class without training rows). ``transition_matrix_``, ``noise_rates_`` (1 - diag T).
     label_issues_ : lazy dask array of the flagged rows, most suspicious first (``find_label_issues``' ranking);
     label_issue_mask_ : lazy dask boolean mask over the rows; ``label_quality_`` : lazy dask array of the margins.
     posterior_ : the out-of-fold probabilities, a dask array persisted on the workers (they stay there while the
@@ -195,7 +197,10 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
         except ValueError as e:
             raise RuntimeError(f"{type(self).__name__} needs a running dask.distributed Client") from e
         remedies = self._remedies()
-        X, y, sample_weight = as_dask(client, X, y, sample_weight)
+        # in memory: one partition per worker, and at least 1 / validation_fraction, so that one held-out
+        # partition is that fraction of the rows
+        X, y, sample_weight = as_dask(client, X, y, sample_weight,
+                                      min_partitions=int(np.ceil(1 / self.validation_fraction - 1e-9)))
         if not isinstance(X, da.Array):
             X = X.to_dask_array(lengths=True)
         X = X.rechunk({1: -1})
@@ -204,7 +209,7 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
         n_parts = len(X.chunks[0])
         if n_parts < 2:
             raise ValueError(f"{type(self).__name__} holds out whole partitions to score the remedies: X needs at "
-                             f"least 2 partitions, got {n_parts}")
+                             f"least 2 partitions, got {n_parts} (n_samples={X.shape[0]})")
         seed = seed_from_random_state(self.random_state) % 2**32
         est = LinearClassifier(random_state=seed) if self.estimator is None else clone(self.estimator)
         detector = LinearClassifier(random_state=seed) if self.detector is None else clone(self.detector)
@@ -223,9 +228,7 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
         bar.advance()
         ill = bool(np.linalg.cond(T) > ILL_CONDITIONED_T)
         score_T = np.eye(len(classes)) if ill else T
-        rng = np.random.default_rng(seed)
-        n_val = min(n_parts - 1, max(1, int(round(self.validation_fraction * n_parts))))
-        held = np.sort(rng.choice(n_parts, n_val, replace=False))
+        held = _held_out(noisy.partition_counts, self.validation_fraction, seed)
         train = np.setdiff1d(np.arange(n_parts), held)
 
         def data(remedy, parts):
@@ -244,10 +247,13 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
         scores = []
         for remedy in remedies:
             Xs, ys, ws = data(remedy, train)
-            model = self._model(est, remedy, seed).fit(Xs, ys, sample_weight=ws)
-            scores.append(_corrected_score(model.predict(Xv), yv, wv, score_T, classes))
+            if remedy == "pruned" and len(da.unique(ys).compute()) < len(classes):
+                scores.append(np.nan)  # pruning left a class without training rows (a tiny or sorted set)
+            else:
+                model = self._model(est, remedy, seed).fit(Xs, ys, sample_weight=ws)
+                scores.append(_corrected_score(model.predict(Xv), yv, wv, score_T, classes))
             bar.advance()
-        best = int(np.argmax(scores))  # the first of equals: "plain" before the others
+        best = int(np.nanargmax(scores))  # the first of equals: "plain" (always scored) before the others
         Xs, ys, ws = data(remedies[best], np.arange(n_parts))
         final = self._model(est, remedies[best], seed).fit(Xs, ys, sample_weight=ws)
         bar.advance()
@@ -255,8 +261,8 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
                   else da.zeros(0, dtype=np.intp))
         for name, value in dict(estimator_=final, best_remedy_=remedies[best], transition_matrix_=T,
                                 noise_rates_=1.0 - np.diag(T), classes_=classes, n_features_in_=X.shape[1],
-                                n_partitions_=n_parts, label_issues_=issues, label_issue_mask_=mask,
-                                label_quality_=margins, posterior_=noisy.P,
+                                n_partitions_=n_parts, n_iter_=final.n_iter_, label_issues_=issues,
+                                label_issue_mask_=mask, label_quality_=margins, posterior_=noisy.P,
                                 cv_results_={"remedy": np.array(remedies),
                                              "corrected_score": np.array(scores)}).items():
             setattr(self, name, value)
@@ -291,17 +297,26 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "estimator_")
         return self.estimator_.predict(X)
 
+    def _has_proba(self):
+        """The fitted winner has class probabilities; before fit: every candidate would."""
+        if hasattr(self, "estimator_"):
+            return hasattr(self.estimator_, "predict_proba")
+        est = LinearClassifier() if self.estimator is None else self.estimator
+        try:
+            return all(hasattr(self._model(est, r, None), "predict_proba") for r in self._remedies())
+        except ValueError:
+            return False
+
     @overload
     def predict_proba(self, X: da.Array) -> da.Array: ...  # type: ignore[overload-overlap]
 
     @overload
     def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]: ...
 
-    @available_if(lambda self: hasattr(self.estimator_ if hasattr(self, "estimator_") else
-                                       ParameterMixingClassifier(self.estimator), "predict_proba"))
+    @available_if(_has_proba)
     def predict_proba(self, X: Any) -> Any:
         """Class probabilities of the winner, when it has them (lazy for dask input): present when the fitted
-        winner (before fit: the configured estimator) has them."""
+        winner has them (before fit: when every candidate would)."""
         check_is_fitted(self, "estimator_")
         return self.estimator_.predict_proba(X)
 
@@ -340,6 +355,28 @@ def _rows_like(v, X, name):
     if v.ndim != 1 or v.shape[0] != X.shape[0]:
         raise ValueError(f"{name} must be 1-d with one entry per row of X ({X.shape[0]}), got shape {v.shape}")
     return v.rechunk((X.chunks[0],))
+
+
+def _held_out(counts, fraction, seed):
+    """The seeded held-out partitions: ``fraction`` of them (at least one, at most all but one), drawn so that the
+    other partitions keep rows of every class (``counts``: rows per partition and class). The plain draw when it
+    does (a shuffled set of large partitions); else partitions in a seeded order, each held out while the rest
+    keep every class (small or sorted sets)."""
+    n_parts = len(counts)
+    n_val = min(n_parts - 1, max(1, int(round(fraction * n_parts))))
+    rng = np.random.default_rng(seed)
+    held = np.sort(rng.choice(n_parts, n_val, replace=False))
+    total = counts.sum(axis=0)
+    if np.all(total - counts[held].sum(axis=0) > 0):
+        return held
+    chosen: list[int] = []
+    for p in rng.permutation(n_parts):
+        if len(chosen) < n_val and np.all(total - counts[chosen + [int(p)]].sum(axis=0) > 0):
+            chosen.append(int(p))
+    if not chosen:
+        raise ValueError("every partition holds all the rows of some class: none can be held out to score the "
+                         "remedies; shuffle the rows or repartition")
+    return np.sort(np.array(chosen))
 
 
 def _select(a, parts):

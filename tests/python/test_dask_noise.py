@@ -164,9 +164,9 @@ def test_bad_input_names_the_argument():
     with pytest.raises(TypeError, match="once each"):
         distributed.find_label_issues(y=yd, labels=yd, pred_probs=Pd)
     X = np.random.default_rng(0).normal(size=(1000, 3))
-    y_sorted = np.sort(y)  # the first partitions hold one class only
-    with pytest.raises(ValueError, match="every class in every partition"):
-        distributed.out_of_fold_proba(da.from_array(X, chunks=(250, -1)), da.from_array(y_sorted, chunks=250)).compute()
+    with pytest.raises(ValueError, match="at least 2 rows of every class"):  # as in memory: no fold can be drawn
+        distributed.out_of_fold_proba(da.from_array(X, chunks=(250, -1)),
+                                      da.from_array(np.r_[np.zeros(999), 1], chunks=250))
     with pytest.raises(ValueError, match="Unknown label type: continuous"):  # checked per partition, on the workers
         distributed.out_of_fold_proba(da.from_array(X, chunks=(250, -1)), da.from_array(X[:, 0], chunks=250))
     with pytest.raises(ValueError, match="Unknown label type: continuous"):
@@ -261,3 +261,28 @@ def test_options_without_a_distributed_form_are_refused():
     for kw in (dict(rank_by="self_confidence"), dict(filter_by="both")):
         with pytest.raises(ValueError, match="on dask collections find_label_issues ranks by the margin"):
             noise.find_label_issues(labels=yd, pred_probs=Pd, **kw)
+
+
+def test_out_of_fold_merges_partitions_short_of_a_class():
+    """A partition with fewer than cv rows of a class joins the partitions after it (on one worker) for the
+    out-of-fold fits; the others keep their own folds and seeds, and P keeps X's partitions. Sorted labels put
+    every partition short of a class: one group, the in-memory probabilities of all rows."""
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1000, 3))
+    y = (X[:, 0] + 0.5 * rng.normal(size=1000) > 0).astype(int)
+    y[250:500] = 0  # partition 1 has one class only: it is merged with partition 2
+    Xd, yd = da.from_array(X, chunks=(250, -1)), da.from_array(y, chunks=250)
+    P = distributed.out_of_fold_proba(Xd, yd, random_state=0)
+    assert P.chunks[0] == (250, 250, 250, 250)
+    P = P.compute()
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    alone = distributed.out_of_fold_proba(Xd[:250], yd[:250], random_state=0).compute()
+    np.testing.assert_array_equal(P[:250], alone)  # partition 0 is a group of its own, with its own seed
+    merged = P[250:750]
+    assert np.mean((merged[:, 1] > 0.5) == y[250:750]) > 0.7  # a real posterior of the group's rows
+    y_sorted = np.sort(y)  # every partition short of a class: one group of all rows, as in memory
+    P_sorted = distributed.out_of_fold_proba(Xd, da.from_array(y_sorted, chunks=250), random_state=0).compute()
+    seed = int(np.random.SeedSequence([seed_from_random_state(0) % 2**63, 0, 41]).generate_state(1)[0])
+    np.testing.assert_array_equal(P_sorted, noise.out_of_fold_proba(X, y_sorted, random_state=seed)[0])

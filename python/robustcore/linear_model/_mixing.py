@@ -296,7 +296,10 @@ class ParameterMixingClassifier(ClassifierMixin, BaseEstimator):
             widths = sorted({d for _, d, _ in described} | (set() if n_features is None else {n_features}))
             if len(widths) != 1:
                 raise ValueError(f"the partitions of X have different numbers of features {widths}")
-            labels = np.concatenate([u for n, _, (u, _) in described if n > 0])
+            labels = np.concatenate([u for _, _, (u, _) in described])  # a zero-weight partition's labels count
+            if len(labels) and sum(rows) == 0:
+                raise ValueError("Sample weights must contain at least one non-zero number (every partition's are "
+                                 "zero)")
             check_classification_targets(labels)
             classes = np.unique(labels)
             if len(classes) < 2:

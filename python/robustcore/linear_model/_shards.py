@@ -35,14 +35,20 @@ def load_shard(X, y, sample_weight):
         raise ValueError(f"a partition of X has {X.shape[0]} rows but its partition of y has {y.shape[0]}; "
                          "partition X and y alike")
     if sample_weight is not None:
-        sample_weight = _check_sample_weight(np.asarray(sample_weight), X, dtype=np.float64, ensure_non_negative=True)
+        sample_weight = np.asarray(sample_weight)
+        if sample_weight.shape == (X.shape[0],) and not np.any(sample_weight):
+            sample_weight = np.zeros(X.shape[0])  # an empty partition, or one of zero-weight rows: trains nothing
+        else:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
     return X, y, sample_weight
 
 
 def describe_shard(shard):
-    """(rows, n_features, (the distinct labels, their row counts)) of a shard."""
-    X, y, _ = shard
-    return X.shape[0], X.shape[1], np.unique(y, return_counts=True)
+    """(rows, n_features, (the distinct labels, their row counts)) of a shard; a shard whose sample weights are
+    all zero has 0 rows to train on (it is left out of every round and of the mixing) but its labels count."""
+    X, y, sample_weight = shard
+    rows = 0 if sample_weight is not None and not np.any(sample_weight) else X.shape[0]
+    return rows, X.shape[1], np.unique(y, return_counts=True)
 
 
 def class_weighted(per_class, classes, y, sample_weight):

@@ -118,7 +118,8 @@ def _class_index(y, classes):
 
 class NoiseOnPartitions:
     """The noisy labels and their out-of-fold probabilities P, row-aligned dask arrays persisted for the passes
-    (``classes``: the class values, P's columns, in np.unique order; ``counts``: rows per class; ``n``).
+    (``classes``: the class values, P's columns, in np.unique order; ``counts``: rows per class;
+    ``partition_counts``: rows per partition and class; ``n``).
     Every statistic is a pass of small per-partition results; nothing but those reaches the driver."""
 
     def __init__(self, y, P, classes=None):
@@ -136,7 +137,8 @@ class NoiseOnPartitions:
                              "column per class, in the order of np.unique(labels)")
         checks = _compute([dask.delayed(_check_part)(yb, Pb, self.classes) for yb, Pb in zip(self.y_blocks,
                                                                                              self.P_blocks)])
-        self.counts = np.sum([c for c in checks], axis=0).astype(np.int64)
+        self.partition_counts = np.array(checks, dtype=np.int64).reshape(-1, K)
+        self.counts = self.partition_counts.sum(axis=0)
         self.n = int(self.counts.sum())
         if self.n == 0:
             raise ValueError("the labels have no rows: the noise estimates need labelled samples")
@@ -470,12 +472,57 @@ def _weights_block(y, P, classes, weigh):
 
 
 def _oof_block(X, y, estimator, cv, seed):
-    """A partition's out-of-fold probabilities (``robustcore.noise.out_of_fold_proba`` on its own rows)."""
+    """A posterior group's out-of-fold probabilities (``robustcore.noise.out_of_fold_proba`` on its own rows)."""
     from . import out_of_fold_proba as in_memory
 
-    if len(y) == 0:
-        return np.empty((0, 0))
     return in_memory(X, np.asarray(y), estimator, cv=cv, random_state=seed)[0]
+
+
+def _part_counts(y, classes):
+    """A partition's rows of every class (``classes`` order); labels outside ``classes`` raise."""
+    return np.bincount(_class_index(y, classes), minlength=classes.size) if len(y) else np.zeros(classes.size, int)
+
+
+def _class_counts(y, classes):
+    """(n_partitions, n_classes) rows of every class in every partition of the dask labels ``y``: one pass."""
+    return np.array(_compute([dask.delayed(_part_counts)(b, classes) for b in _blocks(y)[0]]),
+                    dtype=np.int64).reshape(-1, len(classes))
+
+
+def _posterior_groups(counts, cv):
+    """The partitions' groups for per-partition out-of-fold probabilities, and each group's folds.
+
+    ``counts`` is ``_class_counts``' table. A partition with ``cv`` rows of every class is a group of its own
+    (every partition of a large, shuffled set); one short of a class is merged with the partitions after it
+    until the group has them (a short tail joins the group before it). When all rows together have fewer than
+    ``cv`` rows of a class, there is one group with that many folds, as the in-memory function allows (at least
+    2 rows of every class). Returns [(partition indices, folds)].
+    """
+    counts = np.asarray(counts)
+    total = counts.sum(axis=0)
+    if total.min() < 2:
+        raise ValueError(f"out-of-fold probabilities need at least 2 rows of every class; the labels have "
+                         f"{total.tolist()} rows of the classes")
+    if total.min() < cv:
+        return [(np.arange(len(counts)), int(total.min()))]
+    groups, current, have = [], [], np.zeros_like(total)
+    for p, c in enumerate(counts):
+        current.append(p)
+        have = have + c
+        if have.min() >= cv:
+            groups.append(current)
+            current, have = [], np.zeros_like(total)
+    if current:  # the short tail: into the last group
+        groups[-1].extend(current)
+    return [(np.array(g), int(cv)) for g in groups]
+
+
+def _concat_rows(*blocks):
+    import scipy.sparse as sp
+
+    if sp.issparse(blocks[0]):
+        return sp.vstack(blocks, format="csr")
+    return np.concatenate([np.asarray(b) for b in blocks])
 
 
 # ----------------------------------------------------------------------------- public functions
@@ -484,8 +531,9 @@ def out_of_fold_proba(X: Any, y: Any, estimator: Any = None, cv: int = 5, random
     """Out-of-fold class probabilities of a dask X (array or dataframe, chunked by rows) and y, per partition:
     every partition's rows in ``cv`` stratified folds of their own, ``estimator`` (None: a logistic regression)
     fitted on the other folds of that partition, on its worker. Returns a lazy dask array (n_samples,
-    n_classes), P's columns in the order of ``classes`` (None: computed, np.unique of y); every partition needs
-    at least ``cv`` rows of every class.
+    n_classes), P's columns in the order of ``classes`` (None: computed, np.unique of y). A partition with
+    fewer than ``cv`` rows of some class is merged with the partitions after it, on one worker, until the group
+    has them (small or unshuffled sets; a shuffled set of large partitions has none).
 
     Parameters
     ----------
@@ -496,9 +544,10 @@ def out_of_fold_proba(X: Any, y: Any, estimator: Any = None, cv: int = 5, random
     estimator : classifier with ``predict_proba``, default None
         Cloned per fold of every partition; None is a logistic regression on max-abs-scaled features.
     cv : int >= 2, default 5
-        Stratified folds within each partition.
+        Stratified folds within each partition (or group; fewer when all rows have fewer rows of a class, at
+        least 2 of every class).
     random_state : int, RandomState or None
-        Seeds every partition's folds (a seed per partition).
+        Seeds every partition's folds (a seed per partition; a group's is its first partition's).
     classes : array-like or None
         P's columns; None: np.unique of y (one pass).
 
@@ -533,26 +582,21 @@ def out_of_fold_proba(X: Any, y: Any, estimator: Any = None, cv: int = 5, random
     if classes is None:
         classes = np.unique(np.concatenate(_compute([dask.delayed(_part_classes)(b) for b in _blocks(y)[0]])))
     classes = np.asarray(classes)
+    groups = _posterior_groups(_class_counts(y, classes), cv)
     base = seed_from_random_state(random_state) % 2**63
     x_blocks, y_blocks = _blocks(X, y)
     parts = []
-    for p, (xb, yb, nb) in enumerate(zip(x_blocks, y_blocks, X.chunks[0])):
-        seed = int(np.random.SeedSequence([base, p, 41]).generate_state(1)[0])
-        parts.append(da.from_delayed(dask.delayed(_oof_checked)(xb, yb, estimator, cv, seed, classes, p),
-                                     shape=(nb, len(classes)), dtype=np.float64))
-    return da.concatenate(parts) if parts else da.zeros((0, len(classes)))
-
-
-def _oof_checked(X, y, estimator, cv, seed, classes, p):
-    y = np.asarray(y)
-    missing = np.setdiff1d(classes, y)
-    counts = np.array([np.count_nonzero(y == c) for c in classes])
-    if missing.size or counts.min() < cv:
-        raise ValueError(f"out-of-fold probabilities per partition need at least cv={cv} rows of every class in every "
-                         f"partition; partition {p} has {dict(zip(classes.tolist(), counts.tolist()))}: repartition "
-                         "(fewer, larger partitions) or shuffle the rows")
-    P = _oof_block(X, y, estimator, cv, seed)
-    return P
+    for members, folds in groups:
+        seed = int(np.random.SeedSequence([base, int(members[0]), 41]).generate_state(1)[0])
+        xb, yb = x_blocks[members[0]], y_blocks[members[0]]
+        if len(members) > 1:
+            xb = dask.delayed(_concat_rows)(*[x_blocks[p] for p in members])
+            yb = dask.delayed(_concat_rows)(*[y_blocks[p] for p in members])
+        rows = int(sum(X.chunks[0][p] for p in members))
+        parts.append(da.from_delayed(dask.delayed(_oof_block)(xb, yb, estimator, folds, seed),
+                                     shape=(rows, len(classes)), dtype=np.float64))
+    P = da.concatenate(parts)
+    return P if len(groups) == len(X.chunks[0]) else P.rechunk((X.chunks[0], -1))
 
 
 def _noise(X, y, estimator, cv, random_state, pred_proba):
