@@ -69,7 +69,8 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
 
     1. **Out-of-fold probabilities** P of a log-loss ``detector`` (``posterior``): "partition" (default), each
        partition's rows in ``cv`` stratified folds of their own, fitted on its worker
-       (``robustcore.noise.distributed.out_of_fold_proba``; every partition needs ``cv`` rows of every class);
+       (``robustcore.noise.distributed.out_of_fold_proba``; a partition with fewer than ``cv`` rows of some class
+       joins the partitions after it until the group has them);
        or "mixing", ``cv`` folds of whole partitions, each fold's probabilities from a detector trained on the
        other folds' partitions by ``ParameterMixingClassifier`` (``cv`` distributed fits, at least ``cv``
        partitions). docs/benchmarks/dask.md compares their rate estimates. P is persisted on the workers.
@@ -81,10 +82,12 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
        ``min_examples_per_class`` rows), and the bounded losses by name ("sramp", "rgomp", "ramp", ...:
        ``estimator`` with that loss; SGD for a non-smooth one). Each is a ``ParameterMixingClassifier`` trained on
        the partitions outside a seeded held-out set of whole partitions (``validation_fraction`` of them, at
-       least one) and scored there by ``robustcore.noise.corrected_accuracy`` with the estimated T (summed per
+       least one, drawn so that training keeps rows of every class; in-memory input is cut into one partition
+       per worker and at least 1 / ``validation_fraction``) and scored there by ``robustcore.noise.corrected_accuracy`` with the estimated T (summed per
        partition on the workers; the noisy accuracy when T is ``uninformative``, condition number above
        ``robustcore.noise.ILL_CONDITIONED_T``). With per-partition posteriors, no training row's weight or
-       flag comes from a model that saw a held-out label.
+       flag comes from a model that saw a held-out label. A pruned candidate whose pruning leaves a class
+       without training rows is not scored.
     4. The winner refitted on all partitions (``estimator_``).
 
     Parameters
