@@ -33,6 +33,17 @@ def data_dir():
     return d
 
 
+@pytest.fixture(scope="session")
+def mypy_strict(tmp_path_factory):
+    """``mypy --strict`` with the gallery's flags as a command: the runs of one session share a fresh cache
+    (numpy's, scikit-learn's and robustcore's annotations analysed once, not once per test)."""
+    import sys
+
+    cache = tmp_path_factory.mktemp("mypy_cache")
+    return [sys.executable, "-m", "mypy", "--strict", "--ignore-missing-imports", f"--cache-dir={cache}",
+            "--untyped-calls-exclude=dask", "--untyped-calls-exclude=distributed"]
+
+
 @pytest.fixture
 def binary_problem():
     """A small dense binary problem with a planted linear model and a few flipped labels."""

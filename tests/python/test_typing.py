@@ -149,16 +149,14 @@ def misspelt() -> LinearClassifier:
 '''
 
 
-def test_typed_usage_passes_mypy_strict_and_a_planted_any_fails(tmp_path):
+def test_typed_usage_passes_mypy_strict_and_a_planted_any_fails(tmp_path, mypy_strict):
     """typed_usage.py passes ``mypy --strict`` (the flags of the gallery's check); in the same run a control file
     that returns an ``Any`` and misspells a loss fails on exactly those two lines, so the check can fail."""
-    pytest.importorskip("mypy", reason="needs mypy (pip install mypy)")
+    pytest.importorskip("mypy", reason="needs mypy (the [test] extra)")
     control = tmp_path / "typing_control.py"
     control.write_text(CONTROL)
-    run = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--ignore-missing-imports", "--no-incremental",
-                          "--untyped-calls-exclude=dask", "--untyped-calls-exclude=distributed",
-                          str(HERE / "typed_usage.py"), str(control)], capture_output=True, text=True, timeout=600,
-                         cwd=tmp_path)
+    run = subprocess.run([*mypy_strict, str(HERE / "typed_usage.py"), str(control)], capture_output=True, text=True,
+                         timeout=600, cwd=tmp_path)
     errors = [line for line in run.stdout.splitlines() if ": error:" in line]
     assert not [e for e in errors if "typed_usage.py" in e], run.stdout + run.stderr
     assert len(errors) == 2, run.stdout + run.stderr
