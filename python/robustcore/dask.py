@@ -85,9 +85,9 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
        least one, drawn so that training keeps rows of every class; in-memory input is cut into one partition
        per worker and at least 1 / ``validation_fraction``) and scored there by
        ``robustcore.noise.corrected_accuracy`` with the estimated T (summed per partition on the workers; the
-       noisy accuracy when T is ``uninformative``, condition number above ``robustcore.noise.ILL_CONDITIONED_T``). With per-partition posteriors, no training row's weight or
-       flag comes from a model that saw a held-out label. A pruned candidate whose pruning leaves a class
-       without training rows is not scored.
+       noisy accuracy when T is ``uninformative``, condition number above ``robustcore.noise.ILL_CONDITIONED_T``).
+       With per-partition posteriors, no training row's weight or flag comes from a model that saw a held-out
+       label. A pruned candidate whose pruning leaves a class without training rows is not scored.
     4. The winner refitted on all partitions (``estimator_``).
 
     Parameters
