@@ -24,7 +24,7 @@ for the asymptotes: from 2048 rows the in-memory fit sums its likelihood over 10
 this one over the rows, and from ``kBinnedFrom`` rows over bins of about the same rows built from one pass of fine
 bins (the rates agree within about 1e-4, the importance weights within about 1e-3).
 Out-of-fold probabilities from X are per partition (``out_of_fold_proba``: each partition's rows in
-stratified folds of their own, on their worker); every partition then needs ``cv`` rows of every class.
+stratified folds of their own, on their worker; a partition short of ``cv`` rows of a class joins the ones after it).
 """
 
 from __future__ import annotations
@@ -99,13 +99,17 @@ def _compute(tasks):
     return dask.compute(*tasks) if tasks else ()
 
 
-def _part_classes(y):
-    """A partition's distinct labels; continuous or multi-output labels raise scikit-learn's "Unknown label type"
-    here, on the worker (the driver never gathers the values)."""
+def _part_label_counts(y):
+    """A partition's distinct labels and their rows; continuous or multi-output labels raise scikit-learn's
+    "Unknown label type" here, on the worker (the driver never gathers the values)."""
     y = np.asarray(y)
     if len(y):
         check_classification_targets(y)
-    return np.unique(y)
+    return np.unique(y, return_counts=True)
+
+
+def _part_classes(y):
+    return _part_label_counts(y)[0]
 
 
 def _class_index(y, classes):
@@ -478,15 +482,18 @@ def _oof_block(X, y, estimator, cv, seed):
     return in_memory(X, np.asarray(y), estimator, cv=cv, random_state=seed)[0]
 
 
-def _part_counts(y, classes):
-    """A partition's rows of every class (``classes`` order); labels outside ``classes`` raise."""
-    return np.bincount(_class_index(y, classes), minlength=classes.size) if len(y) else np.zeros(classes.size, int)
-
-
-def _class_counts(y, classes):
-    """(n_partitions, n_classes) rows of every class in every partition of the dask labels ``y``: one pass."""
-    return np.array(_compute([dask.delayed(_part_counts)(b, classes) for b in _blocks(y)[0]]),
-                    dtype=np.int64).reshape(-1, len(classes))
+def _class_counts(y, classes=None):
+    """(classes, (n_partitions, n_classes) rows of every class in every partition) of the dask labels ``y``, in one
+    pass; ``classes`` None: np.unique of y, else labels outside them raise."""
+    parts = _compute([dask.delayed(_part_label_counts)(b) for b in _blocks(y)[0]])
+    if classes is None:
+        classes = np.unique(np.concatenate([u for u, _ in parts]))
+    classes = np.asarray(classes)
+    table = np.zeros((len(parts), classes.size), dtype=np.int64)
+    for p, (u, c) in enumerate(parts):
+        if len(u):
+            table[p, _class_index(u, classes)] = c
+    return classes, table
 
 
 def _posterior_groups(counts, cv):
@@ -579,10 +586,8 @@ def out_of_fold_proba(X: Any, y: Any, estimator: Any = None, cv: int = 5, random
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
     y = y.rechunk((X.chunks[0],))
-    if classes is None:
-        classes = np.unique(np.concatenate(_compute([dask.delayed(_part_classes)(b) for b in _blocks(y)[0]])))
-    classes = np.asarray(classes)
-    groups = _posterior_groups(_class_counts(y, classes), cv)
+    classes, counts = _class_counts(y, classes)
+    groups = _posterior_groups(counts, cv)
     base = seed_from_random_state(random_state) % 2**63
     x_blocks, y_blocks = _blocks(X, y)
     parts = []
