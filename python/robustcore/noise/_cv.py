@@ -597,12 +597,8 @@ kScreeningDecidesRows = 20_000
 #: below this many rows, a remedy is kept over the best plain candidate only if it also wins when the scores are
 #: computed with the T of each of two random halves of the rows (``halves_agree``): on small sets one T estimate can
 #: be far off (e.g. rates (0.00, 0.71) for a true (0.2, 0.2) at 200 rows, 1:4), and the corrected score is unbiased
-#: only for the right T. None: off. 3000 since 0.7.4 (20,000 before): on generated data with known flips
-#: (make_classification, 20 features, 6 seeds, 1:1 and 1:4, q = 0 / 0.2 / 0.4, (0.4, 0.1), (0.6, 0.1)) the check
-#: changed 3 of 60 picks at 2000 rows, which gained up to 2.6 points, but 1 of 60 at 4000 rows and 0 of 60 at 8000,
-#: with the same test errors, while its two rate fits were a fifth of the fit at 4000 rows (docs/benchmarks/noise.md,
-#: "The rate fit's cost at 0.7.4")
-kHalvesGuardRows = 3_000
+#: only for the right T. None: off
+kHalvesGuardRows = 20_000
 
 
 def halves_agree(P, labels, seed, terms_of, best, plain):
