@@ -7,8 +7,10 @@
 # the README's own venv is still made by `python3 -m venv`, pip included.
 ci_uv() {
   if [ ! -x .ci/venv-uv/bin/uv ]; then
+    [ ! -e .ci/venv-uv.failed ] || return 1  # tried once in this checkout (delete the file to try again)
     { python3 -m venv .ci/venv-uv && .ci/venv-uv/bin/python -m pip install -q uv; } >/dev/null 2>&1 \
-      || { echo "== uv could not be installed: pip installs instead" >&2; rm -rf .ci/venv-uv; return 1; }
+      || { echo "== uv could not be installed: pip installs instead" >&2; rm -rf .ci/venv-uv
+           touch .ci/venv-uv.failed; return 1; }
   fi
   echo "$(pwd)/.ci/venv-uv/bin/uv"
 }
