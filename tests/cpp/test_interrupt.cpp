@@ -1,6 +1,7 @@
 // C++ checks for interrupt.hpp: without a poll nothing happens; an installed poll answering true stops an
 // SGD fit and a VR fit by throwing Interrupted, within the first pass, leaving the SGD state at the last
-// finished epoch (none here: all zeros); the scope restores the previous poll.
+// finished epoch (none here: all zeros); the scope restores the previous poll; zeros() fills a table and
+// stops under a poll that asks to.
 #include "check.hpp"
 
 #include <robustcore/any_loss.hpp>
@@ -8,6 +9,7 @@
 #include <robustcore/sgd.hpp>
 #include <robustcore/vr.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 #include <vector>
@@ -60,6 +62,20 @@ int main() {
       if (t == 1) done += 1;
     });
     CHECK(done == 1);
+  }
+  // zeros(): every element zero, the size asked for; under a poll answering true, a large table stops being
+  // filled (the ticks between its blocks)
+  {
+    InterruptCheck none;
+    const std::vector<double> z = zeros<double>((size_t{1} << 17) + 3, none);
+    CHECK(z.size() == (size_t{1} << 17) + 3);
+    CHECK(std::all_of(z.begin(), z.end(), [](double v) { return v == 0.0; }));
+    CHECK(zeros<double>(0, none).empty());
+    calls = 0;
+    InterruptScope scope(stop_on_third, 0.0);
+    InterruptCheck check;
+    CHECK_THROWS(zeros<double>(size_t{1} << 26, check), Interrupted);  // 512 MiB, refused within a few blocks
+    CHECK(calls == 3);
   }
   return check::report();
 }

@@ -11,11 +11,14 @@
 // The per-pass ProgressFn (result.hpp) is the other way to stop, between passes and with a Status.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 namespace robustcore {
 
@@ -89,5 +92,21 @@ class InterruptCheck {
   int64_t stride_ = 1;
   clock::time_point last_clock_, last_poll_;
 };
+
+/// A zero-filled vector of `size` elements, filled a block at a time with a tick of `stop` after each block.
+/// Value-initialising a large table in one call (SAGA's n x K gradient factors: 610 MB at 300 000 rows and 255
+/// classes) runs for a third of a second here, more on a loaded machine, without a poll; its capacity is
+/// reserved first (no reallocation), and the pages are touched as the blocks are filled.
+template <class T>
+std::vector<T> zeros(std::size_t size, InterruptCheck& stop) {
+  constexpr std::size_t kBlock = std::size_t{1} << 16;  // 512 KiB of doubles: ~50 us to fault in and zero
+  std::vector<T> v;
+  v.reserve(size);
+  while (v.size() < size) {
+    v.resize(std::min(size, v.size() + kBlock));
+    stop.tick();
+  }
+  return v;
+}
 
 }  // namespace robustcore

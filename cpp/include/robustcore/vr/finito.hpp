@@ -38,7 +38,6 @@ void finito_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& 
   const size_t D = static_cast<size_t>(d * K);
   const double inv_n = 1.0 / static_cast<double>(n), eta = P.eta;
   if (!mon.start(w, b)) return;
-  std::vector<double> phi(static_cast<size_t>(n) * D), phib(static_cast<size_t>(n * K)), u(static_cast<size_t>(n * K));
   std::vector<double> phibar(w, w + D), gbar(D, 0.0), wk(D);
   KVec<KC> phibar_b = make_kvec<KC>(K), gbar_b = make_kvec<KC>(K), bk = make_kvec<KC>(K), s = make_kvec<KC>(K),
            g = make_kvec<KC>(K);
@@ -46,6 +45,9 @@ void finito_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& 
   std::fill(gbar_b.begin(), gbar_b.end(), 0.0);
   InterruptCheck stop;
   if (p.max_iter < 1) return;
+  std::vector<double> phi = zeros<double>(static_cast<size_t>(n) * D, stop);
+  std::vector<double> phib = zeros<double>(static_cast<size_t>(n * K), stop);
+  std::vector<double> u = zeros<double>(static_cast<size_t>(n * K), stop);
   const bool warm = !is_zero_start(w, b, static_cast<int64_t>(D), K);
   if (warm) {  // a given model (a warm start): the table at it, as in the paper
     for (int64_t i = 0; i < n; ++i) {

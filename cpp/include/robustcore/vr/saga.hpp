@@ -31,7 +31,6 @@ void saga_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& or
   if (!mon.start(w, b)) return;
   WeightStore<Data, KC> W(d, K, eta, p.lambda, false);
   W.set(w);
-  std::vector<double> u(static_cast<size_t>(n * K));
   KVec<KC> mb = make_kvec<KC>(K), s = make_kvec<KC>(K), g = make_kvec<KC>(K), a = make_kvec<KC>(K),
            c = make_kvec<KC>(K);
   std::fill(mb.begin(), mb.end(), 0.0);
@@ -39,6 +38,7 @@ void saga_fit(const Problem<Model, Data>& P, double* w, double* b, PassOrder& or
   int64_t n_seen = 0;
   double f = 1.0;  // n / n_seen: M and mb hold the table sum / n
   InterruptCheck stop;
+  std::vector<double> u = zeros<double>(static_cast<size_t>(n * K), stop);
   int64_t count = 0;
   if (!is_zero_start(w, b, d * K, K) && p.max_iter >= 1) {  // a given model: the table at it (lines 2-4)
     for (int64_t i = 0; i < n; ++i) {

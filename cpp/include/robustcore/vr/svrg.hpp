@@ -59,7 +59,7 @@ void svrg_family_fit(const Problem<Model, Data>& P, double* w, double* b, PassOr
   if (!mon.start(w, b)) return;
   WeightStore<Data, KC> W(d, K, eta, p.lambda, average);
   W.set(w);
-  std::vector<double> u(static_cast<size_t>(n * K)), wpick(static_cast<size_t>(pick ? d * K : 0));
+  std::vector<double> wpick(static_cast<size_t>(pick ? d * K : 0));
   KVec<KC> mub = make_kvec<KC>(K), s = make_kvec<KC>(K), g = make_kvec<KC>(K), gsn = make_kvec<KC>(K),
            c = make_kvec<KC>(K), bk = make_kvec<KC>(K), bsum = make_kvec<KC>(K), bpick = make_kvec<KC>(K);
   std::vector<char> in_batch(static_cast<size_t>(n), batching ? 0 : 1);
@@ -68,6 +68,7 @@ void svrg_family_fit(const Problem<Model, Data>& P, double* w, double* b, PassOr
   const double budget = static_cast<double>(p.max_iter) * static_cast<double>(n);
   int64_t count = 0;
   InterruptCheck stop;
+  std::vector<double> u = zeros<double>(static_cast<size_t>(n * K), stop);
   if (p.max_iter >= 1 && is_zero_start(w, b, d * K, K)) {  // the first pass: plain SGD (from zero only)
     const int64_t* draws = order.next(Draw::WithReplacement, n);
     for (int64_t t = 0; t < n; ++t) {
