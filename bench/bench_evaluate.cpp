@@ -13,6 +13,7 @@
 #include <robustcore/rng.hpp>
 
 #include "synthetic.hpp"
+#include "sizes.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -92,8 +93,8 @@ void BM_dense_products(benchmark::State& state) { run_products(state, bench::den
 
 }  // namespace
 
-#define SPARSE ->Args({80000, 2000, 20})->Unit(benchmark::kMillisecond)
-#define DENSE ->Args({4000, 20})->Args({100000, 100})->Unit(benchmark::kMicrosecond)
+#define SPARSE ->Args({bench::rows(80000), 2000, 20})->Unit(benchmark::kMillisecond)
+#define DENSE ->Args({bench::rows(4000, 40), 20})->Args({bench::rows(100000), 100})->Unit(benchmark::kMicrosecond)
 BENCHMARK(BM_sparse_binary) SPARSE;
 BENCHMARK(BM_sparse_softmax3) SPARSE;
 BENCHMARK(BM_sparse_products) SPARSE;

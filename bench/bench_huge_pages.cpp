@@ -14,6 +14,7 @@
 #include <robustcore/sgd.hpp>
 
 #include "synthetic.hpp"
+#include "sizes.hpp"
 
 #include <vector>
 
@@ -34,7 +35,7 @@ struct Copy {
 
 template <template <class> class A>
 void run(benchmark::State& state, int what) {
-  const bench::Problem& p = bench::problem(200000, 50000, 40);
+  const bench::Problem& p = bench::problem(bench::rows(200000), 50000, 40);
   const Copy<A> c(p);
   const int64_t n = c.X.rows();
   std::vector<int64_t> order(static_cast<size_t>(n));

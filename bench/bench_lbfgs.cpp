@@ -10,6 +10,7 @@
 #include <robustcore/lbfgs.hpp>
 
 #include "synthetic.hpp"
+#include "sizes.hpp"
 
 #include <vector>
 
@@ -55,7 +56,7 @@ void BM_lbfgs_fit(benchmark::State& state, double tol) {
 
 }  // namespace
 
-#define SIZES ->Args({100000, 2000, 20})->Args({200000, 50000, 40})->Unit(benchmark::kMillisecond)
+#define SIZES ->Args({bench::rows(100000), 2000, 20})->Args({bench::rows(200000), 50000, 40})->Unit(benchmark::kMillisecond)
 BENCHMARK(BM_gradient_pass) SIZES;
 BENCHMARK_CAPTURE(BM_lbfgs_fit, tol_1e_4, 1e-4) SIZES;
 BENCHMARK_CAPTURE(BM_lbfgs_fit, tol_1e_6, 1e-6) SIZES;

@@ -2,6 +2,8 @@
 // data; dense float64 and float32 storage, and the factored bank of factored_bank.hpp), and the two
 // projections against n (Lemma 2: capped simplex, Lemma 3: composite group-lasso step) to show their
 // O(n log n) growth.
+#include "sizes.hpp"
+
 #include <benchmark/benchmark.h>
 
 #include <robustcore/mkl.hpp>
@@ -82,10 +84,10 @@ void BM_group_lasso_prox(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK_TEMPLATE(BM_amp_iteration, double)->ArgsProduct({{138, 276, 552}, {2, 5, 10}})->Unit(benchmark::kMillisecond);
-BENCHMARK_TEMPLATE(BM_amp_iteration, float)->ArgsProduct({{138, 276, 552}, {10}})->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_amp_iteration_factored)->ArgsProduct({{138, 276, 552}, {10}})->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_capped_simplex)->RangeMultiplier(4)->Range(256, 262144)->Complexity(benchmark::oNLogN);
-BENCHMARK(BM_group_lasso_prox)->RangeMultiplier(4)->Range(256, 262144)->Complexity(benchmark::oNLogN);
+BENCHMARK_TEMPLATE(BM_amp_iteration, double)->ArgsProduct({bench::sweep({138, 276, 552}), {2, 5, 10}})->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_amp_iteration, float)->ArgsProduct({bench::sweep({138, 276, 552}), {10}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_amp_iteration_factored)->ArgsProduct({bench::sweep({138, 276, 552}), {10}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_capped_simplex)->RangeMultiplier(4)->Range(256, bench::rows(262144))->Complexity(benchmark::oNLogN);
+BENCHMARK(BM_group_lasso_prox)->RangeMultiplier(4)->Range(256, bench::rows(262144))->Complexity(benchmark::oNLogN);
 
 BENCHMARK_MAIN();

@@ -14,6 +14,7 @@
 #include <robustcore/sgd.hpp>
 
 #include "synthetic.hpp"
+#include "sizes.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -51,7 +52,7 @@ void BM_floor_dot_pass(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * p.X.nnz());
 }
 
-#define SIZES ->Args({200000, 50000, 40})->Unit(benchmark::kMillisecond)
+#define SIZES ->Args({bench::rows(200000), 50000, 40})->Unit(benchmark::kMillisecond)
 BENCHMARK(BM_floor_dot_pass) SIZES;
 using robustcore::Shuffle;
 BENCHMARK_CAPTURE(BM_sgd_fit, hinge_shuffled, robustcore::Hinge{}, Shuffle::Exact) SIZES;

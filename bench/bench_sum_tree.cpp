@@ -5,6 +5,8 @@
 // the tree's leaves (8 m bytes); then one FOL step (sample + Perceptron/SGD step +
 // update) against one plain SGD step (uniform index, same learner) on a sparse problem shaped like
 // ijcnn1 (49,990 rows x 22 features, ~13 nonzeros per row, generated with a fixed seed).
+#include "sizes.hpp"
+
 #include <benchmark/benchmark.h>
 
 #include <robustcore/online_learners.hpp>
@@ -184,11 +186,11 @@ void BM_UpdateLogAlternating(benchmark::State& state) {
   state.counters["rescales"] = static_cast<double>(tree.rescales());
 }
 
-BENCHMARK(BM_UpdateLogAlternating)->RangeMultiplier(100)->Range(10000, 1000000);
-BENCHMARK_TEMPLATE(BM_PointerChase, false)->RangeMultiplier(10)->Range(1000, 10000000);
-BENCHMARK_TEMPLATE(BM_PointerChase, true)->RangeMultiplier(10)->Range(1000, 10000000);
-BENCHMARK_TEMPLATE(BM_TreeSampleUpdate, 8)->RangeMultiplier(10)->Range(1000, 10000000);
-BENCHMARK_TEMPLATE(BM_TreeSampleUpdate, 2)->RangeMultiplier(10)->Range(1000, 10000000);
+BENCHMARK(BM_UpdateLogAlternating)->RangeMultiplier(100)->Range(10000, bench::rows(1000000, 10000));
+BENCHMARK_TEMPLATE(BM_PointerChase, false)->RangeMultiplier(10)->Range(1000, bench::rows(10000000, 1000));
+BENCHMARK_TEMPLATE(BM_PointerChase, true)->RangeMultiplier(10)->Range(1000, bench::rows(10000000, 1000));
+BENCHMARK_TEMPLATE(BM_TreeSampleUpdate, 8)->RangeMultiplier(10)->Range(1000, bench::rows(10000000, 1000));
+BENCHMARK_TEMPLATE(BM_TreeSampleUpdate, 2)->RangeMultiplier(10)->Range(1000, bench::rows(10000000, 1000));
 BENCHMARK(BM_NaiveSampleUpdate)->RangeMultiplier(10)->Range(1000, 100000);
 BENCHMARK_TEMPLATE(BM_Step, true)->Name("BM_FolStep_ijcnn1_like");
 BENCHMARK_TEMPLATE(BM_Step, true, AnyLoss)->Name("BM_FolStep_AnyLoss_ijcnn1_like");

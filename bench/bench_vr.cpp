@@ -14,6 +14,7 @@
 #include <robustcore/vr.hpp>
 
 #include "synthetic.hpp"
+#include "sizes.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -74,7 +75,7 @@ void BM_vr_dense(benchmark::State& state, bool as_csr, robustcore::vr::Method me
 
 }  // namespace
 
-#define SIZES ->Args({200000, 50000, 40})->Unit(benchmark::kMillisecond)
+#define SIZES ->Args({bench::rows(200000), 50000, 40})->Unit(benchmark::kMillisecond)
 BENCHMARK(BM_floor_dot_pass) SIZES;
 using robustcore::vr::Method;
 const robustcore::Logistic kLog;
@@ -88,7 +89,7 @@ BENCHMARK_CAPTURE(BM_vr, sag_5passes_runtime_loss, kAnyLog, Method::Sag, 5, 4) S
 BENCHMARK_CAPTURE(BM_vr, svrg_2outer_runtime_loss, kAnyLog, Method::Svrg, 4, 2) SIZES;
 
 // dense rows: the dense store (dense view) against the lazy store (the same rows as full CSR)
-#define DENSE_SIZES ->Args({3200, 20})->Args({100000, 100})->Unit(benchmark::kMicrosecond)
+#define DENSE_SIZES ->Args({bench::rows(3200, 32), 20})->Args({bench::rows(100000), 100})->Unit(benchmark::kMicrosecond)
 BENCHMARK_CAPTURE(BM_vr_dense, saga_dense_5passes, false, Method::Saga, 5) DENSE_SIZES;
 BENCHMARK_CAPTURE(BM_vr_dense, saga_full_csr_5passes, true, Method::Saga, 5) DENSE_SIZES;
 BENCHMARK_CAPTURE(BM_vr_dense, sag_dense_5passes, false, Method::Sag, 5) DENSE_SIZES;
