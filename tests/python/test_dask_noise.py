@@ -83,6 +83,26 @@ def test_ties_at_a_threshold_are_broken_by_row_order_as_in_memory():
     np.testing.assert_array_equal(got.compute(), expected)
 
 
+def test_partitions_counted_in_one_pass_with_or_without_the_classes(monkeypatch):
+    """NoiseOnPartitions reads the labels once (one compute): the classes, when not given, and the rows per
+    partition and class come from the same pass, equal to the in-memory counts; string labels included."""
+    _, _, y, P = _multiclass(n=1000)
+    names = np.array(["ant", "bee", "cat", "dog"])[y]
+    calls = []
+    real = distributed._compute
+    monkeypatch.setattr(distributed, "_compute", lambda tasks: calls.append(len(tasks)) or real(tasks))
+    chunks = (300, 250, 450)
+    for labels, classes in ((y, None), (names, None), (y, np.arange(4))):
+        calls.clear()
+        noisy = distributed.NoiseOnPartitions(*_dask(labels, P, chunks=chunks), classes=classes)
+        assert calls == [3]
+        np.testing.assert_array_equal(noisy.classes, np.unique(labels))
+        bounds = np.cumsum((0,) + chunks)
+        expected = [[np.sum(labels[lo:hi] == c) for c in np.unique(labels)] for lo, hi in zip(bounds, bounds[1:])]
+        np.testing.assert_array_equal(noisy.partition_counts, expected)
+        assert noisy.partition_counts.dtype == np.int64 and noisy.n == 1000
+
+
 def test_order_statistics_narrow_by_histograms_when_they_cannot_gather(monkeypatch):
     """With a gather limit far below the rows, the thresholds come from narrowing passes and stay exact."""
     monkeypatch.setattr(distributed, "kSelectGather", 50)

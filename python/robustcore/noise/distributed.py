@@ -109,10 +109,6 @@ def _part_label_counts(y):
     return np.unique(y, return_counts=True)
 
 
-def _part_classes(y):
-    return _part_label_counts(y)[0]
-
-
 def _class_index(y, classes):
     y = np.asarray(y)
     idx = np.searchsorted(classes, y)
@@ -131,8 +127,10 @@ class NoiseOnPartitions:
         y, P = _align(_as_rows(y, "y (labels)", 1), _as_rows(P, "pred_probs", 2))
         self.y, self.P = dask.persist(y, P)
         self.y_blocks, self.P_blocks = _blocks(self.y, self.P)
-        if classes is None:
-            classes = np.unique(np.concatenate(_compute([dask.delayed(_part_classes)(b) for b in self.y_blocks])))
+        given = classes is not None
+        if not given:  # one pass: each partition's P checked, its labels and their rows counted
+            parts = _compute([dask.delayed(_check_part)(yb, Pb, None) for yb, Pb in zip(self.y_blocks, self.P_blocks)])
+            classes = np.unique(np.concatenate([labels for labels, _ in parts]))
         self.classes = np.asarray(classes)
         K = len(self.classes)
         if K < 2:
@@ -140,9 +138,13 @@ class NoiseOnPartitions:
         if self.P.shape[1] != K:
             raise ValueError(f"pred_probs has {self.P.shape[1]} columns but the labels have {K} classes: pass one "
                              "column per class, in the order of np.unique(labels)")
-        checks = _compute([dask.delayed(_check_part)(yb, Pb, self.classes) for yb, Pb in zip(self.y_blocks,
-                                                                                             self.P_blocks)])
-        self.partition_counts = np.array(checks, dtype=np.int64).reshape(-1, K)
+        if given:
+            counts = _compute([dask.delayed(_check_part)(yb, Pb, self.classes) for yb, Pb in zip(self.y_blocks,
+                                                                                                 self.P_blocks)])
+        else:
+            counts = [np.bincount(np.searchsorted(self.classes, labels), weights=rows, minlength=K)
+                      for labels, rows in parts]
+        self.partition_counts = np.array(counts, dtype=np.int64).reshape(-1, K)
         self.counts = self.partition_counts.sum(axis=0)
         self.n = int(self.counts.sum())
         if self.n == 0:
@@ -352,11 +354,15 @@ def _rows_block(P, y, fn, classes, table, block_id=None):
 
 
 def _check_part(y, P, classes):
+    """A partition's P checked against its labels; its rows per class of ``classes``, or with classes None its
+    distinct labels and their rows (``_part_label_counts``)."""
     y, P = np.asarray(y), np.asarray(P, dtype=np.float64)
     if P.shape[0] != y.shape[0]:
         raise ValueError(f"a partition of pred_probs has {P.shape[0]} rows, its labels {y.shape[0]}")
     if not np.all(np.isfinite(P)) or np.any(P < 0):
         raise ValueError("pred_probs must be finite and non-negative")
+    if classes is None:
+        return _part_label_counts(y)
     return np.bincount(_class_index(y, classes), minlength=len(classes))
 
 
