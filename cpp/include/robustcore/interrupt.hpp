@@ -99,7 +99,7 @@ class InterruptCheck {
 /// reserved first (no reallocation), and the pages are touched as the blocks are filled.
 template <class T>
 std::vector<T> zeros(std::size_t size, InterruptCheck& stop) {
-  constexpr std::size_t kBlock = std::size_t{1} << 16;  // 512 KiB of doubles: ~50 us to fault in and zero
+  constexpr std::size_t kBlock = std::size_t{1} << 16;  // elements: 512 KiB of doubles, ~50 us to fault in and zero
   std::vector<T> v;
   v.reserve(size);
   while (v.size() < size) {
