@@ -1,8 +1,8 @@
-// The benchmark binaries' problem sizes and their smoke size. Every case registers its row count (or its
-// largest size) through bench::rows, and a sweep of sizes through bench::sweep; with the environment variable ROBUSTCORE_BENCH_SMOKE set (CI's smoke run,
-// which checks that each case runs, not how fast), a hundredth of it, at least `floor`, and the sweep's first size
-// alone: the same cases and code paths, in a few seconds for all the binaries instead of a minute. Read once, at
-// registration.
+// The benchmark binaries' problem sizes and their smoke size. The cases whose size sets their run time register
+// their row count (or largest size) through bench::rows, and a sweep of sizes through bench::sweep. With the
+// environment variable ROBUSTCORE_BENCH_SMOKE set (CI's smoke run, which checks that each case runs, not how fast),
+// rows gives a hundredth of the size, at least `floor`, and sweep its first size alone: the same cases and code
+// paths, in a few seconds for all the binaries instead of a minute. Read once, at registration.
 #pragma once
 
 #include <algorithm>
