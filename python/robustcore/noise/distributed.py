@@ -127,24 +127,22 @@ class NoiseOnPartitions:
         y, P = _align(_as_rows(y, "y (labels)", 1), _as_rows(P, "pred_probs", 2))
         self.y, self.P = dask.persist(y, P)
         self.y_blocks, self.P_blocks = _blocks(self.y, self.P)
-        given = classes is not None
-        if not given:  # one pass: each partition's P checked, its labels and their rows counted
+        if classes is None:  # one pass: each partition's P checked, its labels and their rows counted
             parts = _compute([dask.delayed(_check_part)(yb, Pb, None) for yb, Pb in zip(self.y_blocks, self.P_blocks)])
-            classes = np.unique(np.concatenate([labels for labels, _ in parts]))
-        self.classes = np.asarray(classes)
+            classes, table = _count_table(parts)
+        else:
+            classes, table = np.asarray(classes), None
+        self.classes = classes
         K = len(self.classes)
         if K < 2:
             raise ValueError(f"need at least 2 classes, got {K}")
         if self.P.shape[1] != K:
             raise ValueError(f"pred_probs has {self.P.shape[1]} columns but the labels have {K} classes: pass one "
                              "column per class, in the order of np.unique(labels)")
-        if given:
-            counts = _compute([dask.delayed(_check_part)(yb, Pb, self.classes) for yb, Pb in zip(self.y_blocks,
-                                                                                                 self.P_blocks)])
-        else:
-            counts = [np.bincount(np.searchsorted(self.classes, labels), weights=rows, minlength=K)
-                      for labels, rows in parts]
-        self.partition_counts = np.array(counts, dtype=np.int64).reshape(-1, K)
+        if table is None:
+            table = _compute([dask.delayed(_check_part)(yb, Pb, self.classes) for yb, Pb in zip(self.y_blocks,
+                                                                                                self.P_blocks)])
+        self.partition_counts = np.array(table, dtype=np.int64).reshape(-1, K)
         self.counts = self.partition_counts.sum(axis=0)
         self.n = int(self.counts.sum())
         if self.n == 0:
@@ -492,7 +490,12 @@ def _oof_block(X, y, estimator, cv, seed):
 def _class_counts(y, classes=None):
     """(classes, (n_partitions, n_classes) rows of every class in every partition) of the dask labels ``y``, in one
     pass; ``classes`` None: np.unique of y, else labels outside them raise."""
-    parts = _compute([dask.delayed(_part_label_counts)(b) for b in _blocks(y)[0]])
+    return _count_table(_compute([dask.delayed(_part_label_counts)(b) for b in _blocks(y)[0]]), classes)
+
+
+def _count_table(parts, classes=None):
+    """(classes, (n_partitions, n_classes) rows per partition and class) from the partitions' (distinct labels,
+    their rows) (``_part_label_counts``); ``classes`` None: their union, else labels outside them raise."""
     if classes is None:
         classes = np.unique(np.concatenate([u for u, _ in parts]))
     classes = np.asarray(classes)
