@@ -316,6 +316,39 @@ def test_rate_fit_reaches_scipys_optimum_or_lower():
         assert abs(lo - rho_minus) < 0.06 and abs(one_minus_hi - rho_plus) < 0.06, (lo, one_minus_hi)
 
 
+def test_rate_fit_line_search_from_the_last_step_saves_evaluations(monkeypatch):
+    # each start's line search begins at kNewtonGrow x its last accepted step, not at the full Newton step, which
+    # overshoots along the likelihood's flat ridge at every iteration: fewer evaluations over these fits, the same
+    # optimum (docs/benchmarks/noise.md, "The rate fit's line search from the last step")
+    from scipy.special import expit
+
+    from robustcore.noise import _transition
+
+    rng = np.random.default_rng(2)
+    fits = []
+    for rho_minus, rho_plus, steep, n in ((0.1, 0.4, 1.0, 4000), (0.4, 0.4, 0.5, 1500), (0.0, 0.0, 3.0, 800),
+                                          (0.1, 0.6, 1.5, 3000)):
+        score = rng.standard_normal(n)
+        yb = (rng.random(n) < rho_minus + (1 - rho_minus - rho_plus) * expit(steep * score)).astype(float)
+        fits.append(_transition._bounded_sigmoid_objective(score, yb))
+
+    def run():
+        calls, out = [0], []
+        for objective in fits:
+            def counted(th, objective=objective):
+                calls[0] += 1
+                return objective(th)
+            lo, one_minus_hi, a, c = _transition.bounded_sigmoid_fit(counted)
+            out.append((lo, one_minus_hi))
+        return calls[0], np.array(out)
+
+    calls, rates = run()
+    monkeypatch.setattr(_transition, "kNewtonGrow", np.inf)  # every search from the full step, as before 0.7.5
+    calls_full, rates_full = run()
+    assert calls < 0.9 * calls_full, (calls, calls_full)
+    np.testing.assert_allclose(rates, rates_full, atol=1e-3)
+
+
 def test_small_samples_do_not_put_all_symmetric_noise_on_one_class():
     # 500 rows, 40% of each class flipped: without the anchor condition the asymptote fit read the noise as
     # one class's in 3 of these 5 seeds (errors of 0.40); bench/noise_rate_sample_size.py --methods
