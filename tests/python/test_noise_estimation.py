@@ -286,18 +286,26 @@ def test_bounded_sigmoid_objective_gradient_matches_finite_differences():
             np.testing.assert_allclose(H, num_h, rtol=1e-5, atol=1e-6 * max(1.0, np.abs(H).max()))
 
 
+def _bounded_sigmoid_labels(rng, n, rho_minus, rho_plus, steep):
+    """n standard-normal scores s and 0/1 labels drawn from rho_- + (1 - rho_- - rho_+) sigmoid(steep s): the rate
+    fit's model, with known rates."""
+    from scipy.special import expit
+
+    score = rng.standard_normal(n)
+    return score, (rng.random(n) < rho_minus + (1 - rho_minus - rho_plus) * expit(steep * score)).astype(float)
+
+
 def test_rate_fit_reaches_scipys_optimum_or_lower():
     # the rate fit's own Newton iterations against scipy's L-BFGS-B (which it replaced) from the same starts, on
     # labels drawn from a bounded sigmoid with known rates: stationary, and an objective no higher than scipy's
     from scipy.optimize import minimize
-    from scipy.special import expit, logit
+    from scipy.special import logit
 
     from robustcore.noise._transition import _bounded_sigmoid_objective, bounded_sigmoid_fit
 
     rng = np.random.default_rng(1)
     for rho_minus, rho_plus in ((0.1, 0.3), (0.3, 0.1), (0.2, 0.2), (0.0, 0.4)):
-        score = rng.standard_normal(3000)
-        yb = (rng.random(3000) < rho_minus + (1 - rho_minus - rho_plus) * expit(3 * score)).astype(float)
+        score, yb = _bounded_sigmoid_labels(rng, 3000, rho_minus, rho_plus, 3.0)
         objective = _bounded_sigmoid_objective(score, yb)
         lo, one_minus_hi, a, c = bounded_sigmoid_fit(objective)
         hi = 1.0 - one_minus_hi
@@ -320,16 +328,13 @@ def test_rate_fit_line_search_from_the_last_step_saves_evaluations(monkeypatch):
     # each start's line search begins at kNewtonGrow x its last accepted step, not at the full Newton step, which
     # overshoots along the likelihood's flat ridge at every iteration: fewer evaluations over these fits, the same
     # optimum (docs/benchmarks/noise.md, "The rate fit's line search from the last step")
-    from scipy.special import expit
-
     from robustcore.noise import _transition
 
     rng = np.random.default_rng(2)
     fits = []
     for rho_minus, rho_plus, steep, n in ((0.1, 0.4, 1.0, 4000), (0.4, 0.4, 0.5, 1500), (0.0, 0.0, 3.0, 800),
                                           (0.1, 0.6, 1.5, 3000)):
-        score = rng.standard_normal(n)
-        yb = (rng.random(n) < rho_minus + (1 - rho_minus - rho_plus) * expit(steep * score)).astype(float)
+        score, yb = _bounded_sigmoid_labels(rng, n, rho_minus, rho_plus, steep)
         fits.append(_transition._bounded_sigmoid_objective(score, yb))
 
     def run():
