@@ -36,7 +36,7 @@ _STOP_SECONDS = {"label_powerset": 1.0, "pruned": 1.0, "noise_corrected": 1.0,
                  **{case: 1.0 for case in ("kernel_landmark_eigh", "kernel_fused_solve", "kernel_rff_materialised",
                                            "nystroem_fit", "rff_transform", "kernel_bank_fit", "mkl_blocks_default",
                                            "mkl_blocks_fit", "mip_mkl_fit", "binary_relevance", "noisy_label_cv",
-                                           "lbfgs", "lbfgs_engine_binary", "lbfgs_engine_softmax")}}
+                                           "lbfgs", "lbfgs_engine_binary", "lbfgs_engine_softmax", "newton")}}
 
 # ----------------------------------------------------------------------------- SIGINT in a subprocess
 # The child restores Python's SIGINT handler first: a child of a process that ignores SIGINT (nohup, a
@@ -148,6 +148,10 @@ _CASES = {
     "lbfgs": "X = sparse(300_000, 2000); y = np.where(rng.random(300_000) > .5, 1, -1)\n"
              "run(rc.LinearClassifier(loss='log_loss', solver='lbfgs', alpha=1e-9, max_iter=2), (X[:200], y[:200]),"
              " (X, y), max_iter=10**6, tol=0.0)",
+    # Newton's method: the interrupt poll inside the Hessian's pass (60,000 x 400 dense rows: ~1 s an iteration)
+    "newton": "X = rng.normal(size=(60_000, 400)); y = np.where(rng.random(60_000) > .5, 1, -1)\n"
+              "run(rc.LinearClassifier(loss='log_loss', solver='newton', alpha=1e-9, max_iter=2), (X[:200], y[:200]),"
+              " (X, y), max_iter=10**6, tol=0.0)",
     "lbfgs_engine_binary": _LBFGS_ENGINE + "run(est, (X[:200], y[:200]), None, call=lambda: _core.lbfgs_fit("
                            "to_matrix(X), y.astype(float), None, loss_spec('log_loss'), p, np.zeros(2000), np.zeros(1)))",
     "lbfgs_engine_softmax": _LBFGS_ENGINE + "run(est, (X[:200], y[:200]), None, call=lambda: _core.lbfgs_fit("

@@ -33,7 +33,7 @@ def test_every_engine_method_has_a_solver_object():
     assert set(_core.VrMethod.__members__) <= set(SOLVERS)
     for name, cls in SOLVERS.items():
         assert issubclass(cls, Solver) and cls.method == name
-        assert cls.family in ("sgd", "vr", "lbfgs")
+        assert cls.family in ("sgd", "vr", "lbfgs", "newton")
     for name, member in _core.VrMethod.__members__.items():
         cls = SOLVERS[name]
         if name != "sgd":  # the softmax model's plain SGD is the SGD solver's constant schedule

@@ -270,7 +270,7 @@ def test_the_linear_driver_names_no_solver_family():
 
     model = [cls for cls in SOLVERS.values() if cls.state == "model"]
     families, methods = {cls.family for cls in model}, {cls.method for cls in model}
-    assert families == {"lbfgs", "vr"} and "saga" in methods
+    assert families == {"lbfgs", "newton", "vr"} and "saga" in methods
     for rel, names in (("linear_model/_solver.py", families | methods), ("linear_model/_estimator.py", families),
                        ("kernel_model.py", families)):
         found = _string_constants(PACKAGE / rel) & names

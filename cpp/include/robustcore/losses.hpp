@@ -5,6 +5,9 @@
 //   double deriv(double z) const;          r'(z)
 //   void value_deriv(double z, double& v, double& d) const;   both, sharing one exp
 //   double smoothness() const;             L = sup |r''(z)| (infinity when r is not smooth)
+//   double second(double z) const;         r''(z), the smooth convex losses only (newton.hpp's Hessian; at the
+//                                          kinks of squared hinge and modified Huber the right-hand value, the
+//                                          generalised Hessian LIBLINEAR's Newton uses)
 //   static constexpr bool smooth;          whether r' is Lipschitz (needed by the VR solvers)
 //   static constexpr bool convex, bounded, bounded_derivative;   the other traits a solver may require
 //                                          (declared, never probed: pegasos needs convex and a bounded r')
@@ -91,6 +94,7 @@ struct SquaredHinge {
   double value(double z) const { return z < 1.0 ? (1.0 - z) * (1.0 - z) : 0.0; }
   double deriv(double z) const { return z < 1.0 ? -2.0 * (1.0 - z) : 0.0; }
   void value_deriv(double z, double& v, double& d) const { v = value(z); d = deriv(z); }
+  double second(double z) const { return z < 1.0 ? 2.0 : 0.0; }
   double smoothness() const { return 2.0; }
 };
 
@@ -118,6 +122,11 @@ struct Logistic {
       d = -1.0 / (1.0 + e);
     }
   }
+  /// sigma(z) sigma(-z), from exp(-|z|) (no overflow; 0 only past |z| ~ 745)
+  double second(double z) const {
+    const double e = std::exp(-std::fabs(z));
+    return e / ((1.0 + e) * (1.0 + e));
+  }
   double smoothness() const { return 0.25; }
 };
 
@@ -133,6 +142,7 @@ struct ModifiedHuber {
   double value(double z) const { return z >= 1.0 ? 0.0 : (z >= -1.0 ? (1.0 - z) * (1.0 - z) : -4.0 * z); }
   double deriv(double z) const { return z >= 1.0 ? 0.0 : (z >= -1.0 ? -2.0 * (1.0 - z) : -4.0); }
   void value_deriv(double z, double& v, double& d) const { v = value(z); d = deriv(z); }
+  double second(double z) const { return z >= 1.0 || z < -1.0 ? 0.0 : 2.0; }
   double smoothness() const { return 2.0; }
 };
 

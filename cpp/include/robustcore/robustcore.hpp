@@ -26,6 +26,7 @@
 #include "mkl.hpp"
 #include "vr.hpp"
 #include "lbfgs.hpp"
+#include "newton.hpp"
 #include "feature_maps.hpp"
 #include "fused_view.hpp"
 #include "fused_sgd.hpp"

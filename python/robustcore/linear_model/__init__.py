@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from ._constant import ConstantPredictorWarning
 from ._estimator import LinearClassifier
 from ._rows import RowSource
-from ._solvers import ASGD, LBFGS, SGD, SVRG, VR_CLASSES, Pegasos, Solver, _VarianceReduced, make_solver
+from ._solvers import (ASGD, LBFGS, SGD, SVRG, VR_CLASSES, Newton, Pegasos, Solver, _VarianceReduced, make_solver,
+                       newton_pays)
 
 if TYPE_CHECKING:
     from ._mixing import ParameterMixingClassifier as ParameterMixingClassifier
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 globals().update(VR_CLASSES)
 
 __all__ = ["ConstantPredictorWarning", "LinearClassifier", "RowSource", "Solver", "SGD", "ASGD", "Pegasos",
-           *VR_CLASSES, "SVRG", "LBFGS", "make_solver"]
+           *VR_CLASSES, "SVRG", "LBFGS", "Newton", "make_solver", "newton_pays"]
 
 
 def __getattr__(name: str) -> type[_VarianceReduced]:

@@ -88,12 +88,12 @@ default="log_loss"
         "ramp" the (non-smooth) Ramp loss :math:`R_s`.
     solver : "auto", str or solver object, default="auto"
         How the objective is minimised, with that method's own knobs: ``LBFGS(...)`` (deterministic, smooth
-        losses), ``SGD(...)``, ``ASGD(...)``, ``Pegasos(...)`` (the SGD family: epochs of stochastic steps, any
+        losses), ``Newton(...)`` (deterministic, smooth convex losses, few features), ``SGD(...)``, ``ASGD(...)``, ``Pegasos(...)`` (the SGD family: epochs of stochastic steps, any
         loss; Pegasos convex losses with a bounded derivative) or a variance-reduced solver ``SAGA(...)``,
         ``SAG``, ``SVRG(option=...)``, ``S2GD``, ``Finito``, ``VRLite``, ``BatchingSVRG``, ``MixedSVRG`` (smooth
         losses; ``max_iter`` is then the budget in effective passes), all in ``robustcore.linear_model``.
         "auto": ``LBFGS()`` for the smooth convex losses ("log_loss", "squared_hinge", "modified_huber",
-        "softmax"), ``SGD()`` for the others (hinge, the bounded losses). A name ("lbfgs", "sgd", "asgd",
+        "softmax"), ``SGD()`` for the others (hinge, the bounded losses). A name ("lbfgs", "newton", "sgd", "asgd",
         "pegasos", "saga", "sag", "svrg", "s2gd", "finito", "vrlite", "batching_svrg", "mixed_svrg") means that
         solver with its defaults. Each solver declares the loss traits it needs, checked when ``fit`` starts (a
         ValueError names them); step sizes, averaging, shuffling, centring, the convex warm start of the bounded

@@ -14,7 +14,8 @@ Families: the SGD solvers (``SGD``, ``ASGD``, ``Pegasos``: the engine's ``sgd.hp
 solvers (``SAGA``, ``SAG``, ``SVRG``, ``S2GD``, ``Finito``, ``VRLite``, ``BatchingSVRG``, ``MixedSVRG``:
 ``vr.hpp``), one class for each method of the engine's registry (``_core.VrMethod``: written out for SVRG,
 whose ``option`` is its own, built from the registry's ``class_name`` and ``summary`` for the others), and the
-deterministic quasi-Newton ``LBFGS`` (``lbfgs.hpp``).
+deterministic quasi-Newton ``LBFGS`` (``lbfgs.hpp``) and ``Newton`` (``newton.hpp``: the exact Hessian, for few
+features).
 
 A solver keeping only the model between solves (``state = "model"``: the variance-reduced solvers, ``LBFGS``)
 carries its engine calls: ``engine_objective`` (the sample weights and alpha its engine gets),
@@ -80,7 +81,7 @@ class EngineCall(NamedTuple):
 
 
 class Solver(BaseEstimator):
-    """The base of the solver objects (see the module): ``family`` ("sgd", "vr" or "lbfgs"), the engine's
+    """The base of the solver objects (see the module): ``family`` ("sgd", "vr", "lbfgs" or "newton"), the engine's
     ``method`` name, the loss traits it ``requires``, the resolution of its "auto" settings for a loss, what it
     keeps between solves (``state``) and cannot do (``no_eval_set``, ``no_fused_rows``), and its engine calls.
 
@@ -97,7 +98,7 @@ class Solver(BaseEstimator):
     (True, 'vr', ('smooth',))
     """
 
-    family: ClassVar[str]  # "sgd", "vr" or "lbfgs"
+    family: ClassVar[str]  # "sgd", "vr", "lbfgs" or "newton"
     _get_param_names = classmethod(lambda cls: cached_param_names(cls, BaseEstimator))
     method: ClassVar[str]
     requires: ClassVar[tuple[str, ...]] = ()
@@ -593,6 +594,113 @@ class LBFGS(Solver):
         return np.ascontiguousarray(W.T), b, result
 
 
+
+class Newton(Solver):
+    """Newton's method with the exact Hessian (the engine's ``newton.hpp``): each iteration one pass for the
+    gradient, one for the Hessian ``X^T diag(sw r'') X / n`` (O(n d^2)) and a d x d Cholesky solve, then a
+    backtracking line search from the full step -- scikit-learn's "newton-cholesky". For many rows and few
+    features (up to a few hundred; at most ``_core.NEWTON_MAX_FEATURES``) it takes 3-6 iterations where L-BFGS
+    takes 10-100 (weak alpha, ill-conditioned rows: issue 40's noisy-label fits, docs/benchmarks/noise.md), for
+    the smooth convex losses ("log_loss", "squared_hinge", "modified_huber"; binary problems and one-vs-rest,
+    no softmax).
+
+    ``max_iter`` is the budget in iterations and ``tol`` the gradient rule, as for :class:`LBFGS`: the fit stops
+    when ``||grad||_inf <= tol * max(1, |F|)``. Deterministic, warm-started from any model; it reads the rows in
+    memory and records no test error (no ``eval_set``).
+
+    Parameters
+    ----------
+    max_linesearch : int >= 1, default=20
+        Objective evaluations per line search.
+    history
+        See :class:`Solver` (the per-iteration history costs no extra pass here).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import robustcore as rc
+    >>> from robustcore.linear_model import Newton
+    >>> X = np.random.default_rng(0).normal(size=(200, 4)); y = X[:, 0] > 0
+    >>> clf = rc.LinearClassifier(loss="log_loss", solver=Newton(), tol=1e-8).fit(X, y)
+    >>> clf.status_, bool(clf.score(X, y) > 0.95), bool(clf.n_iter_ < 15)
+    ('converged', True, True)
+    """
+
+    family = "newton"
+    method = "newton"
+    requires = ("smooth", "convex")
+    default_max_iter = 100
+    default_tol = 1e-4
+    # a duplicate stored column adds into the row's products as into its sum (newton.hpp's Hessian): no copy
+    canonical_rows = False
+    stochastic = False
+    no_eval_set = "Newton records no test error per iteration: fit without eval_set, or choose e.g. solver='saga'"
+    no_fused_rows = "Newton (it reads the rows in memory)"
+    auto_alpha = LBFGS.auto_alpha
+    engine_objective = LBFGS.engine_objective
+    _parameter_constraints: dict = {"max_linesearch": [Interval(Integral, 1, None, closed="left")],
+                                    "history": _HISTORY}
+
+    def __init__(self, max_linesearch: int = 20, history: bool | Auto = "auto") -> None:
+        self.max_linesearch = max_linesearch
+        self.history = history
+
+    def fit_binary(self, M: Any, y: np.ndarray, loss: Any, call: EngineCall, max_iter: int, coef: np.ndarray,
+                   intercept: float, seed: int, progress: Any, stopper: Any = None, M_test: Any = None,
+                   y_test: np.ndarray | None = None) -> tuple[np.ndarray, float, Any]:
+        w = np.array(coef, dtype=np.float64, copy=True)
+        b = np.array([float(intercept)])
+        params = _core.NewtonParams()
+        params.alpha = float(call.alpha)
+        params.max_iter = int(max_iter)
+        params.max_linesearch = int(self.max_linesearch)
+        params.tol = float(call.tol)
+        params.fit_intercept = bool(call.fit_intercept)
+        params.record_history = bool(call.history)
+        result = engine_solve(lambda cb: _core.newton_fit(M, float64_or_none(y), float64_or_none(call.sample_weight),
+                                                          loss, params, w, b, cb),
+                              (w, b), progress, stopper)
+        return w, float(b[0]), result
+
+
+#: Newton's iteration against L-BFGS's: it takes 3-5 where L-BFGS takes 10-100, so it pays while forming and
+#: factorising the Hessian costs at most this many gradient passes (by their flops; ``newton_pays``)
+NEWTON_WORK_RATIO = 20
+
+
+def newton_pays(X: Any) -> bool:
+    """Whether :class:`Newton` is the cheaper deterministic solver for the rows ``X`` (a NumPy array or SciPy
+    sparse matrix; False for anything else): its Hessian's ``n (d + 1)^2 / 2`` flops (dense rows, CSR rows at
+    least a quarter full: newton.hpp's blocks) or ``sum_i nnz_i^2 / 2`` (sparser rows) plus the Cholesky
+    factorisation's ``(d + 1)^3 / 3`` at most ``NEWTON_WORK_RATIO`` times a gradient pass's ``2 nnz``. Measured
+    on generated rows (docs/benchmarks/noise.md, "Newton's method for few features"): dense, 3200 rows, Newton
+    is faster up to ~100 features (ratio 25), even at 150 (38); 20 nonzeros of 300 CSR columns (ratio 75) it
+    is 2.5-4x slower.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> from robustcore.linear_model import newton_pays
+    >>> newton_pays(np.ones((1000, 20))), newton_pays(np.ones((1000, 500)))
+    (True, False)
+    >>> newton_pays(sp.random(1000, 2000, density=0.01, format="csr", random_state=0))
+    False
+    """
+    import scipy.sparse as sp
+
+    if not (isinstance(X, np.ndarray) or sp.issparse(X)) or X.ndim != 2:
+        return False
+    n, d = X.shape
+    if d > _core.NEWTON_MAX_FEATURES or n == 0:
+        return False
+    N = d + 1.0
+    nnz = float(X.nnz) if sp.issparse(X) else float(n) * d
+    if not sp.issparse(X) or 4 * nnz >= float(n) * d:
+        hessian = n * N * N / 2
+    else:
+        hessian = float(np.square(X.getnnz(axis=1).astype(np.float64)).sum()) / 2
+    return hessian + N ** 3 / 3 <= NEWTON_WORK_RATIO * 2 * max(nnz, 1.0)
+
 def _vr_class(method: str) -> type[_VarianceReduced]:
     """The solver class of a variance-reduced method without knobs of its own, named and summarised by the
     engine's registry (``_core.VrMethod``: ``class_name``, ``summary``)."""
@@ -609,7 +717,7 @@ def _vr_class(method: str) -> type[_VarianceReduced]:
 
 
 #: the solver classes written out: the SGD family, the methods with knobs of their own, the other families
-_WRITTEN: tuple[Any, ...] = (SGD, ASGD, Pegasos, SVRG, LBFGS)
+_WRITTEN: tuple[Any, ...] = (SGD, ASGD, Pegasos, SVRG, LBFGS, Newton)
 #: {class name: class} of every other method of the engine's registry (SAGA, SAG, S2GD, ...): built from it, so
 #: a method added to the engine has its solver object without a line here (``robustcore.linear_model`` exports
 #: them under their class names)
@@ -621,7 +729,7 @@ SOLVERS: dict[str, Any] = {cls.method: cls for cls in (*_WRITTEN, *VR_CLASSES.va
 #: a solver by name (``LinearClassifier(solver=)``): its object with its defaults, or "auto" (``make_solver``). The
 #: names are the registry's above (``SOLVERS``), held equal to it by a test (tests/python/test_typing.py), as
 #: ``losses.LossName`` is to the loss registry
-SolverName = Literal["auto", "lbfgs", "sgd", "asgd", "pegasos", "saga", "sag", "svrg", "s2gd", "finito", "vrlite",
+SolverName = Literal["auto", "lbfgs", "newton", "sgd", "asgd", "pegasos", "saga", "sag", "svrg", "s2gd", "finito", "vrlite",
                      "batching_svrg", "mixed_svrg"]
 
 

@@ -7,7 +7,7 @@ One fit is:
    module: the pass and what is read from it). Its posterior model is chosen there, not taken
    from the user's estimator, so the noise estimate does not move with the user's ``alpha``: a log-loss
    ``LinearClassifier`` (``posterior_estimator``: the estimator's own solver settings on the logistic loss
-   when it is a robustcore linear model, else L-BFGS) along the regularisation path ``POSTERIOR_ALPHAS`` on the
+   when it is a robustcore linear model, else the default's: Newton's method or L-BFGS) along the regularisation path ``POSTERIOR_ALPHAS`` on the
    first ``kPathFolds`` folds, fitted from strong to weak alpha, each fold's fit warm-started from its fit at the
    previous alpha, and extended by factors of 10 (to ``kMinAlpha`` = 1e-6 / ``kMaxAlpha`` = 0.1) while its
    weakest / strongest alpha is the most likely; the alpha of the best out-of-fold log-likelihood on those
@@ -75,8 +75,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
+from .. import _core
 from .._base import (ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, map_problems, user_stacklevel,
                      validated_rows)
+from .._validation import to_matrix
+from ..losses import loss_spec
 from ._label_noise import (NoiseEstimateWarning, contradicted, importance_weighting, kIllConditionedT,
                            label_issues_from_proba, uninformative)
 from ._meta import FinalEstimatorWrapper
@@ -181,18 +184,19 @@ def _log_likelihood(P, labels, sample_weight):
     return float(np.average(np.log(p), weights=sample_weight))
 
 
-def posterior_estimator(base, seed):
+def posterior_estimator(base, seed, X=None):
     """The linear posterior model of the shared pass: for a robustcore LinearClassifier with a solver that
     converges to the optimum (variance-reduced, L-BFGS) its clone on the logistic loss (``linear_detector``: no
     class weights or history), so the plain remedy's fits on the same folds are this pass's own; otherwise
     (another estimator, or the SGD family, whose log-loss fits collapse under heavy noise: issue 40) the
-    default estimator, L-BFGS. Its ``alpha`` is then set along the path, never the user's."""
+    default estimator for the rows ``X`` (``default_estimator``). Its ``alpha`` is then set along the path, never
+    the user's."""
     from ..linear_model import LinearClassifier
     from ._meta import linear_detector
 
     if isinstance(base, LinearClassifier) and _solver_of(base).family != "sgd":
         return linear_detector(base)
-    return default_estimator(seed)
+    return default_estimator(seed, X)
 
 
 def warm_startable(est):
@@ -290,9 +294,9 @@ def loo_proba(model, X, labels, sw):
 def _loo_logit(X, w, b, t, c, alpha):
     """Leave-one-out logits of one logistic problem (targets t in {0, 1}, row weights c summing to 1) fitted
     at (w, b): one Newton step from the optimum per row, Sherman-Morrison on the Hessian H of
-    ``sum_i c_i log(1 + exp(-y_i (w.x_i + b))) + (alpha/2) ||w||^2``; H and the leverages [x_i, 1] H^-1 [x_i, 1]
-    by blocks of rows (BLAS on dense blocks; sparse products below ``kLooDenseFrom`` density). None when H is
-    not positive definite."""
+    ``sum_i c_i log(1 + exp(-y_i (w.x_i + b))) + (alpha/2) ||w||^2`` (the engine's, ``_core.newton_hessian``); the
+    leverages [x_i, 1] H^-1 [x_i, 1] by blocks of rows (BLAS on dense blocks; sparse products below
+    ``kLooDenseFrom`` density). None when H is not positive definite."""
     from scipy.special import expit
 
     n, d = X.shape
@@ -307,14 +311,9 @@ def _loo_logit(X, w, b, t, c, alpha):
             Xb = X[i0:i0 + block]
             yield i0, (Xb if sparse or not sp.issparse(Xb) else Xb.toarray())
 
-    H = np.zeros((d + 1, d + 1))
-    for i0, Xb in blocks():
-        cb = cs[i0:i0 + block]
-        H[:d, :d] += (Xb.T @ Xb.multiply(cb[:, None]).tocsr()).toarray() if sparse else Xb.T @ (Xb * cb[:, None])
-        H[:d, d] += np.asarray(Xb.T @ cb).ravel()
-    H[d, :d] = H[:d, d]
-    H[d, d] = cs.sum()
-    H[np.arange(d), np.arange(d)] += alpha
+    # the engine's Hessian of the same objective (newton.hpp: its weights sum to n)
+    H = _core.newton_hessian(to_matrix(X, canonical=False), 2.0 * t - 1.0, c * n, loss_spec("log_loss"), float(alpha),
+                             True, np.ascontiguousarray(w, dtype=np.float64), float(b))
     try:
         np.linalg.cholesky(H)
     except np.linalg.LinAlgError:
@@ -555,13 +554,15 @@ class _silenced(warnings.catch_warnings):
         return out
 
 
-def default_estimator(seed):
-    """The estimator of ``NoisyLabelClassifierCV(estimator=None)``: robustcore's logistic regression by L-BFGS
-    (deterministic, warm-started along the path; at most 100 iterations, scikit-learn's ``LogisticRegression``
-    tolerance)."""
-    from ..linear_model import LBFGS, LinearClassifier
+def default_estimator(seed, X=None):
+    """The estimator of ``NoisyLabelClassifierCV(estimator=None)``: robustcore's logistic regression by a
+    deterministic solver, warm-started along the path (at most 100 iterations, scikit-learn's
+    ``LogisticRegression`` tolerance): Newton's method where it pays for the rows ``X`` (few features:
+    ``linear_model.newton_pays``), L-BFGS otherwise (and without ``X``)."""
+    from ..linear_model import LBFGS, LinearClassifier, Newton, newton_pays
 
-    return LinearClassifier(loss="log_loss", solver=LBFGS(), max_iter=100, tol=1e-4, random_state=seed)
+    solver = Newton() if X is not None and newton_pays(X) else LBFGS()
+    return LinearClassifier(loss="log_loss", solver=solver, max_iter=100, tol=1e-4, random_state=seed)
 
 
 def split_folds(cv, X, y, groups):
@@ -691,16 +692,18 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     accuracy, with a ``NoiseEstimateWarning``, when ``T`` is ill-conditioned); the pruned and weighted
     candidates of a fold take their flags and weights from leave-one-out probabilities of that fold's model
     (the linear log-loss posterior), not from models that saw its validation labels. Every fold fit starts
-    from a nearby model (the path's, or the remedy's own at a stronger alpha), so each costs a few L-BFGS
-    iterations; a remedy replaces the plain model only when it beats it by more than the spread of the
+    from a nearby model (the path's, or the remedy's own at a stronger alpha), so each costs a few Newton or
+    L-BFGS iterations; a remedy replaces the plain model only when it beats it by more than the spread of the
     folds; the best is refitted on all rows. ``report()`` says what was found and why the winner won.
 
     Parameters
     ----------
     estimator : classifier, default None
-        The model every remedy fits (a clone). None: ``LinearClassifier(loss="log_loss", solver=LBFGS(),
-        max_iter=100, tol=1e-4, random_state=...)`` (``default_estimator``). The bounded-loss remedies need a
-        robustcore ``LinearClassifier`` (they set its ``loss``; "sramp" and "ramp" also its solver to SGD with
+        The model every remedy fits (a clone). None: ``LinearClassifier(loss="log_loss", solver=Newton(),
+        max_iter=100, tol=1e-4, random_state=...)`` where Newton's method pays for ``X`` (few features:
+        ``linear_model.newton_pays``), ``solver=LBFGS()`` otherwise (``default_estimator``). The bounded-loss
+        remedies (non-convex: by L-BFGS where the estimator's solver is Newton's) need a robustcore
+        ``LinearClassifier`` (they set its ``loss``; "sramp" and "ramp" also its solver to SGD with
         LinearClassifier's epochs) and are skipped otherwise; "corrected" needs ``sample_weight`` in ``fit``.
         A robustcore ``LinearClassifier`` (not softmax) is warm-started along the path (``coef_init``).
     remedies : sequence of str, default ("plain", "corrected", "pruned")
@@ -718,7 +721,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         else the estimator as it is.
     detector : "auto", "linear", "boosted", "kernel" or a classifier with predict_proba, default "auto"
         The posterior model of the shared out-of-fold pass. "auto" / "linear": a log-loss
-        ``LinearClassifier`` (the estimator's solver settings when it is one, else L-BFGS) along the alpha
+        ``LinearClassifier`` (the estimator's solver settings when it is one, else the default's) along the alpha
         path, the alpha of the best out-of-fold likelihood; "kernel": the linear path and a ``KernelClassifier`` posterior
         (``kernel_posterior``: Nystroem, 500 landmarks, rbf with :math:`\\gamma = 1 / (d \\operatorname{Var}(X))` for
         :math:`d` features, log loss),
@@ -838,17 +841,24 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     def _configured(base, remedy, params):
         """The estimator of a candidate: ``base`` with the remedy's and the grid's parameters. A remedy that
         moves a LinearClassifier to the SGD solver takes the SGD solver's own epoch budget and stopping rule too
-        (``max_iter``, ``tol`` None: the base's count L-BFGS iterations or effective passes)."""
+        (``max_iter``, ``tol`` None: the base's count L-BFGS iterations or effective passes); one that sets a
+        non-convex loss on a base solved by Newton's method moves it to L-BFGS (same budget and rule)."""
         set_to = dict(REMEDIES[remedy][1])
         solver = _solver_of(base)
         if set_to.get("solver") == "sgd" and getattr(solver, "family", "sgd") != "sgd":
             set_to.update(max_iter=None, tol=None)
+        elif "loss" in set_to and "solver" not in set_to and getattr(solver, "family", None) == "newton":
+            from ..linear_model import LBFGS
+            from ..losses import LOSS_TRAITS, canonical_loss
+
+            if not LOSS_TRAITS[canonical_loss(set_to["loss"])]["convex"]:
+                set_to["solver"] = LBFGS()
         return clone(base).set_params(**{**set_to, **params})
 
-    def final_estimator(self, seed):
-        """A clone of ``estimator``, or (None) the default: robustcore's logistic regression by L-BFGS
-        (``default_estimator``)."""
-        return default_estimator(seed) if self.estimator is None else clone(self.estimator)
+    def final_estimator(self, seed, X=None):
+        """A clone of ``estimator``, or (None) the default for the rows ``X``: robustcore's logistic regression by
+        Newton's method or L-BFGS (``default_estimator``)."""
+        return default_estimator(seed, X) if self.estimator is None else clone(self.estimator)
 
     # ------------------------------------------------------------------ fit
     @fit_method(nested_validation=True)
@@ -858,11 +868,11 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         cross-validation, refit the best on all of (X, y). ``groups``: the group labels of the rows, for a
         group splitter given as ``cv`` (e.g. ``GroupKFold``)."""
         Xv, yv, classes, sw, seed, cv = self._validate_fit(X, y, sample_weight)
-        base = self.final_estimator(seed)
+        base = self.final_estimator(seed, Xv)
         self._candidates(base, POSTERIOR_ALPHAS)  # the remedies and the grid checked before any fit
         folds = split_folds(cv, Xv, yv, groups)
         labels = np.searchsorted(classes, yv)
-        model = posterior_estimator(base, seed)
+        model = posterior_estimator(base, seed, Xv)
         with _silenced(), validated_rows(), sliced_rows(Xv):  # the fits inside read rows of Xv, validated above
             t0 = time.perf_counter()
             P, posterior, path, fold_models = shared_posterior(Xv, yv, labels, sw, folds, self.detector, model, seed,
