@@ -1,5 +1,6 @@
 """One full L-BFGS fit: the engine's (``_core.lbfgs_fit``, lbfgs.hpp) against scikit-learn's
-``LogisticRegression(solver="lbfgs")`` on the same objective.
+``LogisticRegression(solver="lbfgs")`` on the same objective; with ``--solver newton`` the engine's Newton's
+method (``_core.newton_fit``, newton.hpp) against ``LogisticRegression(solver="newton-cholesky")``.
 
     F(w, b) = (1/n) sum log(1 + exp(-y (w.x + b))) + alpha/2 ||w||^2      (scikit-learn: C = 1/(n alpha))
 
@@ -16,13 +17,15 @@ Problems (generated, seeded): dense 3200 x 20 and 100,000 x 100 (Gaussian featur
 with 20 nonzeros a row (values in (0, 1], uniform columns); labels from a planted linear model with 10% of
 them flipped.
 
-    python bench/bench_lbfgs.py [--alpha A (default 1/n: C = 1)] [--tols 1e-4 1e-6] [--repeats 5] [--threads 1]
+    python bench/bench_lbfgs.py [--solver lbfgs|newton] [--alpha A (default 1/n: C = 1)] [--tols 1e-4 1e-6]
+                                [--repeats 5] [--threads 1]
 """
 
 from __future__ import annotations
 
 import argparse
 import platform
+from contextlib import nullcontext
 import time
 import warnings
 
@@ -54,56 +57,66 @@ def objective(X, y, w, b, alpha):
     return float(np.mean(np.logaddexp(0, -y * (X @ w + b))) + 0.5 * alpha * w @ w)
 
 
-def fit_rc(X, y, alpha, tol):
+def fit_rc(X, y, alpha, tol, solver="lbfgs"):
     from robustcore import _core
     from robustcore._validation import to_matrix
     from robustcore.losses import loss_spec
 
-    params = _core.LbfgsParams()
+    params = _core.NewtonParams() if solver == "newton" else _core.LbfgsParams()
     params.alpha, params.tol, params.max_iter = alpha, tol, 100_000
     w, b = np.zeros(X.shape[1]), np.zeros(1)
-    res = _core.lbfgs_fit(to_matrix(X), y, None, loss_spec("log_loss"), params, w, b)
+    fit = _core.newton_fit if solver == "newton" else _core.lbfgs_fit
+    res = fit(to_matrix(X, canonical=solver != "newton"), y, None, loss_spec("log_loss"), params, w, b)
     return w, float(b[0]), f"{res.n_iter:g} it, {res.history['evaluations'][-1]:g} ev"
 
 
-def fit_sk(X, y, alpha, tol):
+def fit_sk(X, y, alpha, tol, solver="lbfgs"):
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import LogisticRegression
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        clf = LogisticRegression(C=1.0 / (alpha * X.shape[0]), solver="lbfgs", tol=tol, max_iter=100_000).fit(X, y)
+        clf = LogisticRegression(C=1.0 / (alpha * X.shape[0]), solver="newton-cholesky" if solver == "newton" else "lbfgs",
+                                 tol=tol, max_iter=100_000).fit(X, y)
     return clf.coef_.ravel(), float(clf.intercept_[0]), f"{int(clf.n_iter_[0])} it"
 
 
-def timed(fit, X, y, alpha, tol, repeats):
+def timed(fit, X, y, alpha, tol, repeats, solver):
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        w, b, it = fit(X, y, alpha, tol)
+        w, b, it = fit(X, y, alpha, tol, solver)
         times.append(time.perf_counter() - t0)
     return float(np.median(times)), objective(X, y, w, b, alpha), it
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--problems", nargs="+", default=["dense_small", "dense_large", "sparse"])
+    ap.add_argument("--solver", choices=["lbfgs", "newton"], default="lbfgs",
+                    help="the engine's L-BFGS against scikit-learn's lbfgs, or its Newton against newton-cholesky")
+    ap.add_argument("--problems", nargs="+", default=None,
+                    help="default: dense_small dense_large sparse (newton: the dense ones)")
     ap.add_argument("--alpha", type=float, default=None, help="L2 strength (default 1/n: scikit-learn's C = 1)")
     ap.add_argument("--tols", nargs="+", type=float, default=[1e-4, 1e-6])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--threads", type=int, default=1, help="BLAS / OpenMP threads (0: unlimited)")
     ap.add_argument("--smoke", action="store_true", help="the small dense problem, one tol, one repeat (CI)")
     args = ap.parse_args()
+    if args.problems is None:
+        args.problems = ["dense_small", "dense_large"] + (["sparse"] if args.solver == "lbfgs" else [])
     if args.smoke:
         args.problems, args.tols, args.repeats = ["dense_small"], [1e-4], 1
-    from contextlib import nullcontext
+    for solver in (["lbfgs", "newton"] if args.smoke else [args.solver]):  # the smoke run tries both
+        table(args, solver)
 
+
+def table(args, solver):
     import sklearn
     from threadpoolctl import threadpool_limits
 
     print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}, NumPy "
           f"{np.__version__}, scikit-learn {sklearn.__version__}, threads {args.threads or 'unlimited'}, "
-          f"repeats {args.repeats}")
+          f"repeats {args.repeats}, solver {solver}")
     print("| problem | n x d | alpha | tol | robustcore s (iterations, evaluations, gap) | scikit-learn s (iterations, gap) | "
           "time ratio rc/sk |")
     print("|---|---|---|---|---|---|---|")
@@ -111,14 +124,13 @@ def main():
         for kind in args.problems:
             X, y = problem(kind)
             alpha = args.alpha if args.alpha is not None else 1.0 / X.shape[0]
-            fstar = min(objective(X, y, *fit(X, y, alpha, 1e-10)[:2], alpha) for fit in (fit_rc, fit_sk))
+            fstar = min(objective(X, y, *fit(X, y, alpha, 1e-10, solver)[:2], alpha) for fit in (fit_rc, fit_sk))
             for tol in args.tols:
-                t_rc, f_rc, it_rc = timed(fit_rc, X, y, alpha, tol, args.repeats)
-                t_sk, f_sk, it_sk = timed(fit_sk, X, y, alpha, tol, args.repeats)
+                t_rc, f_rc, it_rc = timed(fit_rc, X, y, alpha, tol, args.repeats, solver)
+                t_sk, f_sk, it_sk = timed(fit_sk, X, y, alpha, tol, args.repeats, solver)
                 shape = f"{X.shape[0]} x {X.shape[1]}" + (f" ({X.nnz} nnz)" if sp.issparse(X) else "")
                 print(f"| {kind} | {shape} | {alpha:.3g} | {tol:g} | {t_rc:.4f} ({it_rc}, {(f_rc - fstar) / fstar:.1e}) "
                       f"| {t_sk:.4f} ({it_sk}, {(f_sk - fstar) / fstar:.1e}) | {t_rc / t_sk:.2f} |", flush=True)
-
 
 if __name__ == "__main__":
     main()

@@ -21,7 +21,7 @@ SMOKE = {
     "bench_parallel.py": "synthetic",
     "bench_vw.py": "",  # prints that vowpalwabbit is missing when it is
     "bench_vr.py": "| synthetic |",
-    "bench_lbfgs.py": "| dense_small |",
+    "bench_lbfgs.py": "solver newton\n| problem",
     "bench_mkl.py": "| australian |",
     "bench_mkl_blocks.py": "generated blocks",
     "bench_dask.py": "dask 2 workers",
