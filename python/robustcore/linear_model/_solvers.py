@@ -677,6 +677,15 @@ def newton_pays(X: Any) -> bool:
     is faster up to ~100 features (ratio 25), even at 150 (38); 20 nonzeros of 300 CSR columns (ratio 75) it
     is 2.5-4x slower.
 
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        The training rows.
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> import numpy as np, scipy.sparse as sp
