@@ -314,6 +314,100 @@ class Memory {
 
 }  // namespace detail
 
+namespace detail {
+
+/// What the two deterministic solvers (this file's L-BFGS, newton.hpp's Newton) share about their iterates:
+/// x = (W, b) and its gradient g (the first N entries move: b only with fit_intercept), the trial point xt / gt,
+/// F and the 0/1 error at x, the evaluation pass (objective_gradient; counted), the report into the caller's
+/// W and b and the monitor, the gradient rule ||g||_inf <= tol max(1, |F|), and the acceptance of a trial
+/// point (or the rounding floor when it does not move x or lower F).
+template <class Model, class Data>
+class Iterates {
+ public:
+  Iterates(const Data& X, const Model& model, double lambda, bool fit_intercept, const double* sw,
+           bool record_history, double tol, double* W, double* b, Result& res, const ProgressFn& progress)
+      : X_(X), model_(model), lambda_(lambda), fit_intercept_(fit_intercept), sw_(sw), record_(record_history),
+        tol_(tol), W_(W), b_(b), res_(res), dK_(X.cols() * model.K()), K_(model.K()),
+        N(dK_ + (fit_intercept ? K_ : 0)), x(static_cast<size_t>(dK_ + K_)), g(x.size()), xt(x.size()), gt(x.size()),
+        mon_(X, model, MonitorSettings{lambda, fit_intercept, sw, record_history, /*grad_norm=*/true, /*tol=*/0.0},
+             res, progress) {
+    std::copy(W, W + dK_, x.begin());
+    std::copy(b, b + K_, x.begin() + dK_);
+    xt = x;
+  }
+  /// F at `at` (its gradient into grad, the 0/1 error into *error when the history records it): one pass.
+  double evaluate(const std::vector<double>& at, std::vector<double>& grad, double* error) {
+    ++evaluations;
+    return objective_gradient(X_, model_, sw_, lambda_, fit_intercept_, at.data(), at.data() + dK_, grad.data(),
+                              grad.data() + dK_, record_ ? error : nullptr);
+  }
+  /// Evaluates the starting point and reports it; false: stop (the callback asked, or the gradient rule holds
+  /// there: Status::Converged).
+  bool start() {
+    f = evaluate(x, g, &err);
+    return report(0);
+  }
+  /// F(xt) <= F(x) with xt != x: x = xt (res.step = step), reported as iteration k; else the rounding floor
+  /// (Status::Converged). False: stop.
+  bool accept(double ft, double errt, double step, int64_t k) {
+    if (!trial_moved(ft)) {
+      res_.status = Status::Converged;
+      return false;
+    }
+    std::swap(x, xt);
+    std::swap(g, gt);
+    f = ft;
+    err = errt;
+    res_.step = step;
+    return report(k);
+  }
+  /// Whether the trial point (value ft) lowers F without leaving x where it is: what accept() asks.
+  bool trial_moved(double ft) const {
+    bool moved = false;
+    for (int64_t q = 0; q < N && !moved; ++q) moved = xt[static_cast<size_t>(q)] != x[static_cast<size_t>(q)];
+    return std::isfinite(ft) && ft <= f && moved;
+  }
+
+ private:
+  /// x into W, b; the monitor; then the gradient rule. False: stop.
+  bool report(int64_t k) {
+    std::copy(x.begin(), x.begin() + dK_, W_);
+    std::copy(x.begin() + dK_, x.end(), b_);
+    const KnownPoint kp{f, std::sqrt(dot(g.data(), g.data(), N)), err};
+    const bool go = k == 0 ? mon_.start(W_, b_, &kp) : mon_.end_pass(W_, b_, static_cast<double>(k), k, &kp);
+    res_.history.push("evaluations", static_cast<double>(evaluations));
+    if (!go) return false;
+    if (inf_norm(g.data(), N) <= tol_ * std::max(1.0, std::fabs(f))) {
+      res_.status = Status::Converged;
+      return false;
+    }
+    return true;
+  }
+
+  const Data& X_;
+  const Model& model_;
+  double lambda_;
+  bool fit_intercept_;
+  const double* sw_;
+  bool record_;
+  double tol_;
+  double* W_;
+  double* b_;
+  Result& res_;
+  int64_t dK_, K_;
+
+ public:
+  const int64_t N;                      ///< the entries of x that move
+  std::vector<double> x, g, xt, gt;     ///< the iterate, its gradient; the trial point, its gradient
+  double f = 0.0, err = 0.0;            ///< F and the 0/1 error at x
+  int64_t evaluations = 0;              ///< passes for F and its gradient so far
+
+ private:
+  Monitor<Model, Data> mon_;
+};
+
+}  // namespace detail
+
 /// Fits the model from the initial W (d x K feature-major) and b (K), both in/out (a warm start from any
 /// given model). Result: n_iter = iterations, step = the last accepted step length; history "objective",
 /// "train_error", "grad_norm" (2-norm) per iteration when record_history, and always "passes"
@@ -327,41 +421,13 @@ Result fit(const Data& X, const Model& model, const LbfgsParams& p, double* W, d
   if (n < 1) throw std::invalid_argument("L-BFGS needs at least one sample");
   model.validate_labels(n);
   validate_sample_weight(p.sample_weight, n);
-  const int64_t K = model.K(), dK = X.cols() * K;
-  // x = (W, b): the first N entries move (b only with fit_intercept)
-  const int64_t N = dK + (p.fit_intercept ? K : 0);
-  std::vector<double> x(static_cast<size_t>(dK + K)), g(x.size()), xt(x.size()), gt(x.size()), dir(x.size(), 0.0);
-  std::copy(W, W + dK, x.begin());
-  std::copy(b, b + K, x.begin() + dK);
-  xt = x;
   Result res;
-  const MonitorSettings ms{p.lambda, p.fit_intercept, p.sample_weight, p.record_history, /*grad_norm=*/true,
-                           /*tol=*/0.0};
-  Monitor<Model, Data> mon(X, model, ms, res, progress);
-  int64_t evaluations = 0;
-  double err = 0.0;
-  auto evaluate = [&](const std::vector<double>& at, std::vector<double>& grad, double* error) {
-    ++evaluations;  // the 0/1 error only when the history records it
-    return objective_gradient(X, model, p.sample_weight, p.lambda, p.fit_intercept, at.data(), at.data() + dK,
-                              grad.data(), grad.data() + dK, p.record_history ? error : nullptr);
-  };
-  auto known = [&](double f) { return KnownPoint{f, std::sqrt(detail::dot(g.data(), g.data(), N)), err}; };
-  auto report = [&](double f, int64_t k) {  // the iterate into W, b; the monitor; false = stop
-    std::copy(x.begin(), x.begin() + dK, W);
-    std::copy(x.begin() + dK, x.end(), b);
-    const KnownPoint kp = known(f);
-    const bool go = k == 0 ? mon.start(W, b, &kp) : mon.end_pass(W, b, static_cast<double>(k), k, &kp);
-    res.history.push("evaluations", static_cast<double>(evaluations));
-    return go;
-  };
-  auto gradient_small = [&](double f) { return detail::inf_norm(g.data(), N) <= p.tol * std::max(1.0, std::fabs(f)); };
-
-  double f = evaluate(x, g, &err);
-  if (!report(f, 0)) return res;
-  if (gradient_small(f)) {
-    res.status = Status::Converged;
-    return res;
-  }
+  detail::Iterates<Model, Data> it(X, model, p.lambda, p.fit_intercept, p.sample_weight, p.record_history, p.tol, W,
+                                   b, res, progress);
+  const int64_t N = it.N;
+  auto &x = it.x, &g = it.g, &xt = it.xt, &gt = it.gt;
+  std::vector<double> dir(x.size(), 0.0);
+  if (!it.start()) return res;
   detail::Memory memory(p.memory, N);
   detail::MoreThuente search(/*ftol=*/1e-3, /*gtol=*/0.9, /*xtol=*/0.1, /*stpmin=*/0.0, /*stpmax=*/1e10);
   int64_t k = 0;
@@ -384,7 +450,7 @@ Result fit(const Data& X, const Model& model, const LbfgsParams& p, double* W, d
     int64_t trials = 0;
     auto trial = [&]() {
       for (int64_t q = 0; q < N; ++q) xt[static_cast<size_t>(q)] = x[static_cast<size_t>(q)] + stp * dir[static_cast<size_t>(q)];
-      ft = evaluate(xt, gt, &errt);
+      ft = it.evaluate(xt, gt, &errt);
       gdt = detail::dot(gt.data(), dir.data(), N);
       ++trials;
     };
@@ -395,34 +461,18 @@ Result fit(const Data& X, const Model& model, const LbfgsParams& p, double* W, d
       trial();
     }
     if (std::isfinite(ft) && std::isfinite(gdt)) {
-      search.start(stp, f, gd);
+      search.start(stp, it.f, gd);
       while (trials < p.max_linesearch && search.next(stp, ft, gdt) == detail::MoreThuente::Task::Evaluate) {
         trial();
         if (!(std::isfinite(ft) && std::isfinite(gdt))) break;
       }
     }
-    bool moved = false;
-    for (int64_t q = 0; q < N && !moved; ++q) moved = xt[static_cast<size_t>(q)] != x[static_cast<size_t>(q)];
-    if (!(std::isfinite(ft) && ft <= f && moved)) {  // no decrease along d
-      if (memory.size() > 0) {
-        memory.clear();  // retry from steepest descent
-        continue;
-      }
-      res.status = Status::Converged;  // not even along -grad F: the rounding floor
-      return res;
+    if (!it.trial_moved(ft) && memory.size() > 0) {  // no decrease along d: retry from steepest descent
+      memory.clear();
+      continue;
     }
-    memory.push(xt.data(), x.data(), gt.data(), g.data());
-    std::swap(x, xt);
-    std::swap(g, gt);
-    f = ft;
-    err = errt;
-    res.step = stp;
-    ++k;
-    if (!report(f, k)) return res;
-    if (gradient_small(f)) {
-      res.status = Status::Converged;
-      return res;
-    }
+    if (it.trial_moved(ft)) memory.push(xt.data(), x.data(), gt.data(), g.data());
+    if (!it.accept(ft, errt, stp, ++k)) return res;  // (not even along -grad F: the rounding floor)
   }
   res.status = Status::MaxIter;
   return res;

@@ -205,47 +205,19 @@ Result fit(const Data& X, const BinaryModel<Loss>& model, const NewtonParams& p,
                                 std::to_string(kMaxFeatures) + "; use L-BFGS");
   model.validate_labels(n);
   validate_sample_weight(p.sample_weight, n);
-  const int64_t N = d + (p.fit_intercept ? 1 : 0);
-  // x = (w, b): the first N entries move (b only with fit_intercept)
-  std::vector<double> x(static_cast<size_t>(d + 1)), g(x.size()), xt(x.size()), gt(x.size());
-  std::copy(W, W + d, x.begin());
-  x[static_cast<size_t>(d)] = b[0];
   Result res;
-  const MonitorSettings ms{p.lambda, p.fit_intercept, p.sample_weight, p.record_history, /*grad_norm=*/true,
-                           /*tol=*/0.0};
-  Monitor<Model, Data> mon(X, model, ms, res, progress);
-  int64_t evaluations = 0;
-  double err = 0.0;
-  auto evaluate = [&](const std::vector<double>& at, std::vector<double>& grad, double* error) {
-    ++evaluations;
-    return lbfgs::objective_gradient(X, model, p.sample_weight, p.lambda, p.fit_intercept, at.data(), at.data() + d,
-                                     grad.data(), grad.data() + d, p.record_history ? error : nullptr);
-  };
-  auto report = [&](double f, int64_t k) {  // the iterate into W, b; the monitor; false = stop
-    std::copy(x.begin(), x.begin() + d, W);
-    b[0] = x[static_cast<size_t>(d)];
-    const KnownPoint kp{f, std::sqrt(lbfgs::detail::dot(g.data(), g.data(), N)), err};
-    const bool go = k == 0 ? mon.start(W, b, &kp) : mon.end_pass(W, b, static_cast<double>(k), k, &kp);
-    res.history.push("evaluations", static_cast<double>(evaluations));
-    return go;
-  };
-  auto gradient_small = [&](double f) {
-    return lbfgs::detail::inf_norm(g.data(), N) <= p.tol * std::max(1.0, std::fabs(f));
-  };
-
-  double f = evaluate(x, g, &err);
-  if (!report(f, 0)) return res;
-  if (gradient_small(f)) {
-    res.status = Status::Converged;
-    return res;
-  }
+  lbfgs::detail::Iterates<Model, Data> it(X, model, p.lambda, p.fit_intercept, p.sample_weight, p.record_history,
+                                          p.tol, W, b, res, progress);
+  const int64_t N = it.N;
+  auto &x = it.x, &g = it.g, &xt = it.xt, &gt = it.gt;
+  if (!it.start()) return res;
   Eigen::MatrixXd H;
   Eigen::LLT<Eigen::MatrixXd> llt;
   Eigen::VectorXd dir(N);
   int64_t k = 0;
   while (k < p.max_iter) {
     hessian(X, model, p.sample_weight, p.lambda, p.fit_intercept, x.data(), x.data() + d, H);
-    ++evaluations;
+    ++it.evaluations;
     const Eigen::Map<const Eigen::VectorXd> gv(g.data(), N);
     llt.compute(H);
     if (llt.info() != Eigen::Success) {  // not positive definite: Levenberg's shift, growing by 10
@@ -270,35 +242,18 @@ Result fit(const Data& X, const BinaryModel<Loss>& model, const NewtonParams& p,
     int64_t trials = 0;
     auto trial = [&]() {
       for (int64_t q = 0; q < N; ++q) xt[static_cast<size_t>(q)] = x[static_cast<size_t>(q)] + stp * dir[q];
-      if (!p.fit_intercept) xt[static_cast<size_t>(d)] = x[static_cast<size_t>(d)];
-      ft = evaluate(xt, gt, &errt);
+      ft = it.evaluate(xt, gt, &errt);
       ++trials;
     };
     trial();
-    while (!(std::isfinite(ft) && ft <= f + 1e-4 * stp * gd) && trials < p.max_linesearch) {
+    while (!(std::isfinite(ft) && ft <= it.f + 1e-4 * stp * gd) && trials < p.max_linesearch) {
       // the quadratic's minimiser through F(x), F'(x; d) and the failed trial, in [0.1, 0.5] of the step
-      const double curv = std::isfinite(ft) ? ft - f - gd * stp : std::numeric_limits<double>::infinity();
+      const double curv = std::isfinite(ft) ? ft - it.f - gd * stp : std::numeric_limits<double>::infinity();
       const double q = curv > 0.0 ? -gd * stp * stp / (2.0 * curv) : 0.5 * stp;
       stp = std::min(0.5 * stp, std::max(0.1 * stp, q));
       trial();
     }
-    bool moved = false;
-    for (int64_t q = 0; q < N && !moved; ++q) moved = xt[static_cast<size_t>(q)] != x[static_cast<size_t>(q)];
-    if (!(std::isfinite(ft) && ft <= f && moved)) {  // no decrease along d: the rounding floor
-      res.status = Status::Converged;
-      return res;
-    }
-    std::swap(x, xt);
-    std::swap(g, gt);
-    f = ft;
-    err = errt;
-    res.step = stp;
-    ++k;
-    if (!report(f, k)) return res;
-    if (gradient_small(f)) {
-      res.status = Status::Converged;
-      return res;
-    }
+    if (!it.accept(ft, errt, stp, ++k)) return res;  // (no decrease along d: the rounding floor)
   }
   res.status = Status::MaxIter;
   return res;
