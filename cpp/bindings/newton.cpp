@@ -15,7 +15,8 @@
                                                                      const newton::NewtonParams&, double*, double*, \
                                                                      const ProgressFn&);   \
   PREFIX template Eigen::MatrixXd newton::hessian_matrix<::robustcore::AnySmoothLoss, V>(                      \
-      const V&, const ::rcb::views::Binary&, const double*, double, bool, const double*, const double*);
+      const V&, const ::rcb::views::Binary&, const double*, double, bool, const double*, const double*);        \
+  PREFIX template void newton::quadratic_forms<V>(const V&, const double*, int64_t, bool, double*);
 #define RCB_NEWTON_INSTANCES(PREFIX)             \
   RCB_NEWTON_VIEW(PREFIX, ::rcb::views::DenseF64) \
   RCB_NEWTON_VIEW(PREFIX, ::rcb::views::CsrF64)
@@ -90,6 +91,29 @@ void bind_newton(py::module_& m) {
       py::arg("alpha"), py::arg("fit_intercept"), py::arg("coef").noconvert(), py::arg("intercept"),
       "The Hessian (d + fit_intercept square, float64) of newton_fit's objective at (coef, intercept): "
       "(1/n) sum_i sw_i r''(y_i s_i) (x_i, 1)(x_i, 1)^T plus alpha on the coefficients' diagonal.");
+
+  m.def(
+      "quadratic_forms",
+      [](const Matrix& X, const py::array_t<double, py::array::c_style | py::array::forcecast>& A,
+         bool fit_intercept) {
+        if (A.ndim() != 2 || A.shape(0) != A.shape(1))
+          throw std::invalid_argument("the quadratic forms' matrix must be square");
+        py::array_t<double> q(X.rows());
+        const double* a = A.data();
+        double* out = q.mutable_data();
+        const int64_t N = A.shape(0);
+        {
+          py::gil_scoped_release release;
+          visit_matrix(X, [&](const auto& v) {
+            newton::quadratic_forms(v, a, N, fit_intercept, out);
+            return 0;
+          });
+        }
+        return q;
+      },
+      py::arg("X"), py::arg("A"), py::arg("fit_intercept"),
+      "q_i = (x_i, 1) A (x_i, 1)^T for every row of X (the 1 only with fit_intercept), A symmetric: by the products "
+      "of each row's stored values (newton.hpp's quadratic_forms; the leave-one-out leverages with A = H^-1).");
 }
 
 }  // namespace rcb

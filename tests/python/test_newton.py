@@ -220,3 +220,22 @@ def test_newton_pays_for_few_features_and_the_noisy_label_default_follows():
     configured = NoisyLabelClassifierCV._configured(default_estimator(0, X), "rgomp", {"alpha": 1e-3})
     assert isinstance(configured.solver, LBFGS) and configured.loss == "rgomp"
     assert isinstance(NoisyLabelClassifierCV._configured(default_estimator(0, X), "corrected", {}).solver, Newton)
+
+
+@pytest.mark.parametrize("rows", ["dense", "csr", "csr_duplicates"])
+def test_quadratic_forms_are_numpys(rows):
+    """``_core.quadratic_forms``: (x_i, 1) A (x_i, 1)^T per row against NumPy, with and without the intercept's 1;
+    a CSR row with duplicate, unsorted entries as its sum; a matrix of the wrong size refused."""
+    rng = np.random.default_rng(6)
+    X = sp.random(50, 7, density=0.4, format="csr", random_state=2, data_rvs=rng.standard_normal)
+    Xd = X.toarray()
+    M = {"dense": Xd, "csr": X, "csr_duplicates": _split_duplicates(X, rng)}[rows]
+    B = rng.normal(size=(8, 8))
+    A = B @ B.T
+    Xt = np.column_stack([Xd, np.ones(50)])
+    np.testing.assert_allclose(_core.quadratic_forms(to_matrix(M, canonical=False), A, True),
+                               np.einsum("ij,jk,ik->i", Xt, A, Xt), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(_core.quadratic_forms(to_matrix(M, canonical=False), A[:7, :7], False),
+                               np.einsum("ij,jk,ik->i", Xd, A[:7, :7], Xd), rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="must be 8 square"):
+        _core.quadratic_forms(to_matrix(M, canonical=False), A[:7, :7], True)

@@ -188,6 +188,31 @@ Eigen::MatrixXd hessian_matrix(const Data& X, const BinaryModel<Loss>& model, co
   return H;
 }
 
+/// q_i = (x_i, 1) A (x_i, 1)^T for every row (the 1 only with fit_intercept), A (N x N, N = d + fit_intercept)
+/// symmetric, whole and column-major, by the products of each row's stored values (nnz_i^2 a row; dense rows:
+/// d^2): the leverages of the noisy-label pass's leave-one-out step (noise/_cv.py's _loo_logit, A = H^-1), where
+/// a sparse row's quadratic form costs far less than its product with A.
+template <class Data>
+void quadratic_forms(const Data& X, const double* A, int64_t N, bool fit_intercept, double* q) {
+  const int64_t n = X.rows(), d = X.cols();
+  if (N != d + (fit_intercept ? 1 : 0))
+    throw std::invalid_argument("the quadratic forms' matrix must be " + std::to_string(d + (fit_intercept ? 1 : 0)) +
+                                " square (the features, and the intercept's 1), got " + std::to_string(N));
+  InterruptCheck stop;
+  for (int64_t i = 0; i < n; ++i) {
+    stop.tick();
+    const auto row = X.row(i);
+    double s = fit_intercept ? A[d * N + d] : 0.0;
+    for_each_nz(row, [&](int64_t jp, double xp) {
+      const double* col = A + jp * N;
+      double acc = fit_intercept ? 2.0 * col[d] : 0.0;
+      for_each_nz(row, [&](int64_t jt, double xt) { acc += col[jt] * xt; });
+      s += xp * acc;
+    });
+    q[i] = s;
+  }
+}
+
 /// Fits the model from the initial w (d) and b (1), both in/out (a warm start from any given model).
 /// Result: n_iter = iterations, step = the last accepted step length; history "objective", "train_error",
 /// "grad_norm" (2-norm) per iteration when record_history, and always "passes" (iterations), "seconds" and

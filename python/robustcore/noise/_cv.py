@@ -295,8 +295,9 @@ def _loo_logit(X, w, b, t, c, alpha):
     """Leave-one-out logits of one logistic problem (targets t in {0, 1}, row weights c summing to 1) fitted
     at (w, b): one Newton step from the optimum per row, Sherman-Morrison on the Hessian H of
     ``sum_i c_i log(1 + exp(-y_i (w.x_i + b))) + (alpha/2) ||w||^2`` (the engine's, ``_core.newton_hessian``); the
-    leverages [x_i, 1] H^-1 [x_i, 1] by blocks of rows (BLAS on dense blocks; sparse products below
-    ``kLooDenseFrom`` density). None when H is not positive definite."""
+    leverages [x_i, 1] H^-1 [x_i, 1] by BLAS on dense blocks of rows, or below ``kLooDenseFrom`` density by the
+    engine's products of each row's stored values (``_core.quadratic_forms``). None when H is not positive
+    definite."""
     from scipy.special import expit
 
     n, d = X.shape
@@ -312,19 +313,22 @@ def _loo_logit(X, w, b, t, c, alpha):
             yield i0, (Xb if sparse or not sp.issparse(Xb) else Xb.toarray())
 
     # the engine's Hessian of the same objective (newton.hpp: its weights sum to n)
-    H = _core.newton_hessian(to_matrix(X, canonical=False), 2.0 * t - 1.0, c * n, loss_spec("log_loss"), float(alpha),
-                             True, np.ascontiguousarray(w, dtype=np.float64), float(b))
+    M = to_matrix(X, canonical=False)
+    H = _core.newton_hessian(M, 2.0 * t - 1.0, c * n, loss_spec("log_loss"), float(alpha), True,
+                             np.ascontiguousarray(w, dtype=np.float64), float(b))
     try:
         np.linalg.cholesky(H)
     except np.linalg.LinAlgError:
         return None
     Hinv = np.linalg.inv(H)
-    A, a, a0 = Hinv[:d, :d], Hinv[:d, d], Hinv[d, d]
-    q = np.empty(n)
-    for i0, Xb in blocks():
-        XA = np.asarray(Xb @ A)
-        quad = np.asarray(Xb.multiply(XA).sum(axis=1)).ravel() if sparse else np.einsum("ij,ij->i", XA, Xb)
-        q[i0:i0 + block] = quad + 2.0 * np.asarray(Xb @ a).ravel() + a0
+    if sparse:  # the engine's products of each row's stored values (nnz^2 a row, not nnz d)
+        q = _core.quadratic_forms(M, Hinv, True)
+    else:
+        A, a, a0 = Hinv[:d, :d], Hinv[:d, d], Hinv[d, d]
+        q = np.empty(n)
+        for i0, Xb in blocks():
+            XA = np.asarray(Xb @ A)
+            q[i0:i0 + block] = np.einsum("ij,ij->i", XA, Xb) + 2.0 * np.asarray(Xb @ a).ravel() + a0
     return z + c * (p - t) * q / np.maximum(1.0 - cs * q, 1e-12)
 
 
