@@ -177,6 +177,8 @@ def test_max_iter_the_progress_callback_and_bad_input():
         rc.LinearClassifier(loss="sramp", solver=Newton()).fit(X, y)
     with pytest.raises(ValueError, match="softmax"):
         rc.LinearClassifier(loss="softmax", solver="newton").fit(X, np.arange(X.shape[0]) % 3)
+    with pytest.raises(ValueError, match="Newton records no test error"):
+        rc.LinearClassifier(solver="newton").fit(X, y, eval_set=(X, y))
 
 
 def test_the_estimator_matches_lbfgs_multiclass_weighted_and_non_canonical_csr():
