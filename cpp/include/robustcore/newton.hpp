@@ -9,11 +9,11 @@
 // large-d relative): an iteration is one pass for F and its gradient (objective_gradient) and one for H,
 // O(n d^2) -- dense rows, and CSR rows at least a quarter full, by blocks of kHessianBlock through Eigen's
 // rank-k update, sparser CSR rows by the products of their stored values, O(nnz_i^2) a row -- and a d x d
-// Cholesky factorisation, where L-BFGS spends an
-// O(n d) pass per iteration but takes 10-100 iterations where Newton takes 3-6 (issue 40: the noisy-label
-// fits at weak alpha). The direction solves H d = -grad F; where H is not positive definite (lambda = 0 on
+// Cholesky factorisation, where L-BFGS spends an O(n d) pass per iteration but takes 10-100 iterations where
+// Newton takes 3-6 (issue 40: the noisy-label fits at weak alpha). The direction solves H d = -grad F; where H is not positive definite (lambda = 0 on
 // rank-deficient rows, or a hinge-type loss flat on every row) a multiple of the identity is added to it,
-// growing by 10 from 1e-10 of its largest diagonal entry until Cholesky succeeds (Levenberg). The step is
+// growing by 10 from 1e-10 of its largest diagonal entry until Cholesky succeeds (Levenberg; a non-finite H,
+// or none of 21 shifts: the steepest-descent direction). The step is
 // a backtracking line search from t = 1 (Armijo's test, c1 = 1e-4; each retry the minimiser of the
 // quadratic through F(x), F'(x; d) and the failed trial, kept in [0.1 t, 0.5 t]), at most max_linesearch
 // evaluations.
@@ -245,9 +245,11 @@ Result fit(const Data& X, const BinaryModel<Loss>& model, const NewtonParams& p,
     ++it.evaluations;
     const Eigen::Map<const Eigen::VectorXd> gv(g.data(), N);
     llt.compute(H);
-    if (llt.info() != Eigen::Success) {  // not positive definite: Levenberg's shift, growing by 10
+    if (llt.info() != Eigen::Success && H.allFinite()) {  // not positive definite: Levenberg's shift, growing by
+      // 10 from 1e-10 to 1e10 of H's largest diagonal entry (then H + mu I is diagonally dominant)
       const double top = std::max(H.diagonal().cwiseAbs().maxCoeff(), std::numeric_limits<double>::min());
-      for (double mu = 1e-10 * top; llt.info() != Eigen::Success && std::isfinite(mu); mu *= 10.0) {
+      double mu = 1e-10 * top;
+      for (int shift = 0; shift <= 20 && llt.info() != Eigen::Success; ++shift, mu *= 10.0) {
         Eigen::MatrixXd shifted = H;
         shifted.diagonal().array() += mu;
         llt.compute(shifted);
