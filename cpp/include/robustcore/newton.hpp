@@ -10,12 +10,12 @@
 // O(n d^2) -- dense rows, and CSR rows at least a quarter full, by blocks of kHessianBlock through Eigen's
 // rank-k update, sparser CSR rows by the products of their stored values, O(nnz_i^2) a row -- and a d x d
 // Cholesky factorisation, where L-BFGS spends an O(n d) pass per iteration but takes 10-100 iterations where
-// Newton takes 3-6 (issue 40: the noisy-label fits at weak alpha). The direction solves H d = -grad F; where H is not positive definite (lambda = 0 on
-// rank-deficient rows, or a hinge-type loss flat on every row) a multiple of the identity is added to it,
-// growing by 10 from 1e-10 of its largest diagonal entry until Cholesky succeeds (Levenberg; a non-finite H,
-// or none of 21 shifts: the steepest-descent direction). The step is
-// a backtracking line search from t = 1 (Armijo's test, c1 = 1e-4; each retry the minimiser of the
-// quadratic through F(x), F'(x; d) and the failed trial, kept in [0.1 t, 0.5 t]), at most max_linesearch
+// Newton takes 3-6 (issue 40: the noisy-label fits at weak alpha). The direction solves H d = -grad F;
+// where H is not positive definite (lambda = 0 on rank-deficient rows, or a hinge-type loss flat on every
+// row) a multiple of the identity is added to it, growing by 10 from 1e-10 of its largest diagonal entry
+// until Cholesky succeeds (Levenberg; a non-finite H, or none of 21 shifts: the steepest-descent direction).
+// The step is a backtracking line search from t = 1 (Armijo's test, c1 = 1e-4; each retry the minimiser of
+// the quadratic through F(x), F'(x; d) and the failed trial, kept in [0.1 t, 0.5 t]), at most max_linesearch
 // evaluations.
 //
 // Stopping exactly as lbfgs.hpp (Status::Converged for the first two): the gradient rule
@@ -226,8 +226,8 @@ Result fit(const Data& X, const BinaryModel<Loss>& model, const NewtonParams& p,
   const int64_t n = X.rows(), d = X.cols();
   if (n < 1) throw std::invalid_argument("Newton's method needs at least one sample");
   if (d > kMaxFeatures)
-    throw std::invalid_argument("Newton's method forms a d x d Hessian: " + std::to_string(d) + " features is more than " +
-                                std::to_string(kMaxFeatures) + "; use L-BFGS");
+    throw std::invalid_argument("Newton's method forms a d x d Hessian: " + std::to_string(d) +
+                                " features is more than " + std::to_string(kMaxFeatures) + "; use L-BFGS");
   model.validate_labels(n);
   validate_sample_weight(p.sample_weight, n);
   Result res;

@@ -7,9 +7,9 @@ One fit is:
    module: the pass and what is read from it). Its posterior model is chosen there, not taken
    from the user's estimator, so the noise estimate does not move with the user's ``alpha``: a log-loss
    ``LinearClassifier`` (``posterior_estimator``: the estimator's own solver settings on the logistic loss
-   when it is a robustcore linear model, else the default's: Newton's method or L-BFGS) along the regularisation path ``POSTERIOR_ALPHAS`` on the
-   first ``kPathFolds`` folds, fitted from strong to weak alpha, each fold's fit warm-started from its fit at the
-   previous alpha, and extended by factors of 10 (to ``kMinAlpha`` = 1e-6 / ``kMaxAlpha`` = 0.1) while its
+   when it is a robustcore linear model, else the default's: Newton's method or L-BFGS) along the
+   regularisation path ``POSTERIOR_ALPHAS`` on the first ``kPathFolds`` folds, fitted from strong to weak
+   alpha, each fold's fit warm-started from its fit at the previous alpha, and extended by factors of 10 (to ``kMinAlpha`` = 1e-6 / ``kMaxAlpha`` = 0.1) while its
    weakest / strongest alpha is the most likely; the alpha of the best out-of-fold log-likelihood on those
    folds' noisy labels is kept and fitted on the other folds, each from fold 0's model at that alpha; with ``detector="boosted"`` / ``"kernel"`` also
    scikit-learn's ``HistGradientBoostingClassifier`` / a ``KernelClassifier``, first on one
@@ -186,7 +186,7 @@ def _log_likelihood(P, labels, sample_weight):
 
 def posterior_estimator(base, seed, X=None):
     """The linear posterior model of the shared pass: for a robustcore LinearClassifier with a solver that
-    converges to the optimum (variance-reduced, L-BFGS) its clone on the logistic loss (``linear_detector``: no
+    converges to the optimum (variance-reduced, L-BFGS, Newton) its clone on the logistic loss (``linear_detector``: no
     class weights or history), so the plain remedy's fits on the same folds are this pass's own; otherwise
     (another estimator, or the SGD family, whose log-loss fits collapse under heavy noise: issue 40) the
     default estimator for the rows ``X`` (``default_estimator``). Its ``alpha`` is then set along the path, never
