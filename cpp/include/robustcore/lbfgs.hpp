@@ -467,11 +467,12 @@ Result fit(const Data& X, const Model& model, const LbfgsParams& p, double* W, d
         if (!(std::isfinite(ft) && std::isfinite(gdt))) break;
       }
     }
-    if (!it.trial_moved(ft) && memory.size() > 0) {  // no decrease along d: retry from steepest descent
+    const bool moved = it.trial_moved(ft);
+    if (!moved && memory.size() > 0) {  // no decrease along d: retry from steepest descent
       memory.clear();
       continue;
     }
-    if (it.trial_moved(ft)) memory.push(xt.data(), x.data(), gt.data(), g.data());
+    if (moved) memory.push(xt.data(), x.data(), gt.data(), g.data());
     if (!it.accept(ft, errt, stp, ++k)) return res;  // (not even along -grad F: the rounding floor)
   }
   res.status = Status::MaxIter;

@@ -482,7 +482,63 @@ class SVRG(_VarianceReduced):
         self.option = option
 
 
-class LBFGS(Solver):
+class _FullGradient(Solver):
+    """What the deterministic full-gradient solvers (``LBFGS``, ``Newton``: lbfgs.hpp's ``Iterates``) share: an
+    iteration budget and the gradient rule ``||grad||_inf <= tol * max(1, |F|)``, alpha = 1 / the rows' total
+    weight for ``alpha="auto"``, the weights scaled to sum n, the rows read in memory as they are, and the
+    binary engine call (``_fit``, e.g. ``_core.lbfgs_fit``) with its parameter struct (``_params``)."""
+
+    default_max_iter = 100  # scikit-learn's LogisticRegression
+    default_tol = 1e-4
+    # every evaluation reads a row through its scores and the gradient's axpy (lbfgs.hpp's evaluate_rows), and
+    # Newton's Hessian through the products of its stored values, where a duplicate adds as scipy adds it: no
+    # canonical copy, nor the O(nnz) test for one (issue 40's warm fits)
+    canonical_rows = False
+    stochastic = False
+    _params: ClassVar[Any]  # the engine's parameter struct
+    _fit: ClassVar[Any]  # the engine's binary fit (a pybind11 function: no descriptor, so no bound self)
+    max_linesearch: int  # both solvers' knob (their __init__)
+
+    def auto_alpha(self, total_weight: float) -> float:
+        """1 / the rows' total weight: the objective is then ``sum_i sw_i r_i + ||w||^2 / 2`` up to a factor,
+        scikit-learn's ``LogisticRegression(C=1)``; at 40% flips a converged fit at 1e-4 was 6-15 points behind
+        it on sets of a few hundred rows (docs/benchmarks/noise.md)."""
+        return 1.0 / total_weight
+
+    def engine_objective(self, alpha: float, sample_weight: Any, n: int, total: float) -> tuple[Any, float]:
+        """As ``Solver.engine_objective``, but the weights scaled to sum to n and alpha itself: the gradient
+        rule ``||grad||_inf <= tol max(1, |F|)`` is absolute while ``|F| < 1``, so on the scaled objective a weighted
+        fit stopped at another iterate than the same rows repeated (relative differences of 1e-2 at tol=1e-6,
+        1.6 at tol=1e-3 on scikit-learn's sample-weight check; 1e-11 once F is the same)."""
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight, dtype=np.float64) * (n / total)
+        return sample_weight, alpha
+
+    def engine_params(self, call: EngineCall, max_iter: int) -> Any:
+        """The engine's parameters of one solve (``_params``)."""
+        params = self._params()
+        params.alpha = float(call.alpha)
+        params.max_iter = int(max_iter)
+        params.max_linesearch = int(self.max_linesearch)
+        params.tol = float(call.tol)
+        params.fit_intercept = bool(call.fit_intercept)
+        params.record_history = bool(call.history)
+        return params
+
+    def fit_binary(self, M: Any, y: np.ndarray, loss: Any, call: EngineCall, max_iter: int, coef: np.ndarray,
+                   intercept: float, seed: int, progress: Any, stopper: Any = None, M_test: Any = None,
+                   y_test: np.ndarray | None = None) -> tuple[np.ndarray, float, Any]:
+        w = np.array(coef, dtype=np.float64, copy=True)
+        b = np.array([float(intercept)])
+        params = self.engine_params(call, max_iter)
+        fit = self._fit
+        result = engine_solve(lambda cb: fit(M, float64_or_none(y), float64_or_none(call.sample_weight), loss, params,
+                                             w, b, cb),
+                              (w, b), progress, stopper)
+        return w, float(b[0]), result
+
+
+class LBFGS(_FullGradient):
     """L-BFGS (the engine's ``lbfgs.hpp``: limited-memory BFGS with More-Thuente's strong-Wolfe line search), a
     deterministic quasi-Newton solver for the smooth losses and the softmax model: a few full passes over the
     rows per iteration, no step size to choose, warm-started from any model.
@@ -515,22 +571,11 @@ class LBFGS(Solver):
     method = "lbfgs"
     requires = ("smooth",)
     softmax = True
-    default_max_iter = 100  # scikit-learn's LogisticRegression
-    default_tol = 1e-4
-    # every evaluation reads a row through its scores and the gradient's axpy (lbfgs.hpp's evaluate_rows), where a
-    # duplicate adds as scipy adds it: no canonical copy, nor the O(nnz) test for one (issue 40's warm fits)
-    canonical_rows = False
-    stochastic = False
+    _params, _fit = _core.LbfgsParams, _core.lbfgs_fit
     # no per-iteration test error yet (also solver="auto"'s choice for the smooth convex losses)
     no_eval_set = ("LBFGS (also what solver='auto' chooses for this loss) records no test error per iteration: fit "
                    "without eval_set, or choose a solver that does, e.g. solver='saga' or solver='sgd'")
     no_fused_rows = "LBFGS (it reads the rows in memory)"
-
-    def auto_alpha(self, total_weight: float) -> float:
-        """1 / the rows' total weight: the objective is then ``sum_i sw_i r_i + ||w||^2 / 2`` up to a factor,
-        scikit-learn's ``LogisticRegression(C=1)``; at 40% flips a converged fit at 1e-4 was 6-15 points behind
-        it on sets of a few hundred rows (docs/benchmarks/noise.md)."""
-        return 1.0 / total_weight
     _parameter_constraints: dict = {"memory": [Interval(Integral, 1, None, closed="left")],
                                     "max_linesearch": [Interval(Integral, 1, None, closed="left")],
                                     "warm_start_loss": _WARM_START, "history": _HISTORY}
@@ -550,37 +595,11 @@ class LBFGS(Solver):
         if warm is not None and warm not in SMOOTH_LOSSES:
             raise ValueError(f"LBFGS needs a smooth warm_start_loss ('log_loss'), got {warm!r}")
 
-    def engine_objective(self, alpha: float, sample_weight: Any, n: int, total: float) -> tuple[Any, float]:
-        """As ``Solver.engine_objective``, but the weights scaled to sum to n and alpha itself: the gradient
-        rule ``||grad||_inf <= tol max(1, |F|)`` is absolute while ``|F| < 1``, so on the scaled objective a weighted
-        fit stopped at another iterate than the same rows repeated (relative differences of 1e-2 at tol=1e-6,
-        1.6 at tol=1e-3 on scikit-learn's sample-weight check; 1e-11 once F is the same)."""
-        if sample_weight is not None:
-            sample_weight = np.asarray(sample_weight, dtype=np.float64) * (n / total)
-        return sample_weight, alpha
-
     def engine_params(self, call: EngineCall, max_iter: int) -> Any:
-        """The engine's ``LbfgsParams`` of one solve."""
-        params = _core.LbfgsParams()
-        params.alpha = float(call.alpha)
-        params.max_iter = int(max_iter)
+        """The engine's ``LbfgsParams`` of one solve (with ``memory``)."""
+        params = super().engine_params(call, max_iter)
         params.memory = int(self.memory)
-        params.max_linesearch = int(self.max_linesearch)
-        params.tol = float(call.tol)
-        params.fit_intercept = bool(call.fit_intercept)
-        params.record_history = bool(call.history)
         return params
-
-    def fit_binary(self, M: Any, y: np.ndarray, loss: Any, call: EngineCall, max_iter: int, coef: np.ndarray,
-                   intercept: float, seed: int, progress: Any, stopper: Any = None, M_test: Any = None,
-                   y_test: np.ndarray | None = None) -> tuple[np.ndarray, float, Any]:
-        w = np.array(coef, dtype=np.float64, copy=True)
-        b = np.array([float(intercept)])
-        params = self.engine_params(call, max_iter)
-        result = engine_solve(lambda cb: _core.lbfgs_fit(M, float64_or_none(y), float64_or_none(call.sample_weight),
-                                                         loss, params, w, b, cb),
-                              (w, b), progress, stopper)
-        return w, float(b[0]), result
 
     def fit_softmax(self, M: Any, y: np.ndarray, K: int, call: EngineCall, max_iter: int, seed: int, progress: Any,
                     stopper: Any = None, M_test: Any = None,
@@ -595,7 +614,7 @@ class LBFGS(Solver):
 
 
 
-class Newton(Solver):
+class Newton(_FullGradient):
     """Newton's method with the exact Hessian (the engine's ``newton.hpp``): each iteration one pass for the
     gradient, one for the Hessian ``X^T diag(sw r'') X / n`` (O(n d^2)) and a d x d Cholesky solve, then a
     backtracking line search from the full step -- scikit-learn's "newton-cholesky". For many rows and few
@@ -629,38 +648,15 @@ class Newton(Solver):
     family = "newton"
     method = "newton"
     requires = ("smooth", "convex")
-    default_max_iter = 100
-    default_tol = 1e-4
-    # a duplicate stored column adds into the row's products as into its sum (newton.hpp's Hessian): no copy
-    canonical_rows = False
-    stochastic = False
+    _params, _fit = _core.NewtonParams, _core.newton_fit
     no_eval_set = "Newton records no test error per iteration: fit without eval_set, or choose e.g. solver='saga'"
     no_fused_rows = "Newton (it reads the rows in memory)"
-    auto_alpha = LBFGS.auto_alpha
-    engine_objective = LBFGS.engine_objective
     _parameter_constraints: dict = {"max_linesearch": [Interval(Integral, 1, None, closed="left")],
                                     "history": _HISTORY}
 
     def __init__(self, max_linesearch: int = 20, history: bool | Auto = "auto") -> None:
         self.max_linesearch = max_linesearch
         self.history = history
-
-    def fit_binary(self, M: Any, y: np.ndarray, loss: Any, call: EngineCall, max_iter: int, coef: np.ndarray,
-                   intercept: float, seed: int, progress: Any, stopper: Any = None, M_test: Any = None,
-                   y_test: np.ndarray | None = None) -> tuple[np.ndarray, float, Any]:
-        w = np.array(coef, dtype=np.float64, copy=True)
-        b = np.array([float(intercept)])
-        params = _core.NewtonParams()
-        params.alpha = float(call.alpha)
-        params.max_iter = int(max_iter)
-        params.max_linesearch = int(self.max_linesearch)
-        params.tol = float(call.tol)
-        params.fit_intercept = bool(call.fit_intercept)
-        params.record_history = bool(call.history)
-        result = engine_solve(lambda cb: _core.newton_fit(M, float64_or_none(y), float64_or_none(call.sample_weight),
-                                                          loss, params, w, b, cb),
-                              (w, b), progress, stopper)
-        return w, float(b[0]), result
 
 
 #: Newton's iteration against L-BFGS's: it takes 3-5 where L-BFGS takes 10-100, so it pays while forming and
