@@ -19,7 +19,7 @@
 namespace {
 
 namespace fm = robustcore::feature_maps;
-using Level = fm::detail::SimdLevel;
+using Level = robustcore::SimdLevel;
 
 std::vector<double> distances(int64_t n) {
   robustcore::Rng rng(1);
@@ -28,7 +28,7 @@ std::vector<double> distances(int64_t n) {
   return x;
 }
 
-bool have(Level l) { return fm::detail::simd_level() >= l; }
+bool have(Level l) { return robustcore::simd_level() >= l; }
 
 void BM_neg_exp(benchmark::State& state, Level level) {
   if (!have(level)) return state.SkipWithError("this CPU (or ROBUSTCORE_SIMD) does not allow the level");
@@ -40,7 +40,7 @@ void BM_neg_exp(benchmark::State& state, Level level) {
   for (auto _ : state) {
     std::copy(x0.begin(), x0.end(), x.begin());  // timed: a copy costs ~1% of the loop (no Pause/ResumeTiming)
     switch (level) {
-#ifdef ROBUSTCORE_FM_DISPATCH
+#ifdef ROBUSTCORE_SIMD_DISPATCH
       case Level::Avx512: fm::detail::neg_exp_v4(x.data(), n, gamma); break;
       case Level::Avx2: fm::detail::neg_exp_v3(x.data(), n, gamma); break;
 #endif
@@ -60,7 +60,7 @@ void BM_neg_exp_f32(benchmark::State& state, Level level) {
   benchmark::DoNotOptimize(gamma);
   for (auto _ : state) {
     switch (level) {
-#ifdef ROBUSTCORE_FM_DISPATCH
+#ifdef ROBUSTCORE_SIMD_DISPATCH
       case Level::Avx512: fm::detail::neg_exp_v4(x.data(), out.data(), n, gamma); break;
       case Level::Avx2: fm::detail::neg_exp_v3(x.data(), out.data(), n, gamma); break;
 #endif
@@ -79,7 +79,7 @@ void BM_scaled_cos(benchmark::State& state, Level level) {
   for (auto _ : state) {
     std::copy(x0.begin(), x0.end(), x.begin());  // timed: a copy costs ~1% of the loop (no Pause/ResumeTiming)
     switch (level) {
-#ifdef ROBUSTCORE_FM_DISPATCH
+#ifdef ROBUSTCORE_SIMD_DISPATCH
       case Level::Avx512: fm::detail::scaled_cos_v4(x.data(), b.data(), n, 0.1); break;
       case Level::Avx2: fm::detail::scaled_cos_v3(x.data(), b.data(), n, 0.1); break;
 #endif

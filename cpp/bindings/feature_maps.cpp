@@ -151,9 +151,10 @@ void bind_feature_maps(py::module_& m) {
         return py::make_tuple(robustcore::blas::registered_gemm<double>() != nullptr,
                               robustcore::blas::registered_gemm<float>() != nullptr);
       }, "(dgemm registered, sgemm registered)");
-  m.def("simd_level", [] { return fm::detail::simd_level_name(fm::detail::simd_level()); },
-        "the instruction level the maps' own loops run at: 'baseline', 'avx2' or 'avx512' (feature_maps.hpp; "
-        "capped by the environment variable ROBUSTCORE_SIMD, read once)");
+  m.def("simd_level", [] { return robustcore::simd_level_name(robustcore::simd_level()); },
+        "the instruction level the engine's vectorised loops run at (the feature maps' cosine and exponential, the "
+        "log loss over blocks of rows): 'baseline', 'avx2' or 'avx512' (simd.hpp; capped by the environment "
+        "variable ROBUSTCORE_SIMD, read once)");
   fm::for_each_map<fm::FeatureMaps>([&](auto tag) {
     using M = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
     py::class_<M> cls(m, M::name);

@@ -1,11 +1,18 @@
-// Losses: finite limits far from 0, derivative against central differences, value_deriv == value/deriv.
+// Losses: finite limits far from 0, derivative against central differences, value_deriv == value/deriv; simd.hpp's
+// exp and log1p against libm's, and the log loss over blocks (value_deriv_n, second_n) at every level the CPU has
+// against the scalar functions, bit for bit (the same operations at every level).
 #include <robustcore/any_loss.hpp>
 #include <robustcore/losses.hpp>
 
+#include <cfloat>
 #include <cmath>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "check.hpp"
+#include <cstdio>
+#include <algorithm>
 
 using namespace robustcore;
 
@@ -30,6 +37,73 @@ void check_loss(const Loss& l, bool smooth) {
   }
 }
 
+// |a - b| in units of b's last place (subnormal b: of the smallest subnormal)
+double ulps(double a, double b) {
+  if (a == b) return 0.0;
+  const double unit = std::fabs(b) >= DBL_MIN ? std::ldexp(1.0, std::ilogb(b) - 52) : std::ldexp(1.0, -1074);
+  return std::fabs(a - b) / unit;
+}
+
+void check_elementary_functions() {
+  double worst = 0.0;
+  for (double t = -760.0; t <= 0.0; t += 0.0137) worst = std::max(worst, ulps(simd::exp_nonpositive(t), std::exp(t)));
+  for (double t : {-1e-300, -1e-17, -0.3465, -0.3466, -708.39, -745.13, -746.0, -1e308})
+    worst = std::max(worst, ulps(simd::exp_nonpositive(t), std::exp(t)));
+  CHECK(worst <= 2.0);
+  CHECK(simd::exp_nonpositive(-0.0) == 1.0 && simd::exp_nonpositive(-800.0) == 0.0);
+  CHECK(std::isnan(simd::exp_nonpositive(std::nan(""))));
+  worst = 0.0;
+  for (double e = 0.0; e <= 1.0; e += 1.0 / 4099) worst = std::max(worst, ulps(simd::log1p_unit(e), std::log1p(e)));
+  for (double e : {1e-310, 1e-300, 1e-20, 1e-9, 0.41421356237309503, 0.414213562373095, 0.4142135623730951, 1.0})
+    worst = std::max(worst, ulps(simd::log1p_unit(e), std::log1p(e)));
+  CHECK(worst <= 1.0);
+  CHECK(simd::log1p_unit(0.0) == 0.0 && std::isnan(simd::log1p_unit(std::nan(""))));
+}
+
+// value_deriv_n / second_n of the log loss (the level this process runs at, and each vector level the CPU has)
+// equal the scalar value_deriv / second bit for bit, on blocks of every length around the vector widths
+void check_logistic_blocks() {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-60.0, 60.0);
+  std::vector<double> z(1000);
+  for (double& x : z) x = u(rng);
+  const double extremes[] = {0.0, -0.0, 1e-300, -1e-300, 744.0, -744.0, 800.0, -800.0, 1e308, -1e308};
+  for (size_t k = 0; k < 10; ++k) z[k * 97] = extremes[k];
+  const Logistic f;
+  std::vector<double> v(z.size()), d(z.size()), h(z.size());
+  auto same = [&](const char* what) {
+    bool ok = true;
+    for (size_t k = 0; k < z.size(); ++k) {
+      double vk, dk;
+      f.value_deriv(z[k], vk, dk);
+      ok = ok && vk == v[k] && dk == d[k] && h[k] == f.second(z[k]);
+    }
+    if (!ok) std::fprintf(stderr, "the log loss over blocks (%s) differs from the scalar functions\n", what);
+    CHECK(ok);
+  };
+  for (int64_t len : {1, 3, 7, 8, 9, 64, 1000}) {
+    for (size_t k = 0; k < z.size(); k += static_cast<size_t>(len)) {
+      const int64_t m = std::min<int64_t>(len, static_cast<int64_t>(z.size() - k));
+      value_deriv_n(f, z.data() + k, v.data() + k, d.data() + k, m);
+      second_n(f, z.data() + k, h.data() + k, m);
+    }
+    same(simd_level_name(simd_level()));
+  }
+#ifdef ROBUSTCORE_SIMD_DISPATCH
+  const int64_t n = static_cast<int64_t>(z.size());
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2")) {
+    detail::logistic_value_deriv_v3(z.data(), v.data(), d.data(), n);
+    detail::logistic_second_v3(z.data(), h.data(), n);
+    same("avx2");
+  }
+  if (simd_level() == SimdLevel::Avx512) {
+    detail::logistic_value_deriv_v4(z.data(), v.data(), d.data(), n);
+    detail::logistic_second_v4(z.data(), h.data(), n);
+    same("avx512");
+  }
+#endif
+}
+
 int main() {
   check_loss(Hinge{}, false);
   check_loss(SquaredHinge{}, true);
@@ -44,6 +118,8 @@ int main() {
   CHECK_CLOSE(ReversedGompertz(2.0).value(-1e9), 1.0, 1e-15);
   CHECK(Ramp(-1.0).value(-5.0) == 2.0 && Ramp(-1.0).value(0.0) == 1.0);
   CHECK_CLOSE(Logistic{}.value(-800.0), 800.0, 1e-15);
+  check_elementary_functions();
+  check_logistic_blocks();
   // broken preconditions throw
   CHECK_THROWS(Ramp(1.0), std::invalid_argument);
   CHECK_THROWS(SmoothRamp(-1.0, 0.0, 0.0), std::invalid_argument);

@@ -135,3 +135,48 @@ def test_the_loss_literal_is_the_engine_registry():
     from robustcore import losses
 
     assert set(get_args(losses.LossName)) == set(losses.LOSSES) | {"softmax"}
+
+
+def test_log_loss_matches_numpy_to_a_few_ulp():
+    """The log loss's branch-free value and derivative (simd.hpp's exp and log1p, no libm call) against NumPy's
+    logaddexp and expit, over the whole range: both ends of the exponential, margins near 0, subnormal results."""
+    from scipy.special import expit
+
+    s = np.logspace(-300, np.log10(760.0), 3000)
+    z = np.concatenate([np.linspace(-40, 40, 8001), s, -s, [0.0, -0.0, 1e308, -1e308]])
+    v, d = losses.value("log_loss", z), losses.deriv("log_loss", z)
+    np.testing.assert_allclose(v, np.logaddexp(0.0, -z), rtol=1e-15, atol=0)
+    np.testing.assert_allclose(d, -expit(-z), rtol=1e-15, atol=1e-320)
+
+
+_LEVELS_SCRIPT = """
+import sys
+import numpy as np
+import robustcore as rc
+from robustcore import _core, losses
+z = np.random.default_rng(1).normal(scale=30.0, size=5000)
+X = np.random.default_rng(2).normal(size=(400, 6)); y = X[:, 0] + np.random.default_rng(3).normal(size=400) > 0
+clf = rc.LinearClassifier(loss="log_loss", solver="lbfgs", alpha=1e-3, tol=1e-10, max_iter=200).fit(X, y)
+np.save(sys.argv[1], np.concatenate([losses.value("log_loss", z), losses.deriv("log_loss", z), clf.coef_.ravel()]))
+print(_core.simd_level())
+"""
+
+
+def test_log_loss_gives_the_same_values_at_every_instruction_level(tmp_path):
+    """ROBUSTCORE_SIMD caps the level the log loss's blocks run at: the baseline (a CPU without AVX2) and every
+    higher level this CPU has give the same losses, derivatives and L-BFGS fit, bit for bit (the same IEEE
+    operations in the same order at every level, on one machine)."""
+    import os
+    import subprocess
+    import sys
+
+    levels = {}
+    for cap in ("baseline", "avx2", "avx512"):
+        out = tmp_path / f"{cap}.npy"
+        run = subprocess.run([sys.executable, "-c", _LEVELS_SCRIPT, str(out)], env={**os.environ, "ROBUSTCORE_SIMD": cap},
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        levels[run.stdout.strip().splitlines()[-1]] = np.load(out)
+    base = levels.pop("baseline")
+    for name, values in levels.items():
+        np.testing.assert_array_equal(values, base, err_msg=name)

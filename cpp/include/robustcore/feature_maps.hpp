@@ -36,6 +36,7 @@
 #include "data.hpp"
 #include "interrupt.hpp"
 #include "parallel.hpp"
+#include "simd.hpp"
 
 namespace robustcore::feature_maps {
 
@@ -56,11 +57,6 @@ inline void check_finite(const double* v, int64_t n, const char* what) {
 /// Above this |t| the branch-free cosine's reduction loses bits: such blocks use std::cos.
 inline constexpr double kFastCosLimit = 1e5;
 
-#if defined(__GNUC__)
-#define ROBUSTCORE_FM_INLINE __attribute__((always_inline)) inline
-#else
-#define ROBUSTCORE_FM_INLINE inline
-#endif
 
 /// x[k] = scale * cos(x[k] + b[k]) for k < n, in place, computed in float64 for both scalars.
 /// Branch-free and vectorisable (no libm call per value): t = q pi + r with q = round(t / pi),
@@ -68,7 +64,7 @@ inline constexpr double kFastCosLimit = 1e5;
 /// Taylor series to r^20 (truncation < 3e-17). Within a few ulp of std::cos for |t| <= kFastCosLimit;
 /// a row with a larger |t| (or a NaN) is computed by std::cos instead.
 template <class T>
-ROBUSTCORE_FM_INLINE void scaled_cos_loop(T* x, const T* b, int64_t n, double scale) {
+ROBUSTCORE_SIMD_INLINE void scaled_cos_loop(T* x, const T* b, int64_t n, double scale) {
   int64_t big = 0;  // an integer count: a vectorisable reduction (a max of doubles is not, without -ffast-math)
   for (int64_t k = 0; k < n; ++k) big += !(std::fabs(static_cast<double>(x[k]) + static_cast<double>(b[k])) <= kFastCosLimit);
   if (big) {
@@ -105,101 +101,31 @@ ROBUSTCORE_FM_INLINE void scaled_cos_loop(T* x, const T* b, int64_t n, double sc
 
 /// out[k] = exp(-scale * x[k]) for k < n (scale > 0, x[k] >= 0: the kernels' distances), computed in float64 and
 /// rounded once to T (float32 output: the value of the float64 exponential cast to float32, in the same pass);
-/// out may be x (in place, T = double). Branch-free
-/// and vectorisable: t = -scale x clamped to [-746, 0], t = q ln2 + r with q = round(t / ln2), |r| <= ln2 / 2
-/// by a two-part Cody-Waite reduction, e^r from its Taylor series to r^13 (truncation < 5e-18), times 2^(q + 60)
-/// built from q's bits and 2^-60 (so that the results below 2^-1022 are subnormal, not wrong, and from -746 on
-/// 0). Within 2 ulp of std::exp.
+/// out may be x (in place, T = double). Branch-free and vectorisable: simd.hpp's exp_nonpositive (within 2 ulp
+/// of std::exp; subnormal below 2^-1022, and 0 from -746 on).
 template <class T>
-ROBUSTCORE_FM_INLINE void neg_exp_loop(const double* x, T* out, int64_t n, double scale) {
-  constexpr double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;  // fdlibm's
-  constexpr double inv_ln2 = 1.44269504088896338700e+00, magic = 6755399441055744.0;  // 1.5 * 2^52
-  constexpr double two_m60 = 8.6736173798840354721e-19;                               // 2^-60
+ROBUSTCORE_SIMD_INLINE void neg_exp_loop(const double* x, T* out, int64_t n, double scale) {
   const double lim = 746.0 / scale;  // x clamped as it is loaded (GCC vectorises that select, not one on -scale x)
-  for (int64_t k = 0; k < n; ++k) {
-    const double t = -scale * std::min(x[k], lim);  // a NaN stays NaN; exp(-746) rounds to 0 below
-    const double qm = t * inv_ln2 + magic;                          // round(t / ln2) + magic, as a double
-    const double q = qm - magic;
-    const double r = (t - q * ln2_hi) - q * ln2_lo;
-    double p = 1.0 / 6227020800.0;                                  // 1/13!
-    p = p * r + 1.0 / 479001600.0;                                  // 1/12!
-    p = p * r + 1.0 / 39916800.0;                                   // 1/11!
-    p = p * r + 1.0 / 3628800.0;                                    // 1/10!
-    p = p * r + 1.0 / 362880.0;                                     // 1/9!
-    p = p * r + 1.0 / 40320.0;                                      // 1/8!
-    p = p * r + 1.0 / 5040.0;                                       // 1/7!
-    p = p * r + 1.0 / 720.0;                                        // 1/6!
-    p = p * r + 1.0 / 120.0;                                        // 1/5!
-    p = p * r + 1.0 / 24.0;                                         // 1/4!
-    p = p * r + 1.0 / 6.0;                                          // 1/3!
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
-    // 2^(q + 60): qm's low bits hold q + 2^51 + 2^52 (two's complement in the mantissa); q + 60 + 1023 >= 1 for
-    // q >= -1076, so (bits(qm) + 60 + 1023) << 52 is the exponent field of 2^(q + 60) (the high bits shift out)
-    uint64_t bits;
-    std::memcpy(&bits, &qm, sizeof bits);
-    bits = (bits + uint64_t{1083}) << 52;
-    double two_q;
-    std::memcpy(&two_q, &bits, sizeof two_q);
-    out[k] = static_cast<T>((p * two_q) * two_m60);
-  }
+  for (int64_t k = 0; k < n; ++k) out[k] = static_cast<T>(simd::exp_nonpositive(-scale * std::min(x[k], lim)));
 }
-ROBUSTCORE_FM_INLINE void neg_exp_loop(double* x, int64_t n, double scale) { neg_exp_loop<double>(x, x, n, scale); }
+ROBUSTCORE_SIMD_INLINE void neg_exp_loop(double* x, int64_t n, double scale) { neg_exp_loop<double>(x, x, n, scale); }
 
-// The build targets baseline x86-64 (SSE2: two doubles per instruction). On x86-64 with GCC or Clang the loops
-// above are also compiled for x86-64-v3 (AVX2: four) and x86-64-v4 (AVX-512: eight), the level chosen once at
-// run time, the way NumPy does it: the highest the CPU has, capped by the environment variable
-// ROBUSTCORE_SIMD ("baseline", "avx2", "avx512"; anything else, or unset: no cap). Every level computes the same
-// operations in the same order without contraction (ISO C++ mode: no FMA), so the levels give the same values
-// (the tests compare them within a tolerance, not bit for bit).
-enum class SimdLevel { Baseline = 0, Avx2 = 1, Avx512 = 2 };
-
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX2__) && !defined(ROBUSTCORE_NO_DISPATCH)
-#define ROBUSTCORE_FM_DISPATCH 1
-#define ROBUSTCORE_FM_V3 __attribute__((target("avx2,bmi,bmi2,lzcnt,movbe,popcnt")))
-#define ROBUSTCORE_FM_V4 __attribute__((target("avx2,bmi,bmi2,lzcnt,movbe,popcnt,avx512f,avx512dq,avx512vl,avx512bw,avx512cd")))
-ROBUSTCORE_FM_V3 inline void scaled_cos_v3(double* x, const double* b, int64_t n, double s) { scaled_cos_loop(x, b, n, s); }
-ROBUSTCORE_FM_V3 inline void scaled_cos_v3(float* x, const float* b, int64_t n, double s) { scaled_cos_loop(x, b, n, s); }
-ROBUSTCORE_FM_V4 inline void scaled_cos_v4(double* x, const double* b, int64_t n, double s) { scaled_cos_loop(x, b, n, s); }
-ROBUSTCORE_FM_V4 inline void scaled_cos_v4(float* x, const float* b, int64_t n, double s) { scaled_cos_loop(x, b, n, s); }
-ROBUSTCORE_FM_V3 inline void neg_exp_v3(double* x, int64_t n, double s) { neg_exp_loop(x, n, s); }
-ROBUSTCORE_FM_V4 inline void neg_exp_v4(double* x, int64_t n, double s) { neg_exp_loop(x, n, s); }
-ROBUSTCORE_FM_V3 inline void neg_exp_v3(const double* x, float* out, int64_t n, double s) { neg_exp_loop(x, out, n, s); }
-ROBUSTCORE_FM_V4 inline void neg_exp_v4(const double* x, float* out, int64_t n, double s) { neg_exp_loop(x, out, n, s); }
+// The loops above are also compiled for x86-64-v3 (AVX2) and x86-64-v4 (AVX-512), the level chosen once per
+// process (simd.hpp: simd_level, capped by ROBUSTCORE_SIMD; the same values at every level).
+#ifdef ROBUSTCORE_SIMD_DISPATCH
+ROBUSTCORE_SIMD_V3 inline void scaled_cos_v3(double* x, const double* b, int64_t n, double s) { scaled_cos_loop(x, b, n, s); }
+ROBUSTCORE_SIMD_V3 inline void scaled_cos_v3(float* x, const float* b, int64_t n, double s) { scaled_cos_loop(x, b, n, s); }
+ROBUSTCORE_SIMD_V4 inline void scaled_cos_v4(double* x, const double* b, int64_t n, double s) { scaled_cos_loop(x, b, n, s); }
+ROBUSTCORE_SIMD_V4 inline void scaled_cos_v4(float* x, const float* b, int64_t n, double s) { scaled_cos_loop(x, b, n, s); }
+ROBUSTCORE_SIMD_V3 inline void neg_exp_v3(double* x, int64_t n, double s) { neg_exp_loop(x, n, s); }
+ROBUSTCORE_SIMD_V4 inline void neg_exp_v4(double* x, int64_t n, double s) { neg_exp_loop(x, n, s); }
+ROBUSTCORE_SIMD_V3 inline void neg_exp_v3(const double* x, float* out, int64_t n, double s) { neg_exp_loop(x, out, n, s); }
+ROBUSTCORE_SIMD_V4 inline void neg_exp_v4(const double* x, float* out, int64_t n, double s) { neg_exp_loop(x, out, n, s); }
 #endif
-
-/// The level the loops run at (see above), decided once per process.
-inline SimdLevel simd_level() {
-  static const SimdLevel level = [] {
-    SimdLevel cpu = SimdLevel::Baseline;
-#ifdef ROBUSTCORE_FM_DISPATCH
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2")) cpu = SimdLevel::Avx2;
-    if (cpu == SimdLevel::Avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512cd"))
-      cpu = SimdLevel::Avx512;
-#endif
-    const char* cap = std::getenv("ROBUSTCORE_SIMD");
-    SimdLevel most = SimdLevel::Avx512;
-    if (cap != nullptr) {
-      const std::string c(cap);
-      if (c == "baseline") most = SimdLevel::Baseline;
-      else if (c == "avx2") most = SimdLevel::Avx2;
-    }
-    return std::min(cpu, most);
-  }();
-  return level;
-}
-
-/// The level's name: "baseline", "avx2" or "avx512".
-inline const char* simd_level_name(SimdLevel l) {
-  return l == SimdLevel::Avx512 ? "avx512" : l == SimdLevel::Avx2 ? "avx2" : "baseline";
-}
 
 template <class T>
 inline void scaled_cos(T* x, const T* b, int64_t n, double scale) {
-#ifdef ROBUSTCORE_FM_DISPATCH
+#ifdef ROBUSTCORE_SIMD_DISPATCH
   switch (simd_level()) {
     case SimdLevel::Avx512: return scaled_cos_v4(x, b, n, scale);
     case SimdLevel::Avx2: return scaled_cos_v3(x, b, n, scale);
@@ -210,7 +136,7 @@ inline void scaled_cos(T* x, const T* b, int64_t n, double scale) {
 }
 
 inline void neg_exp(double* x, int64_t n, double scale) {
-#ifdef ROBUSTCORE_FM_DISPATCH
+#ifdef ROBUSTCORE_SIMD_DISPATCH
   switch (simd_level()) {
     case SimdLevel::Avx512: return neg_exp_v4(x, n, scale);
     case SimdLevel::Avx2: return neg_exp_v3(x, n, scale);
@@ -221,7 +147,7 @@ inline void neg_exp(double* x, int64_t n, double scale) {
 }
 /// out[k] = exp(-scale * x[k]) rounded to float32 (the float32 Nystroem kernel block, written by the exponential).
 inline void neg_exp(const double* x, float* out, int64_t n, double scale) {
-#ifdef ROBUSTCORE_FM_DISPATCH
+#ifdef ROBUSTCORE_SIMD_DISPATCH
   switch (simd_level()) {
     case SimdLevel::Avx512: return neg_exp_v4(x, out, n, scale);
     case SimdLevel::Avx2: return neg_exp_v3(x, out, n, scale);

@@ -15,6 +15,8 @@
 //   static constexpr std::array<LossParameter, N> parameters;   its parameters' names and defaults, in the
 //                                          order its constructor takes them (validated there)
 // Every loss returns the limit, never NaN, for |z| as large as a double can be.
+// Over blocks of values (a model's pass over rows): value_deriv_n and second_n (below), a loop of the above,
+// vectorised for the log loss.
 //
 // The registry is the type list `Losses` at the end: visit_loss, visit_smooth_loss, AnyLoss (any_loss.hpp),
 // the bindings' enum and LossSpec, and the Python layer's loss names and parameters are all built from it,
@@ -23,6 +25,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
@@ -32,6 +35,8 @@
 #include <limits>
 #include <stdexcept>
 #include <utility>
+
+#include "simd.hpp"
 
 namespace robustcore {
 
@@ -107,24 +112,24 @@ struct Logistic {
   static constexpr LossKind kind = LossKind::Log;
   static constexpr const char* name = "log";
   static constexpr std::array<LossParameter, 0> parameters{};
-  double value(double z) const {
-    return z > 0 ? std::log1p(std::exp(-z)) : -z + std::log1p(std::exp(z));
+  // branch-free (simd.hpp's exp and log1p, no libm call), so that a loop over rows vectorises (value_deriv_n):
+  // with e = exp(-|z|), r = log1p(e) + max(-z, 0), r' = -(z > 0 ? e : 1) / (1 + e), r'' = e / (1 + e)^2
+  ROBUSTCORE_SIMD_INLINE double value(double z) const {
+    const double e = simd::exp_nonpositive(-std::fabs(z));
+    return simd::log1p_unit(e) + (z > 0 ? 0.0 : -z);
   }
-  double deriv(double z) const { return -detail::inv_one_plus_exp(z); }
-  void value_deriv(double z, double& v, double& d) const {
-    if (z > 0) {
-      const double e = std::exp(-z);
-      v = std::log1p(e);
-      d = -e / (1.0 + e);
-    } else {
-      const double e = std::exp(z);
-      v = -z + std::log1p(e);
-      d = -1.0 / (1.0 + e);
-    }
+  ROBUSTCORE_SIMD_INLINE double deriv(double z) const {
+    const double e = simd::exp_nonpositive(-std::fabs(z));
+    return -(z > 0 ? e : 1.0) / (1.0 + e);
+  }
+  ROBUSTCORE_SIMD_INLINE void value_deriv(double z, double& v, double& d) const {
+    const double e = simd::exp_nonpositive(-std::fabs(z));
+    v = simd::log1p_unit(e) + (z > 0 ? 0.0 : -z);
+    d = -(z > 0 ? e : 1.0) / (1.0 + e);
   }
   /// sigma(z) sigma(-z), from exp(-|z|) (no overflow; 0 only past |z| ~ 745)
-  double second(double z) const {
-    const double e = std::exp(-std::fabs(z));
+  ROBUSTCORE_SIMD_INLINE double second(double z) const {
+    const double e = simd::exp_nonpositive(-std::fabs(z));
     return e / ((1.0 + e) * (1.0 + e));
   }
   double smoothness() const { return 0.25; }
@@ -226,6 +231,63 @@ struct ReversedGompertz {
     return c * c * u * (u - 1.0) * std::exp(-u);
   }
 };
+
+/// Over a block of values: v[k], d[k] = r(z[k]), r'(z[k]) (value_deriv_n), h[k] = r''(z[k]) (second_n; h may be
+/// z), k < n -- what the models' passes over rows call, once per block of rows. A loop of the loss's own
+/// functions; the log loss's (branch-free, no libm call) vectorises, and runs at the CPU's level (simd.hpp)
+/// for blocks of kLossSimdMin values or more: the same values at every level.
+template <class Loss>
+inline void value_deriv_n(const Loss& f, const double* z, double* v, double* d, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) f.value_deriv(z[k], v[k], d[k]);
+}
+template <class Loss>
+inline void second_n(const Loss& f, const double* z, double* h, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) h[k] = f.second(z[k]);
+}
+
+inline constexpr int64_t kLossSimdMin = 8;
+
+namespace detail {
+ROBUSTCORE_SIMD_INLINE void logistic_value_deriv_loop(const double* z, double* v, double* d, int64_t n) {
+  const Logistic f;
+  for (int64_t k = 0; k < n; ++k) f.value_deriv(z[k], v[k], d[k]);
+}
+ROBUSTCORE_SIMD_INLINE void logistic_second_loop(const double* z, double* h, int64_t n) {
+  const Logistic f;
+  for (int64_t k = 0; k < n; ++k) h[k] = f.second(z[k]);
+}
+#ifdef ROBUSTCORE_SIMD_DISPATCH
+ROBUSTCORE_SIMD_V3 inline void logistic_value_deriv_v3(const double* z, double* v, double* d, int64_t n) {
+  logistic_value_deriv_loop(z, v, d, n);
+}
+ROBUSTCORE_SIMD_V4 inline void logistic_value_deriv_v4(const double* z, double* v, double* d, int64_t n) {
+  logistic_value_deriv_loop(z, v, d, n);
+}
+ROBUSTCORE_SIMD_V3 inline void logistic_second_v3(const double* z, double* h, int64_t n) { logistic_second_loop(z, h, n); }
+ROBUSTCORE_SIMD_V4 inline void logistic_second_v4(const double* z, double* h, int64_t n) { logistic_second_loop(z, h, n); }
+#endif
+}  // namespace detail
+
+inline void value_deriv_n(const Logistic&, const double* z, double* v, double* d, int64_t n) {
+#ifdef ROBUSTCORE_SIMD_DISPATCH
+  if (n >= kLossSimdMin) switch (simd_level()) {
+      case SimdLevel::Avx512: return detail::logistic_value_deriv_v4(z, v, d, n);
+      case SimdLevel::Avx2: return detail::logistic_value_deriv_v3(z, v, d, n);
+      case SimdLevel::Baseline: break;
+    }
+#endif
+  detail::logistic_value_deriv_loop(z, v, d, n);
+}
+inline void second_n(const Logistic&, const double* z, double* h, int64_t n) {
+#ifdef ROBUSTCORE_SIMD_DISPATCH
+  if (n >= kLossSimdMin) switch (simd_level()) {
+      case SimdLevel::Avx512: return detail::logistic_second_v4(z, h, n);
+      case SimdLevel::Avx2: return detail::logistic_second_v3(z, h, n);
+      case SimdLevel::Baseline: break;
+    }
+#endif
+  detail::logistic_second_loop(z, h, n);
+}
 
 /// The registry: every loss, in LossKind order (checked below).
 template <class... L>

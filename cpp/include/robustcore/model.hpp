@@ -56,6 +56,9 @@ KVec<KC> make_kvec(int64_t K) {
   }
 }
 
+/// Rows per block of evaluate_rows: the block's scores (rows x K doubles) stay in L1 between its loops.
+inline constexpr int64_t kEvalBlock = 64;
+
 /// s[k] = <W_k, x> + b[k] for a dense feature-major W (d x K).
 template <int KC, class Row>
 inline void linear_scores(const Row& r, const double* W, const double* b, int64_t K, double* s) {
@@ -92,12 +95,19 @@ struct BinaryModel {
   void value_grad_rows(int64_t lo, int64_t hi, double* S, const double* sw, double& lsum) const {
     with_concrete_loss(loss, [&](const auto& f) {
       double acc = lsum;
-      for (int64_t i = lo; i < hi; ++i) {
-        const double w_i = sw ? sw[i] : 1.0;
-        double v, dv;
-        f.value_deriv(y[i] * S[i - lo], v, dv);
-        S[i - lo] = dv * y[i] * w_i;
-        acc += w_i * v;
+      // the margins, then the loss's values and derivatives over them in one call (vectorised for the log loss),
+      // then the sums in row order
+      std::array<double, kEvalBlock> z, v, dv;
+      for (int64_t c0 = lo; c0 < hi; c0 += kEvalBlock) {
+        const int64_t m = std::min(hi - c0, kEvalBlock);
+        double* Sc = S + (c0 - lo);
+        for (int64_t k = 0; k < m; ++k) z[k] = y[c0 + k] * Sc[k];
+        value_deriv_n(f, z.data(), v.data(), dv.data(), m);
+        for (int64_t k = 0; k < m; ++k) {
+          const double w_i = sw ? sw[c0 + k] : 1.0;
+          Sc[k] = dv[k] * y[c0 + k] * w_i;
+          acc += w_i * v[k];
+        }
       }
       lsum = acc;
       return 0;
@@ -160,9 +170,6 @@ struct SoftmaxModel {
   }
   static void validate_test_labels(const int64_t*, int64_t) {}
 };
-
-/// Rows per block of evaluate_rows: the block's scores (rows x K doubles) stay in L1 between its loops.
-inline constexpr int64_t kEvalBlock = 64;
 
 /// Whether a view's rows stay valid while other rows are read (CSR and dense views: pointers into memory
 /// the view never rewrites). Any other view (fused_view.hpp's FusedView maps rows on demand into a buffer

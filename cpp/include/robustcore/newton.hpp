@@ -135,9 +135,10 @@ void hessian(const Data& X, const BinaryModel<Loss>& model, const double* sw, do
         const int64_t r1 = std::min(n, r0 + B);
         stop.tick(r1 - r0);
         scores<1>(X, W, b, 1, r0, r1, S.data());
+        for (int64_t i = r0; i < r1; ++i) S[static_cast<size_t>(i - r0)] *= model.y[i];
+        second_n(f, S.data(), S.data(), r1 - r0);  // r''(y_i s_i) for the block (vectorised for the log loss)
         for (int64_t i = r0; i < r1; ++i) {
-          const double y = model.y[i];
-          const double h = (sw ? sw[i] : 1.0) * f.second(y * S[static_cast<size_t>(i - r0)]) * inv_n;
+          const double h = (sw ? sw[i] : 1.0) * S[static_cast<size_t>(i - r0)] * inv_n;
           const auto row = X.row(i);
           if (blocks) {  // the row times sqrt(h) into the block
             const double r = std::sqrt(h);
