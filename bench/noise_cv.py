@@ -125,8 +125,8 @@ def speed(repeats, sets):
                 times["cleanlab"].append(time.perf_counter() - t)
         ours, cl, floor = np.median(times["ours"]), np.median(times["cleanlab"]), np.median(times["pass"])
         rows.append((name, X.shape, ours, cl, ours / cl, floor / cl))
-        print(f"| {name} | {X.shape[0]} x {X.shape[1]} | {ours:.2f} | {cl:.2f} | {ours / cl:.1f} | {floor:.2f} | "
-              f"{floor / cl:.1f} |", flush=True)
+        print(f"| {name} | {X.shape[0]} x {X.shape[1]} | {ours:.3f} | {cl:.3f} | {ours / cl:.2f} | {floor:.3f} | "
+              f"{floor / cl:.2f} |", flush=True)
     return rows
 
 
