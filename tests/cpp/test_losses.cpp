@@ -58,6 +58,17 @@ void check_elementary_functions() {
     worst = std::max(worst, ulps(simd::log1p_unit(e), std::log1p(e)));
   CHECK(worst <= 1.0);
   CHECK(simd::log1p_unit(0.0) == 0.0 && std::isnan(simd::log1p_unit(std::nan(""))));
+  worst = 0.0;
+  for (double x = 1e-3; x <= 40.0; x *= 1.0009) worst = std::max(worst, ulps(simd::log_positive(x), std::log(x)));
+  for (double x : {DBL_MIN, 1e-300, 1e-12, 0.5, 0.7071067811865475, 0.7071067811865476, 1.0, 1.0000000000000002,
+                   1.4142135623730951, 1.4142135623730954, 2.0, 1e300, DBL_MAX})
+    worst = std::max(worst, ulps(simd::log_positive(x), std::log(x)));
+  CHECK(worst <= 1.0);
+  CHECK(simd::log_positive(1.0) == 0.0);
+  worst = 0.0;
+  for (double z = -40.0; z <= 40.0; z += 0.0173) worst = std::max(worst, ulps(simd::sigmoid(z), 1.0 / (1.0 + std::exp(-z))));
+  CHECK(worst <= 4.0);
+  CHECK(simd::sigmoid(800.0) == 1.0 && simd::sigmoid(-800.0) == 0.0 && simd::sigmoid(0.0) == 0.5);
 }
 
 // value_deriv_n / second_n of the log loss (the level this process runs at, and each vector level the CPU has)

@@ -101,25 +101,56 @@ ROBUSTCORE_SIMD_INLINE double exp_nonpositive(double t) {
   return (p * two_q) * two_m60;
 }
 
-/// log(1 + e) for e in [0, 1], branch-free, within 1 ulp of std::log1p: with f = e (k = 0) or, when 1 + e >
-/// sqrt 2, f = (e - 1) / 2 (k = 1: log(1 + e) = ln2 + log(1 + f)), so that |s| <= 0.1716 for s = f / (2 + f),
-/// log(1 + f) = 2 atanh(s) = f - (f^2/2 - s (f^2/2 + R(s^2))) with R fdlibm's minimax polynomial of log's
-/// (error < 2^-58.45), and k ln2 added in two parts. f is exact or nearly (no 1 + e is rounded), so small e
-/// keeps its relative precision.
-ROBUSTCORE_SIMD_INLINE double log1p_unit(double e) {
+namespace detail {
+/// k ln2 + log(1 + f) for |f / (2 + f)| <= 0.1716 (f in [sqrt(1/2) - 1, sqrt 2 - 1]): log(1 + f) = 2 atanh(s) =
+/// f - (f^2/2 - s (f^2/2 + R(s^2))), s = f / (2 + f), R fdlibm's minimax polynomial of log's (error < 2^-58.45),
+/// k ln2 added in two parts: within 1 ulp.
+ROBUSTCORE_SIMD_INLINE double log1p_reduced(double f, double k) {
   constexpr double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
   constexpr double Lg1 = 6.666666666666735130e-01, Lg2 = 3.999999999940941908e-01, Lg3 = 2.857142874366239149e-01,
                    Lg4 = 2.222219843214978396e-01, Lg5 = 1.818357216161805012e-01, Lg6 = 1.531383769920937332e-01,
                    Lg7 = 1.479819860511658591e-01;
-  const bool high = e > 0.41421356237309503;  // 1 + e > sqrt 2
-  const double half = (e - 1.0) * 0.5;         // both arms computed, then selected: a select of two values
-  const double f = high ? half : e;            // vectorises (GCC keeps an arm's arithmetic as control flow)
-  const double k = high ? 1.0 : 0.0;
   const double s = f / (2.0 + f);
   const double z = s * s, w = z * z;
   const double R = z * (Lg1 + w * (Lg3 + w * (Lg5 + w * Lg7))) + w * (Lg2 + w * (Lg4 + w * Lg6));
   const double hfsq = 0.5 * f * f;
   return k * ln2_hi - ((hfsq - (s * (hfsq + R) + k * ln2_lo)) - f);
+}
+}  // namespace detail
+
+/// log(1 + e) for e in [0, 1], branch-free, within 1 ulp of std::log1p: f = e (k = 0) or, when 1 + e > sqrt 2,
+/// f = (e - 1) / 2 (k = 1: log(1 + e) = ln2 + log(1 + f)), then log1p_reduced. f is exact or nearly (no 1 + e is
+/// rounded), so small e keeps its relative precision.
+ROBUSTCORE_SIMD_INLINE double log1p_unit(double e) {
+  const bool high = e > 0.41421356237309503;  // 1 + e > sqrt 2
+  const double half = (e - 1.0) * 0.5;
+  const double f = high ? half : e;
+  return detail::log1p_reduced(f, high ? 1.0 : 0.0);
+}
+
+/// log(x) for a normal positive x (x >= 2^-1022, finite; not checked), branch-free, within 1 ulp of std::log:
+/// x = 2^k m with m in [sqrt(1/2), sqrt 2) from x's bits (k as a double through 2^52's mantissa, no integer
+/// conversion), f = m - 1 exact, then log1p_reduced.
+ROBUSTCORE_SIMD_INLINE double log_positive(double x) {
+  uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  uint64_t mbits = (bits & uint64_t{0x000FFFFFFFFFFFFF}) | uint64_t{0x3FF0000000000000};  // m in [1, 2)
+  uint64_t ebits = (bits >> 52) | uint64_t{0x4330000000000000};                          // 2^52 + biased exponent
+  double m, e52;
+  std::memcpy(&m, &mbits, sizeof m);
+  std::memcpy(&e52, &ebits, sizeof e52);
+  const double k = e52 - 4503599627371519.0;  // 2^52 + 1023: the unbiased exponent, exactly
+  const bool high = m > 1.4142135623730951;   // m > sqrt 2: halve it (so m - 1 >= sqrt(1/2) - 1)
+  const double mh = m * 0.5, k1 = k + 1.0;
+  return detail::log1p_reduced((high ? mh : m) - 1.0, high ? k1 : k);
+}
+
+/// 1 / (1 + exp(-z)), branch-free: exp(-|z|) and the side of z chosen after (no overflow; exactly 0 or 1 only
+/// past |z| ~ 745 and where the sum rounds to 1).
+ROBUSTCORE_SIMD_INLINE double sigmoid(double z) {
+  const double e = exp_nonpositive(-(z < 0.0 ? -z : z));
+  const double inv = 1.0 / (1.0 + e), low = e * inv;
+  return z >= 0.0 ? inv : low;
 }
 
 }  // namespace simd
