@@ -470,18 +470,22 @@ def bounded_sigmoid_objective(sums, n, s_lo, s_hi):
 
     reach = float(logit(1.0 - kAnchorP))
 
+    corner = [np.array([[s * s, s], [s, 1.0]]) for s in (s_hi, s_lo)]  # the anchors' Hessian blocks
+
     def objective(th):
         th = np.asarray(th, dtype=np.float64)
         a, c = th[:, 0], th[:, 1]
         f, g, H = sums(th)
-        f, g, H = np.array(f, dtype=np.float64) / n, np.array(g, dtype=np.float64) / n, np.array(H, dtype=np.float64) / n
+        f, g, H = np.asarray(f, dtype=np.float64) / n, np.asarray(g, dtype=np.float64) / n, np.asarray(H, dtype=np.float64) / n
         top = np.maximum(0.0, reach - (a * s_hi + c))  # the anchor shortfalls
         bottom = np.maximum(0.0, (a * s_lo + c) + reach)
         f += kAnchorMu * (top * top + bottom * bottom)
         g[:, 0] += 2.0 * kAnchorMu * (bottom * s_lo - top * s_hi)
         g[:, 1] += 2.0 * kAnchorMu * (bottom - top)
-        for shortfall, s in ((top, s_hi), (bottom, s_lo)):
-            H[:, :2, :2] += (2.0 * kAnchorMu * (shortfall > 0.0))[:, None, None] * np.array([[s * s, s], [s, 1.0]])
+        for shortfall, block in zip((top, bottom), corner):
+            short = shortfall > 0.0
+            if short.any():  # (adding the zero blocks of the others changes no bit)
+                H[:, :2, :2] += (2.0 * kAnchorMu * short)[:, None, None] * block
         return f, g, H
 
     return objective
