@@ -78,7 +78,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from .. import _core
 from .._base import (ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, map_problems, user_stacklevel,
                      validated_rows)
-from .._validation import to_matrix
+from .._validation import reused_matrices, to_matrix
 from ..losses import loss_spec
 from ._label_noise import (NoiseEstimateWarning, contradicted, importance_weighting, kIllConditionedT,
                            label_issues_from_proba, uninformative)
@@ -877,7 +877,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         folds = split_folds(cv, Xv, yv, groups)
         labels = np.searchsorted(classes, yv)
         model = posterior_estimator(base, seed, Xv)
-        with _silenced(), validated_rows(), sliced_rows(Xv):  # the fits inside read rows of Xv, validated above
+        with _silenced(), validated_rows(), sliced_rows(Xv), reused_matrices():  # the fits inside read rows of Xv,
+            # validated above
             t0 = time.perf_counter()
             P, posterior, path, fold_models = shared_posterior(Xv, yv, labels, sw, folds, self.detector, model, seed,
                                                                self.n_jobs)
