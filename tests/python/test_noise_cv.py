@@ -514,6 +514,45 @@ def test_cv_as_a_list_of_splits_and_groups():
         NoisyLabelClassifierCV(cv=splits[:2], random_state=0).fit(X, yn)
 
 
+def test_rows_in_fold_order_give_the_callers_per_row_results(monkeypatch):
+    """The fit reads the rows in fold order (``fold_order``: one copy, then every validation fold and the path
+    folds' training rows as views); what it returns per row is in the caller's order. The same folds (as row
+    sets) over the same rows given in another order give the same fit: label issues and qualities moved with
+    the rows, the same scores, winner and refit (the halves' check off: its random halves are of the caller's
+    rows). Folds that repeat a row keep the caller's order."""
+    import scipy.sparse as sp
+
+    monkeypatch.setattr(_cv, "kHalvesGuardRows", None)
+    X, yn, _, _ = _heavy(1200)
+    X = sp.csr_matrix(np.where(np.abs(X) > 0.8, X, 0.0))
+    splits = [(np.sort(tr), np.sort(va)) for tr, va in StratifiedKFold(4, shuffle=True, random_state=1).split(X, yn)]
+    perm = np.random.default_rng(3).permutation(yn.size)  # caller row j of the second problem is row perm[j]
+    where = np.empty_like(perm)
+    where[perm] = np.arange(perm.size)
+    moved = [(np.sort(where[tr]), np.sort(where[va])) for tr, va in splits]
+    # each fold's validation rows in the same order in both problems: the reordered rows are the same
+    moved = [(tr, where[va]) for (tr, _), (_, va) in zip(moved, splits)]
+    a = NoisyLabelClassifierCV(cv=splits, random_state=0).fit(X, yn)
+    b = NoisyLabelClassifierCV(cv=moved, random_state=0).fit(X[perm], yn[perm])
+    np.testing.assert_array_equal(perm[b.label_issues_], a.label_issues_)
+    np.testing.assert_array_equal(b.label_quality_, a.label_quality_[perm])
+    assert a.best_remedy_ == b.best_remedy_ and a.best_params_ == b.best_params_
+    np.testing.assert_array_equal(a.cv_results_["mean_corrected_score"], b.cv_results_["mean_corrected_score"])
+    np.testing.assert_allclose(a.best_estimator_.coef_, b.best_estimator_.coef_, rtol=1e-9, atol=1e-12)
+    # consecutive rows are views of X (dense and CSR), equal to the copy
+    for M in (X, X.toarray()):
+        idx = np.arange(100, 700)
+        V = _cv._rows(M, idx)
+        assert np.shares_memory(V.data if sp.issparse(M) else V, M.data)
+        np.testing.assert_array_equal(V.toarray() if sp.issparse(M) else V, (M[idx].toarray() if sp.issparse(M)
+                                                                             else M[idx]))
+    assert _cv.fold_order(splits, yn.size)[0].size == yn.size
+    overlapping = splits[:-1] + [(splits[-1][0], np.r_[splits[-1][1], splits[0][1][:5]])]
+    assert _cv.fold_order(overlapping, yn.size) is None
+    c = NoisyLabelClassifierCV(cv=overlapping, random_state=0).fit(X, yn)
+    assert c.label_quality_.shape == (yn.size,) and np.all(np.isin(c.label_issues_, np.arange(yn.size)))
+
+
 def test_estimate_transition_warns_once_when_its_fold_models_collapse():
     """Issue 40: a user estimator regularised into constant predictions gave five ConstantPredictorWarnings and a
     rate of 0.61 for 0.40 without a word about the estimate; now one NoiseEstimateWarning says why, and none of
