@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
@@ -551,6 +552,29 @@ def test_rows_in_fold_order_give_the_callers_per_row_results(monkeypatch):
     assert _cv.fold_order(overlapping, yn.size) is None
     c = NoisyLabelClassifierCV(cv=overlapping, random_state=0).fit(X, yn)
     assert c.label_quality_.shape == (yn.size,) and np.all(np.isin(c.label_issues_, np.arange(yn.size)))
+
+
+def test_rows_that_are_not_consecutive_are_fitted_as_their_block_with_zero_weights_where_that_is_the_same_fit():
+    """``_fit_rows``: rows spanning a block of the reordered rows (a rest fold's training rows, the pruned rows) are
+    fitted as that block, a view, with weight 0 on the others, for L-BFGS and Newton's method (the same optimum:
+    their objective is a weighted mean); an SGD estimator or balanced class weights get the rows themselves."""
+    X, yn, _, _ = _heavy(900)
+    rows = np.r_[np.arange(0, 300), np.arange(400, 900)]
+    w = np.random.default_rng(0).uniform(0.5, 2.0, rows.size)
+    for solver in ("lbfgs", "newton"):
+        est = rc.LinearClassifier(loss="log_loss", solver=solver, alpha=1e-3, tol=1e-10, max_iter=500)
+        Xf, yf, wf = _cv._fit_rows(X, yn, rows, w, est)
+        assert Xf.shape[0] == 900 and np.shares_memory(Xf, X) and np.all(wf[300:400] == 0)
+        a = clone(est).fit(X[rows], yn[rows], sample_weight=w)
+        b = clone(est).fit(Xf, yf, sample_weight=wf)
+        np.testing.assert_allclose(b.coef_, a.coef_, rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(b.intercept_, a.intercept_, rtol=1e-6, atol=1e-9)
+    for other in (rc.LinearClassifier(loss="log_loss", solver="sgd"),
+                  rc.LinearClassifier(loss="log_loss", solver="lbfgs", class_weight="balanced"), LogisticRegression()):
+        Xf, yf, wf = _cv._fit_rows(X, yn, rows, w, other)
+        assert Xf.shape[0] == rows.size and wf is w
+    few = np.r_[np.arange(0, 100), np.arange(800, 900)]  # a small share of its block: copied
+    assert _cv._fit_rows(X, yn, few, None, rc.LinearClassifier(solver="lbfgs"))[0].shape[0] == few.size
 
 
 def test_estimate_transition_warns_once_when_its_fold_models_collapse():
