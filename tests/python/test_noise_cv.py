@@ -554,10 +554,12 @@ def test_rows_in_fold_order_give_the_callers_per_row_results(monkeypatch):
     assert c.label_quality_.shape == (yn.size,) and np.all(np.isin(c.label_issues_, np.arange(yn.size)))
 
 
-def test_rows_that_are_not_consecutive_are_fitted_as_their_block_with_zero_weights_where_that_is_the_same_fit():
+def test_rows_that_are_not_consecutive_are_fitted_as_their_block_with_zero_weights_where_that_is_the_same_fit(
+        monkeypatch):
     """``_fit_rows``: rows spanning a block of the reordered rows (a rest fold's training rows, the pruned rows) are
     fitted as that block, a view, with weight 0 on the others, for L-BFGS and Newton's method (the same optimum:
     their objective is a weighted mean); an SGD estimator or balanced class weights get the rows themselves."""
+    monkeypatch.setattr(_cv, "kZeroWeightBytes", 0)  # (a block of any size: the real rule is for blocks out of cache)
     X, yn, _, _ = _heavy(900)
     rows = np.r_[np.arange(0, 300), np.arange(400, 900)]
     w = np.random.default_rng(0).uniform(0.5, 2.0, rows.size)
@@ -575,6 +577,8 @@ def test_rows_that_are_not_consecutive_are_fitted_as_their_block_with_zero_weigh
         assert Xf.shape[0] == rows.size and wf is w
     few = np.r_[np.arange(0, 100), np.arange(800, 900)]  # a small share of its block: copied
     assert _cv._fit_rows(X, yn, few, None, rc.LinearClassifier(solver="lbfgs"))[0].shape[0] == few.size
+    monkeypatch.setattr(_cv, "kZeroWeightBytes", _cv._block_bytes(X, 0, 900) + 1)  # a block in cache: copied
+    assert _cv._fit_rows(X, yn, rows, None, rc.LinearClassifier(solver="lbfgs"))[0].shape[0] == rows.size
 
 
 def test_estimate_transition_warns_once_when_its_fold_models_collapse():

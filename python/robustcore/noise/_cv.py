@@ -264,10 +264,12 @@ def _solver_of(est):
 
 
 #: a fit on rows that are not consecutive reads the block from the first to the last with weight 0 on the others
-#: (a view, no copy) when they are at least this share of it and the estimator's objective is a weighted mean
-#: (``_zero_weight_exact``): the rest folds' training rows, the pruned rows (issue 40, 10^6 sparse rows: a copy
-#: of 800,000 rows took 0.3-0.45 s, the extra rows cost ~8 ms an L-BFGS iteration)
-kZeroWeightShare = 0.6
+#: (a view, no copy) when they are at least kZeroWeightShare of it, the block holds at least kZeroWeightBytes and
+#: the estimator's objective is a weighted mean (``_zero_weight_exact``): the rest folds' training rows, the pruned
+#: rows. Out of cache a copy costs main memory's bandwidth and fresh pages (issue 40, 10^6 sparse rows: 0.3-0.45 s
+#: for 800,000 rows, 19 ns a stored value, against ~8 ms an L-BFGS evaluation for the 200,000 rows at weight 0);
+#: in cache it costs ~2 ns a stored value (10^5 rows: the copies were cheaper than the extra evaluations)
+kZeroWeightShare, kZeroWeightBytes = 0.6, 64 << 20
 
 
 def _zero_weight_exact(est):
@@ -278,14 +280,21 @@ def _zero_weight_exact(est):
     return solver is not None and solver.family in ("lbfgs", "newton") and est.get_params()["class_weight"] is None
 
 
+def _block_bytes(X, a, b):
+    """The bytes of rows [a, b) of X (a CSR matrix's stored values and column indices)."""
+    if sp.issparse(X) and X.format == "csr":
+        return int(X.indptr[b] - X.indptr[a]) * (X.data.itemsize + X.indices.itemsize)
+    return (b - a) * int(np.prod(X.shape[1:])) * X.dtype.itemsize
+
+
 def _fit_rows(X, y, rows, w, est):
     """(X, y, sample weights) that fit ``est`` on ``rows`` (ascending) with weights ``w`` (one per row, or None):
-    consecutive rows as a view; rows making up at least ``kZeroWeightShare`` of the block they span, with the same
-    classes, as that block (a view) with weight 0 on the others, where that is the same fit (``_zero_weight_exact``);
-    else the rows (``_rows``)."""
+    consecutive rows as a view; rows making up at least ``kZeroWeightShare`` of the block they span, a block of at
+    least ``kZeroWeightBytes``, with the same classes, as that block (a view) with weight 0 on the others, where that
+    is the same fit (``_zero_weight_exact``); else the rows (``_rows``)."""
     a, b = int(rows[0]), int(rows[-1]) + 1
-    if (b - a == rows.size or rows.size < kZeroWeightShare * (b - a) or not _zero_weight_exact(est)
-            or np.unique(y[rows]).size != np.unique(y[a:b]).size):
+    if (b - a == rows.size or rows.size < kZeroWeightShare * (b - a) or _block_bytes(X, a, b) < kZeroWeightBytes
+            or not _zero_weight_exact(est) or np.unique(y[rows]).size != np.unique(y[a:b]).size):
         return _rows(X, rows), y[rows], w
     wb = np.zeros(b - a)
     wb[rows - a] = 1.0 if w is None else w
