@@ -129,8 +129,9 @@ _SLICES: ContextVar = ContextVar("robustcore_noise_cv_slices", default=None)
 
 
 class _Slices:
-    """X's rows by index array, each made once and kept while the slices fit ``budget`` bytes (least recently
-    used dropped first); keyed by the index array's identity (the fit's folds, its pruned rows per fold)."""
+    """X's rows by index array (``_slice``: views of consecutive rows, copies of others), each made once and kept
+    while the copies fit ``budget`` bytes (least recently used dropped first); keyed by the index array's identity
+    (the fit's folds, its pruned rows per fold)."""
 
     def __init__(self, X, budget):
         self.X, self.budget, self.used = X, budget, 0
@@ -143,13 +144,13 @@ class _Slices:
             if hit is not None and hit[0] is idx:
                 self.slices.move_to_end(id(idx))
                 return hit[1]
-        part = self.X[idx]
-        size = _nbytes(part)
+        part = _slice(self.X, idx)
+        size = 0 if _consecutive(idx) else _nbytes(part)  # (a view holds no memory of its own)
         with self.lock:
             while self.slices and self.used + size > self.budget:
-                self.used -= _nbytes(self.slices.popitem(last=False)[1][1])
+                self.used -= self.slices.popitem(last=False)[1][2]
             if size <= self.budget and id(idx) not in self.slices:
-                self.slices[id(idx)] = (idx, part)
+                self.slices[id(idx)] = (idx, part, size)
                 self.used += size
         return part
 
@@ -171,12 +172,23 @@ def sliced_rows(X):
 
 
 def _rows(X, idx):
-    """X[idx]: X itself for every row in order, a view of X for consecutive rows (``fold_order`` makes the folds'
-    rows so), else the fit's slice when ``sliced_rows(X)`` is active, or a copy."""
-    if idx.size and idx[-1] - idx[0] + 1 == idx.size and np.all(np.diff(idx) == 1):
+    """X[idx]: X itself for every row in order, else the fit's slice when ``sliced_rows(X)`` is active (made once),
+    else ``_slice``."""
+    if idx.size == X.shape[0] and idx[0] == 0 and _consecutive(idx):
+        return X
+    cache = _SLICES.get()
+    return cache.take(idx) if cache is not None and cache.X is X else _slice(X, idx)
+
+
+def _consecutive(idx):
+    """Whether the row indices ``idx`` are consecutive and ascending."""
+    return bool(idx.size) and idx[-1] - idx[0] + 1 == idx.size and bool(np.all(np.diff(idx) == 1))
+
+
+def _slice(X, idx):
+    """X[idx]: a view of X for consecutive rows (``fold_order`` makes the folds' rows so), else a copy."""
+    if _consecutive(idx):
         a, b = int(idx[0]), int(idx[-1]) + 1
-        if a == 0 and b == X.shape[0]:
-            return X
         if not sp.issparse(X):
             return X[a:b]
         if X.format == "csr":  # scipy's X[a:b] copies the stored values, and so does its constructor given views
@@ -187,8 +199,7 @@ def _rows(X, idx):
             if X.has_canonical_format:  # (rows of a canonical matrix are; scipy would test it again, O(nnz))
                 V.has_canonical_format = True
             return V
-    cache = _SLICES.get()
-    return cache.take(idx) if cache is not None and cache.X is X else X[idx]
+    return X[idx]
 
 
 def _in_caller_order(values, order):
