@@ -607,3 +607,45 @@ def bounded_sigmoid_sums(score, n_pos, n_neg, th):  # noqa: D401 - the oracle of
     for i, j in ((1, 0), (2, 0), (2, 1), (3, 0), (3, 1), (3, 2)):
         D[:, i, j] = D[:, j, i]
     return f, g, np.matmul(J.transpose(0, 2, 1), J * w[:, :, None]) + D
+
+
+def rate_newton(objective, th, max_iter=100, gtol=1e-8, ftol=1e-12, patience=5, behind=1e-3, grow=3.0):
+    """The oracle of _core.rate_newton (NumPy's eigh; the engine's loop until 0.7.7): Newton's method with a
+    backtracking (Armijo) line search from each row of th, the starts evaluated together by ``objective(thetas)
+    -> (f, g, H)`` but each stepping, backtracking and stopping on its own; (thetas, values)."""
+    th = np.array(th, dtype=np.float64)
+    f, g, H = objective(th)
+    running = np.ones(len(th), dtype=bool)
+    last = np.ones(len(th))
+    for it in range(max_iter):
+        running &= np.all(np.isfinite(g), axis=1) & (np.max(np.abs(g), axis=1) > gtol)
+        if patience is not None and it >= patience and not running.all():
+            done = float(np.min(f[~running]))
+            running &= ~(f > done + behind * max(1.0, abs(done)))
+        if not running.any():
+            break
+        idx = np.flatnonzero(running)
+        lam, V = np.linalg.eigh(H[idx])
+        lam = np.abs(lam)
+        lam = np.maximum(lam, 1e-8 * np.maximum(1e-12, lam.max(axis=1, keepdims=True)))
+        d = -np.einsum("mij,mj->mi", V, np.einsum("mji,mj->mi", V, g[idx]) / lam)
+        slope = np.einsum("ij,ij->i", g[idx], d)
+        step = np.minimum(1.0, grow * last[idx])
+        searching = np.ones(idx.size, dtype=bool)
+        while searching.any():
+            k = np.flatnonzero(searching)
+            f_k, g_k, H_k = objective(th[idx[k]] + step[k, None] * d[k])
+            for t, (j, i) in enumerate(zip(k, idx[k])):
+                if np.isfinite(f_k[t]) and f_k[t] <= f[i] + 1e-4 * step[j] * slope[j]:
+                    searching[j] = False
+                    running[i] = f[i] - f_k[t] > ftol * max(1.0, abs(f[i]))
+                    th[i] += step[j] * d[j]
+                    f[i], g[i], H[i] = f_k[t], g_k[t], H_k[t]
+                    last[i] = step[j]
+                    continue
+                excess = f_k[t] - f[i] - step[j] * slope[j]
+                shrink = -slope[j] * step[j] / (2.0 * excess) if np.isfinite(excess) and excess > 0.0 else 0.1
+                step[j] *= min(0.5, max(0.1, shrink))
+                if step[j] <= 1e-10:
+                    searching[j] = running[i] = False
+    return th, f

@@ -8,6 +8,8 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 import robustcore as rc
 from robustcore import noise
 
+import reference
+
 
 def _problem(n=5000, seed=0, rho_plus=0.4, rho_minus=0.1, weights=None, n_classes=2):
     X, y = make_classification(n_samples=n, n_features=20, n_informative=10, n_redundant=2, class_sep=2.0,
@@ -301,13 +303,13 @@ def test_rate_fit_reaches_scipys_optimum_or_lower():
     from scipy.optimize import minimize
     from scipy.special import logit
 
-    from robustcore.noise._transition import _bounded_sigmoid_objective, bounded_sigmoid_fit
+    from robustcore.noise._transition import _bounded_sigmoid_objective, _bounded_sigmoid_rows, bounded_sigmoid_fit
 
     rng = np.random.default_rng(1)
     for rho_minus, rho_plus in ((0.1, 0.3), (0.3, 0.1), (0.2, 0.2), (0.0, 0.4)):
         score, yb = _bounded_sigmoid_labels(rng, 3000, rho_minus, rho_plus, 3.0)
         objective = _bounded_sigmoid_objective(score, yb)
-        lo, one_minus_hi, a, c = bounded_sigmoid_fit(objective)
+        lo, one_minus_hi, a, c = bounded_sigmoid_fit(*_bounded_sigmoid_rows(score, yb))
         hi = 1.0 - one_minus_hi
         th = np.array([a, c, logit(lo), logit((hi - lo) / (1.0 - lo))])
         f, g, _ = (x[0] for x in objective(th[None]))
@@ -335,15 +337,16 @@ def test_rate_fit_line_search_from_the_last_step_saves_evaluations(monkeypatch):
     for rho_minus, rho_plus, steep, n in ((0.1, 0.4, 1.0, 4000), (0.4, 0.4, 0.5, 1500), (0.0, 0.0, 3.0, 800),
                                           (0.1, 0.6, 1.5, 3000)):
         score, yb = _bounded_sigmoid_labels(rng, n, rho_minus, rho_plus, steep)
-        fits.append(_transition._bounded_sigmoid_objective(score, yb))
+        fits.append(_transition._bounded_sigmoid_rows(score, yb))
 
-    def run():
+    def run():  # the sums through a caller's function (the dask path), counted
         calls, out = [0], []
-        for objective in fits:
-            def counted(th, objective=objective):
+        for arrays, n, s_lo, s_hi in fits:
+            def counted(th, arrays=arrays):
                 calls[0] += 1
-                return objective(th)
-            lo, one_minus_hi, a, c = _transition.bounded_sigmoid_fit(counted)
+                return _transition.bounded_sigmoid_sums(*arrays, th)
+            lo, one_minus_hi, a, c = _transition.bounded_sigmoid_fit(counted, n, s_lo, s_hi)
+            assert (lo, one_minus_hi, a, c) == _transition.bounded_sigmoid_fit(arrays, n, s_lo, s_hi)  # the same bits
             out.append((lo, one_minus_hi))
         return calls[0], np.array(out)
 
@@ -352,6 +355,35 @@ def test_rate_fit_line_search_from_the_last_step_saves_evaluations(monkeypatch):
     calls_full, rates_full = run()
     assert calls < 0.9 * calls_full, (calls, calls_full)
     np.testing.assert_allclose(rates, rates_full, atol=1e-3)
+
+
+def test_rate_fits_newton_loop_matches_the_numpy_oracle(monkeypatch):
+    """The engine's rate-fit loop (``_core.rate_newton``) against the NumPy loop it replaced (reference.rate_newton)
+    on the same objective and starts: the same optimum per start (the eigendecompositions differ in rounding only),
+    clean to heavy flips, over rows and over score bins, a flat ridge among them; and with the patience rule off."""
+    from scipy.special import logit
+
+    from robustcore.noise import _transition
+
+    rng = np.random.default_rng(4)
+    starts = np.array([[2.0, 0.0, logit(lo0), logit((hi0 - lo0) / (1.0 - lo0))]
+                       for lo0, hi0 in ((0.05, 0.95), (0.2, 0.8), (0.01, 0.6), (0.4, 0.99))])
+    for rho_minus, rho_plus, steep, n, patience in ((0.1, 0.4, 1.0, 4000, 5), (0.4, 0.4, 0.5, 1500, 5),
+                                                    (0.2, 0.1, 2.0, 20000, 5), (0.0, 0.0, 3.0, 800, None)):
+        monkeypatch.setattr(_transition, "kNewtonPatience", patience)
+        score, yb = _bounded_sigmoid_labels(rng, n, rho_minus, rho_plus, steep)
+        arrays, n_rows, s_lo, s_hi = _transition._bounded_sigmoid_rows(score, yb)
+        th_ref, f_ref = reference.rate_newton(_transition._bounded_sigmoid_objective(score, yb), starts,
+                                              patience=patience)
+        th, f = _transition._newton(arrays, n_rows, s_lo, s_hi, starts)
+        np.testing.assert_allclose(f, f_ref, rtol=1e-8)  # (a start stopped on the flat ridge: where, to rounding)
+        best = f <= f.min() + 1e-9 * max(1.0, abs(f.min()))  # the starts at the best optimum: the same value, point
+        np.testing.assert_allclose(f[best], f_ref[best], rtol=1e-12)
+        np.testing.assert_allclose(th[best], th_ref[best], rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="shape"):
+        _transition._newton(arrays, n_rows, s_lo, s_hi, starts[:, :3])
+    with pytest.raises(ValueError, match="must return"):
+        _transition._newton(lambda th: (np.zeros(1),), n_rows, s_lo, s_hi, starts)
 
 
 def test_small_samples_do_not_put_all_symmetric_noise_on_one_class():

@@ -2,13 +2,19 @@
 // noisy label's probability p(s) = lo + (1 - lo) e sigmoid(a s + c), lo = sigmoid(u), e = sigmoid(v), at a
 // standardised score s; its negative log-likelihood over scores carrying positive and negative label counts, with
 // the gradient and the Hessian in theta = (a, c, u, v), at several parameter points in one pass over the scores
-// (the Newton starts of the rate fit step side by side). Per-row work, so it lives here; the fit itself (a few
-// dozen 4 x 4 Newton steps) is NumPy's (noise/_transition.py).
+// (the Newton starts of the rate fit step side by side); and the fit itself, rate_newton: Newton's method from
+// those starts, each stepping, backtracking and stopping on its own, the objective being those sums (the engine's
+// over rows or bins, or a caller's: robustcore.noise.distributed's reduction over a dask collection) / n plus the
+// anchor penalty. noise/_transition.py chooses the starts, the constants and the result.
 #pragma once
+
+#include <Eigen/Eigenvalues>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <vector>
 
 #include "simd.hpp"
 
@@ -109,6 +115,164 @@ inline void bounded_sigmoid_sums(const double* score, const double* n_pos, const
     for (int q = 0; q < 4; ++q) {
       g[4 * j + q] = grad[q];
       for (int u = 0; u < 4; ++u) H[16 * j + 4 * q + u] = (q <= u ? outer[q][u] : outer[u][q]) + D[q][u];
+    }
+  }
+}
+
+/// The rate fit's constants (noise/_transition.py's kNewton*: what they mean and how they were chosen).
+struct RateNewtonParams {
+  int64_t max_iter = 100;   ///< Newton steps per start
+  double gtol = 1e-8;       ///< a start stops once its gradient's largest entry is at most this
+  double ftol = 1e-12;      ///< ... or a step lowers its objective by at most this times max(1, |f|)
+  int64_t patience = 5;     ///< after this many steps (< 0: never) a start above a stopped one's value by more
+  double behind = 1e-3;     ///< than this times max(1, |that value|) stops
+  double grow = 3.0;        ///< a line search begins at this times the start's last accepted step, at most 1
+};
+
+/// The anchor penalty of the rate fit: mu (top^2 + bottom^2) with top = max(0, reach - (a s_hi + c)) and bottom =
+/// max(0, (a s_lo + c) + reach), the logit shortfalls of the clean posterior at the score quantiles s_hi and s_lo;
+/// and n, the rows the sums run over (the objective is their mean).
+struct AnchorPenalty {
+  double n = 1.0, s_lo = 0.0, s_hi = 0.0, reach = 0.0, mu = 0.0;
+};
+
+namespace detail {
+
+/// The objective at the m points th (m x 4): sums(th, m, f, g, H) / n plus the anchor penalty.
+template <class Sums>
+void rate_objective(Sums& sums, const AnchorPenalty& pen, const double* th, int64_t m, double* f, double* g,
+                    double* H) {
+  sums(th, m, f, g, H);
+  const double mu2 = 2.0 * pen.mu;
+  for (int64_t j = 0; j < m; ++j) {
+    f[j] /= pen.n;
+    for (int q = 0; q < 4; ++q) g[4 * j + q] /= pen.n;
+    for (int q = 0; q < 16; ++q) H[16 * j + q] /= pen.n;
+    const double a = th[4 * j], c = th[4 * j + 1];
+    const double top = std::max(0.0, pen.reach - (a * pen.s_hi + c));
+    const double bottom = std::max(0.0, (a * pen.s_lo + c) + pen.reach);
+    f[j] += pen.mu * (top * top + bottom * bottom);
+    g[4 * j] += mu2 * (bottom * pen.s_lo - top * pen.s_hi);
+    g[4 * j + 1] += mu2 * (bottom - top);
+    double* Hj = H + 16 * j;
+    for (const auto& [shortfall, s] : {std::pair<double, double>{top, pen.s_hi}, {bottom, pen.s_lo}}) {
+      if (!(shortfall > 0.0)) continue;
+      Hj[0] += mu2 * (s * s);
+      Hj[1] += mu2 * s;
+      Hj[4] += mu2 * s;
+      Hj[5] += mu2;
+    }
+  }
+}
+
+/// -H^-1 g for one start: H's eigenvalues replaced by their absolute values, floored at 1e-8 of the largest (a
+/// descent direction at saddles and on the flat ridge; Newton's direction where H is positive definite).
+inline void rate_direction(const double* g, const double* H, double* d) {
+  const Eigen::Matrix4d Hm = Eigen::Map<const Eigen::Matrix<double, 4, 4, Eigen::RowMajor>>(H);
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix4d> es(Hm, Eigen::ComputeEigenvectors);  // (its lower triangle)
+  Eigen::Vector4d lam = es.eigenvalues().cwiseAbs();
+  const double floor = 1e-8 * std::max(1e-12, lam.maxCoeff());
+  lam = lam.cwiseMax(floor);
+  const Eigen::Map<const Eigen::Vector4d> gv(g);
+  const Eigen::Vector4d out = -(es.eigenvectors() * ((es.eigenvectors().transpose() * gv).cwiseQuotient(lam)));
+  for (int q = 0; q < 4; ++q) d[q] = out[q];
+}
+
+}  // namespace detail
+
+/// Newton's method with a backtracking (Armijo) line search from each of the m starts th (m x 4, in/out: each
+/// start's last point), the running starts evaluated together (one sums call per round) but each stepping,
+/// backtracking and stopping on its own; f (m) receives each start's objective. A start's line search begins at
+/// p.grow times its last accepted step (at most the full step): along the flat ridge the full Newton step
+/// overshoots by orders of magnitude. A trial that does not satisfy Armijo's condition backtracks to the minimum of
+/// the quadratic through f, the slope and the trial, within [0.1, 0.5] of the step; below a step of 1e-10 the start
+/// is at its optimum within rounding. sums(th, m, f, g, H): the sums of the negative log-likelihood over the rows
+/// (bounded_sigmoid_sums, or a caller's reduction); may throw (an interrupt, a failed reduction).
+template <class Sums>
+void rate_newton(Sums&& sums, const AnchorPenalty& pen, const RateNewtonParams& p, double* th, int64_t m, double* f) {
+  if (m < 1) return;
+  std::vector<double> g(static_cast<size_t>(4 * m)), H(static_cast<size_t>(16 * m)), last(static_cast<size_t>(m), 1.0);
+  std::vector<char> running(static_cast<size_t>(m), 1);
+  detail::rate_objective(sums, pen, th, m, f, g.data(), H.data());
+  std::vector<int64_t> idx;
+  std::vector<double> d, slope, step, trial, ft, gt, Ht;
+  std::vector<char> searching;
+  std::vector<int64_t> k;
+  for (int64_t it = 0; it < p.max_iter; ++it) {
+    for (int64_t i = 0; i < m; ++i) {
+      double gmax = 0.0;
+      bool finite = true;
+      for (int q = 0; q < 4; ++q) {
+        finite = finite && std::isfinite(g[static_cast<size_t>(4 * i + q)]);
+        gmax = std::max(gmax, std::fabs(g[static_cast<size_t>(4 * i + q)]));
+      }
+      running[static_cast<size_t>(i)] = running[static_cast<size_t>(i)] && finite && gmax > p.gtol;
+    }
+    const bool all_running = std::all_of(running.begin(), running.end(), [](char r) { return r != 0; });
+    if (p.patience >= 0 && it >= p.patience && !all_running) {  // a start well above a stopped one's value stops
+      double done = std::numeric_limits<double>::infinity();
+      bool nan = false;
+      for (int64_t i = 0; i < m; ++i)
+        if (!running[static_cast<size_t>(i)]) {
+          nan = nan || std::isnan(f[i]);
+          done = std::min(done, f[i]);
+        }
+      if (!nan)
+        for (int64_t i = 0; i < m; ++i)
+          if (f[i] > done + p.behind * std::max(1.0, std::fabs(done))) running[static_cast<size_t>(i)] = 0;
+    }
+    idx.clear();
+    for (int64_t i = 0; i < m; ++i)
+      if (running[static_cast<size_t>(i)]) idx.push_back(i);
+    if (idx.empty()) break;
+    const int64_t r = static_cast<int64_t>(idx.size());
+    d.assign(static_cast<size_t>(4 * r), 0.0);
+    slope.assign(static_cast<size_t>(r), 0.0);
+    step.assign(static_cast<size_t>(r), 0.0);
+    for (int64_t j = 0; j < r; ++j) {
+      const int64_t i = idx[static_cast<size_t>(j)];
+      detail::rate_direction(g.data() + 4 * i, H.data() + 16 * i, d.data() + 4 * j);
+      double sl = 0.0;
+      for (int q = 0; q < 4; ++q) sl += g[static_cast<size_t>(4 * i + q)] * d[static_cast<size_t>(4 * j + q)];
+      slope[static_cast<size_t>(j)] = sl;
+      step[static_cast<size_t>(j)] = std::min(1.0, p.grow * last[static_cast<size_t>(i)]);
+    }
+    searching.assign(static_cast<size_t>(r), 1);
+    while (true) {
+      k.clear();
+      for (int64_t j = 0; j < r; ++j)
+        if (searching[static_cast<size_t>(j)]) k.push_back(j);
+      if (k.empty()) break;
+      const int64_t nk = static_cast<int64_t>(k.size());
+      trial.resize(static_cast<size_t>(4 * nk));
+      ft.resize(static_cast<size_t>(nk));
+      gt.resize(static_cast<size_t>(4 * nk));
+      Ht.resize(static_cast<size_t>(16 * nk));
+      for (int64_t t = 0; t < nk; ++t) {
+        const int64_t j = k[static_cast<size_t>(t)], i = idx[static_cast<size_t>(j)];
+        for (int q = 0; q < 4; ++q)
+          trial[static_cast<size_t>(4 * t + q)] = th[4 * i + q] + step[static_cast<size_t>(j)] * d[static_cast<size_t>(4 * j + q)];
+      }
+      detail::rate_objective(sums, pen, trial.data(), nk, ft.data(), gt.data(), Ht.data());
+      for (int64_t t = 0; t < nk; ++t) {
+        const size_t j = static_cast<size_t>(k[static_cast<size_t>(t)]);
+        const int64_t i = idx[j];
+        const double fk = ft[static_cast<size_t>(t)];
+        if (std::isfinite(fk) && fk <= f[i] + 1e-4 * step[j] * slope[j]) {  // Armijo's condition
+          searching[j] = 0;
+          running[static_cast<size_t>(i)] = f[i] - fk > p.ftol * std::max(1.0, std::fabs(f[i]));
+          for (int q = 0; q < 4; ++q) th[4 * i + q] += step[j] * d[4 * j + q];
+          f[i] = fk;
+          std::copy(gt.begin() + 4 * t, gt.begin() + 4 * (t + 1), g.begin() + 4 * i);
+          std::copy(Ht.begin() + 16 * t, Ht.begin() + 16 * (t + 1), H.begin() + 16 * i);
+          last[static_cast<size_t>(i)] = step[j];
+          continue;
+        }
+        const double excess = fk - f[i] - step[j] * slope[j];
+        const double shrink = std::isfinite(excess) && excess > 0.0 ? -slope[j] * step[j] / (2.0 * excess) : 0.1;
+        step[j] *= std::min(0.5, std::max(0.1, shrink));
+        if (step[j] <= 1e-10) searching[j] = running[static_cast<size_t>(i)] = 0;  // at the optimum within rounding
+      }
     }
   }
 }

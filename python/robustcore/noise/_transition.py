@@ -326,21 +326,23 @@ def _bounded_sigmoid_mle(score, yb):
     (``bench/noise_rate_sample_size.py --methods``): rate errors above 0.3 in 5 of 400 estimates instead of
     34, the same estimates where the fit was already good.
     """
-    return bounded_sigmoid_fit(_bounded_sigmoid_objective(score, yb))
+    return bounded_sigmoid_fit(*_bounded_sigmoid_rows(score, yb))
 
 
-def bounded_sigmoid_fit(objective):
-    """``_bounded_sigmoid_mle``'s maximisation of ``objective`` (thetas (m, 4) -> (values, gradients, Hessians)
-    of m points at once, as ``bounded_sigmoid_objective`` builds it): Newton's method from a few starts run side
-    by side (one pass over the rows, or one reduction over a dask collection's partitions, for all of them), the
-    best kept; (lo, 1 - hi, a, c). Rows in memory or summed over partitions (``robustcore.noise.distributed``)
-    give the same fit."""
+def bounded_sigmoid_fit(sums, n, s_lo, s_hi):
+    """``_bounded_sigmoid_mle``'s maximisation: the mean negative log-likelihood of the bounded sigmoid over n rows,
+    ``sums`` -- the arrays (score, n_pos, n_neg) the engine sums over (``bounded_sigmoid_sums``), or a function
+    th (m, 4) -> (the sums f (m,), g (m, 4), H (m, 4, 4) over all the rows: ``robustcore.noise.distributed``'s
+    reduction over a dask collection's partitions) -- plus the anchor penalty at the score quantiles s_lo (kAnchorQ)
+    and s_hi (1 - kAnchorQ), by Newton's method from a few starts run side by side (one pass or reduction for all
+    of them: ``_newton``), the best kept; (lo, 1 - hi, a, c). Rows in memory or summed over partitions give the same
+    fit."""
     from scipy.special import expit, logit
 
     # a few starts: the likelihood has a flat ridge where a grows and the bounds absorb the tails
     starts = np.array([[2.0, 0.0, logit(lo0), logit((hi0 - lo0) / (1.0 - lo0))]
                        for lo0, hi0 in ((0.05, 0.95), (0.2, 0.8), (0.01, 0.6), (0.4, 0.99))])
-    th, f = _newton(objective, starts)
+    th, f = _newton(sums, n, s_lo, s_hi, starts)
     th = th[int(np.argmin(f))]  # the first start's on ties
     lo = float(expit(th[2]))
     hi = lo + (1.0 - lo) * float(expit(th[3]))
@@ -365,59 +367,35 @@ kNewtonPatience, kNewtonBehind = 5, 1e-3
 kNewtonGrow = 3.0
 
 
-def _newton_directions(g, H):
-    """The Newton directions -H_i^-1 g_i of stacked gradients (m, 4) and Hessians (m, 4, 4), by one batched
-    eigendecomposition: where H_i is positive definite, its Newton direction; elsewhere (saddles, the flat ridge
-    where a grows, away from the optimum) with H_i's eigenvalues replaced by their absolute values, floored at 1e-8
-    of the largest: a descent direction; one NumPy call for all the starts."""
-    lam, V = np.linalg.eigh(H)
-    lam = np.abs(lam)
-    lam = np.maximum(lam, 1e-8 * np.maximum(1e-12, lam.max(axis=1, keepdims=True)))
-    return -np.einsum("mij,mj->mi", V, np.einsum("mji,mj->mi", V, g) / lam)
+def _rate_problem(n, s_lo, s_hi):
+    """The engine's (AnchorPenalty, RateNewtonParams) of a rate fit over n rows: the anchor penalty's constants and
+    the Newton constants above."""
+    from scipy.special import logit
+
+    from .. import _core
+
+    params = _core.RateNewtonParams()
+    params.max_iter, params.gtol, params.ftol = kNewtonIter, kNewtonGtol, kNewtonFtol
+    params.patience = -1 if kNewtonPatience is None else kNewtonPatience
+    params.behind, params.grow = kNewtonBehind, kNewtonGrow
+    return _core.AnchorPenalty(float(n), float(s_lo), float(s_hi), float(logit(1.0 - kAnchorP)), kAnchorMu), params
 
 
-def _newton(objective, th):
-    """Newton's method with a backtracking (Armijo) line search from each row of ``th`` (m starts), the starts
-    evaluated together but each stepping, backtracking and stopping on its own; (thetas, values). A start's line
-    search begins at ``kNewtonGrow`` times its last accepted step (at most the full step): along the flat ridge the
-    full Newton step overshoots by orders of magnitude at every iteration, and each backtrack is one more
-    evaluation of every running start (one more reduction on Dask)."""
+def _newton(sums, n, s_lo, s_hi, th):
+    """(thetas, values): Newton's method with a backtracking (Armijo) line search from each row of ``th`` (m starts),
+    the starts evaluated together but each stepping, backtracking and stopping on its own, on ``bounded_sigmoid_fit``'s
+    objective -- the engine's loop (``_core.rate_newton``, bounded_sigmoid.hpp: the eigenvalue-floored Newton
+    direction, the line search from ``kNewtonGrow`` times the last accepted step, the patience rule) over the
+    engine's sums of the arrays ``sums`` or over the caller's function ``sums``. A 4 x 4 problem whose every step
+    was ~60 us of NumPy calls around a ~50 us pass: the loop in Python was two thirds of a rate fit (issue 40)."""
+    from .. import _core
+
+    penalty, params = _rate_problem(n, s_lo, s_hi)
     th = np.array(th, dtype=np.float64)
-    f, g, H = objective(th)
-    running = np.ones(len(th), dtype=bool)
-    last = np.ones(len(th))  # each start's last accepted step
-    for it in range(kNewtonIter):
-        running &= np.all(np.isfinite(g), axis=1) & (np.max(np.abs(g), axis=1) > kNewtonGtol)
-        if kNewtonPatience is not None and it >= kNewtonPatience and not running.all():  # a start still running,
-            # well above a finished one's value
-            done = float(np.min(f[~running]))
-            running &= ~(f > done + kNewtonBehind * max(1.0, abs(done)))
-        if not running.any():
-            break
-        idx = np.flatnonzero(running)
-        d = _newton_directions(g[idx], H[idx])
-        slope = np.einsum("ij,ij->i", g[idx], d)
-        step = np.minimum(1.0, kNewtonGrow * last[idx])
-        searching = np.ones(idx.size, dtype=bool)  # the starts still backtracking
-        while searching.any():
-            k = np.flatnonzero(searching)
-            f_k, g_k, H_k = objective(th[idx[k]] + step[k, None] * d[k])
-            for t, (j, i) in enumerate(zip(k, idx[k])):  # t: the trial's row, j: the start's among idx
-                if np.isfinite(f_k[t]) and f_k[t] <= f[i] + 1e-4 * step[j] * slope[j]:  # Armijo's condition
-                    searching[j] = False
-                    running[i] = f[i] - f_k[t] > kNewtonFtol * max(1.0, abs(f[i]))
-                    th[i] += step[j] * d[j]
-                    f[i], g[i], H[i] = f_k[t], g_k[t], H_k[t]
-                    last[i] = step[j]
-                    continue
-                # backtrack to the minimum of the quadratic through f, the slope and the trial, within
-                # [0.1, 0.5] of the step (far from the optimum a full step can overshoot by orders of magnitude)
-                excess = f_k[t] - f[i] - step[j] * slope[j]
-                shrink = -slope[j] * step[j] / (2.0 * excess) if np.isfinite(excess) and excess > 0.0 else 0.1
-                step[j] *= min(0.5, max(0.1, shrink))
-                if step[j] <= 1e-10:  # no step lowers the objective: at the optimum within rounding
-                    searching[j] = running[i] = False
-    return th, f
+    if callable(sums):
+        return th, _core.rate_newton(th, penalty, params, lambda t: tuple(np.asarray(x, dtype=np.float64)
+                                                                          for x in sums(t)))
+    return th, _core.rate_newton(th, penalty, params, *(np.ascontiguousarray(x, dtype=np.float64) for x in sums))
 
 
 #: above kSigmoidBins rows the likelihood of the bounded sigmoid is summed over kSigmoidBins quantile bins of
@@ -430,10 +408,10 @@ def _newton(objective, th):
 kSigmoidBins = 1024
 
 
-def _bounded_sigmoid_objective(score, yb):
-    """objective(thetas) -> (values, gradients, Hessians) at thetas (m, 4), each theta = (a, c, u, v): the mean
-    negative log-likelihood of the bounded sigmoid plus the anchor penalty (see ``_bounded_sigmoid_mle``); over
-    the rows, or over ``kSigmoidBins`` quantile bins of the score above kSigmoidBins rows."""
+def _bounded_sigmoid_rows(score, yb):
+    """(the arrays the rate fit sums over, n, s_lo, s_hi) of standardised scores ``score`` with 0/1 labels ``yb``:
+    the rows' (score, positives, negatives), or above kSigmoidBins rows the same sums over kSigmoidBins quantile bins
+    of the score (each bin's mean score, positives and negatives); the score's kAnchorQ and 1 - kAnchorQ quantiles."""
     n = score.size
     s_lo, s_hi = np.quantile(score, kAnchorQ), np.quantile(score, 1.0 - kAnchorQ)
     if n > kSigmoidBins:  # the same sum over bins: (mean score, positives, negatives) per bin
@@ -446,14 +424,25 @@ def _bounded_sigmoid_objective(score, yb):
         n_neg = size - n_pos
     else:
         n_pos, n_neg = (yb == 1.0).astype(np.float64), (yb != 1.0).astype(np.float64)
-    return bounded_sigmoid_objective(lambda th: bounded_sigmoid_sums(score, n_pos, n_neg, th), n, s_lo, s_hi)
+    return (score, n_pos, n_neg), n, s_lo, s_hi
+
+
+def _bounded_sigmoid_objective(score, yb):
+    """objective(thetas (m, 4)) -> (values, gradients, Hessians): what ``_bounded_sigmoid_mle`` minimises, the
+    engine's (``_core.rate_objective``: the sums / n plus the anchor penalty), for checks."""
+    from .. import _core
+
+    arrays, n, s_lo, s_hi = _bounded_sigmoid_rows(score, yb)
+    penalty, _ = _rate_problem(n, s_lo, s_hi)
+    arrays = [np.ascontiguousarray(x, dtype=np.float64) for x in arrays]
+    return lambda th: _core.rate_objective(np.ascontiguousarray(np.atleast_2d(th), dtype=np.float64), penalty, *arrays)
 
 
 def bounded_sigmoid_sums(score, n_pos, n_neg, th):
     """(sums of -log P(label | s) (m,), their gradients (m, 4) and Hessians (m, 4, 4)) of the bounded sigmoid at
     m parameter points th (m, 4), each theta = (a, c, u, v), over scores ``score`` (standardised) carrying
     ``n_pos`` positive and ``n_neg`` negative labels each (rows: 1 and 0; score bins: their counts): the data part
-    of ``_bounded_sigmoid_objective``, which sums over any rows (a partition's, on its worker). One pass of the
+    of the rate fit's objective (``_bounded_sigmoid_objective``), which sums over any rows (a partition's, on its worker). One pass of the
     engine over the scores for all the points (``_core.bounded_sigmoid_sums``, bounded_sigmoid.hpp: the formulas;
     ``tests/python/reference.py`` holds them in NumPy)."""
     from .. import _core
@@ -462,30 +451,3 @@ def bounded_sigmoid_sums(score, n_pos, n_neg, th):
     return _core.bounded_sigmoid_sums(f64(score), f64(n_pos), f64(n_neg), f64(np.atleast_2d(th)))
 
 
-def bounded_sigmoid_objective(sums, n, s_lo, s_hi):
-    """objective(thetas) -> (values, gradients, Hessians) at thetas (m, 4): ``sums(thetas)``
-    (``bounded_sigmoid_sums`` over all n rows) / n plus the anchor penalty at the score quantiles s_lo (kAnchorQ)
-    and s_hi (1 - kAnchorQ)."""
-    from scipy.special import logit
-
-    reach = float(logit(1.0 - kAnchorP))
-
-    corner = [np.array([[s * s, s], [s, 1.0]]) for s in (s_hi, s_lo)]  # the anchors' Hessian blocks
-
-    def objective(th):
-        th = np.asarray(th, dtype=np.float64)
-        a, c = th[:, 0], th[:, 1]
-        f, g, H = sums(th)
-        f, g, H = np.asarray(f, dtype=np.float64) / n, np.asarray(g, dtype=np.float64) / n, np.asarray(H, dtype=np.float64) / n
-        top = np.maximum(0.0, reach - (a * s_hi + c))  # the anchor shortfalls
-        bottom = np.maximum(0.0, (a * s_lo + c) + reach)
-        f += kAnchorMu * (top * top + bottom * bottom)
-        g[:, 0] += 2.0 * kAnchorMu * (bottom * s_lo - top * s_hi)
-        g[:, 1] += 2.0 * kAnchorMu * (bottom - top)
-        for shortfall, block in zip((top, bottom), corner):
-            short = shortfall > 0.0
-            if short.any():  # (adding the zero blocks of the others changes no bit)
-                H[:, :2, :2] += (2.0 * kAnchorMu * short)[:, None, None] * block
-        return f, g, H
-
-    return objective

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from ._options import FilterBy, RankBy, TransitionMethod
 
 from ._transition import (_METHODS, _binary_transition, _logit_of, _transition_anchor, _transition_from_joint,
-                          asymptote_weigh, bounded_sigmoid_fit, bounded_sigmoid_objective, bounded_sigmoid_sums,
+                          asymptote_weigh, bounded_sigmoid_fit, bounded_sigmoid_sums,
                           eta_map, kAnchorQ, kSigmoidBins, wrong_label_counts)
 
 __all__ = ["NoiseOnPartitions", "estimate_transition", "find_label_issues",
@@ -210,16 +210,13 @@ class NoiseOnPartitions:
         s_lo, s_hi = (self._quantile(_standard_logit, q, mean, std) for q in (kAnchorQ, 1.0 - kAnchorQ))
 
         if self.n >= kBinnedFrom:  # the in-memory fit's sum over ~kSigmoidBins quantile bins, from one pass
-            score, n_pos, n_neg = self._score_bins(mean, std)
-
-            def sums(th):
-                return bounded_sigmoid_sums(score, n_pos, n_neg, th)
+            sums = self._score_bins(mean, std)  # (score, n_pos, n_neg): the engine sums over them
         else:
             def sums(th):
                 parts = self._map(_sigmoid_sums, mean, std, th)
                 return tuple(sum(part[i] for part in parts) for i in range(3))
 
-        rho_minus, rho_plus, a, c = bounded_sigmoid_fit(bounded_sigmoid_objective(sums, self.n, s_lo, s_hi))
+        rho_minus, rho_plus, a, c = bounded_sigmoid_fit(sums, self.n, s_lo, s_hi)
         return _binary_transition(rho_plus, rho_minus), (rho_minus, rho_plus, eta_map(mean, std, a, c))
 
     def weighting(self, noise_rates="auto"):
@@ -245,7 +242,7 @@ class NoiseOnPartitions:
     # ----------------------------------------------------------------- order statistics
     def _score_bins(self, mean, std):
         """(mean standardised score, positives, negatives) of ~``kSigmoidBins`` bins of about n / kSigmoidBins rows
-        each, consecutive in score: the in-memory fit's quantile bins (``_bounded_sigmoid_objective``), built from
+        each, consecutive in score: the in-memory fit's quantile bins (``_bounded_sigmoid_rows``), built from
         one pass that sums per partition over ``kScoreBins`` equal bins of the score's range (rows, positives,
         scores); the driver merges consecutive fine bins into the quantile bins (a fine bin is never split)."""
         lo, hi = np.inf, -np.inf
