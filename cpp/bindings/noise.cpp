@@ -142,7 +142,7 @@ void bind_noise(py::module_& m) {
       py::arg("n_pos").noconvert(), py::arg("n_neg").noconvert(),
       "Newton's method from the starts th (m, 4; in/out: each start's last point) on the bounded sigmoid's mean "
       "negative log-likelihood over these scores plus the anchor penalty; returns each start's objective "
-      "(robustcore::rate_newton, bounded_sigmoid.hpp).");
+      "(rate_newton in bounded_sigmoid.hpp).");
   m.def(
       "rate_newton",
       [check_th](F64 th, const robustcore::AnchorPenalty& pen, const robustcore::RateNewtonParams& p,
