@@ -577,6 +577,9 @@ def test_rows_that_are_not_consecutive_are_fitted_as_their_block_with_zero_weigh
         assert Xf.shape[0] == rows.size and wf is w
     few = np.r_[np.arange(0, 100), np.arange(800, 900)]  # a small share of its block: copied
     assert _cv._fit_rows(X, yn, few, None, rc.LinearClassifier(solver="lbfgs"))[0].shape[0] == few.size
+    lone = yn.copy()
+    lone[350] = 7  # a class only among the rows left out: the rows themselves
+    assert _cv._fit_rows(X, lone, rows, None, rc.LinearClassifier(solver="lbfgs"))[0].shape[0] == rows.size
     monkeypatch.setattr(_cv, "kZeroWeightBytes", _cv._block_bytes(X, 0, 900) + 1)  # a block in cache: copied
     assert _cv._fit_rows(X, yn, rows, None, rc.LinearClassifier(solver="lbfgs"))[0].shape[0] == rows.size
 

@@ -305,11 +305,17 @@ def _fit_rows(X, y, rows, w, est):
     is the same fit (``_zero_weight_exact``); else the rows (``_rows``)."""
     a, b = int(rows[0]), int(rows[-1]) + 1
     if (b - a == rows.size or rows.size < kZeroWeightShare * (b - a) or _block_bytes(X, a, b) < kZeroWeightBytes
-            or not _zero_weight_exact(est) or np.unique(y[rows]).size != np.unique(y[a:b]).size):
+            or not _zero_weight_exact(est)):
+        return _rows(X, rows), y[rows], w
+    kept = np.zeros(b - a, dtype=bool)
+    kept[rows - a] = True
+    yb = y[a:b]
+    kept_y = yb[kept]
+    if any(not np.any(kept_y == c) for c in np.unique(yb[~kept])):  # a class only among the rows left out
         return _rows(X, rows), y[rows], w
     wb = np.zeros(b - a)
     wb[rows - a] = 1.0 if w is None else w
-    return _rows(X, np.arange(a, b)), y[a:b], wb
+    return _rows(X, np.arange(a, b)), yb, wb
 
 
 def _without_convex_start(est):
