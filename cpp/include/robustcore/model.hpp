@@ -266,8 +266,8 @@ void scores(const Data& X, const double* W, const double* b, int64_t K, int64_t 
 /// is null) of evaluate_model over rows [lo, hi), with the gradient sums into G / gb when G is not null
 /// (G_jk += x_ij (g_ik inv_n)). Blocks of kEvalBlock rows (one row without stable_rows), three loops each:
 /// the scores (`scores`), the losses and their gradients g_i through the model (one loss dispatch per
-/// block: value_grad_rows), the scatter X_B^T g_B; an interrupt tick per block. The same bits for any
-/// block size.
+/// block: value_grad_rows), the scatter X_B^T g_B (of the binary model's rows with g_i != 0: a row at weight 0,
+/// or where the loss is flat, adds nothing); an interrupt tick per block. The same bits for any block size.
 template <class Model, class Data>
 void evaluate_rows(const Data& X, const Model& model, const double* sw, const double* W, const double* b, int64_t lo,
                    int64_t hi, double inv_n, double& lsum, int64_t* wrong, double* G, double* gb) {
@@ -291,6 +291,7 @@ void evaluate_rows(const Data& X, const Model& model, const double* sw, const do
       const double* g = S + (i - r0) * K;
       if constexpr (KC == 1) {
         const double c = g[0] * inv_n;
+        if (c == 0.0) continue;  // a row at weight 0, or where the loss is flat (a margin past the hinge): no scatter
         gb[0] += c;
         axpy_strided(c, r, G, 1);
       } else {
