@@ -62,15 +62,26 @@ void rate_objective(const double* score, const double* n_pos, const double* n_ne
 
 namespace rcb {
 
+namespace {
+/// The scores a rate fit sums over and their label counts: three 1-d arrays of one length.
+void check_scores(const F64& score, const F64& n_pos, const F64& n_neg) {
+  if (score.ndim() != 1 || n_pos.ndim() != 1 || n_neg.ndim() != 1 || n_pos.shape(0) != score.shape(0) ||
+      n_neg.shape(0) != score.shape(0))
+    throw std::invalid_argument("score, n_pos and n_neg must be 1-d arrays of one length");
+}
+/// The number of parameter points m of th, which must be (m, 4).
+int64_t points_of(const F64& th) {
+  if (th.ndim() != 2 || th.shape(1) != 4) throw std::invalid_argument("th must have shape (m, 4)");
+  return th.shape(0);
+}
+}  // namespace
+
 void bind_noise(py::module_& m) {
   m.def(
       "bounded_sigmoid_sums",
       [](const F64& score, const F64& n_pos, const F64& n_neg, const F64& th) {
-        if (score.ndim() != 1 || n_pos.ndim() != 1 || n_neg.ndim() != 1 || n_pos.shape(0) != score.shape(0) ||
-            n_neg.shape(0) != score.shape(0))
-          throw std::invalid_argument("score, n_pos and n_neg must be 1-d arrays of one length");
-        if (th.ndim() != 2 || th.shape(1) != 4) throw std::invalid_argument("th must have shape (m, 4)");
-        const int64_t n = score.shape(0), points = th.shape(0);
+        check_scores(score, n_pos, n_neg);
+        const int64_t n = score.shape(0), points = points_of(th);
         F64 f(std::vector<py::ssize_t>{points}), g(std::vector<py::ssize_t>{points, 4}),
             H(std::vector<py::ssize_t>{points, 4, 4});
         double *fp = f.mutable_data(), *gp = g.mutable_data(), *hp = H.mutable_data();
@@ -103,11 +114,8 @@ void bind_noise(py::module_& m) {
   m.def(
       "rate_objective",
       [](const F64& th, const robustcore::AnchorPenalty& pen, const F64& score, const F64& n_pos, const F64& n_neg) {
-        if (score.ndim() != 1 || n_pos.ndim() != 1 || n_neg.ndim() != 1 || n_pos.shape(0) != score.shape(0) ||
-            n_neg.shape(0) != score.shape(0))
-          throw std::invalid_argument("score, n_pos and n_neg must be 1-d arrays of one length");
-        if (th.ndim() != 2 || th.shape(1) != 4) throw std::invalid_argument("th must have shape (m, 4)");
-        const int64_t points = th.shape(0);
+        check_scores(score, n_pos, n_neg);
+        const int64_t points = points_of(th);
         F64 f(std::vector<py::ssize_t>{points}), g(std::vector<py::ssize_t>{points, 4}),
             H(std::vector<py::ssize_t>{points, 4, 4});
         kernels::rate_objective(score.data(), n_pos.data(), n_neg.data(), score.shape(0), pen, th.data(), points,
@@ -118,18 +126,12 @@ void bind_noise(py::module_& m) {
       py::arg("n_neg").noconvert(),
       "(f, g, H) at the points th (m, 4) of what rate_newton minimises: the sums over these scores / n plus the "
       "anchor penalty.");
-  auto check_th = [](F64& th) {
-    if (th.ndim() != 2 || th.shape(1) != 4) throw std::invalid_argument("th must have shape (m, 4)");
-    return th.shape(0);
-  };
   m.def(
       "rate_newton",
-      [check_th](F64 th, const robustcore::AnchorPenalty& pen, const robustcore::RateNewtonParams& p, const F64& score,
+      [](F64 th, const robustcore::AnchorPenalty& pen, const robustcore::RateNewtonParams& p, const F64& score,
                  const F64& n_pos, const F64& n_neg) {
-        if (score.ndim() != 1 || n_pos.ndim() != 1 || n_neg.ndim() != 1 || n_pos.shape(0) != score.shape(0) ||
-            n_neg.shape(0) != score.shape(0))
-          throw std::invalid_argument("score, n_pos and n_neg must be 1-d arrays of one length");
-        const int64_t points = check_th(th);
+        check_scores(score, n_pos, n_neg);
+        const int64_t points = points_of(th);
         F64 f(std::vector<py::ssize_t>{points});
         double *tp = th.mutable_data(), *fp = f.mutable_data();
         {
@@ -145,9 +147,9 @@ void bind_noise(py::module_& m) {
       "(rate_newton in bounded_sigmoid.hpp).");
   m.def(
       "rate_newton",
-      [check_th](F64 th, const robustcore::AnchorPenalty& pen, const robustcore::RateNewtonParams& p,
+      [](F64 th, const robustcore::AnchorPenalty& pen, const robustcore::RateNewtonParams& p,
                  const py::function& sums) {
-        const int64_t points = check_th(th);
+        const int64_t points = points_of(th);
         F64 f(std::vector<py::ssize_t>{points});
         kernels::RateSums call = [&sums](const double* t, int64_t k, double* fo, double* go, double* ho) {
           F64 at(std::vector<py::ssize_t>{k, 4});

@@ -105,8 +105,7 @@ ROBUSTCORE_SIMD_INLINE void scaled_cos_loop(T* x, const T* b, int64_t n, double 
 /// of std::exp; subnormal below 2^-1022, and 0 from -746 on).
 template <class T>
 ROBUSTCORE_SIMD_INLINE void neg_exp_loop(const double* x, T* out, int64_t n, double scale) {
-  const double lim = 746.0 / scale;  // x clamped as it is loaded (GCC vectorises that select, not one on -scale x)
-  for (int64_t k = 0; k < n; ++k) out[k] = static_cast<T>(simd::exp_nonpositive(-scale * std::min(x[k], lim)));
+  for (int64_t k = 0; k < n; ++k) out[k] = static_cast<T>(simd::exp_nonpositive(-scale * x[k]));
 }
 ROBUSTCORE_SIMD_INLINE void neg_exp_loop(double* x, int64_t n, double scale) { neg_exp_loop<double>(x, x, n, scale); }
 

@@ -129,13 +129,14 @@ _SLICES: ContextVar = ContextVar("robustcore_noise_cv_slices", default=None)
 
 
 class _Slices:
-    """X's rows by index array (``_slice``: views of consecutive rows, copies of others), each made once and kept
-    while the copies fit ``budget`` bytes (least recently used dropped first); keyed by the index array's identity
-    (the fit's folds, its pruned rows per fold)."""
+    """X's rows by index array, each copy made once and kept while the copies fit ``budget`` bytes (least recently
+    used dropped first), keyed by the index array's identity (the fit's folds, its pruned rows per fold); and X's
+    consecutive rows as views (``_row_view``), one per row range (no memory of their own)."""
 
     def __init__(self, X, budget):
         self.X, self.budget, self.used = X, budget, 0
         self.slices: OrderedDict = OrderedDict()
+        self.views: dict = {}
         self.lock = threading.Lock()
 
     def take(self, idx):
@@ -144,15 +145,28 @@ class _Slices:
             if hit is not None and hit[0] is idx:
                 self.slices.move_to_end(id(idx))
                 return hit[1]
-        part = _slice(self.X, idx)
-        size = 0 if _consecutive(idx) else _nbytes(part)  # (a view holds no memory of its own)
+        if _consecutive(idx):
+            return self.view(int(idx[0]), int(idx[-1]) + 1)
+        part = self.X[idx]
+        size = _nbytes(part)
         with self.lock:
             while self.slices and self.used + size > self.budget:
-                self.used -= self.slices.popitem(last=False)[1][2]
+                self.used -= _nbytes(self.slices.popitem(last=False)[1][1])
             if size <= self.budget and id(idx) not in self.slices:
-                self.slices[id(idx)] = (idx, part, size)
+                self.slices[id(idx)] = (idx, part)
                 self.used += size
         return part
+
+    def view(self, a, b):
+        """Rows [a, b) of X: the same view object for the same range (so the engine's matrix of it is built and
+        checked once: ``_validation.reused_matrices``)."""
+        with self.lock:
+            hit = self.views.get((a, b))
+        if hit is None:
+            made = _row_view(self.X, a, b)
+            with self.lock:
+                hit = self.views.setdefault((a, b), made)
+        return hit
 
 
 def _nbytes(X):
@@ -172,12 +186,23 @@ def sliced_rows(X):
 
 
 def _rows(X, idx):
-    """X[idx]: X itself for every row in order, else the fit's slice when ``sliced_rows(X)`` is active (made once),
-    else ``_slice``."""
+    """X[idx]: X itself for every row in order, a view for consecutive rows, else a copy; each made once when
+    ``sliced_rows(X)`` is active."""
     if idx.size == X.shape[0] and idx[0] == 0 and _consecutive(idx):
         return X
     cache = _SLICES.get()
-    return cache.take(idx) if cache is not None and cache.X is X else _slice(X, idx)
+    if cache is not None and cache.X is X:
+        return cache.take(idx)
+    return _row_view(X, int(idx[0]), int(idx[-1]) + 1) if _consecutive(idx) else X[idx]
+
+
+def _block(X, a, b):
+    """Rows [a, b) of X as a view (X itself for all of them): the fit's one view of that range when
+    ``sliced_rows(X)`` is active."""
+    if a == 0 and b == X.shape[0]:
+        return X
+    cache = _SLICES.get()
+    return cache.view(a, b) if cache is not None and cache.X is X else _row_view(X, a, b)
 
 
 def _consecutive(idx):
@@ -185,21 +210,21 @@ def _consecutive(idx):
     return bool(idx.size) and idx[-1] - idx[0] + 1 == idx.size and bool(np.all(np.diff(idx) == 1))
 
 
-def _slice(X, idx):
-    """X[idx]: a view of X for consecutive rows (``fold_order`` makes the folds' rows so), else a copy."""
-    if _consecutive(idx):
-        a, b = int(idx[0]), int(idx[-1]) + 1
-        if not sp.issparse(X):
-            return X[a:b]
-        if X.format == "csr":  # scipy's X[a:b] copies the stored values, and so does its constructor given views
-            # of larger arrays (``_prune_array``): the arrays are set on an empty matrix of the shape instead
-            s, e = X.indptr[a], X.indptr[b]
-            V = type(X)((b - a, X.shape[1]), dtype=X.dtype)
-            V.data, V.indices, V.indptr = X.data[s:e], X.indices[s:e], X.indptr[a:b + 1] - s
-            if X.has_canonical_format:  # (rows of a canonical matrix are; scipy would test it again, O(nnz))
-                V.has_canonical_format = True
-            return V
-    return X[idx]
+def _row_view(X, a, b):
+    """Rows [a, b) of a C-ordered array or a CSR matrix without copying their values (``fold_order`` makes the
+    folds' rows consecutive); another sparse format gets scipy's X[a:b]."""
+    if not sp.issparse(X):
+        return X[a:b]
+    if X.format != "csr":
+        return X[a:b]
+    # scipy's X[a:b] copies the stored values, and so does its constructor given views of larger arrays
+    # (``_prune_array``): the arrays are set on an empty matrix of the shape instead
+    s, e = X.indptr[a], X.indptr[b]
+    V = type(X)((b - a, X.shape[1]), dtype=X.dtype)
+    V.data, V.indices, V.indptr = X.data[s:e], X.indices[s:e], X.indptr[a:b + 1] - s
+    if X.has_canonical_format:  # (rows of a canonical matrix are; scipy would test it again, O(nnz))
+        V.has_canonical_format = True
+    return V
 
 
 def _in_caller_order(values, order):
@@ -315,7 +340,7 @@ def _fit_rows(X, y, rows, w, est):
         return _rows(X, rows), y[rows], w
     wb = np.zeros(b - a)
     wb[rows - a] = 1.0 if w is None else w
-    return _rows(X, np.arange(a, b)), yb, wb
+    return _block(X, a, b), yb, wb
 
 
 def _without_convex_start(est):

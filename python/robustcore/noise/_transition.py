@@ -392,9 +392,8 @@ def _newton(sums, n, s_lo, s_hi, th):
 
     penalty, params = _rate_problem(n, s_lo, s_hi)
     th = np.array(th, dtype=np.float64)
-    if callable(sums):
-        return th, _core.rate_newton(th, penalty, params, lambda t: tuple(np.asarray(x, dtype=np.float64)
-                                                                          for x in sums(t)))
+    if callable(sums):  # (the engine converts what it returns to float64 arrays)
+        return th, _core.rate_newton(th, penalty, params, sums)
     return th, _core.rate_newton(th, penalty, params, *(np.ascontiguousarray(x, dtype=np.float64) for x in sums))
 
 
