@@ -435,6 +435,35 @@ def test_do_no_harm_keeps_plain_unless_a_remedy_beats_it_beyond_the_spread():
     assert _cv.do_no_harm(2, ["pruned", "corrected", "pruned", "corrected"], sel, complete) == (2, None)
 
 
+def test_do_no_harm_guards_plain_only_while_the_labels_read_as_clean():
+    """From kNoHarmBelowRate of estimated flips on, the best candidate is kept however close plain scored; below
+    it, the margin rule as before."""
+    remedies, complete = ["plain", "pruned"], np.ones(2, bool)
+    base = np.array([0.80, 0.82, 0.79, 0.81, 0.80])
+    sel = np.array([base, base + np.array([0.05, -0.04, 0.03, -0.05, 0.03])])  # ahead within the spread
+    assert _cv.do_no_harm(1, remedies, sel, complete, noise_rate=np.nextafter(_cv.kNoHarmBelowRate, 0))[0] == 0
+    kept, why = _cv.do_no_harm(1, remedies, sel, complete, noise_rate=_cv.kNoHarmBelowRate)
+    assert kept == 1 and "not read as clean" in why
+    assert _cv.do_no_harm(0, remedies, sel, complete, noise_rate=0.5) == (0, None)  # plain best: nothing to say
+
+
+@pytest.mark.parametrize("seed", [2, 7])
+def test_heavy_flips_on_few_rows_keep_the_remedy(monkeypatch, seed):
+    """200 rows, 60% / 10% of the classes flipped: the estimated rates say the labels are noisy, so the remedy the
+    corrected score (and both halves' T) prefer is kept, where the margin rule over five folds of 40 rows kept the
+    plain model, 10 points worse on the clean test labels."""
+    X, y = make_classification(2200, 20, n_informative=8, random_state=seed)
+    X, Xt, y, yt = X[:200], X[200:], y[:200], y[200:]
+    yn = flip_labels(y, {1: 0.6, 0: 0.1}, random_state=seed)
+    clf = NoisyLabelClassifierCV(random_state=0).fit(X, yn)
+    assert clf.noise_rates_.max() >= _cv.kNoHarmBelowRate
+    assert clf.best_remedy_ != "plain" and "not read as clean" in clf.do_no_harm_
+    monkeypatch.setattr(_cv, "kNoHarmBelowRate", 2.0)  # the margin rule at any rate
+    margin = NoisyLabelClassifierCV(random_state=0).fit(X, yn)
+    assert margin.best_remedy_ == "plain" and "plain kept" in margin.do_no_harm_
+    assert np.mean(clf.predict(Xt) != yt) < np.mean(margin.predict(Xt) != yt) - 0.05
+
+
 def test_paired_rows_is_the_weighted_mean_difference_and_its_standard_error():
     rng = np.random.default_rng(0)
     a, b, w = rng.normal(size=500), rng.normal(size=500), rng.uniform(0.5, 2.0, size=500)
@@ -458,6 +487,7 @@ def test_the_screening_folds_decide_with_enough_validation_rows(monkeypatch):
     below = NoisyLabelClassifierCV(random_state=0).fit(X, yn)
     assert below.cv_results_["n_splits"].max() == 5
     monkeypatch.setattr(_cv, "kScreeningDecidesRows", 1000)  # 1200 rows on the two screening folds of 3000
+    monkeypatch.setattr(_cv, "kNoHarmBelowRate", 2.0)  # the margin rule at these rates too
     fits = []
     real = _cv.fit_from
     monkeypatch.setattr(_cv, "fit_from", lambda *a: fits.append(a[1].shape[0]) or real(*a))

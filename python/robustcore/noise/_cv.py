@@ -48,9 +48,11 @@ One fit is:
    every candidate on two folds and the ``n_finalists`` best (the best of each remedy first, and the best plain
    one) on the rest -- unless those two folds hold ``kScreeningDecidesRows`` validation rows or more: then they
    decide alone.
-4. **Do no harm** (``do_no_harm``): a remedy replaces the best plain candidate only when it beats it by more
-   than ``kNoHarmStandardErrors`` standard errors of their paired per-fold score difference (per validation row
-   when the screening folds decided).
+4. **Do no harm** (``do_no_harm``): while the labels read as nearly clean (every class's estimated flip rate
+   below ``kNoHarmBelowRate``), a remedy replaces the best plain candidate only when it beats it by more than
+   ``kNoHarmStandardErrors`` standard errors of their paired per-fold score difference (per validation row when
+   the screening folds decided). Below ``kHalvesGuardRows`` rows, a remedy kept must also win under the T of
+   each of two random halves of the rows (``halves_agree``).
 5. The chosen candidate refitted on all rows, from the mean of its fold models: ``best_estimator_``.
 
 Every internal fit's ConstantPredictorWarning / ConvergenceWarning / NoiseEstimateWarning is silenced; the
@@ -718,6 +720,15 @@ def split_folds(cv, X, y, groups):
 kNoHarmStandardErrors = 2.0
 
 
+#: the do-no-harm rule guards the plain model only while the labels read as nearly clean: every class's estimated
+#: flip rate (1 - the diagonal of T) below this. From it on, the plain model is not the safe choice but a model
+#: of the noise: the best candidate is kept (below kHalvesGuardRows rows, if it also wins under each half's T).
+#: Measured (issue 40, docs/benchmarks/noise.md, "Do no harm where the labels read clean"): on clean labels the
+#: estimated rates were 0.00-0.14 (0.20-0.31 on ijcnn1, whose linear model is near the majority class), and the
+#: two-standard-error rule on noisy labels kept plain on 150-500 rows where a remedy was 5-20 points better
+kNoHarmBelowRate = 0.1
+
+
 #: with at least this many validation rows on the two screening folds, they decide: the finalists' folds are
 #: not fitted and the do-no-harm rule's standard error is the rows' (issue 40: at 10^5 rows the finalists were a
 #: third of the fit; a linear model's fold-to-fold variation is then small against the validation rows' own)
@@ -756,14 +767,18 @@ def best_plain(remedies, selection, complete):
     return max(plain, key=lambda c: np.mean(selection[c])) if plain else None
 
 
-def do_no_harm(best, remedies, selection, complete, paired=None):
-    """(the candidate kept, what the rule did): the best candidate ``best`` when it is plain or beats the best
-    complete plain candidate by more than ``kNoHarmStandardErrors`` standard errors of their difference (the
-    selection score's own uncertainty: over the folds, or ``paired(a, b)`` = (mean difference, its standard
-    error) over the validation rows); else that plain candidate."""
+def do_no_harm(best, remedies, selection, complete, paired=None, noise_rate=0.0):
+    """(the candidate kept, what the rule did): the best candidate ``best`` when it is plain, when the labels
+    read as noisy (``noise_rate``, the largest estimated flip rate, at least ``kNoHarmBelowRate``) or when it
+    beats the best complete plain candidate by more than ``kNoHarmStandardErrors`` standard errors of their
+    difference (the selection score's own uncertainty: over the folds, or ``paired(a, b)`` = (mean difference,
+    its standard error) over the validation rows); else that plain candidate."""
     p = best_plain(remedies, selection, complete)
     if remedies[best] == "plain" or p is None:
         return best, None
+    if noise_rate >= kNoHarmBelowRate:
+        return best, (f"{remedies[best]} kept: the estimated flip rates reach {noise_rate:.2f} (>= "
+                      f"{kNoHarmBelowRate:g}), so the labels are not read as clean and plain is not the safe choice")
     if paired is None:
         d = selection[best] - selection[p]
         se = float(np.std(d, ddof=1) / np.sqrt(d.size)) if d.size > 1 else 0.0
@@ -838,8 +853,9 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     remedies : sequence of str, default ("plain", "corrected", "pruned")
         Among "plain" (all rows as they are), "corrected" (importance-weighted: ``NoiseCorrectedClassifier``'s
         training), "pruned" (the label issues left out: ``PrunedClassifier``'s), "sramp", "rgomp", "ramp"
-        (the bounded losses, opt-in). Ties are broken in this order; a remedy replaces the plain model only
-        when it beats it beyond the spread of the folds (``do_no_harm_``).
+        (the bounded losses, opt-in). Ties are broken in this order; while the estimated flip rates are all
+        below 0.1 (``kNoHarmBelowRate``) a remedy replaces the plain model only when it beats it beyond the
+        spread of the folds (``do_no_harm_``).
     param_grid : dict or None, default None
         The parameters tried per remedy: {remedy: dict of lists or list of such dicts (``ParameterGrid``)},
         or one dict of lists for every remedy (keys that are not remedies). Missing remedies use the
@@ -1219,7 +1235,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         complete = ~np.isnan(selection).any(axis=1)
         mean = np.nanmean(selection, axis=1)
         best = int(np.argmax(np.where(complete, mean, -np.inf)))  # the first of the best: remedies' order breaks ties
-        best, harm = do_no_harm(best, [c[0] for c in candidates], selection, complete, paired)
+        best, harm = do_no_harm(best, [c[0] for c in candidates], selection, complete, paired,
+                                0.0 if ill else float(np.max(1.0 - np.diag(T))))  # an ill-conditioned T: no reading
         p = best_plain([c[0] for c in candidates], selection, complete)
         if guarded and candidates[best][0] != "plain" and p is not None:
             def terms_of(Tinv_h, c):  # over the folds the selection read
