@@ -162,10 +162,10 @@ print(_core.simd_level())
 """
 
 
-def test_log_loss_gives_the_same_values_at_every_instruction_level(tmp_path):
-    """ROBUSTCORE_SIMD caps the level the log loss's blocks run at: the baseline (a CPU without AVX2) and every
-    higher level this CPU has give the same losses, derivatives and L-BFGS fit, bit for bit (the same IEEE
-    operations in the same order at every level, on one machine)."""
+def test_log_loss_agrees_at_every_instruction_level(tmp_path):
+    """ROBUSTCORE_SIMD caps the level the log loss's blocks run at: every higher level this CPU has gives the
+    baseline's (a CPU without AVX2) losses and derivatives within a few ulps (FMA rounds a product and a sum
+    once at AVX2 and AVX-512), and its L-BFGS fit within the solver's tolerance."""
     import os
     import subprocess
     import sys
@@ -179,4 +179,5 @@ def test_log_loss_gives_the_same_values_at_every_instruction_level(tmp_path):
         levels[run.stdout.strip().splitlines()[-1]] = np.load(out)
     base = levels.pop("baseline")
     for name, values in levels.items():
-        np.testing.assert_array_equal(values, base, err_msg=name)
+        np.testing.assert_allclose(values[:10000], base[:10000], rtol=1e-15, atol=0, err_msg=name)
+        np.testing.assert_allclose(values[10000:], base[10000:], rtol=0, atol=1e-6, err_msg=name)

@@ -110,7 +110,8 @@ ROBUSTCORE_SIMD_INLINE void neg_exp_loop(const double* x, T* out, int64_t n, dou
 ROBUSTCORE_SIMD_INLINE void neg_exp_loop(double* x, int64_t n, double scale) { neg_exp_loop<double>(x, x, n, scale); }
 
 // The loops above are also compiled for x86-64-v3 (AVX2) and x86-64-v4 (AVX-512), the level chosen once per
-// process (simd.hpp: simd_level, capped by ROBUSTCORE_SIMD; the same values at every level).
+// process (simd.hpp: simd_level, capped by ROBUSTCORE_SIMD; AVX2 and AVX-512 contract into FMA: within a few
+// ulps of the baseline).
 #ifdef ROBUSTCORE_SIMD_DISPATCH
 ROBUSTCORE_SIMD_V3 inline void scaled_cos_v3(double* x, const double* b, int64_t n, double s) { scaled_cos_loop(x, b, n, s); }
 ROBUSTCORE_SIMD_V3 inline void scaled_cos_v3(float* x, const float* b, int64_t n, double s) { scaled_cos_loop(x, b, n, s); }

@@ -235,7 +235,7 @@ struct ReversedGompertz {
 /// Over a block of values: v[k], d[k] = r(z[k]), r'(z[k]) (value_deriv_n), h[k] = r''(z[k]) (second_n; h may be
 /// z), k < n -- what the models' passes over rows call, once per block of rows. A loop of the loss's own
 /// functions; the log loss's (branch-free, no libm call) vectorises, and runs at the CPU's level (simd.hpp)
-/// for blocks of kLossSimdMin values or more: the same values at every level.
+/// for blocks of kLossSimdMin values or more (AVX2 and AVX-512 with FMA: within a few ulps of the baseline).
 template <class Loss>
 inline void value_deriv_n(const Loss& f, const double* z, double* v, double* d, int64_t n) {
   for (int64_t k = 0; k < n; ++k) f.value_deriv(z[k], v[k], d[k]);

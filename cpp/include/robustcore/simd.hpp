@@ -5,10 +5,12 @@
 // that matters is also compiled for x86-64-v3 (AVX2: four) and x86-64-v4 (AVX-512: eight) by wrapping it in a
 // function marked ROBUSTCORE_SIMD_V3 / ROBUSTCORE_SIMD_V4 (when ROBUSTCORE_SIMD_DISPATCH is defined), the level
 // chosen once at run time, the way NumPy does it: the highest the CPU has, capped by the environment variable
-// ROBUSTCORE_SIMD ("baseline", "avx2", "avx512"; anything else, or unset: no cap). Every level computes the same
-// IEEE operations in the same order without contraction (ISO C++ mode: no FMA), so the levels give the same
-// values. Users: the feature maps' cosine and exponential (feature_maps.hpp) and the log loss's value,
-// derivative and second derivative over blocks of rows (losses.hpp's value_deriv_n / second_n).
+// ROBUSTCORE_SIMD ("baseline", "avx2", "avx512"; anything else, or unset: no cap). x86-64-v3 and v4 have FMA,
+// and the compiler contracts a product and a sum into one there: those levels round differently from the
+// baseline (a few ulps; the tests state the tolerance), and a process gives the same bits at its level. Users:
+// the feature maps' cosine and exponential (feature_maps.hpp), the log loss's value, derivative and second
+// derivative over blocks of rows (losses.hpp's value_deriv_n / second_n), the rate fit's per-row terms
+// (bounded_sigmoid.hpp).
 #pragma once
 
 #include <algorithm>
@@ -29,9 +31,9 @@ enum class SimdLevel { Baseline = 0, Avx2 = 1, Avx512 = 2 };
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX2__) && !defined(ROBUSTCORE_NO_DISPATCH)
 #define ROBUSTCORE_SIMD_DISPATCH 1
-#define ROBUSTCORE_SIMD_V3 __attribute__((target("avx2,bmi,bmi2,lzcnt,movbe,popcnt")))
+#define ROBUSTCORE_SIMD_V3 __attribute__((target("avx2,fma,bmi,bmi2,lzcnt,movbe,popcnt")))
 #define ROBUSTCORE_SIMD_V4 \
-  __attribute__((target("avx2,bmi,bmi2,lzcnt,movbe,popcnt,avx512f,avx512dq,avx512vl,avx512bw,avx512cd")))
+  __attribute__((target("avx2,fma,bmi,bmi2,lzcnt,movbe,popcnt,avx512f,avx512dq,avx512vl,avx512bw,avx512cd")))
 #endif
 
 /// The level the dispatched loops run at (see above), decided once per process.
@@ -40,7 +42,8 @@ inline SimdLevel simd_level() {
     SimdLevel cpu = SimdLevel::Baseline;
 #ifdef ROBUSTCORE_SIMD_DISPATCH
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2")) cpu = SimdLevel::Avx2;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2"))
+      cpu = SimdLevel::Avx2;
     if (cpu == SimdLevel::Avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512cd"))
       cpu = SimdLevel::Avx512;
