@@ -725,7 +725,7 @@ kNoHarmStandardErrors = 2.0
 #: of the noise: the best candidate is kept (below kHalvesGuardRows rows, if it also wins under each half's T).
 #: Measured (issue 40, docs/benchmarks/noise.md, "Do no harm where the labels read clean"): on clean labels the
 #: estimated rates were 0.00-0.14 (0.20-0.31 on ijcnn1, whose linear model is near the majority class), and the
-#: two-standard-error rule on noisy labels kept plain on 150-500 rows where a remedy was 5-20 points better
+#: two-standard-error rule on noisy labels kept plain on 150-500 rows where a remedy was up to 14 points better
 kNoHarmBelowRate = 0.1
 
 
