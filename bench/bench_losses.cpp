@@ -31,7 +31,8 @@ void BM_value_deriv(benchmark::State& state, Loss loss) {
 using Level = robustcore::SimdLevel;
 
 void BM_log_block(benchmark::State& state, Level level) {
-  if (robustcore::simd_level() < level) return state.SkipWithError("this CPU (or ROBUSTCORE_SIMD) does not allow the level");
+  if (robustcore::simd_level() < level)
+    return state.SkipWithError("this CPU (or ROBUSTCORE_SIMD) does not allow the level");
   const int64_t n = state.range(0);
   robustcore::Rng rng(0);
   std::vector<double> z(static_cast<size_t>(n)), v(z.size()), d(z.size());

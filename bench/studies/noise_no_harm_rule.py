@@ -13,9 +13,9 @@ Every run fits NoisyLabelClassifierCV once per variant of the rule (the constant
 ``kHalvesGuardRows``, ``kNoHarmBelowRate``), tests each on the clean labels, and records the estimated T; the
 rules that choose a variant per run from the estimated rates are then replayed offline.
 
-    python bench/studies/noise_no_harm_rule.py run tables --first-seed 0 --seeds 3 --dump A.pkl  # noise_cv.py's 60 cells
-    python bench/studies/noise_no_harm_rule.py run generated --first-seed 0 --seeds 4 --dump G.pkl  # 30 small cells
-    python bench/studies/noise_no_harm_rule.py replay A.pkl [B.pkl ...]   # A.pkl+B.pkl: one table of both's seeds
+    python bench/studies/noise_no_harm_rule.py run tables --first-seed 0 --seeds 3 --dump A.pkl  # 60 cells
+    python bench/studies/noise_no_harm_rule.py run generated --first-seed 0 --seeds 4 --dump G.pkl  # 30 cells
+    python bench/studies/noise_no_harm_rule.py replay A.pkl [B.pkl ...]  # A.pkl+B.pkl: one table of both's seeds
 
 "tables": bench/noise_cv.py's problems and noise settings, clean labels added, with its peers (the 15 configurations
 of the hindsight ceiling, LogisticRegression tuned by noisy 5-fold CV, CleanLearning), counted by its rule (within
@@ -153,9 +153,9 @@ def replay(files):
             cells[(r["data"], r["noise"])].append(r)
         print(f"\n{fn} ({dump['kind']}, {len(cells)} cells)")
         if dump["kind"] == "tables":
-            print("| rule | noisy cells within ceiling / LogisticRegression / CleanLearning | clean cells within the best "
-                  "plain linear model / LogisticRegression / CleanLearning | mean test error minus LogisticRegression, "
-                  "noisy / clean |\n|---|---|---|---|")
+            print("| rule | noisy cells within ceiling / LogisticRegression / CleanLearning | clean cells within the "
+                  "best plain linear model / LogisticRegression / CleanLearning | mean test error minus "
+                  "LogisticRegression, noisy / clean |\n|---|---|---|---|")
         else:
             print("| rule | mean minus LogisticRegression(): all / clean / class-conditional / symmetric | cells > 2 "
                   "points behind it | worst cell | mean minus CleanLearning |\n|---|---|---|---|---|")

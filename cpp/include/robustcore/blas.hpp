@@ -53,7 +53,8 @@ GemmFn<T>* registered_gemm() {
 
 /// C (n x N, row-major, leading dimension ldc) = A (n x k, lda) B (k x N, ldb), both row-major: every
 /// entry summed over j = 0, 1, ..., k-1 in that order, one product and one sum per term (compiled for the
-/// baseline x86-64, which has no FMA), in the accumulator type Acc. An entry's bits depend only on its row of A and on B.
+/// baseline x86-64, which has no FMA), in the accumulator type Acc. An entry's bits depend only on its row of A
+/// and on B.
 /// Register-blocked (4 rows x 8 columns) over packed panels of B (kc x 8, zero-padded), k in chunks of kc
 /// continued from the partial sums in C (still the same order of terms).
 template <class Acc, class TA, class TB, class TC>
