@@ -452,8 +452,10 @@ def test_heavy_flips_on_few_rows_keep_the_remedy(monkeypatch):
     remedy the corrected score (and both halves' T) prefer is kept where the margin rule over five folds of 40 rows
     kept the plain model; on the clean test labels that is better on average (measured: 2.5 points with AVX2 /
     AVX-512, 3.9 at the baseline level; asserted: 1)."""
+    threshold = _cv.kNoHarmBelowRate
+
     def fits(margin_at_any_rate):
-        monkeypatch.setattr(_cv, "kNoHarmBelowRate", 2.0 if margin_at_any_rate else 0.1)
+        monkeypatch.setattr(_cv, "kNoHarmBelowRate", 2.0 if margin_at_any_rate else threshold)
         out = []
         for seed in range(8):
             X, y = make_classification(2200, 20, n_informative=8, random_state=seed)
@@ -467,7 +469,7 @@ def test_heavy_flips_on_few_rows_keep_the_remedy(monkeypatch):
     assert len(changed) >= 2
     for k in changed:
         assert margin[k][0].best_remedy_ == "plain" and "plain kept" in margin[k][0].do_no_harm_
-        assert rule[k][0].noise_rates_.max() >= 0.1 and "not read as clean" in rule[k][0].do_no_harm_
+        assert rule[k][0].noise_rates_.max() >= threshold and "not read as clean" in rule[k][0].do_no_harm_
     assert np.mean([e for _, e in rule]) < np.mean([e for _, e in margin]) - 0.01
 
 
