@@ -48,7 +48,7 @@ from ._validation import as_dask, seed_from_random_state
 from .linear_model import LinearClassifier, ParameterMixingClassifier
 from .losses import BOUNDED_LOSSES, SMOOTH_LOSSES
 from .noise import ILL_CONDITIONED_T, corrected_accuracy
-from .noise.distributed import (NoiseOnPartitions, estimate_transition, find_label_issues,
+from .noise.distributed import (NoiseOnPartitions, do_no_harm, estimate_transition, find_label_issues,
                                 out_of_fold_proba)
 
 if TYPE_CHECKING:
@@ -88,7 +88,10 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
        noisy accuracy when T is ``uninformative``, condition number above ``robustcore.noise.ILL_CONDITIONED_T``).
        With per-partition posteriors, no training row's weight or flag comes from a model that saw a held-out
        label. A pruned candidate whose pruning leaves a class without training rows is not scored.
-    4. The winner refitted on all partitions (``estimator_``).
+    4. **Do no harm** (``robustcore.NoisyLabelClassifierCV``'s rule, ``robustcore.noise.distributed.do_no_harm``):
+       while every estimated flip rate is below 0.1, a remedy replaces plain only when it beats it by more than two
+       standard errors of their paired per-row difference on the held-out rows (summed per partition).
+    5. The winner refitted on all partitions (``estimator_``).
 
     Parameters
     ----------
@@ -113,7 +116,7 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     estimator_ : the fitted ``ParameterMixingClassifier`` of the winner (``n_iter_``: its rounds).
-    best_remedy_ : str.
+    best_remedy_ : str. ``do_no_harm_`` : None (the best score was plain's) or what the do-no-harm rule decided.
     cv_results_ : dict {"remedy": array, "corrected_score": array} (NaN: "pruned" not scored, its pruning left a
     class without training rows). ``transition_matrix_``, ``noise_rates_`` (1 - diag T).
     label_issues_ : lazy dask array of the flagged rows, most suspicious first (``find_label_issues``' ranking);
@@ -247,16 +250,19 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
 
         Xv, yv = _select(X, held), _select(y, held)
         wv = None if sample_weight is None else _select(sample_weight, held)
-        scores = []
-        for remedy in remedies:
+        scores, predictions = [], {}
+        for c, remedy in enumerate(remedies):
             Xs, ys, ws = data(remedy, train)
             if remedy == "pruned" and len(da.unique(ys).compute()) < len(classes):
                 scores.append(np.nan)  # pruning left a class without training rows (a tiny or sorted set)
             else:
                 model = self._model(est, remedy, seed).fit(Xs, ys, sample_weight=ws)
-                scores.append(_corrected_score(model.predict(Xv), yv, wv, score_T, classes))
+                predictions[c] = model.predict(Xv).persist()  # the held-out labels predicted once, kept on the workers
+                scores.append(_corrected_score(predictions[c], yv, wv, score_T, classes))
             bar.advance()
-        best = int(np.nanargmax(scores))  # the first of equals: "plain" (always scored) before the others
+        # the best score ("plain", always scored, first among equals), unless the do-no-harm rule keeps plain
+        best, harm = do_no_harm(remedies, scores, yv, predictions.__getitem__, T, classes, sample_weight=wv, ill=ill)
+        del predictions
         Xs, ys, ws = data(remedies[best], np.arange(n_parts))
         final = self._model(est, remedies[best], seed).fit(Xs, ys, sample_weight=ws)
         bar.advance()
@@ -265,7 +271,7 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
         for name, value in dict(estimator_=final, best_remedy_=remedies[best], transition_matrix_=T,
                                 noise_rates_=1.0 - np.diag(T), classes_=classes, n_features_in_=X.shape[1],
                                 n_partitions_=n_parts, n_iter_=final.n_iter_, label_issues_=issues,
-                                label_issue_mask_=mask, label_quality_=margins, posterior_=noisy.P,
+                                label_issue_mask_=mask, label_quality_=margins, posterior_=noisy.P, do_no_harm_=harm,
                                 cv_results_={"remedy": np.array(remedies),
                                              "corrected_score": np.array(scores)}).items():
             setattr(self, name, value)

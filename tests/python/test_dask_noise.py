@@ -193,6 +193,39 @@ def test_bad_input_names_the_argument():
         distributed.find_label_issues(labels=da.from_array(P[:, 0], chunks=700), pred_probs=Pd)
 
 
+@pytest.mark.parametrize("ill", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_do_no_harm_on_partitions_is_the_in_memory_rule(ill, weighted):
+    """``distributed.do_no_harm`` over dask arrays of held-out labels and predictions: the in-memory rule with the
+    paired per-row standard error (``_cv._paired_rows``) of the corrected accuracy's terms (the noisy accuracy's
+    when T is ill-conditioned), summed per partition: the same decision and the same numbers in its words."""
+    from robustcore.noise import _cv
+
+    rng = np.random.default_rng(4)
+    n, classes = 3000, np.array([3, 7])
+    y = rng.choice(classes, size=n)
+    plain = np.where(rng.random(n) < 0.85, y, classes[::-1][np.searchsorted(classes, y)])
+    close = np.where(rng.random(n) < 0.04, classes[::-1][np.searchsorted(classes, plain)], plain)  # ~plain's score
+    w = rng.uniform(0.5, 2.0, size=n) if weighted else None
+    yd, wd = da.from_array(y, chunks=700), None if w is None else da.from_array(w, chunks=700)
+    preds = {0: da.from_array(plain, chunks=700), 1: da.from_array(close, chunks=700)}
+    remedies = ["plain", "pruned"]
+    for T in (np.array([[0.96, 0.04], [0.06, 0.94]]), np.array([[0.9, 0.1], [0.3, 0.7]])):
+        Tinv = np.eye(2) if ill else np.linalg.inv(T)
+        terms = {c: Tinv[np.searchsorted(classes, y), np.searchsorted(classes, p)] for c, p in ((0, plain), (1, close))}
+        scores = [np.average(terms[c], weights=w) for c in (0, 1)]
+        scores[1] = scores[0] + 1e-3  # the remedy a little ahead: the rule decides
+        rate = 0.0 if ill else float(np.max(1 - np.diag(T)))
+        expected = _cv.do_no_harm(1, remedies, np.array(scores)[:, None], np.ones(2, bool),
+                                  _cv._paired_rows(terms.__getitem__, w), rate)
+        got = distributed.do_no_harm(remedies, scores, yd, preds.__getitem__, T, classes, sample_weight=wd, ill=ill)
+        assert got == expected
+        assert got[0] == (1 if rate >= _cv.kNoHarmBelowRate else 0)
+    # plain best: nothing to decide; a remedy not scored (NaN) is never kept
+    assert distributed.do_no_harm(remedies, [0.9, 0.8], yd, preds.__getitem__, T, classes) == (0, None)
+    assert distributed.do_no_harm(remedies, [0.9, np.nan], yd, preds.__getitem__, T, classes) == (0, None)
+
+
 # ----------------------------------------------------------------------------- the distributed NoisyLabelClassifierCV
 @pytest.fixture(scope="module")
 def threads_client():
@@ -231,6 +264,7 @@ def test_noisy_label_cv_on_dask_estimates_the_rates_and_beats_the_plain_fit(thre
     clf = DaskNoisyLabelClassifierCV(remedies=("corrected", "pruned", "sramp"), max_iter=5, random_state=0).fit(Xd, yd)
     assert list(clf.cv_results_["remedy"]) == ["plain", "corrected", "pruned", "sramp"]  # plain always a candidate
     assert clf.best_remedy_ == clf.cv_results_["remedy"][np.argmax(clf.cv_results_["corrected_score"])]
+    assert clf.do_no_harm_ is None or "not read as clean" in clf.do_no_harm_  # rates (0.1, 0.3): noisy
     np.testing.assert_allclose(clf.noise_rates_, [0.1, 0.3], atol=0.05)
     plain = clf.cv_results_["corrected_score"][0]
     assert clf.cv_results_["corrected_score"].max() > plain  # a remedy helps under 30% / 10% flips
@@ -248,6 +282,30 @@ def test_noisy_label_cv_on_dask_estimates_the_rates_and_beats_the_plain_fit(thre
     P = clf.posterior_.compute()
     np.testing.assert_allclose(clf.transition_matrix_, noise.estimate_transition(labels=y, pred_probs=P), atol=1e-4)
     np.testing.assert_array_equal(mask, noise.find_label_issues(labels=y, pred_probs=P, return_mask=True))
+
+
+def test_noisy_label_cv_on_dask_does_no_harm_on_clean_labels(threads_client):
+    """Clean labels of a hard problem (the candidates score within a point of each other): what the fit keeps is
+    what ``distributed.do_no_harm`` says for its scores and rates (``do_no_harm_`` in its words), and its test
+    accuracy is within a point of the plain candidate's (measured: the margin rule kept plain here)."""
+    from robustcore.dask import DaskNoisyLabelClassifierCV
+    from robustcore.noise import _cv
+
+    X, y = make_classification(n_samples=10000, n_features=10, class_sep=0.7, flip_y=0, random_state=2)
+    Xd, yd = da.from_array(X[:8000], chunks=(2000, -1)), da.from_array(y[:8000], chunks=2000)
+    clf = DaskNoisyLabelClassifierCV(remedies=("corrected", "pruned"), max_iter=5, random_state=0).fit(Xd, yd)
+    r = clf.cv_results_
+    best = int(np.nanargmax(r["corrected_score"]))
+    if best == 0:
+        assert clf.best_remedy_ == "plain" and clf.do_no_harm_ is None
+    elif clf.best_remedy_ == "plain":
+        assert clf.do_no_harm_.startswith(f"plain kept: {r['remedy'][best]} scored +")
+        assert clf.noise_rates_.max() < _cv.kNoHarmBelowRate
+    else:
+        assert clf.best_remedy_ == r["remedy"][best]
+        assert ("not read as clean" in clf.do_no_harm_) == (clf.noise_rates_.max() >= _cv.kNoHarmBelowRate)
+    plain = DaskNoisyLabelClassifierCV(remedies=(), max_iter=5, random_state=0).fit(Xd, yd)
+    assert clf.score(X[8000:], y[8000:]) >= plain.score(X[8000:], y[8000:]) - 0.01
 
 
 def test_noisy_label_cv_mixing_posterior_and_pruning_on_the_workers(threads_client, capsys):

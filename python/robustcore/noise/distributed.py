@@ -48,7 +48,7 @@ from ._transition import (_METHODS, _binary_transition, _logit_of, _transition_a
                           asymptote_weigh, bounded_sigmoid_fit, bounded_sigmoid_sums,
                           eta_map, kAnchorQ, kSigmoidBins, wrong_label_counts)
 
-__all__ = ["NoiseOnPartitions", "estimate_transition", "find_label_issues",
+__all__ = ["NoiseOnPartitions", "do_no_harm", "estimate_transition", "find_label_issues",
            "out_of_fold_proba"]
 
 #: histogram bins per pass of ``order_statistic``, and the number of values it gathers once a bin holds no more
@@ -751,6 +751,57 @@ def find_label_issues(X: Any = None, y: Any = None, estimator: Any = None, cv: i
     else:
         out = da.argtopk(da.where(mask, scores, np.inf), -n_flagged) if n_flagged else da.zeros(0, dtype=np.intp)
     return (out, scores) if return_scores else out
+
+
+def _paired_sums(y, pred_a, pred_b, w, Tinv, classes):
+    """One partition's (sum w, sum w d, sum w^2, sum w^2 d, sum w^2 d^2) for d, each row's corrected-accuracy term
+    of predictions a minus that of b (``accuracy_terms``)."""
+    from ._scoring import accuracy_terms
+
+    y = np.asarray(y)
+    if len(y) == 0:
+        return np.zeros(5)
+    noisy = _class_index(y, classes)
+    d = (accuracy_terms(Tinv, noisy, _class_index(np.asarray(pred_a), classes))
+         - accuracy_terms(Tinv, noisy, _class_index(np.asarray(pred_b), classes)))
+    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
+    w2 = w * w
+    return np.array([w.sum(), w @ d, w2.sum(), w2 @ d, w2 @ (d * d)])
+
+
+def do_no_harm(remedies: Any, scores: Any, y: Any, predictions: Any, transition_matrix: Any, classes: Any, *,
+               sample_weight: Any = None, ill: bool = False) -> tuple[int, str | None]:
+    """``NoisyLabelClassifierCV``'s do-no-harm rule (the same function) over candidates scored on held-out rows
+    that stay on the workers: (the candidate kept, what the rule did or None).
+
+    ``remedies`` the candidates' remedy names, ``scores`` their selection scores on the held-out rows (NaN: not
+    scored), ``y`` those rows' noisy labels and ``predictions(c)`` candidate c's predicted labels there (dask
+    arrays partitioned alike; ``sample_weight`` too, or None), ``transition_matrix`` the estimated T (rows and
+    columns in the order of ``classes``), ``ill``: T was not applied (the noisy accuracy ranked). The best
+    candidate is kept when it is plain, when the largest estimated flip rate is at least ``kNoHarmBelowRate``
+    (not when ``ill``), or when it beats the best plain candidate by more than ``kNoHarmStandardErrors`` standard
+    errors of their paired per-row difference (the corrected accuracy's terms; the noisy accuracy's when
+    ``ill``), summed per partition on the workers."""
+    from ._cv import do_no_harm as rule
+
+    scores = np.asarray(scores, dtype=np.float64)
+    classes = np.asarray(classes)
+    T = np.asarray(transition_matrix, dtype=np.float64)
+    Tinv = np.eye(len(classes)) if ill else np.linalg.inv(T)
+    y_blocks = list(y.to_delayed().ravel())
+    w_blocks = [None] * len(y_blocks) if sample_weight is None else list(sample_weight.to_delayed().ravel())
+
+    def paired(a, b):
+        pa, pb = list(predictions(a).to_delayed().ravel()), list(predictions(b).to_delayed().ravel())
+        sums = np.sum(_compute([dask.delayed(_paired_sums)(yb, ab, bb, wb, Tinv, classes)
+                                for yb, ab, bb, wb in zip(y_blocks, pa, pb, w_blocks)]), axis=0)
+        total, margin_sum, w2, w2d, w2d2 = sums
+        margin = margin_sum / total
+        return float(margin), float(np.sqrt(max(w2d2 - 2.0 * margin * w2d + margin * margin * w2, 0.0)) / total)
+
+    best = int(np.nanargmax(scores))  # the first of equals: the remedies' order breaks ties
+    return rule(best, list(remedies), scores[:, None], np.isfinite(scores), paired,
+                0.0 if ill else float(np.max(1.0 - np.diag(T))))
 
 
 def _spellings(y, labels, pred_proba, pred_probs):
