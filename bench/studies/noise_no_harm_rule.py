@@ -1,13 +1,12 @@
 """Question: When should NoisyLabelClassifierCV's do-no-harm rule keep the plain model over a remedy that scored
   better (issue 40: it kept plain on 150-500 rows under 40-60% flips, 5-20 points behind CleanLearning)?
-Answer: only while the labels read as clean: every estimated flip rate below 0.1 (``_cv.kNoHarmBelowRate``). On
+Answer: only while the labels read as clean: every estimated flip rate below 0.1 (``_no_harm.kNoHarmBelowRate``). On
   the accuracy tables' 96 noisy cells it is within the ceiling / LogisticRegression / CleanLearning in 40 / 45 / 45
   and 37 / 45 / 48 cells against 35 / 46 / 44 and 34 / 46 / 43 for the margin rule at every rate, the clean cells
   unchanged; on generated data (30 cells, 8 seeds) 3.7 points ahead of LogisticRegression against 3.1
   (docs/benchmarks/noise.md, "Do no harm where the labels read clean")
 Date: 2026-11-29
-Private imports: robustcore.noise._cv (the rule's constants, set per variant; ``do_no_harm`` and ``halves_agree``
-  wrapped to record what they read).
+Private imports: robustcore.noise._no_harm and robustcore.noise._cv (the rule's constants, set per variant).
 
 Every run fits NoisyLabelClassifierCV once per variant of the rule (the constants ``kNoHarmStandardErrors``,
 ``kHalvesGuardRows``, ``kNoHarmBelowRate``), tests each on the clean labels, and records the estimated T; the
@@ -47,20 +46,20 @@ VARIANTS = {
 
 
 def _fit_variants(X, yn, Xt, yt, seed):
-    from robustcore.noise import NoisyLabelClassifierCV, _cv
+    from robustcore.noise import NoisyLabelClassifierCV, _cv, _no_harm
 
     out = {}
-    saved = (_cv.kNoHarmStandardErrors, _cv.kHalvesGuardRows, _cv.kNoHarmBelowRate)
+    saved = (_no_harm.kNoHarmStandardErrors, _cv.kHalvesGuardRows, _no_harm.kNoHarmBelowRate)
     try:
         for name, (k, rows, rate) in VARIANTS.items():
-            _cv.kNoHarmStandardErrors, _cv.kHalvesGuardRows, _cv.kNoHarmBelowRate = k, rows, rate
+            _no_harm.kNoHarmStandardErrors, _cv.kHalvesGuardRows, _no_harm.kNoHarmBelowRate = k, rows, rate
             clf = NoisyLabelClassifierCV(random_state=seed).fit(X, yn)
             out[f"err {name}"] = float(np.mean(clf.predict(Xt) != yt))
             out[f"remedy {name}"] = clf.best_remedy_
         out["T"] = clf.transition_matrix_.copy()
         out["ill"] = clf.scoring_ == "noisy"
     finally:
-        _cv.kNoHarmStandardErrors, _cv.kHalvesGuardRows, _cv.kNoHarmBelowRate = saved
+        _no_harm.kNoHarmStandardErrors, _cv.kHalvesGuardRows, _no_harm.kNoHarmBelowRate = saved
     return out
 
 

@@ -197,9 +197,9 @@ def test_bad_input_names_the_argument():
 @pytest.mark.parametrize("weighted", [False, True])
 def test_do_no_harm_on_partitions_is_the_in_memory_rule(ill, weighted):
     """``distributed.do_no_harm`` over dask arrays of held-out labels and predictions: the in-memory rule with the
-    paired per-row standard error (``_cv._paired_rows``) of the corrected accuracy's terms (the noisy accuracy's
+    paired per-row standard error (``_no_harm.paired_rows``) of the corrected accuracy's terms (the noisy accuracy's
     when T is ill-conditioned), summed per partition: the same decision and the same numbers in its words."""
-    from robustcore.noise import _cv
+    from robustcore.noise import _no_harm
 
     rng = np.random.default_rng(4)
     n, classes = 3000, np.array([3, 7])
@@ -216,11 +216,11 @@ def test_do_no_harm_on_partitions_is_the_in_memory_rule(ill, weighted):
         scores = [np.average(terms[c], weights=w) for c in (0, 1)]
         scores[1] = scores[0] + 1e-3  # the remedy a little ahead: the rule decides
         rate = 0.0 if ill else float(np.max(1 - np.diag(T)))
-        expected = _cv.do_no_harm(1, remedies, np.array(scores)[:, None], np.ones(2, bool),
-                                  _cv._paired_rows(terms.__getitem__, w), rate)
+        expected = _no_harm.do_no_harm(1, remedies, np.array(scores)[:, None], np.ones(2, bool),
+                                  _no_harm.paired_rows(terms.__getitem__, w), rate)
         got = distributed.do_no_harm(remedies, scores, yd, preds.__getitem__, T, classes, sample_weight=wd, ill=ill)
         assert got == expected
-        assert got[0] == (1 if rate >= _cv.kNoHarmBelowRate else 0)
+        assert got[0] == (1 if rate >= _no_harm.kNoHarmBelowRate else 0)
     # plain best: nothing to decide; a remedy not scored (NaN) is never kept
     assert distributed.do_no_harm(remedies, [0.9, 0.8], yd, preds.__getitem__, T, classes) == (0, None)
     assert distributed.do_no_harm(remedies, [0.9, np.nan], yd, preds.__getitem__, T, classes) == (0, None)
@@ -289,7 +289,7 @@ def test_noisy_label_cv_on_dask_does_no_harm_on_clean_labels(threads_client):
     what ``distributed.do_no_harm`` says for its scores and rates (``do_no_harm_`` in its words), and its test
     accuracy is within a point of the plain candidate's (measured: the margin rule kept plain here)."""
     from robustcore.dask import DaskNoisyLabelClassifierCV
-    from robustcore.noise import _cv
+    from robustcore.noise import _no_harm
 
     X, y = make_classification(n_samples=10000, n_features=10, class_sep=0.7, flip_y=0, random_state=2)
     Xd, yd = da.from_array(X[:8000], chunks=(2000, -1)), da.from_array(y[:8000], chunks=2000)
@@ -300,10 +300,10 @@ def test_noisy_label_cv_on_dask_does_no_harm_on_clean_labels(threads_client):
         assert clf.best_remedy_ == "plain" and clf.do_no_harm_ is None
     elif clf.best_remedy_ == "plain":
         assert clf.do_no_harm_.startswith(f"plain kept: {r['remedy'][best]} scored +")
-        assert clf.noise_rates_.max() < _cv.kNoHarmBelowRate
+        assert clf.noise_rates_.max() < _no_harm.kNoHarmBelowRate
     else:
         assert clf.best_remedy_ == r["remedy"][best]
-        assert ("not read as clean" in clf.do_no_harm_) == (clf.noise_rates_.max() >= _cv.kNoHarmBelowRate)
+        assert ("not read as clean" in clf.do_no_harm_) == (clf.noise_rates_.max() >= _no_harm.kNoHarmBelowRate)
     plain = DaskNoisyLabelClassifierCV(remedies=(), max_iter=5, random_state=0).fit(Xd, yd)
     assert clf.score(X[8000:], y[8000:]) >= plain.score(X[8000:], y[8000:]) - 0.01
 

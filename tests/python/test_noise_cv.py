@@ -20,7 +20,7 @@ from sklearn.preprocessing import MinMaxScaler
 
 import robustcore as rc
 from robustcore import noise
-from robustcore.noise import _cv, _label_noise, _transition
+from robustcore.noise import _cv, _label_noise, _no_harm, _transition
 from robustcore.noise import NoisyLabelClassifierCV, flip_labels
 
 
@@ -425,14 +425,14 @@ def test_do_no_harm_keeps_plain_unless_a_remedy_beats_it_beyond_the_spread():
     base = np.array([0.80, 0.82, 0.79, 0.81, 0.80])
     # a remedy better on every fold by 0.02: kept
     sel = np.array([base - 0.01, base, base + 0.02, base - 0.05])
-    assert _cv.do_no_harm(2, remedies, sel, complete)[0] == 2
+    assert _no_harm.do_no_harm(2, remedies, sel, complete)[0] == 2
     # better on the mean by 0.004 but within the spread of the paired difference: the best plain candidate
     noisy = base + np.array([0.05, -0.04, 0.03, -0.05, 0.03])
     sel = np.array([base - 0.01, base, noisy, base - 0.05])
-    kept, why = _cv.do_no_harm(2, remedies, sel, complete)
+    kept, why = _no_harm.do_no_harm(2, remedies, sel, complete)
     assert kept == 1 and "plain kept" in why
     # no plain candidate (not asked for): nothing to fall back on
-    assert _cv.do_no_harm(2, ["pruned", "corrected", "pruned", "corrected"], sel, complete) == (2, None)
+    assert _no_harm.do_no_harm(2, ["pruned", "corrected", "pruned", "corrected"], sel, complete) == (2, None)
 
 
 def test_do_no_harm_guards_plain_only_while_the_labels_read_as_clean():
@@ -441,10 +441,11 @@ def test_do_no_harm_guards_plain_only_while_the_labels_read_as_clean():
     remedies, complete = ["plain", "pruned"], np.ones(2, bool)
     base = np.array([0.80, 0.82, 0.79, 0.81, 0.80])
     sel = np.array([base, base + np.array([0.05, -0.04, 0.03, -0.05, 0.03])])  # ahead within the spread
-    assert _cv.do_no_harm(1, remedies, sel, complete, noise_rate=np.nextafter(_cv.kNoHarmBelowRate, 0))[0] == 0
-    kept, why = _cv.do_no_harm(1, remedies, sel, complete, noise_rate=_cv.kNoHarmBelowRate)
+    below = np.nextafter(_no_harm.kNoHarmBelowRate, 0)
+    assert _no_harm.do_no_harm(1, remedies, sel, complete, noise_rate=below)[0] == 0
+    kept, why = _no_harm.do_no_harm(1, remedies, sel, complete, noise_rate=_no_harm.kNoHarmBelowRate)
     assert kept == 1 and "not read as clean" in why
-    assert _cv.do_no_harm(0, remedies, sel, complete, noise_rate=0.5) == (0, None)  # plain best: nothing to say
+    assert _no_harm.do_no_harm(0, remedies, sel, complete, noise_rate=0.5) == (0, None)  # plain best: nothing to say
 
 
 def test_heavy_flips_on_few_rows_keep_the_remedy(monkeypatch):
@@ -452,10 +453,10 @@ def test_heavy_flips_on_few_rows_keep_the_remedy(monkeypatch):
     remedy the corrected score (and both halves' T) prefer is kept where the margin rule over five folds of 40 rows
     kept the plain model; on the clean test labels that is better on average (measured: 2.5 points with AVX2 /
     AVX-512, 3.9 at the baseline level; asserted: 1)."""
-    threshold = _cv.kNoHarmBelowRate
+    threshold = _no_harm.kNoHarmBelowRate
 
     def fits(margin_at_any_rate):
-        monkeypatch.setattr(_cv, "kNoHarmBelowRate", 2.0 if margin_at_any_rate else threshold)
+        monkeypatch.setattr(_no_harm, "kNoHarmBelowRate", 2.0 if margin_at_any_rate else threshold)
         out = []
         for seed in range(8):
             X, y = make_classification(2200, 20, n_informative=8, random_state=seed)
@@ -480,12 +481,13 @@ def test_paired_rows_is_the_weighted_mean_difference_and_its_standard_error():
     d = a - b
     mean = np.sum(w * d) / np.sum(w)
     se = np.sqrt(np.sum(w ** 2 * (d - mean) ** 2)) / np.sum(w)
-    np.testing.assert_allclose(_cv._paired_rows(terms, w)(0, 1), (mean, se), rtol=1e-12)
-    np.testing.assert_allclose(_cv._paired_rows(terms, None)(0, 1), (d.mean(), d.std() / np.sqrt(d.size)), rtol=1e-12)
+    np.testing.assert_allclose(_no_harm.paired_rows(terms, w)(0, 1), (mean, se), rtol=1e-12)
+    np.testing.assert_allclose(_no_harm.paired_rows(terms, None)(0, 1), (d.mean(), d.std() / np.sqrt(d.size)),
+                               rtol=1e-12)
     # the rule with it: a margin of 3 standard errors kept, of 1 not
     sel, complete = np.zeros((2, 2)), np.ones(2, bool)
-    assert _cv.do_no_harm(1, ["plain", "pruned"], sel, complete, lambda x, y: (0.03, 0.01))[0] == 1
-    kept, why = _cv.do_no_harm(1, ["plain", "pruned"], sel, complete, lambda x, y: (0.01, 0.01))
+    assert _no_harm.do_no_harm(1, ["plain", "pruned"], sel, complete, lambda x, y: (0.03, 0.01))[0] == 1
+    kept, why = _no_harm.do_no_harm(1, ["plain", "pruned"], sel, complete, lambda x, y: (0.01, 0.01))
     assert kept == 0 and "over the validation rows" in why
 
 
@@ -496,7 +498,7 @@ def test_the_screening_folds_decide_with_enough_validation_rows(monkeypatch):
     below = NoisyLabelClassifierCV(random_state=0).fit(X, yn)
     assert below.cv_results_["n_splits"].max() == 5
     monkeypatch.setattr(_cv, "kScreeningDecidesRows", 1000)  # 1200 rows on the two screening folds of 3000
-    monkeypatch.setattr(_cv, "kNoHarmBelowRate", 2.0)  # the margin rule at these rates too
+    monkeypatch.setattr(_no_harm, "kNoHarmBelowRate", 2.0)  # the margin rule at these rates too
     fits = []
     real = _cv.fit_from
     monkeypatch.setattr(_cv, "fit_from", lambda *a: fits.append(a[1].shape[0]) or real(*a))

@@ -85,6 +85,7 @@ from ..losses import loss_spec
 from ._label_noise import (NoiseEstimateWarning, contradicted, importance_weighting, kIllConditionedT,
                            label_issues_from_proba, uninformative)
 from ._meta import FinalEstimatorWrapper
+from ._no_harm import best_plain, do_no_harm, paired_rows
 from ._pruned import flag_mask, kept_rows
 from ._scoring import accuracy_terms
 
@@ -713,22 +714,6 @@ def split_folds(cv, X, y, groups):
     return folds
 
 
-#: the do-no-harm rule: a remedy replaces the best plain candidate only when its mean score beats the plain
-#: one's by more than this many standard errors of their paired per-fold difference (about a one-sided paired
-#: t-test at 5% over 5 folds, t = 2.13; at 1 standard error, digits38 (267 rows) at 20% symmetric flips kept
-#: remedies 1.5-1.8 errors ahead on the folds that tested 2 points worse than the plain model)
-kNoHarmStandardErrors = 2.0
-
-
-#: the do-no-harm rule guards the plain model only while the labels read as nearly clean: every class's estimated
-#: flip rate (1 - the diagonal of T) below this. From it on, the plain model is not the safe choice but a model
-#: of the noise: the best candidate is kept (below kHalvesGuardRows rows, if it also wins under each half's T).
-#: Measured (issue 40, docs/benchmarks/noise.md, "Do no harm where the labels read clean"): on clean labels the
-#: estimated rates were 0.00-0.14 (0.20-0.31 on ijcnn1, whose linear model is near the majority class), and the
-#: two-standard-error rule on noisy labels kept plain on 150-500 rows where a remedy was up to 14 points better
-kNoHarmBelowRate = 0.1
-
-
 #: with at least this many validation rows on the two screening folds, they decide: the finalists' folds are
 #: not fitted and the do-no-harm rule's standard error is the rows' (issue 40: at 10^5 rows the finalists were a
 #: third of the fit; a linear model's fold-to-fold variation is then small against the validation rows' own)
@@ -759,47 +744,6 @@ def halves_agree(P, labels, seed, terms_of, best, plain):
         Tinv = np.linalg.inv(T)
         diffs.append(terms_of(Tinv, best) - terms_of(Tinv, plain))
     return bool(min(diffs) > 0.0)
-
-
-def best_plain(remedies, selection, complete):
-    """The complete plain candidate with the best mean selection score (the do-no-harm rule's fallback), or None."""
-    plain = [c for c, r in enumerate(remedies) if r == "plain" and complete[c]]
-    return max(plain, key=lambda c: np.mean(selection[c])) if plain else None
-
-
-def do_no_harm(best, remedies, selection, complete, paired=None, noise_rate=0.0):
-    """(the candidate kept, what the rule did): the best candidate ``best`` when it is plain, when the labels
-    read as noisy (``noise_rate``, the largest estimated flip rate, at least ``kNoHarmBelowRate``) or when it
-    beats the best complete plain candidate by more than ``kNoHarmStandardErrors`` standard errors of their
-    difference (the selection score's own uncertainty: over the folds, or ``paired(a, b)`` = (mean difference,
-    its standard error) over the validation rows); else that plain candidate."""
-    p = best_plain(remedies, selection, complete)
-    if remedies[best] == "plain" or p is None:
-        return best, None
-    if noise_rate >= kNoHarmBelowRate:
-        return best, (f"{remedies[best]} kept: the estimated flip rates reach {noise_rate:.2f} (>= "
-                      f"{kNoHarmBelowRate:g}), so the labels are not read as clean and plain is not the safe choice")
-    if paired is None:
-        d = selection[best] - selection[p]
-        se = float(np.std(d, ddof=1) / np.sqrt(d.size)) if d.size > 1 else 0.0
-        margin, over = float(np.mean(d)), "folds"
-    else:
-        (margin, se), over = paired(best, p), "validation rows"
-    if margin > kNoHarmStandardErrors * se:
-        return best, (f"{remedies[best]} kept: +{margin:.4f} over plain, > {kNoHarmStandardErrors:g} x its standard "
-                      f"error over the {over} {se:.4f}")
-    return p, (f"plain kept: {remedies[best]} scored +{margin:.4f} over it, within {kNoHarmStandardErrors:g} x the "
-               f"standard error of the difference over the {over} {se:.4f}")
-
-
-def _paired_rows(terms, weights):
-    """(weighted mean of a - b, its standard error) of two candidates' per-row scores."""
-    def paired(a, b):
-        d = terms(a) - terms(b)
-        w = np.ones(d.size) if weights is None else weights
-        margin = float(np.average(d, weights=w))
-        return margin, float(np.sqrt(np.sum(w ** 2 * (d - margin) ** 2)) / np.sum(w))
-    return paired
 
 
 def _fit_params(est):
@@ -1230,7 +1174,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         if decided:  # the screening folds decide, the do-no-harm rule over their validation rows
             selection = selection[:, first]
             va = np.concatenate([folds[f][1] for f in first])
-            paired = _paired_rows(lambda c: accuracy_terms(Tinv, labels[va], np.searchsorted(classes, np.concatenate(
+            paired = paired_rows(lambda c: accuracy_terms(Tinv, labels[va], np.searchsorted(classes, np.concatenate(
                 [preds[c, f] for f in first]))), None if sw is None else sw[va])
         complete = ~np.isnan(selection).any(axis=1)
         mean = np.nanmean(selection, axis=1)

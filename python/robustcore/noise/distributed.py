@@ -44,6 +44,7 @@ from sklearn.utils.multiclass import check_classification_targets
 if TYPE_CHECKING:
     from ._options import FilterBy, RankBy, TransitionMethod
 
+from . import _no_harm
 from ._transition import (_METHODS, _binary_transition, _logit_of, _transition_anchor, _transition_from_joint,
                           asymptote_weigh, bounded_sigmoid_fit, bounded_sigmoid_sums,
                           eta_map, kAnchorQ, kSigmoidBins, wrong_label_counts)
@@ -755,15 +756,13 @@ def find_label_issues(X: Any = None, y: Any = None, estimator: Any = None, cv: i
 
 def _paired_sums(y, pred_a, pred_b, w, Tinv, classes):
     """One partition's (sum w, sum w d, sum w^2, sum w^2 d, sum w^2 d^2) for d, each row's corrected-accuracy term
-    of predictions a minus that of b (``accuracy_terms``)."""
-    from ._scoring import accuracy_terms
-
+    of predictions a minus that of b: (T^-1)[noisy, predicted] (``_scoring.accuracy_terms``, which this module
+    cannot import: ``_scoring`` imports ``_label_noise``, which imports this module)."""
     y = np.asarray(y)
     if len(y) == 0:
         return np.zeros(5)
     noisy = _class_index(y, classes)
-    d = (accuracy_terms(Tinv, noisy, _class_index(np.asarray(pred_a), classes))
-         - accuracy_terms(Tinv, noisy, _class_index(np.asarray(pred_b), classes)))
+    d = Tinv[noisy, _class_index(np.asarray(pred_a), classes)] - Tinv[noisy, _class_index(np.asarray(pred_b), classes)]
     w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
     w2 = w * w
     return np.array([w.sum(), w @ d, w2.sum(), w2 @ d, w2 @ (d * d)])
@@ -771,8 +770,8 @@ def _paired_sums(y, pred_a, pred_b, w, Tinv, classes):
 
 def do_no_harm(remedies: Any, scores: Any, y: Any, predictions: Any, transition_matrix: Any, classes: Any, *,
                sample_weight: Any = None, ill: bool = False) -> tuple[int, str | None]:
-    """``NoisyLabelClassifierCV``'s do-no-harm rule (the same function) over candidates scored on held-out rows
-    that stay on the workers: (the candidate kept, what the rule did or None).
+    """``NoisyLabelClassifierCV``'s do-no-harm rule (the same function, ``_no_harm.do_no_harm``) over candidates
+    scored on held-out rows that stay on the workers: (the candidate kept, what the rule did or None).
 
     ``remedies`` the candidates' remedy names, ``scores`` their selection scores on the held-out rows (NaN: not
     scored), ``y`` those rows' noisy labels and ``predictions(c)`` candidate c's predicted labels there (dask
@@ -782,8 +781,6 @@ def do_no_harm(remedies: Any, scores: Any, y: Any, predictions: Any, transition_
     (not when ``ill``), or when it beats the best plain candidate by more than ``kNoHarmStandardErrors`` standard
     errors of their paired per-row difference (the corrected accuracy's terms; the noisy accuracy's when
     ``ill``), summed per partition on the workers."""
-    from ._cv import do_no_harm as rule
-
     scores = np.asarray(scores, dtype=np.float64)
     classes = np.asarray(classes)
     T = np.asarray(transition_matrix, dtype=np.float64)
@@ -800,7 +797,7 @@ def do_no_harm(remedies: Any, scores: Any, y: Any, predictions: Any, transition_
         return float(margin), float(np.sqrt(max(w2d2 - 2.0 * margin * w2d + margin * margin * w2, 0.0)) / total)
 
     best = int(np.nanargmax(scores))  # the first of equals: the remedies' order breaks ties
-    return rule(best, list(remedies), scores[:, None], np.isfinite(scores), paired,
+    return _no_harm.do_no_harm(best, list(remedies), scores[:, None], np.isfinite(scores), paired,
                 0.0 if ill else float(np.max(1.0 - np.diag(T))))
 
 
