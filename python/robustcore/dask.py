@@ -257,7 +257,7 @@ class DaskNoisyLabelClassifierCV(ClassifierMixin, BaseEstimator):
                 scores.append(np.nan)  # pruning left a class without training rows (a tiny or sorted set)
             else:
                 model = self._model(est, remedy, seed).fit(Xs, ys, sample_weight=ws)
-                predictions[c] = model.predict(Xv).persist()  # the held-out labels predicted once, kept on the workers
+                predictions[c] = model.predict(Xv).persist()  # predicted once, kept on the workers
                 scores.append(_corrected_score(predictions[c], yv, wv, score_T, classes))
             bar.advance()
         # the best score ("plain", always scored, first among equals), unless the do-no-harm rule keeps plain

@@ -762,7 +762,8 @@ def _paired_sums(y, pred_a, pred_b, w, Tinv, classes):
     if len(y) == 0:
         return np.zeros(5)
     noisy = _class_index(y, classes)
-    d = Tinv[noisy, _class_index(np.asarray(pred_a), classes)] - Tinv[noisy, _class_index(np.asarray(pred_b), classes)]
+    a, b = _class_index(np.asarray(pred_a), classes), _class_index(np.asarray(pred_b), classes)
+    d = Tinv[noisy, a] - Tinv[noisy, b]
     w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
     w2 = w * w
     return np.array([w.sum(), w @ d, w2.sum(), w2 @ d, w2 @ (d * d)])
@@ -798,7 +799,7 @@ def do_no_harm(remedies: Any, scores: Any, y: Any, predictions: Any, transition_
 
     best = int(np.nanargmax(scores))  # the first of equals: the remedies' order breaks ties
     return _no_harm.do_no_harm(best, list(remedies), scores[:, None], np.isfinite(scores), paired,
-                0.0 if ill else float(np.max(1.0 - np.diag(T))))
+                               0.0 if ill else float(np.max(1.0 - np.diag(T))))
 
 
 def _spellings(y, labels, pred_proba, pred_probs):
