@@ -261,14 +261,23 @@ def one_run(X, yn, Xt, yt, seed, cleanlab, grid=False):
                           "splits": np.array([r[f"split{f}_corrected_score"] for f in range(5)]).T.tolist(),
                           "noisy": np.array([r[f"split{f}_noisy_score"] for f in range(5)]).T.tolist(),
                           "scoring": ours.scoring_}
-        for name, params in CONFIGS.items():
-            for alpha in ALPHAS:
-                out[f"{name} {alpha:g}"] = err(_rc(params, alpha, seed).fit(X, yn))
-        lr = GridSearchCV(LogisticRegression(max_iter=1000), {"C": [0.1, 1.0, 10.0]},
-                          cv=StratifiedKFold(5, shuffle=True, random_state=seed)).fit(X, yn)
-        out["LogisticRegression (noisy CV)"] = err(lr)
-        if cleanlab:
-            out["cleanlab CleanLearning"] = err(_cleanlab(seed).fit(X, yn))
+        out.update(peer_errors(X, yn, Xt, yt, seed, cleanlab))
+    return out
+
+
+def peer_errors(X, yn, Xt, yt, seed, cleanlab):
+    """The peers' clean test errors on one run: noise-bench's configurations (the hindsight ceiling's pool),
+    LogisticRegression tuned by 5-fold CV on the noisy labels, and CleanLearning."""
+    err = lambda model: float(np.mean(model.predict(Xt) != yt))  # noqa: E731
+    out = {}
+    for name, params in CONFIGS.items():
+        for alpha in ALPHAS:
+            out[f"{name} {alpha:g}"] = err(_rc(params, alpha, seed).fit(X, yn))
+    lr = GridSearchCV(LogisticRegression(max_iter=1000), {"C": [0.1, 1.0, 10.0]},
+                      cv=StratifiedKFold(5, shuffle=True, random_state=seed)).fit(X, yn)
+    out["LogisticRegression (noisy CV)"] = err(lr)
+    if cleanlab:
+        out["cleanlab CleanLearning"] = err(_cleanlab(seed).fit(X, yn))
     return out
 
 

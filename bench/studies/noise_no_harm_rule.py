@@ -64,22 +64,15 @@ def _fit_variants(X, yn, Xt, yt, seed):
 
 
 def _peers(X, yn, Xt, yt, seed, tables):
+    """bench/noise_cv.py's peers ("tables"; its keys), or LogisticRegression() and CleanLearning ("generated")."""
     from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
     import noise_cv as B
 
-    err = lambda m: float(np.mean(m.predict(Xt) != yt))  # noqa: E731
-    out = {"CleanLearning": err(B._cleanlab(seed).fit(X, yn))}
     if tables:
-        for name, params in B.CONFIGS.items():
-            for alpha in B.ALPHAS:
-                out[f"{name} {alpha:g}"] = err(B._rc(params, alpha, seed).fit(X, yn))
-        out["LogisticRegression"] = err(GridSearchCV(LogisticRegression(max_iter=1000), {"C": [0.1, 1.0, 10.0]},
-                                                     cv=StratifiedKFold(5, shuffle=True, random_state=seed)).fit(X, yn))
-    else:
-        out["LogisticRegression"] = err(LogisticRegression().fit(X, yn))
-    return out
+        return B.peer_errors(X, yn, Xt, yt, seed, cleanlab=True)
+    return {"LogisticRegression (noisy CV)": float(np.mean(LogisticRegression().fit(X, yn).predict(Xt) != yt)),
+            "cleanlab CleanLearning": float(np.mean(B._cleanlab(seed).fit(X, yn).predict(Xt) != yt))}
 
 
 def run(kind, first, seeds, dump):
@@ -122,6 +115,9 @@ def run(kind, first, seeds, dump):
 def noise_rate(r):
     return 0.0 if r["ill"] else float(np.max(1.0 - np.diag(r["T"])))
 
+
+#: the peers' keys (bench/noise_cv.py's; for "generated", LogisticRegression() under the same key)
+LR, CL = "LogisticRegression (noisy CV)", "cleanlab CleanLearning"
 
 #: rule -> the test error of its pick in one run
 RULES = {
@@ -166,22 +162,21 @@ def replay(files):
                     noisy = noise != "q=0.0"
                     ours = [rule(r) for r in runs]
                     configs = [k for k in runs[0] if k.startswith("rc ")]
-                    pool = configs if noisy else [k for k in configs if k.startswith("rc log saga ")] + [
-                        "LogisticRegression"]
+                    pool = configs if noisy else [k for k in configs if k.startswith("rc log saga ")] + [LR]
                     best = min(pool, key=lambda k: np.mean([r[k] for r in runs]))
-                    for j, key in enumerate((best, "LogisticRegression", "CleanLearning")):
+                    for j, key in enumerate((best, LR, CL)):
                         counts[noisy][j] += _within(ours, [r[key] for r in runs])
-                    gaps[noisy] += [o - r["LogisticRegression"] for o, r in zip(ours, runs)]
+                    gaps[noisy] += [o - r[LR] for o, r in zip(ours, runs)]
                 print(f"| {name} | {' / '.join(map(str, counts[True]))} | {' / '.join(map(str, counts[False]))} | "
                       f"{100 * np.mean(gaps[True]):+.2f} / {100 * np.mean(gaps[False]):+.2f} |")
             else:
-                gap = {k: np.mean([rule(r) - r["LogisticRegression"] for r in rs]) for k, rs in cells.items()}
+                gap = {k: np.mean([rule(r) - r[LR] for r in rs]) for k, rs in cells.items()}
                 part = lambda keep: 100 * np.mean([v for k, v in gap.items() if keep(k[1])])  # noqa: E731
                 worst = max(gap, key=gap.get)
                 print(f"| {name} | {100 * np.mean(list(gap.values())):+.2f} / {part(lambda n: n == 'q=0.0'):+.2f} / "
                       f"{part(lambda n: n.startswith('(')):+.2f} / {part(lambda n: n in ('q=0.2', 'q=0.4')):+.2f} | "
                       f"{sum(v > 0.02 for v in gap.values())} | {worst[0]} {worst[1]} {100 * gap[worst]:+.1f} | "
-                      f"{100 * np.mean([rule(r) - r['CleanLearning'] for r in dump['runs']]):+.2f} |")
+                      f"{100 * np.mean([rule(r) - r[CL] for r in dump['runs']]):+.2f} |")
 
 
 def main():

@@ -85,7 +85,7 @@ from ..losses import loss_spec
 from ._label_noise import (NoiseEstimateWarning, contradicted, importance_weighting, kIllConditionedT,
                            label_issues_from_proba, uninformative)
 from ._meta import FinalEstimatorWrapper
-from ._no_harm import best_plain, do_no_harm, paired_rows
+from ._no_harm import best_plain, do_no_harm, flip_rate, paired_rows
 from ._pruned import flag_mask, kept_rows
 from ._scoring import accuracy_terms
 
@@ -1179,8 +1179,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         complete = ~np.isnan(selection).any(axis=1)
         mean = np.nanmean(selection, axis=1)
         best = int(np.argmax(np.where(complete, mean, -np.inf)))  # the first of the best: remedies' order breaks ties
-        best, harm = do_no_harm(best, [c[0] for c in candidates], selection, complete, paired,
-                                0.0 if ill else float(np.max(1.0 - np.diag(T))))  # an ill-conditioned T: no reading
+        best, harm = do_no_harm(best, [c[0] for c in candidates], selection, complete, paired, flip_rate(T, ill))
         p = best_plain([c[0] for c in candidates], selection, complete)
         if guarded and candidates[best][0] != "plain" and p is not None:
             def terms_of(Tinv_h, c):  # over the folds the selection read

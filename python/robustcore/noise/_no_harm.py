@@ -22,6 +22,12 @@ kNoHarmStandardErrors = 2.0
 kNoHarmBelowRate = 0.1
 
 
+def flip_rate(T, ill):
+    """The largest estimated flip rate, 1 - T's diagonal, that the rule reads; 0 when T was not applied (``ill``:
+    ill-conditioned, the noisy accuracy ranked), so that the margin rule guards plain."""
+    return 0.0 if ill else float(np.max(1.0 - np.diag(np.asarray(T, dtype=np.float64))))
+
+
 def best_plain(remedies, selection, complete):
     """The complete plain candidate with the best mean selection score (the do-no-harm rule's fallback), or None."""
     plain = [c for c, r in enumerate(remedies) if r == "plain" and complete[c]]

@@ -799,7 +799,7 @@ def do_no_harm(remedies: Any, scores: Any, y: Any, predictions: Any, transition_
 
     best = int(np.nanargmax(scores))  # the first of equals: the remedies' order breaks ties
     return _no_harm.do_no_harm(best, list(remedies), scores[:, None], np.isfinite(scores), paired,
-                               0.0 if ill else float(np.max(1.0 - np.diag(T))))
+                               _no_harm.flip_rate(T, ill))
 
 
 def _spellings(y, labels, pred_proba, pred_probs):
