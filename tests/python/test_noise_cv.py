@@ -33,16 +33,19 @@ def _heavy(n=4000, seed=0, rates=(0.6, 0.1)):
 
 class _CountingLR(LogisticRegression):
     fits = 0
+    rows: list = []
 
     def fit(self, X, y, sample_weight=None):
         type(self).fits += 1
+        type(self).rows.append(X.shape[0])
         return super().fit(X, y, sample_weight=sample_weight)
 
 
 def test_the_shared_out_of_fold_pass_runs_once(monkeypatch):
     """Nothing is estimated twice: one fit of the detector per fold, one bounded-sigmoid fit (T and the
     weights) on all rows, label issues counted with that T, and no other out-of-fold pass; on a small set where a
-    remedy is kept, one more on each half of the rows (``halves_agree``)."""
+    remedy is kept, one more on each half of the rows (``halves_agree``). A user-given posterior has no
+    leave-one-out: the flagged and weighted candidates read fits on each pair of folds left out, made once."""
     X, yn, _, _ = _heavy(1500)
     sizes = []
     real = _transition._bounded_sigmoid_mle
@@ -62,11 +65,15 @@ def test_the_shared_out_of_fold_pass_runs_once(monkeypatch):
 
     monkeypatch.setattr(_transition, "_bounded_sigmoid_mle", counting)
     monkeypatch.setattr(_label_noise, "out_of_fold_proba", forbidden)
-    _CountingLR.fits = 0
+    _CountingLR.fits, _CountingLR.rows = 0, []
     clf = NoisyLabelClassifierCV(detector=_CountingLR(), cv=4, random_state=0).fit(X, yn)
-    assert _CountingLR.fits == 4
+    assert _CountingLR.rows == [1125] * 4 + [750] * 6  # the shared pass, then 4 * 3 / 2 pairs of folds left out
+    assert clf.posterior_["candidates' flags"] == "per fold, fits without its validation fold (pairs of folds)"
     assert sigmoid_fits(clf) == 1
     assert clf.posterior_["model"] == "_CountingLR"
+    _CountingLR.fits = 0
+    NoisyLabelClassifierCV(detector=_CountingLR(), remedies=["plain"], cv=4, random_state=0).fit(X, yn)
+    assert _CountingLR.fits == 4  # no flagged or weighted candidate: no pair of folds fitted
     # the default ("auto") posterior: the linear path on the first kPathFolds folds (its first three alphas, then
     # one segment per extension), the chosen alpha on the other folds, nothing else
     paths = []
@@ -180,31 +187,65 @@ def test_leave_one_out_probabilities_match_refits_without_the_row(layout, n_clas
     assert _cv.loo_proba(fit(np.arange(200), loss="softmax"), Xf, y, sw) is None
 
 
-def test_candidates_flags_do_not_read_their_validation_fold():
-    """The candidates' flags and weights of fold f come from fold f's model (fitted on its training rows) by
-    leave-one-out: relabelling f's validation rows changes none of them (T and the weighting map, a few
-    numbers estimated once from every row, held fixed); the shared pass's probabilities of f's training rows
-    do change."""
+@pytest.mark.parametrize("detector", ["linear", "user"])
+def test_candidates_flags_do_not_read_their_validation_fold(detector):
+    """The candidates' flags and weights of fold f come from models that never saw f's validation labels -- the
+    linear posterior's fold model (fitted on f's training rows) by leave-one-out, a user-given posterior's fits
+    on pairs of folds left out: relabelling f's validation rows changes none of them (T and the weighting map,
+    a few numbers estimated once from every row, held fixed); the shared pass's probabilities of f's training
+    rows do change."""
+    from sklearn.neighbors import KNeighborsClassifier
+
     from robustcore._base import stratified_folds
 
     X, yn, _, _ = _heavy(1000, rates=(0.4, 0.4))
     folds = [(tr, va) for tr, va in stratified_folds(yn, 5, 0).split(X, yn)]
     post = _cv
     model = post.posterior_estimator(rc.LinearClassifier(loss="log_loss", solver="saga", random_state=0), 0)
-    P, _, _, fold_models = post.shared_posterior(X, yn, yn, None, folds, "linear", model, 0, None)
+    det = "linear" if detector == "linear" else KNeighborsClassifier(25)
+    P, _, _, source = post.shared_posterior(X, yn, yn, None, folds, det, model, 0, None)
+    assert source.how == ("per fold, leave-one-out" if detector == "linear" else
+                          "per fold, fits without its validation fold (pairs of folds)")
     T, _, _, _, weigh = post.noise_from_posterior(P, yn)
-    honest = post.honest_folds(X, yn, None, folds, fold_models, T, weigh)
+    honest = post.honest_folds(yn, None, folds, source, T, weigh)
 
     (tr0, va0), (tr1, _) = folds[0], folds[1]
     relabelled = yn.copy()
     relabelled[va0] = 1 - relabelled[va0]
-    P2, _, _, fold_models2 = post.shared_posterior(X, relabelled, relabelled, None, folds, "linear", model, 0, None)
-    honest2 = post.honest_folds(X, relabelled, None, folds, fold_models2, T, weigh)
+    P2, _, _, source2 = post.shared_posterior(X, relabelled, relabelled, None, folds, det, model, 0, None)
+    honest2 = post.honest_folds(relabelled, None, folds, source2, T, weigh)
     assert honest is not None and honest2 is not None
     for a, b in zip(honest[0], honest2[0]):  # flags, margins, weights of fold 0's training rows
         np.testing.assert_array_equal(a[tr0], b[tr0])
     assert np.abs(P[tr0] - P2[tr0]).max() > 0.01  # what the shared pass gave fold 0's candidates did move
     assert not np.array_equal(honest[1][1][tr1], honest2[1][1][tr1])  # fold 1 trains on the relabelled rows
+
+
+def test_pair_out_fits_leave_both_folds_out():
+    """``pair_out``: each of fold f's training rows is predicted by a fit whose training rows hold neither f's
+    validation rows nor the row itself, one fit per pair of folds; splits that are not k-fold (a row in two
+    validation folds, two folds, a training set that is not the rest) get None."""
+    from sklearn.model_selection import KFold
+
+    n, calls = 60, []
+
+    def fit_predict(tr, rows):
+        calls.append(set(tr.tolist()))
+        return np.column_stack([np.full(rows.size, len(calls) - 1.0), np.zeros(rows.size)])  # the call's number
+
+    folds = list(KFold(4, shuffle=True, random_state=0).split(np.zeros(n)))
+    source = _cv.pair_out(fit_predict, folds, n, 2, None)
+    assert not calls  # nothing fitted before a candidate asks
+    for f, (tr, va) in enumerate(folds):
+        Pf = source.proba(f)
+        assert Pf.shape == (tr.size, 2)
+        for row, call in zip(tr, Pf[:, 0].astype(int)):
+            assert row not in calls[call] and not calls[call] & set(va.tolist())
+    assert len(calls) == 6  # 4 * 3 / 2 fits, made once
+    assert _cv.pair_out(fit_predict, folds[:2] + [(folds[2][0], np.r_[folds[2][1], folds[0][1][:1]])] + folds[3:],
+                        n, 2, None) is None
+    assert _cv.pair_out(fit_predict, list(KFold(2).split(np.zeros(n))), n, 2, None) is None
+    assert _cv.pair_out(fit_predict, [(tr[1:], va) for tr, va in folds], n, 2, None) is None
 
 
 def test_no_constant_predictor_warning_from_internal_fits():

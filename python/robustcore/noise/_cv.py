@@ -31,11 +31,14 @@ One fit is:
    The weights and the flagged rows of a training fold come from that fold's own model of the shared pass
    (fitted on exactly those rows) by approximate leave-one-out (``loo_proba``: one Newton step per row, no
    extra fit), with the shared T and weighting map: no candidate's flags or weights come from a model
-   that saw its validation fold's labels (T and the map, a few numbers fitted on every row, are shared). The shared pass's own probabilities would (its models for a training row saw the validation
-   fold), which made the pruned and weighted candidates' scores optimistic, markedly so at 40% symmetric
-   noise (docs/benchmarks/noise.md, "the grid or the selection"). Where leave-one-out does not apply (a softmax,
-   non-linear or user-given posterior, more than ``kLooMaxFeatures`` features) the shared
-   pass's flags and weights serve every fold, and ``posterior_["candidates' flags"]`` says which.
+   that saw its validation fold's labels (T and the map, a few numbers fitted on every row, are shared). The
+   shared pass's own probabilities would (its models for a training row saw the validation fold), which made
+   the pruned and weighted candidates' scores optimistic, markedly so at 40% symmetric noise
+   (docs/benchmarks/noise.md, "the grid or the selection"). A non-linear or user-given posterior has no
+   leave-one-out: its flags come from fits on every pair of folds left out (``pair_out``: 10 more fits for 5
+   folds, on 60% of the rows, made only when a flagged or weighted candidate is fitted). Where neither applies
+   (a softmax or more than ``kLooMaxFeatures`` features for the linear posterior; splits that are not k-fold)
+   the shared pass's flags and weights serve every fold, and ``posterior_["candidates' flags"]`` says which.
    The default grid of "plain" is the posterior's path, so the plain candidates are the shared pass's fits;
    every other remedy walks from the posterior's alpha towards weaker ones (to ``kMinAlpha``) while its mean
    score on the screening folds improves, so the rest of its grid is never fitted. Every other
@@ -495,23 +498,24 @@ def _nonlinear_name(kind, X, seed):
 
 def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
     """The shared out-of-fold pass: (P, description, {alpha: out-of-fold predictions} of the linear path, the
-    fold models of P when it is the linear posterior's, else None). ``detector`` "auto" / "linear" / "boosted"
-    or a classifier with predict_proba (its clones fitted out of fold, no choice made); ``model`` the linear
-    posterior (``posterior_estimator``)."""
+    ``FoldProba`` of the posterior kept: its probabilities of each fold's training rows from models that never
+    saw the fold's validation rows -- leave-one-out for the linear posterior, fits on pairs of folds left out
+    for the others). ``detector`` "auto" / "linear" / "boosted" or a classifier with predict_proba (its clones
+    fitted out of fold, no choice made); ``model`` the linear posterior (``posterior_estimator``)."""
     n, K = labels.size, int(labels.max()) + 1
     if not isinstance(detector, str):
         P = np.zeros((n, K))
 
-        def one(f):
-            tr, va = folds[f]
+        def user(tr, va):
             return clone(detector).fit(_rows(X, tr), y[tr]).predict_proba(_rows(X, va))
 
-        for (_, va), Pf in zip(folds, map_problems(one, len(folds), n_jobs)):
+        for (_, va), Pf in zip(folds, map_problems(lambda f: user(*folds[f]), len(folds), n_jobs)):
             P[va] = _check_fold(Pf, va, K)
-        return P, {"model": type(detector).__name__, "log_likelihood": _log_likelihood(P, labels, sw)}, {}, None
+        return (P, {"model": type(detector).__name__, "log_likelihood": _log_likelihood(P, labels, sw)}, {},
+                pair_out(user, folds, n, K, n_jobs))
     desc: dict = {}
     predictions: dict = {}
-    lin_fold0 = fold_models = None
+    lin_fold0 = honest = None
     if detector in ("auto", "linear", "kernel"):
         # the path on the first kPathFolds folds (the candidates' screening folds), the other folds at the chosen
         # alpha only, each warm-started from fold 0's model there
@@ -552,6 +556,8 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
         for (_, va), (Pf, _, _) in zip(folds, at_best):
             P[va] = _check_fold(Pf, va, K)
         fold_models = [fitted for _, _, fitted in at_best]
+        honest = FoldProba("per fold, leave-one-out", lambda f: loo_proba(
+            fold_models[f], _rows(X, folds[f][0]), labels[folds[f][0]], None if sw is None else sw[folds[f][0]]))
         for j, alpha in enumerate(alphas):  # {alpha: {fold: (validation predictions, model)}}
             fits = at_best if j == best else [path[j] for path in paths]
             predictions[alpha] = {f: (pred, fitted) for f, (_, pred, fitted) in enumerate(fits)}
@@ -580,10 +586,11 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
             if lin_fold0 is None or llb > desc["log_likelihood"]:
                 desc = {"model": _nonlinear_name(kind, X, seed), "log_likelihood": llb,
                         "linear": {k: v for k, v in desc.items() if k != "model"} or None}
-                P, fold_models = Pb, None
+                P = Pb
+                honest = pair_out(lambda tr, va: _nonlinear(kind, X, y, sw, tr, va, seed), folds, n, K, n_jobs)
             else:
                 desc[kind] = f"out-of-fold log-likelihood {llb:.4f}, lower: not kept"
-    return P, desc, predictions, fold_models
+    return P, desc, predictions, honest
 
 
 def _path_likelihood(paths, folds, j, labels, sw, K):
@@ -616,17 +623,64 @@ def _flags(P, labels, T):
     return flag_mask(flagged, labels.size), scores
 
 
-def honest_folds(X, labels, sw, folds, fold_models, T, weigh):
+class FoldProba:
+    """Where a candidate's flags and weights come from: ``proba(f)``, the posterior's probabilities of fold f's
+    training rows (in their order) from models that never saw fold f's validation labels (nor the row's own),
+    or None where that does not apply; ``how`` says which (``posterior_["candidates' flags"]``)."""
+
+    def __init__(self, how, proba):
+        self.how, self.proba = how, proba
+
+
+def pair_out(fit_predict, folds, n, K, n_jobs):
+    """The ``FoldProba`` of a posterior that has no leave-one-out (a non-linear or user-given one): for every
+    pair of folds (f, g), one fit on the rows of neither validation fold, ``fit_predict(train rows, rows)``,
+    predicts both -- fold g's rows for fold f's training set and fold f's for g's: k (k - 1) / 2 fits (10 for
+    5 folds) on (k - 2) / k of the rows, run when first asked for (only the flagged and weighted candidates
+    read them). None unless the folds are k-fold with k >= 3 (every row in exactly one validation fold, every
+    training set the other rows): then the shared pass's flags serve every fold."""
+    k = len(folds)
+    fold_of = np.full(n, -1, dtype=np.int64)
+    for f, (_, va) in enumerate(folds):
+        if np.any(fold_of[va] >= 0):
+            return None
+        fold_of[va] = f
+    if k < 3 or np.any(fold_of < 0) or any(tr.size != n - va.size or np.any(fold_of[tr] == f)
+                                          for f, (tr, va) in enumerate(folds)):
+        return None
+    pairs = [(f, g) for f in range(k) for g in range(f + 1, k)]
+    cache: list = []
+
+    def one(p):
+        f, g = pairs[p]
+        held = np.flatnonzero((fold_of == f) | (fold_of == g))
+        return held, fit_predict(np.flatnonzero((fold_of != f) & (fold_of != g)), held)
+
+    def proba(f):
+        if not cache:
+            per_fold = [np.zeros((n, K)) for _ in range(k)]
+            for (a, b), (held, Pp) in zip(pairs, map_problems(one, len(pairs), n_jobs)):
+                Pp = _check_fold(Pp, held, K)
+                in_b = fold_of[held] == b  # fold b's rows for fold a's training set, and the other way round
+                per_fold[a][held[in_b]], per_fold[b][held[~in_b]] = Pp[in_b], Pp[~in_b]
+            cache.extend(P[folds[i][0]] for i, P in enumerate(per_fold))
+        return cache[f]
+
+    return FoldProba("per fold, fits without its validation fold (pairs of folds)", proba)
+
+
+def honest_folds(labels, sw, folds, honest, T, weigh):
     """Per fold, (is_flagged, scores, weights) of its training rows (arrays over all rows; the training rows
-    filled) from the fold model's leave-one-out probabilities (``loo_proba``): the flags and weights of a
-    candidate's training rows then come from models that never saw its validation fold's labels (nor the row's
-    own). None when they do not apply (not the linear posterior, ``loo_proba`` declines, or a fold's weights
-    are all zero): the shared pass's flags and weights serve every fold."""
-    if fold_models is None:
+    filled) from ``honest`` (a ``FoldProba``: the linear posterior's leave-one-out probabilities, or the
+    others' fits on pairs of folds left out): the flags and weights of a candidate's training rows then come
+    from models that never saw its validation fold's labels (nor the row's own). None when they do not apply
+    (no ``FoldProba``, it declines, or a fold's weights are all zero): the shared pass's flags and weights serve
+    every fold."""
+    if honest is None:
         return None
     out = []
-    for (tr, _), m in zip(folds, fold_models):
-        Pf = loo_proba(m, _rows(X, tr), labels[tr], None if sw is None else sw[tr])
+    for f, (tr, _) in enumerate(folds):
+        Pf = honest.proba(f)
         if Pf is None:
             return None
         is_flagged, scores, weights = np.zeros(labels.size, bool), np.zeros(labels.size), np.ones(labels.size)
@@ -816,7 +870,9 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         :math:`d` features, log loss),
         kept when its out-of-fold likelihood is higher (one fold first) -- for problems a linear posterior
         cannot separate, where its rate estimates are off; "boosted": gradient boosting only; a classifier:
-        its clones, nothing chosen.
+        its clones, nothing chosen. A non-linear or user-given posterior costs, when a pruned or weighted
+        candidate is fitted, one more fit per pair of folds (10 for 5 folds): those candidates' flags and
+        weights come from fits that never saw their validation fold.
     cv : int, splitter or iterable of (train, test) splits, default 5
         The folds of the shared pass and of every candidate (an int: stratified, shuffled by
         ``random_state``, no more folds than the smallest class has rows; anything else through
@@ -855,8 +911,9 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
     label_quality_ : every row's out-of-fold margin :math:`P_{i, y_i} - \\max_{k \\ne y_i} P_{ik}`.
     posterior_ : dict describing the posterior model chosen, its out-of-fold log-likelihood, the shared
         pass's wall time ("seconds") and where the candidates' flags and weights came from ("candidates'
-        flags": "per fold, leave-one-out", "the shared pass's", or "none read" without a pruned or weighted
-        candidate).
+        flags": "per fold, leave-one-out" for the linear posterior, "per fold, fits without its validation fold
+        (pairs of folds)" for the others, "the shared pass's" where neither applies, or "none read" without a
+        pruned or weighted candidate).
     ``classes_``, ``n_features_in_``.
 
     Examples
@@ -973,7 +1030,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         with _silenced(), validated_rows(), sliced_rows(Xv), reused_matrices():  # the fits inside read rows of Xv,
             # validated above
             t0 = time.perf_counter()
-            P, posterior, path, fold_models = shared_posterior(Xv, yv, labels, sw, folds, self.detector, model, seed,
+            P, posterior, path, honest = shared_posterior(Xv, yv, labels, sw, folds, self.detector, model, seed,
                                                                self.n_jobs)
             posterior["seconds"] = time.perf_counter() - t0  # the shared pass's wall time (report, bench)
             # the default grid: plain along the path (its fits are the shared pass's); the other remedies from the
@@ -1003,8 +1060,8 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                                  "ill-conditioned: nothing to compare")
             is_flagged = flag_mask(flagged, labels.size)
             reads_flags = any(remedy in ("pruned", "corrected") for remedy, _ in candidates)
-            per_fold = honest_folds(Xv, labels, sw, folds, fold_models, T, weigh) if reads_flags else None
-            posterior["candidates' flags"] = ("none read" if not reads_flags else "per fold, leave-one-out"
+            per_fold = honest_folds(labels, sw, folds, honest, T, weigh) if reads_flags else None
+            posterior["candidates' flags"] = ("none read" if not reads_flags else honest.how
                                               if per_fold is not None else "the shared pass's")
 
             pruned_rows: dict = {}
