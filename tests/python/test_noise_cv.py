@@ -140,6 +140,34 @@ def test_kernel_posterior_where_the_linear_one_cannot_separate():
     assert max(abs(T[0, 1] - real[0]), abs(T[1, 0] - real[1])) < 0.05, (T, real)
 
 
+@pytest.mark.filterwarnings("ignore::robustcore.ConstantPredictorWarning")
+def test_a_non_linear_posterior_must_beat_the_linear_one_by_two_standard_errors(monkeypatch):
+    """detector="boosted" (and "kernel"): the non-linear posterior replaces the linear one only when its
+    out-of-fold log-likelihood is higher by more than 2 standard errors of the paired per-row difference -- kept on
+    circles, which a linear posterior cannot separate; on a linear problem of 600 rows not kept, and the fit is
+    then the linear posterior's, pick for pick."""
+    from sklearn.datasets import make_circles
+
+    X, y = make_circles(1500, noise=0.1, factor=0.5, random_state=0)
+    yn = flip_labels(y, {1: 0.4, 0: 0.1}, random_state=0)
+    kw = dict(remedies=["plain", "pruned"], random_state=0)
+    boosted = NoisyLabelClassifierCV(detector="boosted", **kw).fit(X, yn)
+    assert boosted.posterior_["model"].startswith("HistGradientBoostingClassifier")
+    assert boosted.posterior_["log_likelihood"] > boosted.posterior_["linear"]["log_likelihood"] + 0.05
+    assert boosted.posterior_["candidates' flags"] == "per fold, fits without its validation fold (pairs of folds)"
+    monkeypatch.setattr(_cv, "kPosteriorStandardErrors", 1e6)  # the margin decides: a better likelihood is not enough
+    strict = NoisyLabelClassifierCV(detector="boosted", **kw).fit(X, yn)
+    assert strict.posterior_["model"].startswith("LinearClassifier") and "within" in strict.posterior_["boosted"]
+    monkeypatch.undo()
+    X, yn, _, _ = _heavy(600, rates=(0.4, 0.1))
+    boosted = NoisyLabelClassifierCV(detector="boosted", **kw).fit(X, yn)
+    linear = NoisyLabelClassifierCV(detector="linear", **kw).fit(X, yn)
+    assert boosted.posterior_["model"] == linear.posterior_["model"]
+    assert "not kept" in boosted.posterior_["boosted"], boosted.posterior_["boosted"]
+    np.testing.assert_array_equal(boosted.cv_results_["mean_corrected_score"], linear.cv_results_["mean_corrected_score"])
+    np.testing.assert_array_equal(boosted.predict(X), linear.predict(X))
+
+
 def test_corrected_selection_picks_a_corrected_remedy_under_heavy_class_conditional_noise():
     X, yn, Xt, yt = _heavy(4000, rates=(0.6, 0.1))
     clf = NoisyLabelClassifierCV(random_state=0).fit(X, yn)
