@@ -207,6 +207,8 @@ def _rc(params, alpha, seed):
 #: ``--explore``: every candidate on every fold (the selection rules replayed offline from ``--dump``), and
 #: the Smooth Ramp loss with the SGD solver as an extra remedy (the configuration ceiling's "rc sramp sgd")
 EXPLORE = {"n_finalists": None, "remedies": ("plain", "corrected", "pruned", "sramp")}
+#: accuracy: NoisyLabelClassifierCV's posterior model (``--detector``)
+DETECTOR = "auto"
 
 
 def grid_errors(ours, X, yn, Xt, yt, seed):
@@ -248,7 +250,8 @@ def one_run(X, yn, Xt, yt, seed, cleanlab, grid=False):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t = time.perf_counter()
-        ours = NoisyLabelClassifierCV(random_state=seed, **(EXPLORE if grid == "explore" else {})).fit(X, yn)
+        ours = NoisyLabelClassifierCV(random_state=seed, detector=DETECTOR,
+                                      **(EXPLORE if grid == "explore" else {})).fit(X, yn)
         out["NoisyLabelClassifierCV"] = err(ours)
         out["_seconds"] = time.perf_counter() - t
         out["_winner"] = ours.best_remedy_
@@ -384,6 +387,8 @@ def main():
     p.add_argument("--max-train", type=int, default=4000)
     p.add_argument("--grid", action="store_true", help="accuracy: also the selection ceiling and the picks")
     p.add_argument("--explore", action="store_true", help="accuracy: --grid with EXPLORE's settings")
+    p.add_argument("--detector", default="auto", choices=("auto", "linear", "boosted", "kernel"),
+                   help="accuracy: NoisyLabelClassifierCV's detector= (the peers do not change)")
     p.add_argument("--dump", default=None, help="accuracy: write every run's numbers (pickle) here")
     p.add_argument("--settings", nargs="*", default=None, help='accuracy: only these noise settings ("q=0.4", '
                    '"(0.4, 0.1)", ...; "q=0.0", clean labels, only when named)')
@@ -394,6 +399,8 @@ def main():
         global ALPHAS
         ALPHAS = ALPHAS[1:2]
     args.grid = "explore" if args.explore else args.grid
+    global DETECTOR
+    DETECTOR = args.detector
     try:
         import cleanlab  # noqa: F401
         have_cleanlab = True
