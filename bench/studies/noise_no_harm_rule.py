@@ -162,7 +162,10 @@ def replay(files):
                     noisy = noise != "q=0.0"
                     ours = [rule(r) for r in runs]
                     configs = [k for k in runs[0] if k.startswith("rc ")]
-                    pool = configs if noisy else [k for k in configs if k.startswith("rc log saga ")] + [LR]
+                    # clean cells: the best plain linear model -- log-loss SAGA without a noise correction ("rc log
+                    # saga <alpha>", not "rc log saga auto <alpha>") or LogisticRegression
+                    pool = configs if noisy else [k for k in configs if k.startswith("rc log saga ") and "auto" not in k]
+                    pool = pool + ([] if noisy else [LR])
                     best = min(pool, key=lambda k: np.mean([r[k] for r in runs]))
                     for j, key in enumerate((best, LR, CL)):
                         counts[noisy][j] += _within(ours, [r[key] for r in runs])
