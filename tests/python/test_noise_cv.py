@@ -262,7 +262,8 @@ def test_pair_out_fits_leave_both_folds_out():
         return np.column_stack([np.full(rows.size, len(calls) - 1.0), np.zeros(rows.size)])  # the call's number
 
     folds = list(KFold(4, shuffle=True, random_state=0).split(np.zeros(n)))
-    source = _cv.pair_out(fit_predict, folds, n, 2, None)
+    labels = np.arange(n) % 2
+    source = _cv.pair_out(fit_predict, folds, labels, 2, None)
     assert not calls  # nothing fitted before a candidate asks
     for f, (tr, va) in enumerate(folds):
         Pf = source.proba(f)
@@ -271,9 +272,15 @@ def test_pair_out_fits_leave_both_folds_out():
             assert row not in calls[call] and not calls[call] & set(va.tolist())
     assert len(calls) == 6  # 4 * 3 / 2 fits, made once
     assert _cv.pair_out(fit_predict, folds[:2] + [(folds[2][0], np.r_[folds[2][1], folds[0][1][:1]])] + folds[3:],
-                        n, 2, None) is None
-    assert _cv.pair_out(fit_predict, list(KFold(2).split(np.zeros(n))), n, 2, None) is None
-    assert _cv.pair_out(fit_predict, [(tr[1:], va) for tr, va in folds], n, 2, None) is None
+                        labels, 2, None) is None
+    assert _cv.pair_out(fit_predict, list(KFold(2).split(np.zeros(n))), labels, 2, None) is None
+    assert _cv.pair_out(fit_predict, [(tr[1:], va) for tr, va in folds], labels, 2, None) is None
+    # a class only in folds 0 and 1 (a group splitter can do that): the pair (0, 1) would train without it
+    rare = np.zeros(n, int)
+    rare[np.r_[folds[0][1][:2], folds[1][1][:2]]] = 1
+    assert _cv.pair_out(fit_predict, folds, rare, 2, None) is None
+    rare[folds[2][1][:1]] = 1  # in three folds: every pair's training rows hold it
+    assert _cv.pair_out(fit_predict, folds, rare, 2, None) is not None
 
 
 def test_no_constant_predictor_warning_from_internal_fits():

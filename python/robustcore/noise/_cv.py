@@ -532,7 +532,7 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
         for (_, va), Pf in zip(folds, map_problems(lambda f: user(*folds[f]), len(folds), n_jobs)):
             P[va] = _check_fold(Pf, va, K)
         return (P, {"model": type(detector).__name__, "log_likelihood": _log_likelihood(P, labels, sw)}, {},
-                pair_out(user, folds, n, K, n_jobs))
+                pair_out(user, folds, labels, K, n_jobs))
     predictions: dict = {}
     # every named detector starts from the linear posterior:
     # the path on the first kPathFolds folds (the candidates' screening folds), the other folds at the chosen
@@ -606,7 +606,7 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
                 desc = {"model": _nonlinear_name(kind, X, seed), "log_likelihood": _log_likelihood(Pb, labels, sw),
                         "linear": {k: v for k, v in desc.items() if k != "model"}}
                 P = Pb
-                honest = pair_out(lambda tr, va: _nonlinear(kind, X, y, sw, tr, va, seed), folds, n, K, n_jobs)
+                honest = pair_out(lambda tr, va: _nonlinear(kind, X, y, sw, tr, va, seed), folds, labels, K, n_jobs)
             else:
                 desc[kind] = (f"out-of-fold log-likelihood {gain:+.4f} per row against the linear posterior, not "
                               f"above {kPosteriorStandardErrors:g} x its standard error {se:.4f}: not kept")
@@ -652,14 +652,15 @@ class FoldProba:
         self.how, self.proba = how, proba
 
 
-def pair_out(fit_predict, folds, n, K, n_jobs):
+def pair_out(fit_predict, folds, labels, K, n_jobs):
     """The ``FoldProba`` of a posterior that has no leave-one-out (a non-linear or user-given one): for every
     pair of folds (f, g), one fit on the rows of neither validation fold, ``fit_predict(train rows, rows)``,
     predicts both -- fold g's rows for fold f's training set and fold f's for g's: k (k - 1) / 2 fits (10 for
     5 folds) on (k - 2) / k of the rows, run when first asked for (only the flagged and weighted candidates
     read them). None unless the folds are k-fold with k >= 3 (every row in exactly one validation fold, every
-    training set the other rows): then the shared pass's flags serve every fold."""
-    k = len(folds)
+    training set the other rows) and every pair's training rows hold every class (``labels``, class indices 0..K-1;
+    a group splitter may put a class in two folds only): then the shared pass's flags serve every fold."""
+    k, n = len(folds), labels.size
     fold_of = np.full(n, -1, dtype=np.int64)
     for f, (_, va) in enumerate(folds):
         if np.any(fold_of[va] >= 0):
@@ -669,6 +670,10 @@ def pair_out(fit_predict, folds, n, K, n_jobs):
                                           for f, (tr, va) in enumerate(folds)):
         return None
     pairs = [(f, g) for f in range(k) for g in range(f + 1, k)]
+    in_fold = np.zeros((k, K), dtype=bool)  # which classes each validation fold holds
+    in_fold[fold_of, labels] = True
+    if any(not np.all(np.delete(in_fold, [f, g], axis=0).any(axis=0)) for f, g in pairs):
+        return None
     cache: list = []
 
     def one(p):
