@@ -1058,7 +1058,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             # validated above
             t0 = time.perf_counter()
             P, posterior, path, honest = shared_posterior(Xv, yv, labels, sw, folds, self.detector, model, seed,
-                                                               self.n_jobs)
+                                                          self.n_jobs)
             posterior["seconds"] = time.perf_counter() - t0  # the shared pass's wall time (report, bench)
             # the default grid: plain along the path (its fits are the shared pass's); the other remedies from the
             # posterior's alpha towards weaker ones, walked while their screening score improves (``walk``)
