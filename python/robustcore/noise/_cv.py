@@ -253,21 +253,30 @@ def _in_caller_order(values, order):
     return out
 
 
+def validation_fold_of(folds, n):
+    """Each row's validation fold (an array of n fold numbers), or None when the validation folds do not partition
+    the rows (a row in two of them, or in none: an iterable of splits may do either)."""
+    fold_of = np.full(n, -1, dtype=np.int64)
+    for f, (_, va) in enumerate(folds):
+        if np.any(fold_of[va] >= 0):
+            return None
+        fold_of[va] = f
+    return None if np.any(fold_of < 0) else fold_of
+
+
 def fold_order(folds, n):
     """(order, the folds in it): the rows ordered by validation fold -- fold 0's, the folds' after the path folds,
     then fold 1's, each in its own order -- so that every validation fold, and the path folds' training rows, are
     consecutive rows, which ``_rows`` reads as views (issue 40, 10^6 sparse rows: the folds' 12 slices took 3.1 s,
     more than a third of the fit); the folds' indices are into the reordered rows. None when the validation folds
     do not partition the rows (an iterable of splits may repeat a row)."""
+    if validation_fold_of(folds, n) is None:
+        return None
     S = min(kPathFolds, len(folds))
     seq = [0, *range(S, len(folds)), *range(1, S)]
     order = np.concatenate([folds[f][1] for f in seq])
-    if order.size != n:
-        return None
-    pos = np.full(n, -1, dtype=np.int64)
+    pos = np.empty(n, dtype=np.int64)
     pos[order] = np.arange(n)
-    if np.any(pos < 0):  # a row in two validation folds
-        return None
 
     def ascending(rows):  # the fold's rows at their new positions, in order (O(n), not a sort)
         mask = np.zeros(n, dtype=bool)
@@ -661,13 +670,9 @@ def pair_out(fit_predict, folds, labels, K, n_jobs):
     training set the other rows) and every pair's training rows hold every class (``labels``, class indices 0..K-1;
     a group splitter may put a class in two folds only): then the shared pass's flags serve every fold."""
     k, n = len(folds), labels.size
-    fold_of = np.full(n, -1, dtype=np.int64)
-    for f, (_, va) in enumerate(folds):
-        if np.any(fold_of[va] >= 0):
-            return None
-        fold_of[va] = f
-    if k < 3 or np.any(fold_of < 0) or any(tr.size != n - va.size or np.any(fold_of[tr] == f)
-                                          for f, (tr, va) in enumerate(folds)):
+    fold_of = validation_fold_of(folds, n)
+    if k < 3 or fold_of is None or any(tr.size != n - va.size or np.any(fold_of[tr] == f)
+                                       for f, (tr, va) in enumerate(folds)):
         return None
     pairs = [(f, g) for f in range(k) for g in range(f + 1, k)]
     in_fold = np.zeros((k, K), dtype=bool)  # which classes each validation fold holds
