@@ -59,11 +59,25 @@ def do_no_harm(best, remedies, selection, complete, paired=None, noise_rate=0.0)
                f"standard error of the difference over the {over} {se:.4f}")
 
 
+def paired_sums(d, w=None):
+    """(sum w, sum w d, sum w^2, sum w^2 d, sum w^2 d^2) of per-row differences ``d`` with weights ``w`` (None:
+    ones): what ``paired_margin`` reads, summed over rows held in memory or per partition (``distributed``)."""
+    d = np.asarray(d, dtype=np.float64)
+    w = np.ones(d.size) if w is None else np.asarray(w, dtype=np.float64)
+    w2 = w * w
+    return np.array([w.sum(), w @ d, w2.sum(), w2 @ d, w2 @ (d * d)])
+
+
+def paired_margin(sums):
+    """(weighted mean of the per-row differences, its standard error) from their ``paired_sums``:
+    sqrt(sum w^2 (d - mean)^2) / sum w."""
+    total, wd, w2, w2d, w2d2 = sums
+    margin = wd / total
+    return float(margin), float(np.sqrt(max(w2d2 - 2.0 * margin * w2d + margin * margin * w2, 0.0)) / total)
+
+
 def paired_rows(terms, weights):
     """(weighted mean of a - b, its standard error) of two candidates' per-row scores."""
     def paired(a, b):
-        d = terms(a) - terms(b)
-        w = np.ones(d.size) if weights is None else weights
-        margin = float(np.average(d, weights=w))
-        return margin, float(np.sqrt(np.sum(w ** 2 * (d - margin) ** 2)) / np.sum(w))
+        return paired_margin(paired_sums(terms(a) - terms(b), weights))
     return paired

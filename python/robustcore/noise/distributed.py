@@ -755,18 +755,15 @@ def find_label_issues(X: Any = None, y: Any = None, estimator: Any = None, cv: i
 
 
 def _paired_sums(y, pred_a, pred_b, w, Tinv, classes):
-    """One partition's (sum w, sum w d, sum w^2, sum w^2 d, sum w^2 d^2) for d, each row's corrected-accuracy term
-    of predictions a minus that of b: (T^-1)[noisy, predicted] (``_scoring.accuracy_terms``, which this module
+    """One partition's ``_no_harm.paired_sums`` of d, each row's corrected-accuracy term of predictions a minus that
+    of b: (T^-1)[noisy, predicted] (``_scoring.accuracy_terms``, which this module
     cannot import: ``_scoring`` imports ``_label_noise``, which imports this module)."""
     y = np.asarray(y)
     if len(y) == 0:
         return np.zeros(5)
     noisy = _class_index(y, classes)
     a, b = _class_index(np.asarray(pred_a), classes), _class_index(np.asarray(pred_b), classes)
-    d = Tinv[noisy, a] - Tinv[noisy, b]
-    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
-    w2 = w * w
-    return np.array([w.sum(), w @ d, w2.sum(), w2 @ d, w2 @ (d * d)])
+    return _no_harm.paired_sums(Tinv[noisy, a] - Tinv[noisy, b], w)
 
 
 def do_no_harm(remedies: Any, scores: Any, y: Any, predictions: Any, transition_matrix: Any, classes: Any, *,
@@ -791,11 +788,8 @@ def do_no_harm(remedies: Any, scores: Any, y: Any, predictions: Any, transition_
 
     def paired(a, b):
         pa, pb = list(predictions(a).to_delayed().ravel()), list(predictions(b).to_delayed().ravel())
-        sums = np.sum(_compute([dask.delayed(_paired_sums)(yb, ab, bb, wb, Tinv, classes)
-                                for yb, ab, bb, wb in zip(y_blocks, pa, pb, w_blocks)]), axis=0)
-        total, margin_sum, w2, w2d, w2d2 = sums
-        margin = margin_sum / total
-        return float(margin), float(np.sqrt(max(w2d2 - 2.0 * margin * w2d + margin * margin * w2, 0.0)) / total)
+        return _no_harm.paired_margin(np.sum(_compute([dask.delayed(_paired_sums)(yb, ab, bb, wb, Tinv, classes)
+                                                       for yb, ab, bb, wb in zip(y_blocks, pa, pb, w_blocks)]), axis=0))
 
     best = int(np.nanargmax(scores))  # the first of equals: the remedies' order breaks ties
     return _no_harm.do_no_harm(best, list(remedies), scores[:, None], np.isfinite(scores), paired,
