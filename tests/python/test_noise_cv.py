@@ -791,3 +791,28 @@ def test_small_imbalanced_sets_keep_plain_when_the_halves_disagree(monkeypatch):
             errs.append(1 - NoisyLabelClassifierCV(random_state=seed).fit(X[:500], yn).score(X[500:], y[500:]))
         errors[guard] = np.mean(errs)
     assert errors[_cv.kHalvesGuardRows] < errors[None] - 0.05, errors
+
+
+def test_user_detector_is_fitted_with_the_sample_weights():
+    """A user-given detector's out-of-fold fits take the sample weights when its fit does: rows at weight 0 then
+    change none of its probabilities (the same as fits without them); a detector whose fit takes none gets a
+    warning naming it, not a silent unweighted posterior."""
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from robustcore._base import stratified_folds
+
+    X, yn, _, _ = _heavy(600, rates=(0.3, 0.1))
+    folds = [(tr, va) for tr, va in stratified_folds(yn, 5, 0).split(X, yn)]
+    model = _cv.posterior_estimator(None, 0)
+    sw = np.ones(yn.size)
+    sw[::7] = 0.0
+    relabelled = yn.copy()
+    relabelled[::7] = 1 - relabelled[::7]  # only rows at weight 0 differ
+    det = LogisticRegression(C=0.5)
+    P = _cv.shared_posterior(X, yn, yn, sw, folds, det, model, 0, None)[0]
+    P2 = _cv.shared_posterior(X, relabelled, relabelled, sw, folds, det, model, 0, None)[0]
+    Pu = _cv.shared_posterior(X, relabelled, relabelled, None, folds, det, model, 0, None)[0]
+    np.testing.assert_allclose(P, P2, atol=1e-6)
+    assert np.abs(P - Pu).max() > 1e-3  # unweighted, the relabelled rows would move it
+    with pytest.warns(UserWarning, match="KNeighborsClassifier's fit takes no sample_weight"):
+        NoisyLabelClassifierCV(detector=KNeighborsClassifier(15), random_state=0).fit(X, yn, sample_weight=sw + 0.5)

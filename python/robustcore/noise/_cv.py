@@ -80,6 +80,7 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import has_fit_parameter
 
 from .. import _core
 from .._base import (ConstantPredictorWarning, N_JOBS_CONSTRAINT, fit_method, map_problems, user_stacklevel,
@@ -535,8 +536,11 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
     if not isinstance(detector, str):
         P = np.zeros((n, K))
 
+        weighted = sw is not None and has_fit_parameter(detector, "sample_weight")
+
         def user(tr, va):
-            return clone(detector).fit(_rows(X, tr), y[tr]).predict_proba(_rows(X, va))
+            kw = {"sample_weight": sw[tr]} if weighted else {}
+            return clone(detector).fit(_rows(X, tr), y[tr], **kw).predict_proba(_rows(X, va))
 
         for (_, va), Pf in zip(folds, map_problems(lambda f: user(*folds[f]), len(folds), n_jobs)):
             P[va] = _check_fold(Pf, va, K)
@@ -902,7 +906,7 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         8 leaves a tree, 100 trees at rate 0.05), kept when its out-of-fold log-likelihood beats the linear
         one's by more than 2 standard errors of their per-row difference (one fold first) -- for problems a
         linear posterior cannot separate, where its rate estimates are off; a classifier: its clones, nothing
-        chosen. A non-linear or user-given posterior costs, when a pruned or weighted
+        chosen (fitted with the sample weights when its ``fit`` takes ``sample_weight``, else with a warning). A non-linear or user-given posterior costs, when a pruned or weighted
         candidate is fitted, one more fit per pair of folds (10 for 5 folds): those candidates' flags and
         weights come from fits that never saw their validation fold.
     cv : int, splitter or iterable of (train, test) splits, default 5
@@ -1051,6 +1055,11 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         folds = split_folds(cv, Xv, yv, groups)
         labels = np.searchsorted(classes, yv)
         model = posterior_estimator(base, seed, Xv)
+        if sw is not None and not isinstance(self.detector, str) and not has_fit_parameter(self.detector,
+                                                                                           "sample_weight"):
+            warnings.warn(f"the detector {type(self.detector).__name__}'s fit takes no sample_weight: its out-of-fold "
+                          f"posterior is fitted without the sample weights (the candidates and the scores use them)",
+                          UserWarning, stacklevel=user_stacklevel())
         # the fit reads the rows in fold order (one copy, then views: ``fold_order``); what it returns per row is
         # put back in the caller's order, and the refit reads the caller's rows
         X0, y0, labels0, reordered = Xv, yv, labels, fold_order(folds, labels.size)
