@@ -218,17 +218,23 @@ def grid_errors(ours, X, yn, Xt, yt, seed):
 
     from robustcore._base import stratified_folds
     from robustcore._validation import seed_from_random_state
-    from robustcore.noise._cv import REMEDIES, noise_from_posterior, posterior_estimator, shared_posterior
+    from robustcore.noise._cv import (REMEDIES, _rows, fold_order, noise_from_posterior, posterior_estimator,
+                                      shared_posterior)
     from robustcore.noise._pruned import flag_mask, kept_rows
 
     Xv = X.tocsr() if hasattr(X, "tocsr") else np.ascontiguousarray(X, dtype=np.float64)
     labels = np.asarray(yn)  # 0..K-1 already
     seed = seed_from_random_state(seed) % (2**32)  # the fit's seed of random_state=seed
-    base = ours.final_estimator(seed)
+    base = ours.final_estimator(seed, Xv)
     folds = [(np.asarray(tr), np.asarray(va)) for tr, va in stratified_folds(labels, 5, seed).split(Xv, labels)]
-    P = shared_posterior(Xv, labels, labels, None, folds, "auto", posterior_estimator(base, seed), seed, None)[0]
-    T, weights, flagged, scores, _ = noise_from_posterior(P, labels)
+    order, folds = fold_order(folds, labels.size) or (np.arange(labels.size), folds)  # the fit reads rows so
+    Xo, lo = _rows(Xv, order), labels[order]
+    P = shared_posterior(Xo, lo, lo, None, folds, DETECTOR, posterior_estimator(base, seed, Xv), seed, None)[0]
+    T, weights_o, flagged_o, scores_o, _ = noise_from_posterior(P, lo)
+    flagged = order[flagged_o]
     assert np.array_equal(flagged, ours.label_issues_), "the recomputed shared pass differs from the fit's"
+    weights, scores = np.empty_like(weights_o), np.empty_like(scores_o)  # back in the caller's row order
+    weights[order], scores[order] = weights_o, scores_o
     is_flagged = flag_mask(flagged, labels.size)
     out = {}
     for remedy, params in zip(ours.cv_results_["remedy"], ours.cv_results_["params"]):
