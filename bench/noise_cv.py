@@ -6,7 +6,7 @@ clean test error on generated data with known noise and on noise-bench's real se
     python bench/noise_cv.py accuracy --grid [--settings "q=0.4" ...]   # + the grid / selection split
     python bench/noise_cv.py accuracy --explore --dump FILE   # for bench/studies/noise_cv_replay.py FILE
     python bench/noise_cv.py defaults [--seeds 5]    # LinearClassifier() vs LogisticRegression(), 40% flips
-    python bench/noise_cv.py --smoke                  # a small accuracy run: checks that the script runs
+    python bench/noise_cv.py --smoke                  # a small accuracy run with --grid: checks that the script runs
 
 Speed: every data set with (rho+, rho-) = (0.4, 0.1) flips; NoisyLabelClassifierCV at its defaults with
 ``cv=StratifiedKFold(5, shuffle=True, random_state=seed)``, CleanLearning(LogisticRegression()) with
@@ -402,6 +402,7 @@ def main():
     args = p.parse_args()
     if args.smoke:
         args.what, args.seeds, args.sets, args.settings = "accuracy", 1, [], ["(0.4, 0.1)"]
+        args.grid = True  # --grid's path too (the shared pass recomputed, every candidate refitted)
         global ALPHAS
         ALPHAS = ALPHAS[1:2]
     args.grid = "explore" if args.explore else args.grid
