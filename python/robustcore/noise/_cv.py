@@ -57,8 +57,8 @@ One fit is:
    ``kNoHarmStandardErrors`` standard errors of their paired per-fold score difference (per validation row when
    the screening folds decided). Below ``kHalvesGuardRows`` rows, a remedy kept must also win under the T of
    each of two random halves of the rows (``halves_agree``); where it does not, plain is kept while the labels
-   read as clean or flipped alike in every class (``plain_is_safe``), else the candidate whose worst score over
-   the three estimates of T is the best (``robust_best``).
+   read as clean, and from ``kNoHarmBelowRate`` on the candidate whose worst score over the three estimates of T
+   is the best (``robust_best``).
 5. The chosen candidate refitted on all rows, from the mean of its fold models: ``best_estimator_``.
 
 Every internal fit's ConstantPredictorWarning / ConvergenceWarning / NoiseEstimateWarning is silenced; the
@@ -842,15 +842,6 @@ def halves_agree(inverses, terms_of, best, plain):
     return inverses is not None and all(terms_of(Tinv, best) - terms_of(Tinv, plain) > 0.0 for Tinv in inverses)
 
 
-def plain_is_safe(T):
-    """Whether the plain model is the safe fallback under the estimated T: the labels read as clean (every flip rate
-    below ``kNoHarmBelowRate``) or flipped alike in every class (the flip rates within ``kNoHarmBelowRate`` of
-    each other), where the noisy posterior's decision is the clean one's (binary flip rates below one half); with
-    class-dependent flips it is not: the plain model then fits the flips."""
-    rates = 1.0 - np.diag(np.asarray(T, dtype=np.float64))
-    return bool(rates.max() < _no_harm.kNoHarmBelowRate or np.ptp(rates) < _no_harm.kNoHarmBelowRate)
-
-
 def robust_best(inverses, terms_of, scores, eligible):
     """The candidate (among ``eligible``, in order: the first of equals) whose worst corrected score over the
     three estimates of T -- all rows' (``scores``, the selection's mean per candidate) and each half's
@@ -1315,11 +1306,11 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
             if inverses is None:
                 harm = f"plain kept: a random half of the rows gives no usable T to check {candidates[best][0]} with"
                 best = p
-            elif not halves_agree(inverses, terms_of, best, p) and plain_is_safe(T):
+            elif not halves_agree(inverses, terms_of, best, p) and flip_rate(T, ill) < _no_harm.kNoHarmBelowRate:
                 harm = (f"plain kept: {candidates[best][0]} did not also beat it with the T of each of two random "
-                        f"halves of the rows, and the labels read as clean or flipped alike in every class")
+                        f"halves of the rows, and the labels read as clean")
                 best = p
-            elif not halves_agree(inverses, terms_of, best, p):  # class-dependent flips: plain is no safe choice
+            elif not halves_agree(inverses, terms_of, best, p):  # noisy labels: plain is no safe choice either
                 lost = candidates[best][0]
                 best = robust_best(inverses, terms_of, mean, [int(c) for c in np.flatnonzero(complete)])
                 harm = (f"{candidates[best][0]} kept: {lost} did not also beat plain with the T of each of two random "
