@@ -56,9 +56,7 @@ One fit is:
    below ``kNoHarmBelowRate``), a remedy replaces the best plain candidate only when it beats it by more than
    ``kNoHarmStandardErrors`` standard errors of their paired per-fold score difference (per validation row when
    the screening folds decided). Below ``kHalvesGuardRows`` rows, a remedy kept must also win under the T of
-   each of two random halves of the rows (``halves_agree``); where it does not, plain is kept while the labels
-   read as clean, and from ``kNoHarmBelowRate`` on the candidate whose worst score over the three estimates of T
-   is the best (``robust_best``).
+   each of two random halves of the rows (``halves_agree``).
 5. The chosen candidate refitted on all rows, from the mean of its fold models: ``best_estimator_``.
 
 Every internal fit's ConstantPredictorWarning / ConvergenceWarning / NoiseEstimateWarning is silenced; the
@@ -92,7 +90,6 @@ from ..losses import loss_spec
 from ._label_noise import (NoiseEstimateWarning, contradicted, importance_weighting, kIllConditionedT,
                            label_issues_from_proba, uninformative)
 from ._meta import FinalEstimatorWrapper
-from . import _no_harm
 from ._no_harm import best_plain, do_no_harm, flip_rate, paired_rows
 from ._pruned import flag_mask, kept_rows
 from ._scoring import accuracy_terms
@@ -814,42 +811,27 @@ kScreeningDecidesRows = 20_000
 #: below this many rows, a remedy is kept over the best plain candidate only if it also wins when the scores are
 #: computed with the T of each of two random halves of the rows (``halves_agree``): on small sets one T estimate can
 #: be far off (e.g. rates (0.00, 0.71) for a true (0.2, 0.2) at 200 rows, 1:4), and the corrected score is unbiased
-#: only for the right T. When they disagree, the candidate with the best worst score over the three estimates
-#: (``robust_best``). None: off
+#: only for the right T. None: off
 kHalvesGuardRows = 20_000
 
 
-def halves_inverses(P, labels, seed):
-    """[T^-1 of each of two random halves of the rows] (T estimated on each half's rows of P and labels, as on all
-    of them), or None when a half cannot give one: it misses a class, or its T is uninformative."""
+def halves_agree(P, labels, seed, terms_of, best, plain):
+    """Whether candidate ``best`` still beats candidate ``plain`` when the corrected accuracy's terms are those of
+    the T estimated on each of two random halves of the rows (``terms_of(Tinv, c)``: candidate c's mean terms over
+    its folds): both halves' differences must be positive. A half whose T is uninformative counts as a
+    disagreement."""
     rng = np.random.default_rng(seed)
     order = rng.permutation(labels.size)
-    inverses = []
+    diffs = []
     for half in (order[: labels.size // 2], order[labels.size // 2:]):
         if np.unique(labels[half]).size < P.shape[1]:
-            return None
+            return False
         T, _ = importance_weighting(P[half], labels[half])
         if uninformative(T):
-            return None
-        inverses.append(np.linalg.inv(T))
-    return inverses
-
-
-def halves_agree(inverses, terms_of, best, plain):
-    """Whether candidate ``best`` still beats candidate ``plain`` when the corrected accuracy's terms are those of
-    each half's T (``inverses``, from ``halves_inverses``; ``terms_of(Tinv, c)``: candidate c's mean terms over its
-    folds): both halves' differences must be positive. No halves' estimates (None) is no agreement."""
-    return inverses is not None and all(terms_of(Tinv, best) - terms_of(Tinv, plain) > 0.0 for Tinv in inverses)
-
-
-def robust_best(inverses, terms_of, scores, eligible):
-    """The candidate (among ``eligible``, in order: the first of equals) whose worst corrected score over the
-    three estimates of T -- all rows' (``scores``, the selection's mean per candidate) and each half's
-    (``inverses``) -- is the best: the choice when the halves disagree on the winner, where none of the three
-    estimates is to be trusted over the others (issue 40: falling back to the plain model there kept a model of
-    40-60% flips, 32% test error where the remedies gave 4-13%)."""
-    worst = [min(scores[c], *(terms_of(Tinv, c) for Tinv in inverses)) for c in eligible]
-    return eligible[int(np.argmax(worst))]
+            return False
+        Tinv = np.linalg.inv(T)
+        diffs.append(terms_of(Tinv, best) - terms_of(Tinv, plain))
+    return bool(min(diffs) > 0.0)
 
 
 def _fit_params(est):
@@ -1302,20 +1284,10 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
                 return np.mean([corrected_score(Tinv_h, f, preds[c, f]) for f in (first if decided else range(F))])
 
             back = _in_caller_order(np.arange(labels.size), row_order)
-            inverses = halves_inverses(P[back], labels0, seed)  # (the caller's rows: the same halves)
-            if inverses is None:
-                harm = f"plain kept: a random half of the rows gives no usable T to check {candidates[best][0]} with"
-                best = p
-            elif not halves_agree(inverses, terms_of, best, p) and flip_rate(T, ill) < _no_harm.kNoHarmBelowRate:
+            if not halves_agree(P[back], labels0, seed, terms_of, best, p):  # (the caller's rows: the same halves)
                 harm = (f"plain kept: {candidates[best][0]} did not also beat it with the T of each of two random "
-                        f"halves of the rows, and the labels read as clean")
+                        f"halves of the rows")
                 best = p
-            elif not halves_agree(inverses, terms_of, best, p):  # noisy labels: plain is no safe choice either
-                lost = candidates[best][0]
-                best = robust_best(inverses, terms_of, mean, [int(c) for c in np.flatnonzero(complete)])
-                harm = (f"{candidates[best][0]} kept: {lost} did not also beat plain with the T of each of two random "
-                        f"halves of the rows; the best worst score over the three estimates of T (all rows', each "
-                        f"half's)")
         cv_results = {"remedy": np.array([c[0] for c in candidates], dtype=object),
                       "params": [c[1] for c in candidates],
                       "mean_corrected_score": np.nanmean(scores_cf, axis=1) if not ill else scores_cf[:, 0],
