@@ -47,9 +47,9 @@ def parse(path):
     return cells, counts
 
 
-def within(cells, peer, own_spread):
-    return sum(v["ours"][0] <= v[peer][0] + max(v["ours"][1] if own_spread else 0.0, v[peer][1], 0.5) + 1e-9
-               for v in cells.values())
+def within_peer_spread(cells, peer):
+    """The cells where ours is within the peer's own spread (at least 0.5 points) of the peer's mean, or better."""
+    return sum(v["ours"][0] <= v[peer][0] + max(v[peer][1], 0.5) + 1e-9 for v in cells.values())
 
 
 def main(paths):
@@ -65,7 +65,8 @@ def main(paths):
         d = np.array([new[k]["ours"][0] - old[k]["ours"][0] for k in common])
         diffs.append(d)
         row = {"bench old": [old_counts.get(p, -1) for p in PEERS], "bench new": [new_counts.get(p, -1) for p in PEERS],
-               "peer old": [within(old, p, False) for p in PEERS], "peer new": [within(new, p, False) for p in PEERS]}
+               "peer old": [within_peer_spread(old, p) for p in PEERS],
+               "peer new": [within_peer_spread(new, p) for p in PEERS]}
         for k, v in row.items():
             totals[k] += v
         print(f"| {old_path} / {new_path} | " + " | ".join(" / ".join(map(str, row[k])) for k in totals) +

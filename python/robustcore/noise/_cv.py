@@ -535,7 +535,6 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
     n, K = labels.size, int(labels.max()) + 1
     if not isinstance(detector, str):
         P = np.zeros((n, K))
-
         weighted = sw is not None and has_fit_parameter(detector, "sample_weight")
 
         def user(tr, va):
@@ -906,9 +905,10 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         8 leaves a tree, 100 trees at rate 0.05), kept when its out-of-fold log-likelihood beats the linear
         one's by more than 2 standard errors of their per-row difference (one fold first) -- for problems a
         linear posterior cannot separate, where its rate estimates are off; a classifier: its clones, nothing
-        chosen (fitted with the sample weights when its ``fit`` takes ``sample_weight``, else with a warning). A non-linear or user-given posterior costs, when a pruned or weighted
-        candidate is fitted, one more fit per pair of folds (10 for 5 folds): those candidates' flags and
-        weights come from fits that never saw their validation fold.
+        chosen (fitted with the sample weights when its ``fit`` takes ``sample_weight``, else with a warning).
+        A non-linear or user-given posterior costs, when a pruned or weighted candidate is fitted, one more fit
+        per pair of folds (10 for 5 folds): those candidates' flags and weights come from fits that never saw
+        their validation fold.
     cv : int, splitter or iterable of (train, test) splits, default 5
         The folds of the shared pass and of every candidate (an int: stratified, shuffled by
         ``random_state``, no more folds than the smallest class has rows; anything else through
