@@ -113,7 +113,9 @@ def run(kind, first, seeds, dump):
 
 
 def noise_rate(r):
-    return 0.0 if r["ill"] else float(np.max(1.0 - np.diag(r["T"])))
+    from robustcore.noise._no_harm import flip_rate
+
+    return flip_rate(r["T"], r["ill"])
 
 
 #: the peers' keys (bench/noise_cv.py's; for "generated", LogisticRegression() under the same key)

@@ -9,15 +9,16 @@ One fit is:
    ``LinearClassifier`` (``posterior_estimator``: the estimator's own solver settings on the logistic loss
    when it is a robustcore linear model, else the default's: Newton's method or L-BFGS) along the
    regularisation path ``POSTERIOR_ALPHAS`` on the first ``kPathFolds`` folds, fitted from strong to weak
-   alpha, each fold's fit warm-started from its fit at the previous alpha, and extended by factors of 10 (to ``kMinAlpha`` = 1e-6 / ``kMaxAlpha`` = 0.1) while its
-   weakest / strongest alpha is the most likely; the alpha of the best out-of-fold log-likelihood on those
-   folds' noisy labels is kept and fitted on the other folds, each from fold 0's model at that alpha; with ``detector="boosted"`` / ``"kernel"`` also
-   scikit-learn's ``HistGradientBoostingClassifier`` / a ``KernelClassifier``, first on one fold, on all of them
-   when it beats the linear posterior there, and kept only when its out-of-fold log-likelihood beats the linear
-   one's by more than ``kPosteriorStandardErrors`` standard errors of their paired per-row difference
-   (:doc:`/benchmarks/noise`, "The posterior model matters" and "Honest flags for the non-linear posteriors"). The probabilities ``P`` of that pass feed everything below, and its fits at
-   the plain remedy's alphas are the plain candidates' fits (on the path's folds; the posterior's alpha on
-   every fold); nothing is estimated twice.
+   alpha, each fold's fit warm-started from its fit at the previous alpha, and extended by factors of 10 (to
+   ``kMinAlpha`` = 1e-6 / ``kMaxAlpha`` = 0.1) while its weakest / strongest alpha is the most likely; the alpha of the best out-of-fold log-likelihood on those
+   folds' noisy labels is kept and fitted on the other folds, each from fold 0's model at that alpha; with
+   ``detector="boosted"`` / ``"kernel"`` also scikit-learn's ``HistGradientBoostingClassifier`` / a
+   ``KernelClassifier``, first on one fold, on all of them when it beats the linear posterior there, and kept
+   only when its out-of-fold log-likelihood beats the linear one's by more than ``kPosteriorStandardErrors``
+   standard errors of their paired per-row difference (:doc:`/benchmarks/noise`, "The posterior model matters"
+   and "Honest flags for the non-linear posteriors"). The probabilities ``P`` of that pass feed everything
+   below, and its fits at the plain remedy's alphas are the plain candidates' fits (on the path's folds; the
+   posterior's alpha on every fold); nothing is estimated twice.
 2. From ``P`` (``noise_from_posterior``): the transition matrix ``T`` and the importance weights by the
    correction's own rule (``_label_noise.importance_weighting``, as ``NoiseCorrectedClassifier``: the
    bounded-sigmoid fit for two classes, the confident joint for more), the label issues
@@ -536,6 +537,10 @@ def shared_posterior(X, y, labels, sw, folds, detector, model, seed, n_jobs):
     if not isinstance(detector, str):
         P = np.zeros((n, K))
         weighted = sw is not None and has_fit_parameter(detector, "sample_weight")
+        if sw is not None and not weighted:
+            warnings.warn(f"the detector {type(detector).__name__}'s fit takes no sample_weight: its out-of-fold "
+                          f"posterior is fitted without the sample weights (the candidates and the scores use them)",
+                          UserWarning, stacklevel=user_stacklevel())
 
         def user(tr, va):
             kw = {"sample_weight": sw[tr]} if weighted else {}
@@ -1057,11 +1062,6 @@ class NoisyLabelClassifierCV(FinalEstimatorWrapper):
         folds = split_folds(cv, Xv, yv, groups)
         labels = np.searchsorted(classes, yv)
         model = posterior_estimator(base, seed, Xv)
-        if sw is not None and not isinstance(self.detector, str) and not has_fit_parameter(self.detector,
-                                                                                           "sample_weight"):
-            warnings.warn(f"the detector {type(self.detector).__name__}'s fit takes no sample_weight: its out-of-fold "
-                          f"posterior is fitted without the sample weights (the candidates and the scores use them)",
-                          UserWarning, stacklevel=user_stacklevel())
         # the fit reads the rows in fold order (one copy, then views: ``fold_order``); what it returns per row is
         # put back in the caller's order, and the refit reads the caller's rows
         X0, y0, labels0, reordered = Xv, yv, labels, fold_order(folds, labels.size)
