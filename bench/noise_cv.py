@@ -5,6 +5,7 @@ clean test error on generated data with known noise and on noise-bench's real se
     python bench/noise_cv.py accuracy [--seeds 3] [--first-seed 0]   # the table of the README paragraph
     python bench/noise_cv.py accuracy --grid [--settings "q=0.4" ...]   # + the grid / selection split
     python bench/noise_cv.py accuracy --explore --dump FILE   # for bench/studies/noise_cv_replay.py FILE
+    python bench/noise_cv.py accuracy --detector boosted --remedies plain corrected pruned sramp   # opt-ins
     python bench/noise_cv.py defaults [--seeds 5]    # LinearClassifier() vs LogisticRegression(), 40% flips
     python bench/noise_cv.py --smoke                  # a small accuracy run with --grid: checks that the script runs
 
@@ -209,6 +210,8 @@ def _rc(params, alpha, seed):
 EXPLORE = {"n_finalists": None, "remedies": ("plain", "corrected", "pruned", "sramp")}
 #: accuracy: NoisyLabelClassifierCV's posterior model (``--detector``)
 DETECTOR = "auto"
+#: accuracy: NoisyLabelClassifierCV's remedies (``--remedies``; None: its default)
+OUR_REMEDIES = None
 
 
 def grid_errors(ours, X, yn, Xt, yt, seed):
@@ -257,6 +260,7 @@ def one_run(X, yn, Xt, yt, seed, cleanlab, grid=False):
         warnings.simplefilter("ignore")
         t = time.perf_counter()
         ours = NoisyLabelClassifierCV(random_state=seed, detector=DETECTOR,
+                                      **({} if OUR_REMEDIES is None else {"remedies": OUR_REMEDIES}),
                                       **(EXPLORE if grid == "explore" else {})).fit(X, yn)
         out["NoisyLabelClassifierCV"] = err(ours)
         out["_seconds"] = time.perf_counter() - t
@@ -395,6 +399,8 @@ def main():
     p.add_argument("--explore", action="store_true", help="accuracy: --grid with EXPLORE's settings")
     p.add_argument("--detector", default="auto", choices=("auto", "linear", "boosted", "kernel"),
                    help="accuracy: NoisyLabelClassifierCV's detector= (the peers do not change)")
+    p.add_argument("--remedies", nargs="+", default=None, help="accuracy: NoisyLabelClassifierCV's remedies= (e.g. "
+                   "plain corrected pruned sramp; the peers do not change; not with --explore)")
     p.add_argument("--dump", default=None, help="accuracy: write every run's numbers (pickle) here")
     p.add_argument("--settings", nargs="*", default=None, help='accuracy: only these noise settings ("q=0.4", '
                    '"(0.4, 0.1)", ...; "q=0.0", clean labels, only when named)')
@@ -406,8 +412,10 @@ def main():
         global ALPHAS
         ALPHAS = ALPHAS[1:2]
     args.grid = "explore" if args.explore else args.grid
-    global DETECTOR
-    DETECTOR = args.detector
+    if args.remedies and args.grid == "explore":
+        p.error("--remedies and --explore both set the remedies")
+    global DETECTOR, OUR_REMEDIES
+    DETECTOR, OUR_REMEDIES = args.detector, (tuple(args.remedies) if args.remedies else None)
     try:
         import cleanlab  # noqa: F401
         have_cleanlab = True

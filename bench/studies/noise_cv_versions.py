@@ -5,6 +5,9 @@ same counts within the peer's own spread only, and the cell-by-cell difference o
 
     python bench/studies/noise_cv_versions.py OLD_0.log NEW_0.log [OLD_3.log NEW_3.log ...]
 
+Then, per table, the cells where ours and each peer are within the bench's band of the hindsight ceiling (how far
+the ceiling column is from the models tuned on the noisy labels).
+
 The bench's verdict, ``ours <= peer + max(our sd, peer sd, 0.5)``, lets a version's own spread over the seeds widen
 the band it is judged in: a version whose results vary more between seeds is counted within more often. The
 second count, ``ours <= peer + max(peer sd, 0.5)``, does not. (The tables print one decimal, so a cell within 0.05
@@ -52,6 +55,12 @@ def within_peer_spread(cells, peer):
     return sum(v["ours"][0] <= v[peer][0] + max(v[peer][1], 0.5) + 1e-9 for v in cells.values())
 
 
+def within_ceiling(cells, who):
+    """The cells where ``who`` (ours or a peer) is within the bench's band of the hindsight ceiling: the larger of
+    the two seed spreads, at least 0.5 points (read from the tables' one-decimal numbers)."""
+    return sum(v[who][0] <= v["ceiling"][0] + max(v[who][1], v["ceiling"][1], 0.5) + 1e-9 for v in cells.values())
+
+
 def main(paths):
     if len(paths) < 2 or len(paths) % 2:
         raise SystemExit(__doc__)
@@ -74,6 +83,14 @@ def main(paths):
     d = np.concatenate(diffs)
     print(f"| all ({d.size} cells) | " + " | ".join(" / ".join(map(str, v)) for v in totals.values()) +
           f" | {d.mean():+.2f} | {(d < -0.5).sum()} / {(d > 0.5).sum()} |")
+    # how far the ceiling column is from everything tuned on the noisy labels: each table's cells within the
+    # ceiling's band, ours and the peers'
+    print("\n| table | cells | ours within the ceiling | LogisticRegression within it | CleanLearning within it |\n"
+          "|---|---|---|---|---|")
+    for path in paths:
+        cells = parse(path)[0]
+        print(f"| {path} | {len(cells)} | " + " | ".join(str(within_ceiling(cells, w))
+                                                        for w in ("ours", "LogisticRegression", "cleanlab")) + " |")
 
 
 if __name__ == "__main__":
