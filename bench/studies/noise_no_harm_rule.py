@@ -5,7 +5,7 @@ Answer: only while the labels read as clean: every estimated flip rate below 0.1
   and 37 / 45 / 48 cells against 35 / 46 / 44 and 34 / 46 / 43 for the margin rule at every rate, the clean cells
   unchanged; on generated data (30 cells, 8 seeds) 3.7 points ahead of LogisticRegression against 3.1
   (docs/benchmarks/noise.md, "Do no harm where the labels read clean")
-Date: 2026-11-29
+Date: 2026-11-29; the rules for rates that read symmetric, 2026-11-30 (replayed on the same dumps: not adopted)
 Private imports: robustcore.noise._no_harm and robustcore.noise._cv (the rule's constants, set per variant).
 
 Every run fits NoisyLabelClassifierCV once per variant of the rule (the constants ``kNoHarmStandardErrors``,
@@ -131,6 +131,18 @@ RULES = {
 for _tau in (0.1, 0.15, 0.2):
     RULES[f"margin rule below rate {_tau:g}, halves' check above"] = (
         lambda r, tau=_tau: r["err halves"] if noise_rate(r) >= tau else r["err margin"])
+
+
+def rates_apart(r):
+    """How far apart the two estimated flip rates are (binary T): under symmetric flips the noisy posterior's
+    decision is the clean one's, so the plain model is consistent there and a remedy could be asked for a margin."""
+    T = r["T"]
+    return abs(T[0, 1] - T[1, 0])
+
+
+for _delta in (0.05, 0.1, 0.15):  # 2026-11-30, not adopted: fewer ceiling cells, worse under symmetric flips
+    RULES[f"the 0.1 rule, and the margin rule where the rates are within {_delta:g}"] = (
+        lambda r, delta=_delta: r["err margin"] if noise_rate(r) < 0.1 or rates_apart(r) < delta else r["err halves"])
 
 
 def _within(ours, other):
