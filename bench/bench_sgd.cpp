@@ -5,6 +5,10 @@
 // (default 200,000 x 50,000 x 40, as bench/bench_sgd.py's synthetic problem). The *_runtime_loss
 // cases run the same kernels with the loss chosen at run time (AnyLoss); the *_2_threads cases one problem on
 // two threads (SgdParams::n_threads, iterative parameter mixing per epoch), timed in wall-clock seconds.
+// BM_calibrate_eta0: the eta0 calibration (31 trial passes on a 1000-row sample; calibration_costs: the trials
+// side by side, in groups, or one at a time by the sample's columns) next to BM_calibration_one_at_a_time, the
+// same 31 trials one after the other (calibration_cost, the same bits; 1000 rows spread over the problem, the
+// sample built in the timed loop as in calibrate_eta0), on narrow and wide problems.
 #include <benchmark/benchmark.h>
 
 #include <robustcore/any_loss.hpp>
@@ -17,6 +21,7 @@
 #include "sizes.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace {
@@ -52,7 +57,38 @@ void BM_floor_dot_pass(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * p.X.nnz());
 }
 
+template <class Loss>
+void BM_calibrate_eta0(benchmark::State& state, Loss loss) {
+  const bench::Problem& p = bench::problem(state.range(0), state.range(1), state.range(2));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(robustcore::calibrate_eta0(p.X, p.y.data(), nullptr, loss, 1e-4, true, 1.0, 3));
+}
+
+template <class Loss>
+void BM_calibration_one_at_a_time(benchmark::State& state, Loss loss) {
+  const bench::Problem& p = bench::problem(state.range(0), state.range(1), state.range(2));
+  std::vector<int64_t> order(static_cast<size_t>(std::min<int64_t>(1000, p.X.rows())));
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i) * (p.X.rows() / 1000 + 1) % p.X.rows();
+  robustcore::InterruptCheck stop;
+  for (auto _ : state) {  // the sample built in the loop too, as calibrate_eta0 builds it (its sort of the columns)
+    const robustcore::CompactSample sample(p.X, order.data(), static_cast<int64_t>(order.size()));
+    std::vector<double> wd(static_cast<size_t>(sample.n_cols));
+    double best = 0.0;
+    for (int k = -20; k <= 10; ++k)
+      best += robustcore::calibration_cost(sample.view(), p.y.data(), nullptr, loss, 1e-4, true, 1.0,
+                                           std::ldexp(1.0, k), wd, stop);
+    benchmark::DoNotOptimize(best);
+  }
+}
+
 #define SIZES ->Args({bench::rows(200000), 50000, 40})->Unit(benchmark::kMillisecond)
+#define CALIBRATION_SIZES                                                                                     \
+  ->Args({4000, 20, 20})->Args({20000, 1500, 20})->Args({20000, 12000, 20})->Args({20000, 50000, 40})        \
+      ->Unit(benchmark::kMillisecond)
+BENCHMARK_CAPTURE(BM_calibrate_eta0, log, robustcore::Logistic{}) CALIBRATION_SIZES;
+BENCHMARK_CAPTURE(BM_calibration_one_at_a_time, log, robustcore::Logistic{}) CALIBRATION_SIZES;
+BENCHMARK_CAPTURE(BM_calibrate_eta0, hinge, robustcore::Hinge{}) CALIBRATION_SIZES;
+BENCHMARK_CAPTURE(BM_calibration_one_at_a_time, hinge, robustcore::Hinge{}) CALIBRATION_SIZES;
 BENCHMARK(BM_floor_dot_pass) SIZES;
 using robustcore::Shuffle;
 BENCHMARK_CAPTURE(BM_sgd_fit, hinge_shuffled, robustcore::Hinge{}, Shuffle::Exact) SIZES;

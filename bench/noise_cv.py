@@ -118,7 +118,8 @@ def speed(repeats, sets):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 t = time.perf_counter()
-                ours = NoisyLabelClassifierCV(cv=folds, random_state=r).fit(X, yn)
+                ours = NoisyLabelClassifierCV(cv=folds, random_state=r,
+                                              **({} if OUR_REMEDIES is None else {"remedies": OUR_REMEDIES})).fit(X, yn)
                 times["ours"].append(time.perf_counter() - t)
                 times["pass"].append(ours.posterior_["seconds"])
                 t = time.perf_counter()
@@ -399,8 +400,8 @@ def main():
     p.add_argument("--explore", action="store_true", help="accuracy: --grid with EXPLORE's settings")
     p.add_argument("--detector", default="auto", choices=("auto", "linear", "boosted", "kernel"),
                    help="accuracy: NoisyLabelClassifierCV's detector= (the peers do not change)")
-    p.add_argument("--remedies", nargs="+", default=None, help="accuracy: NoisyLabelClassifierCV's remedies= (e.g. "
-                   "plain corrected pruned sramp; the peers do not change; not with --explore)")
+    p.add_argument("--remedies", nargs="+", default=None, help="accuracy and speed: NoisyLabelClassifierCV's "
+                   "remedies= (e.g. plain corrected pruned sramp; the peers do not change; not with --explore)")
     p.add_argument("--dump", default=None, help="accuracy: write every run's numbers (pickle) here")
     p.add_argument("--settings", nargs="*", default=None, help='accuracy: only these noise settings ("q=0.4", '
                    '"(0.4, 0.1)", ...; "q=0.0", clean labels, only when named)')

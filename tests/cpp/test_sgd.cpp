@@ -7,7 +7,9 @@
 #include <robustcore/sampler.hpp>
 #include <robustcore/sgd.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "check.hpp"
@@ -212,6 +214,71 @@ int main() {
   CsrView<int64_t> broken{D.csr_data.data(), bad_idx.data(), D.ptr.data(), D.n, D.d};
   CHECK_THROWS(broken.validate(static_cast<int64_t>(D.csr_data.size()), static_cast<int64_t>(bad_idx.size())),
                std::invalid_argument);
+  // eta0 calibration: the 31 trials side by side (calibration_costs on a sample of 7 columns) give each trial's
+  // cost bit for bit as one trial at a time (calibration_cost): the shrink to zero at eta * lambda >= 1, the fold
+  // of a small scale, steps that leave w alone, weights, no intercept, a diverging trial.
+  {
+    std::vector<double> etas;
+    for (int k = -20; k <= 10; ++k) etas.push_back(std::ldexp(1.0, k));
+    std::vector<double> sw(static_cast<size_t>(D.n));
+    for (int64_t i = 0; i < D.n; ++i) sw[static_cast<size_t>(i)] = 0.25 + static_cast<double>(i % 7) / 3.0;
+    const CsrView<int64_t> S = D.cv();
+    InterruptCheck stop;
+    auto check_loss = [&](const auto& loss, LossKind kind) {
+      for (double lambda : {0.0, 1e-4, 1e-2, 0.5}) {
+        for (int variant = 0; variant < 3; ++variant) {
+          const double* w = variant == 1 ? sw.data() : nullptr;
+          const bool icpt = variant != 2;
+          std::vector<double> costs(etas.size());
+          calibration_costs(S, D.y.data(), w, loss, lambda, icpt, 0.5, etas, costs.data(), stop);
+          std::vector<double> wd(static_cast<size_t>(D.d));
+          for (size_t t = 0; t < etas.size(); ++t)
+            CHECK(costs[t] == calibration_cost(S, D.y.data(), w, loss, lambda, icpt, 0.5, etas[t], wd, stop));
+          // calibrate_eta0 (a seeded order of the rows): a step of the grid, the same on the dense and CSR views
+          const double eta = calibrate_eta0(D.dv(), D.y.data(), w, AnyLoss(LossSpec(kind)), lambda, icpt, 0.5, 7);
+          CHECK(std::find(etas.begin(), etas.end(), eta) != etas.end());
+          CHECK(eta == calibrate_eta0(D.cv(), D.y.data(), w, AnyLoss(LossSpec(kind)), lambda, icpt, 0.5, 7));
+        }
+      }
+    };
+    check_loss(Logistic{}, LossKind::Log);
+    check_loss(Hinge{}, LossKind::Hinge);
+    check_loss(SquaredHinge{}, LossKind::SquaredHinge);
+    check_loss(AnyLoss(LossSpec(LossKind::SmoothRamp)), LossKind::SmoothRamp);  // also through the dispatch
+    // A sample of more columns: the trials side by side in groups (8 a pass at 8,000 columns), the same bits.
+    {
+      const int64_t rows = 300, per_row = 5, cols = static_cast<int64_t>(kCalibrationWeights / 8);
+      std::vector<double> wv, wy;
+      std::vector<int32_t> wi;
+      std::vector<int64_t> wp{0};
+      Rng r(21);
+      for (int64_t i = 0; i < rows; ++i) {
+        for (int64_t k = 0; k < per_row; ++k) {
+          wi.push_back(static_cast<int32_t>((i * per_row + k) * (cols / (rows * per_row))));
+          wv.push_back(r.uniform() - 0.3);
+        }
+        wp.push_back(static_cast<int64_t>(wi.size()));
+        wy.push_back(r.uniform() < 0.5 ? 1.0 : -1.0);
+      }
+      const CsrView<int64_t> wide{wv.data(), wi.data(), wp.data(), rows, cols};
+      CHECK(kCalibrationWeights / static_cast<size_t>(cols) < etas.size() &&
+            kCalibrationWeights / static_cast<size_t>(cols) >= kCalibrationGroup);
+      std::vector<double> costs(etas.size()), wd(static_cast<size_t>(cols));
+      calibration_costs(wide, wy.data(), nullptr, Logistic{}, 1e-3, true, 1.0, etas, costs.data(), stop);
+      for (size_t t = 0; t < etas.size(); ++t)
+        CHECK(costs[t] == calibration_cost(wide, wy.data(), nullptr, Logistic{}, 1e-3, true, 1.0, etas[t], wd, stop));
+    }
+    // An infinite value in a row: every trial ends at +infinity, as one at a time (the trials that do not
+    // move skip their 0 * x there).
+    std::vector<double> vals(D.csr_data);
+    vals[vals.size() / 2] = std::numeric_limits<double>::infinity();
+    const CsrView<int64_t> bad{vals.data(), D.idx.data(), D.ptr.data(), D.n, D.d};
+    std::vector<double> costs(etas.size());
+    calibration_costs(bad, D.y.data(), nullptr, Hinge{}, 1e-3, true, 1.0, etas, costs.data(), stop);
+    std::vector<double> wd(static_cast<size_t>(D.d));
+    for (size_t t = 0; t < etas.size(); ++t)
+      CHECK(costs[t] == calibration_cost(bad, D.y.data(), nullptr, Hinge{}, 1e-3, true, 1.0, etas[t], wd, stop));
+  }
   // Box-capped projection: feasibility and the budget.
   std::vector<double> v = {0.9, 2.0, -1.0, 0.4}, out(4);
   const double theta = project_capped_simplex(v.data(), 4, 1.0, 1.5, out.data());
