@@ -425,16 +425,19 @@ void calibration_costs_side_by_side(const CsrView<int64_t>& S, const double* ys,
   auto column_times = [&](size_t t, double f) {  // v_t <- f v_t (a fold, or zero)
     for (size_t j = 0; j < u; ++j) V[j * T + t] *= f;
   };
-  for (int64_t i = 0; i < m; ++i) {
-    stop.tick();
-    const auto row = S.row(i);
-    const double y = ys[i], sw = sws ? sws[i] : 1.0;
+  auto dots = [&](const auto& row) {  // acc[t] = x . V[:, t], each summed in the row's order (dot's bits)
     std::fill(acc.begin(), acc.end(), 0.0);
     for (int64_t k = 0; k < row.nnz; ++k) {
       const double x = row.val[k];
       const double* v = &V[static_cast<size_t>(row.idx[k]) * T];
       for (size_t t = 0; t < T; ++t) acc[t] += x * v[t];
     }
+  };
+  for (int64_t i = 0; i < m; ++i) {
+    stop.tick();
+    const auto row = S.row(i);
+    const double y = ys[i], sw = sws ? sws[i] : 1.0;
+    dots(row);
     for (size_t t = 0; t < T; ++t) grad[t] = loss.deriv(y * (scale[t] * acc[t] + b[t])) * sw;  // a loop of its own:
     for (size_t t = 0; t < T; ++t) {  // the branch-free losses' (the log loss's exp) vectorises over the trials
       const double g = grad[t];
@@ -472,12 +475,7 @@ void calibration_costs_side_by_side(const CsrView<int64_t>& S, const double* ys,
     stop.tick();
     const auto row = S.row(i);
     const double y = ys[i], sw = sws ? sws[i] : 1.0;
-    std::fill(acc.begin(), acc.end(), 0.0);
-    for (int64_t k = 0; k < row.nnz; ++k) {
-      const double x = row.val[k];
-      const double* w = &V[static_cast<size_t>(row.idx[k]) * T];
-      for (size_t t = 0; t < T; ++t) acc[t] += x * w[t];
-    }
+    dots(row);  // V holds w now
     for (size_t t = 0; t < T; ++t) lsum[t] += sw * loss.value(y * (acc[t] + b[t]));
   }
   for (size_t j = 0; j < u; ++j)
