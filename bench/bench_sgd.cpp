@@ -73,18 +73,49 @@ void BM_calibration_one_at_a_time(benchmark::State& state, Loss loss) {
   for (auto _ : state) {  // the sample built in the loop too, as calibrate_eta0 builds it (its sort of the columns)
     const robustcore::CompactSample sample(p.X, order.data(), static_cast<int64_t>(order.size()));
     std::vector<double> wd(static_cast<size_t>(sample.n_cols));
-    double best = 0.0;
+    double sum = 0.0;
     for (int k = -20; k <= 10; ++k)
-      best += robustcore::calibration_cost(sample.view(), p.y.data(), nullptr, loss, 1e-4, true, 1.0,
-                                           std::ldexp(1.0, k), wd, stop);
-    benchmark::DoNotOptimize(best);
+      sum += robustcore::calibration_cost(sample.view(), p.y.data(), nullptr, loss, 1e-4, true, 1.0,
+                                          std::ldexp(1.0, k), wd, stop);
+    benchmark::DoNotOptimize(sum);
   }
 }
 
 #define SIZES ->Args({bench::rows(200000), 50000, 40})->Unit(benchmark::kMillisecond)
+// rows x columns x nonzeros a row of the generated sparse problem (its columns drawn with replacement)
 #define CALIBRATION_SIZES                                                                                     \
-  ->Args({4000, 20, 20})->Args({20000, 1500, 20})->Args({20000, 12000, 20})->Args({20000, 50000, 40})        \
-      ->Unit(benchmark::kMillisecond)
+  ->Args({bench::rows(20000, 2000), 1500, 20})->Args({bench::rows(20000, 2000), 12000, 20})                   \
+      ->Args({bench::rows(20000, 2000), 50000, 40})->Unit(benchmark::kMillisecond)
+// and dense rows: 4000 x 20 (bench::dense_problem)
+template <class Loss>
+void BM_calibrate_eta0_dense(benchmark::State& state, Loss loss) {
+  const bench::DenseProblem& p = bench::dense_problem(state.range(0), state.range(1));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(robustcore::calibrate_eta0(p.X, p.y.data(), nullptr, loss, 1e-4, true, 1.0, 3));
+}
+
+template <class Loss>
+void BM_calibration_one_at_a_time_dense(benchmark::State& state, Loss loss) {
+  const bench::DenseProblem& p = bench::dense_problem(state.range(0), state.range(1));
+  std::vector<int64_t> order(1000);
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i) * 3 % p.X.rows();
+  robustcore::InterruptCheck stop;
+  for (auto _ : state) {
+    const robustcore::CompactSample sample(p.X, order.data(), static_cast<int64_t>(order.size()));
+    std::vector<double> wd(static_cast<size_t>(sample.n_cols));
+    double sum = 0.0;
+    for (int k = -20; k <= 10; ++k)
+      sum += robustcore::calibration_cost(sample.view(), p.y.data(), nullptr, loss, 1e-4, true, 1.0,
+                                          std::ldexp(1.0, k), wd, stop);
+    benchmark::DoNotOptimize(sum);
+  }
+}
+
+#define DENSE_CALIBRATION ->Args({4000, 20})->Unit(benchmark::kMillisecond)
+BENCHMARK_CAPTURE(BM_calibrate_eta0_dense, log, robustcore::Logistic{}) DENSE_CALIBRATION;
+BENCHMARK_CAPTURE(BM_calibration_one_at_a_time_dense, log, robustcore::Logistic{}) DENSE_CALIBRATION;
+BENCHMARK_CAPTURE(BM_calibrate_eta0_dense, hinge, robustcore::Hinge{}) DENSE_CALIBRATION;
+BENCHMARK_CAPTURE(BM_calibration_one_at_a_time_dense, hinge, robustcore::Hinge{}) DENSE_CALIBRATION;
 BENCHMARK_CAPTURE(BM_calibrate_eta0, log, robustcore::Logistic{}) CALIBRATION_SIZES;
 BENCHMARK_CAPTURE(BM_calibration_one_at_a_time, log, robustcore::Logistic{}) CALIBRATION_SIZES;
 BENCHMARK_CAPTURE(BM_calibrate_eta0, hinge, robustcore::Hinge{}) CALIBRATION_SIZES;
