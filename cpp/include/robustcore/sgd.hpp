@@ -494,7 +494,8 @@ void calibration_costs_side_by_side(const CsrView<int64_t>& S, const double* ys,
 /// trials. Each trial's arithmetic is a ScaledVector's (w = s v; the shrink, the fold below kFoldBelow, the
 /// step c = a / s), operation for operation: the bits of one trial at a time (tests/cpp/test_sgd.cpp).
 /// The trials go side by side in groups whose weights fit in kCalibrationWeights: beyond, they would be read from
-/// far caches (rows of 20 columns: 2.2-2.5x faster side by side; 40,000 columns, all 31 at once: 1.3-2x slower).
+/// far caches (samples of 20 to 1,500 columns: 1.5-2.3x faster side by side; 40,000 columns, all 31 at once:
+/// 1.3-2x slower; docs/benchmarks/speed_targets.md).
 /// Where a group would hold fewer than kCalibrationGroup trials, the trials run one at a time (calibration_cost),
 /// the same bits.
 template <class Loss>
