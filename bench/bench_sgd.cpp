@@ -57,60 +57,62 @@ void BM_floor_dot_pass(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * p.X.nnz());
 }
 
-template <class Loss>
-void BM_calibrate_eta0(benchmark::State& state, Loss loss) {
-  const bench::Problem& p = bench::problem(state.range(0), state.range(1), state.range(2));
+/// calibrate_eta0 on X (its 1000-row sample, the trials side by side, in groups or one at a time by its columns)
+template <class View, class Loss>
+void calibrate(benchmark::State& state, const View& X, const double* y, const Loss& loss) {
   for (auto _ : state)
-    benchmark::DoNotOptimize(robustcore::calibrate_eta0(p.X, p.y.data(), nullptr, loss, 1e-4, true, 1.0, 3));
+    benchmark::DoNotOptimize(robustcore::calibrate_eta0(X, y, nullptr, loss, 1e-4, true, 1.0, 3));
 }
 
-template <class Loss>
-void BM_calibration_one_at_a_time(benchmark::State& state, Loss loss) {
-  const bench::Problem& p = bench::problem(state.range(0), state.range(1), state.range(2));
-  std::vector<int64_t> order(static_cast<size_t>(std::min<int64_t>(1000, p.X.rows())));
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i) * (p.X.rows() / 1000 + 1) % p.X.rows();
+/// The same 31 trials one after the other (calibration_cost) on 1000 rows spread over X, the sample built in the
+/// timed loop too, as calibrate_eta0 builds it (its sort of the columns)
+template <class View, class Loss>
+void one_at_a_time(benchmark::State& state, const View& X, const double* y, const Loss& loss) {
+  std::vector<int64_t> order(static_cast<size_t>(std::min<int64_t>(1000, X.rows())));
+  std::vector<double> ys(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    order[i] = static_cast<int64_t>(i) * (X.rows() / 1000 + 1) % X.rows();
+    ys[i] = y[order[i]];
+  }
   robustcore::InterruptCheck stop;
-  for (auto _ : state) {  // the sample built in the loop too, as calibrate_eta0 builds it (its sort of the columns)
-    const robustcore::CompactSample sample(p.X, order.data(), static_cast<int64_t>(order.size()));
+  for (auto _ : state) {
+    const robustcore::CompactSample sample(X, order.data(), static_cast<int64_t>(order.size()));
     std::vector<double> wd(static_cast<size_t>(sample.n_cols));
     double sum = 0.0;
     for (int k = -20; k <= 10; ++k)
-      sum += robustcore::calibration_cost(sample.view(), p.y.data(), nullptr, loss, 1e-4, true, 1.0,
-                                          std::ldexp(1.0, k), wd, stop);
+      sum += robustcore::calibration_cost(sample.view(), ys.data(), nullptr, loss, 1e-4, true, 1.0, std::ldexp(1.0, k),
+                                          wd, stop);
     benchmark::DoNotOptimize(sum);
   }
 }
 
-#define SIZES ->Args({bench::rows(200000), 50000, 40})->Unit(benchmark::kMillisecond)
 // rows x columns x nonzeros a row of the generated sparse problem (its columns drawn with replacement)
-#define CALIBRATION_SIZES                                                                                     \
-  ->Args({bench::rows(20000, 2000), 1500, 20})->Args({bench::rows(20000, 2000), 12000, 20})                   \
-      ->Args({bench::rows(20000, 2000), 50000, 40})->Unit(benchmark::kMillisecond)
+template <class Loss>
+void BM_calibrate_eta0(benchmark::State& state, Loss loss) {
+  const bench::Problem& p = bench::problem(state.range(0), state.range(1), state.range(2));
+  calibrate(state, p.X, p.y.data(), loss);
+}
+template <class Loss>
+void BM_calibration_one_at_a_time(benchmark::State& state, Loss loss) {
+  const bench::Problem& p = bench::problem(state.range(0), state.range(1), state.range(2));
+  one_at_a_time(state, p.X, p.y.data(), loss);
+}
 // and dense rows: 4000 x 20 (bench::dense_problem)
 template <class Loss>
 void BM_calibrate_eta0_dense(benchmark::State& state, Loss loss) {
   const bench::DenseProblem& p = bench::dense_problem(state.range(0), state.range(1));
-  for (auto _ : state)
-    benchmark::DoNotOptimize(robustcore::calibrate_eta0(p.X, p.y.data(), nullptr, loss, 1e-4, true, 1.0, 3));
+  calibrate(state, p.X, p.y.data(), loss);
 }
-
 template <class Loss>
 void BM_calibration_one_at_a_time_dense(benchmark::State& state, Loss loss) {
   const bench::DenseProblem& p = bench::dense_problem(state.range(0), state.range(1));
-  std::vector<int64_t> order(1000);
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i) * 3 % p.X.rows();
-  robustcore::InterruptCheck stop;
-  for (auto _ : state) {
-    const robustcore::CompactSample sample(p.X, order.data(), static_cast<int64_t>(order.size()));
-    std::vector<double> wd(static_cast<size_t>(sample.n_cols));
-    double sum = 0.0;
-    for (int k = -20; k <= 10; ++k)
-      sum += robustcore::calibration_cost(sample.view(), p.y.data(), nullptr, loss, 1e-4, true, 1.0,
-                                          std::ldexp(1.0, k), wd, stop);
-    benchmark::DoNotOptimize(sum);
-  }
+  one_at_a_time(state, p.X, p.y.data(), loss);
 }
 
+#define SIZES ->Args({bench::rows(200000), 50000, 40})->Unit(benchmark::kMillisecond)
+#define CALIBRATION_SIZES                                                                                     \
+  ->Args({bench::rows(20000, 2000), 1500, 20})->Args({bench::rows(20000, 2000), 12000, 20})                   \
+      ->Args({bench::rows(20000, 2000), 50000, 40})->Unit(benchmark::kMillisecond)
 #define DENSE_CALIBRATION ->Args({4000, 20})->Unit(benchmark::kMillisecond)
 BENCHMARK_CAPTURE(BM_calibrate_eta0_dense, log, robustcore::Logistic{}) DENSE_CALIBRATION;
 BENCHMARK_CAPTURE(BM_calibration_one_at_a_time_dense, log, robustcore::Logistic{}) DENSE_CALIBRATION;
