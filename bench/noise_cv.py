@@ -118,8 +118,7 @@ def speed(repeats, sets):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 t = time.perf_counter()
-                ours = NoisyLabelClassifierCV(cv=folds, random_state=r,
-                                              **({} if OUR_REMEDIES is None else {"remedies": OUR_REMEDIES})).fit(X, yn)
+                ours = ours_at(cv=folds, random_state=r).fit(X, yn)
                 times["ours"].append(time.perf_counter() - t)
                 times["pass"].append(ours.posterior_["seconds"])
                 t = time.perf_counter()
@@ -211,8 +210,13 @@ def _rc(params, alpha, seed):
 EXPLORE = {"n_finalists": None, "remedies": ("plain", "corrected", "pruned", "sramp")}
 #: accuracy: NoisyLabelClassifierCV's posterior model (``--detector``)
 DETECTOR = "auto"
-#: accuracy: NoisyLabelClassifierCV's remedies (``--remedies``; None: its default)
+#: accuracy and speed: NoisyLabelClassifierCV's remedies (``--remedies``; None: its default)
 OUR_REMEDIES = None
+
+
+def ours_at(**params):
+    """NoisyLabelClassifierCV with ``params``, and ``--remedies``' remedies when given."""
+    return NoisyLabelClassifierCV(**params, **({} if OUR_REMEDIES is None else {"remedies": OUR_REMEDIES}))
 
 
 def grid_errors(ours, X, yn, Xt, yt, seed):
@@ -260,9 +264,7 @@ def one_run(X, yn, Xt, yt, seed, cleanlab, grid=False):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t = time.perf_counter()
-        ours = NoisyLabelClassifierCV(random_state=seed, detector=DETECTOR,
-                                      **({} if OUR_REMEDIES is None else {"remedies": OUR_REMEDIES}),
-                                      **(EXPLORE if grid == "explore" else {})).fit(X, yn)
+        ours = ours_at(random_state=seed, detector=DETECTOR, **(EXPLORE if grid == "explore" else {})).fit(X, yn)
         out["NoisyLabelClassifierCV"] = err(ours)
         out["_seconds"] = time.perf_counter() - t
         out["_winner"] = ours.best_remedy_
